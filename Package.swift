@@ -1,0 +1,58 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "swift-keychain",
+    products: [
+        .library(name: "KeychainServices", targets: ["KeychainServices"]),
+        .library(name: "Keychain", targets: ["Keychain"]),
+        .executable(name: "security", targets: ["security"]),
+        .executable(name: "git-credential-keychain", targets: ["git-credential-keychain"]),
+        .executable(name: "docker-credential-keychain", targets: ["docker-credential-keychain"]),
+        .executable(name: "keychain-bench", targets: ["keychain-bench"]),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages (see design brief: libsodium and SQLite only).
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // The engine: item store, keybag, crypto, query model, entitlements.
+        .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite"], swiftSettings: strictSettings),
+        // Apple's SecItem API, names and statuses unchanged.
+        .target(name: "KeychainServices", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        // The high-level Swift API.
+        .target(name: "Keychain", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        // The command-line tools' code; the executables are thin mains over it.
+        .target(name: "KeychainCLI", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        .executableTarget(name: "security", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
+        .executableTarget(name: "git-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "docker-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "CSodium", "CSQLite"],
+            swiftSettings: strictSettings),
+        // A small program the tests start as a second (third, …) process.
+        .executableTarget(
+            name: "keychain-test-helper", dependencies: ["KeychainServices", "Keychain", "KeychainCore"],
+            path: "Tests/Helper", swiftSettings: strictSettings),
+
+        .testTarget(
+            name: "KeychainCoreTests", dependencies: ["KeychainCore", "keychain-test-helper"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainCore", "keychain-test-helper"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "KeychainTests", dependencies: ["Keychain", "KeychainCore", "keychain-test-helper"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "security"],
+            swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,100 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+
+/// Who the calling process is, for access groups: the entitlements it holds.
+///
+/// Built from an entitlements property list with Apple's keys (design brief, "Application
+/// identity and access groups"; Apple, "Sharing access to keychain items among a collection of apps"):
+/// - `keychain-access-groups` (array of strings),
+/// - `application-identifier` (string, `TEAMID.bundle.id`),
+/// - `com.apple.security.application-groups` (array of strings).
+///
+/// The access-group list is in Apple's order: keychain access groups, then the application
+/// identifier, then the application groups. An add without `kSecAttrAccessGroup` uses the first.
+/// Xcode's `$(AppIdentifierPrefix)` and `$(TeamIdentifierPrefix)` are expanded with the team
+/// prefix of `application-identifier`, as code signing does.
+package struct ApplicationIdentity: Sendable, Equatable {
+    /// The process's access groups, in Apple's order. Empty means every call fails with
+    /// `errSecMissingEntitlement`.
+    package let accessGroups: [String]
+    /// `true` for the user's own management tool (`security`): it sees and manages every group.
+    package let seesAllGroups: Bool
+
+    /// The group shared by every process that has no entitlements (unsigned tools).
+    package static let unsignedAccessGroup = "unsigned"
+
+    /// A process without an entitlements file: one shared default group.
+    package static let unsigned = ApplicationIdentity(accessGroups: [unsignedAccessGroup], seesAllGroups: false)
+
+    /// The `security` tool's view: every group; adds go to the unsigned default group.
+    package static let manager = ApplicationIdentity(accessGroups: [unsignedAccessGroup], seesAllGroups: true)
+
+    package init(accessGroups: [String], seesAllGroups: Bool = false) {
+        self.accessGroups = accessGroups
+        self.seesAllGroups = seesAllGroups
+    }
+
+    /// The group an add without `kSecAttrAccessGroup` uses, or `nil` when the process has none.
+    package var defaultAccessGroup: String? { accessGroups.first }
+
+    /// Whether the process may name `group`.
+    package func holds(_ group: String) -> Bool { seesAllGroups || accessGroups.contains(group) }
+
+    /// The groups a search without `kSecAttrAccessGroup` covers; `nil` means all.
+    package var searchGroups: [String]? { seesAllGroups ? nil : accessGroups }
+
+    private struct Entitlements: Decodable {
+        var applicationIdentifier: String?
+        var keychainAccessGroups: [String]?
+        var applicationGroups: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case applicationIdentifier = "application-identifier"
+            case keychainAccessGroups = "keychain-access-groups"
+            case applicationGroups = "com.apple.security.application-groups"
+        }
+    }
+
+    /// Parses an entitlements property list (XML or binary).
+    /// - Throws: `.missingEntitlement` with a detail when the data is not a property list or a
+    ///   key has the wrong type. A valid plist without any of the keys gives an identity with no
+    ///   groups, whose calls fail with `errSecMissingEntitlement`, as on Apple platforms.
+    package init(entitlementsPlist data: Data) throws(KeychainFailure) {
+        let entitlements: Entitlements
+        do {
+            entitlements = try PropertyListDecoder().decode(Entitlements.self, from: data)
+        } catch {
+            throw KeychainFailure(.missingEntitlement, "the entitlements file is not a valid entitlements property list")
+        }
+        let appID = entitlements.applicationIdentifier
+        let prefix = appID.flatMap { id in id.firstIndex(of: ".").map { String(id[...$0]) } } ?? ""
+        func expand(_ group: String) -> String {
+            for variable in ["$(AppIdentifierPrefix)", "$(TeamIdentifierPrefix)"] where group.hasPrefix(variable) {
+                return prefix + group.dropFirst(variable.count)
+            }
+            return group
+        }
+        var groups: [String] = []
+        for group in (entitlements.keychainAccessGroups ?? []).map(expand) + (appID.map { [$0] } ?? [])
+            + (entitlements.applicationGroups ?? []).map(expand)
+        where !group.isEmpty && !groups.contains(group) {
+            groups.append(group)
+        }
+        self.init(accessGroups: groups)
+    }
+
+    /// The identity for this process: the plist at `$KEYCHAIN_ENTITLEMENTS`, or ``unsigned``.
+    /// - Throws: `.missingEntitlement` when the variable names a file that cannot be read or parsed.
+    package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(KeychainFailure) -> ApplicationIdentity
+    {
+        guard let path = environment["KEYCHAIN_ENTITLEMENTS"], !path.isEmpty else { return .unsigned }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw KeychainFailure(.missingEntitlement, "cannot read the entitlements file named by KEYCHAIN_ENTITLEMENTS")
+        }
+        return try ApplicationIdentity(entitlementsPlist: data)
+    }
+}

@@ -1,0 +1,29 @@
+/// The item classes the engine stores, with Apple's raw `kSecClass` values.
+package enum ItemClass: String, Sendable, CaseIterable, Codable {
+    /// `kSecClassGenericPassword` (`"genp"`).
+    case genericPassword = "genp"
+    /// `kSecClassInternetPassword` (`"inet"`).
+    case internetPassword = "inet"
+
+    /// Apple's other classes (`cert`, `keys`, `idnt`): recognised, not stored.
+    package static let knownButUnsupported: Set<String> = ["cert", "keys", "idnt"]
+
+    /// The class's attributes, in Apple's schema order (SecItemSchema.c).
+    package var attributes: [AttributeDescriptor] {
+        switch self {
+        case .genericPassword: AttributeDescriptor.common + AttributeDescriptor.genericPassword
+        case .internetPassword: AttributeDescriptor.common + AttributeDescriptor.internetPassword
+        }
+    }
+
+    /// The class's primary-key attributes (SecItemSchema.c `P` flag).
+    package var primaryKey: [AttributeDescriptor] { attributes.filter(\.isPrimaryKey) }
+
+    /// The descriptor for attribute `name` in this class, or `nil` when the class has no such attribute.
+    package func descriptor(_ name: String) -> AttributeDescriptor? {
+        switch self {
+        case .genericPassword: AttributeDescriptor.genericPasswordByName[name]
+        case .internetPassword: AttributeDescriptor.internetPasswordByName[name]
+        }
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+
+/// A typed search: which items a copy, update or delete acts on.
+package struct ItemQuery: Sendable {
+    /// The class searched.
+    package var itemClass: ItemClass
+    /// Attribute filters by raw name (exact, byte-wise match). `agrp`, `sync` and `pdmn` go in the
+    /// dedicated fields below, not here.
+    package var filters: [String: AttributeValue]
+    /// Access groups searched; `nil` searches every group (the `security` tool's view).
+    package var accessGroups: [String]?
+    /// `false` (Apple's implicit default), `true`, or `nil` for `kSecAttrSynchronizableAny`.
+    package var synchronizable: Bool?
+    /// Only items of this protection class, when set.
+    package var protection: ProtectionClass?
+    /// Only the item with this persistent reference, when set.
+    package var persistentRef: Data?
+    /// At most this many results; `nil` for all.
+    package var limit: Int?
+
+    package init(
+        itemClass: ItemClass, filters: [String: AttributeValue] = [:], accessGroups: [String]? = nil,
+        synchronizable: Bool? = false, protection: ProtectionClass? = nil, persistentRef: Data? = nil, limit: Int? = nil
+    ) {
+        self.itemClass = itemClass
+        self.filters = filters
+        self.accessGroups = accessGroups
+        self.synchronizable = synchronizable
+        self.protection = protection
+        self.persistentRef = persistentRef
+        self.limit = limit
+    }
+}
+
+/// What a search returns for each item.
+package struct ItemProjection: Sendable, OptionSet {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
+    /// Decrypt and return the attributes.
+    package static let attributes = ItemProjection(rawValue: 1)
+    /// Decrypt and return the secret.
+    package static let secret = ItemProjection(rawValue: 2)
+}

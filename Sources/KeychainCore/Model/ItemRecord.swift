@@ -1,0 +1,36 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+
+/// One keychain item as the engine hands it out.
+package struct ItemRecord: Sendable {
+    package var itemClass: ItemClass
+    /// Every stored attribute by raw name, including `agrp`, `sync`, `pdmn`, `cdat` and `mdat`,
+    /// and every primary-key attribute (filled with its default when it was not given).
+    package var attributes: [String: AttributeValue]
+    /// Opaque, stable across processes: the class's 4 raw bytes and 16 random bytes.
+    package var persistentRef: Data
+    /// The secret (`kSecValueData`), present only when it was asked for.
+    package var secret: SecureBytes?
+
+    package init(itemClass: ItemClass, attributes: [String: AttributeValue], persistentRef: Data, secret: SecureBytes?) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.persistentRef = persistentRef
+        self.secret = secret
+    }
+
+    /// The protection class stored with the item.
+    package var protection: ProtectionClass {
+        if case .string(let raw)? = attributes["pdmn"], let value = ProtectionClass(rawValue: raw) { return value }
+        return .whenUnlocked
+    }
+
+    /// The item's access group.
+    package var accessGroup: String {
+        if case .string(let raw)? = attributes["agrp"] { return raw }
+        return ""
+    }
+}

@@ -1,0 +1,70 @@
+internal import CSQLite
+
+/// One SQLite connection; closed in deinit. Prepared statements are cached by SQL text.
+///
+/// Not `Sendable`: ``Keystore`` owns it behind a `Mutex`.
+package final class Database {
+    let handle: OpaquePointer
+    private var cache: [String: Statement] = [:]
+
+    /// How the file is opened.
+    package enum Mode { case readWrite, readWriteCreate }
+
+    /// Opens `path`. `readWrite` never creates a file.
+    package init(path: String, mode: Mode) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        if mode == .readWriteCreate { flags |= SQLITE_OPEN_CREATE }
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteError(code: rc, message: message)
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ rc: Int32) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// A cached prepared statement for `sql`.
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        if let cached = cache[sql] { return cached }
+        let statement = try Statement(database: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs one or more statements that take no parameters.
+    package func execute(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc) }
+    }
+
+    /// The single integer a query returns (0 when it returns no row).
+    package func scalar(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> Int64 {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        defer { statement.finish() }
+        return try statement.step() ? statement.int64(0) : 0
+    }
+
+    /// Rows changed by the last statement.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Waits up to `milliseconds` for other connections' locks before reporting busy.
+    package func setBusyTimeout(_ milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
+
+    /// Caps the database at `pages` pages (`PRAGMA max_page_count`); used to simulate a full disk.
+    package func setMaxPageCount(_ pages: Int) throws(SQLiteError) { try execute("PRAGMA max_page_count=\(pages)") }
+
+    /// SQLite's `data_version`: changes whenever another connection commits.
+    package func dataVersion() throws(SQLiteError) -> Int64 { try scalar("PRAGMA data_version") }
+}

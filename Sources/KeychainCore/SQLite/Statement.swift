@@ -1,0 +1,80 @@
+internal import CSQLite
+
+/// A value bound to, or read from, an SQL statement.
+package enum SQLValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case blob([UInt8])
+    case text(String)
+}
+
+/// One prepared statement, owned by one ``Database``; finalized in deinit.
+///
+/// Not `Sendable`: it is only ever used under the owning connection's lock.
+package final class Statement {
+    let handle: OpaquePointer
+    private unowned let database: Database
+
+    init(database: Database, sql: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard rc == SQLITE_OK, let handle else { throw database.error(rc) }
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Resets the statement and binds `values` to parameters 1…n.
+    package func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
+            case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
+            case .blob(let b):
+                rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), csqlite_transient()) }
+            }
+            guard rc == SQLITE_OK else { throw database.error(rc) }
+        }
+    }
+
+    /// Steps once. - Returns: `true` when a row is available.
+    package func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let failure = database.error(rc)
+        sqlite3_reset(handle)
+        throw failure
+    }
+
+    /// Runs the statement to completion with `values` bound.
+    package func run(_ values: [SQLValue] = []) throws(SQLiteError) {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Releases the statement's read locks and bindings after use.
+    package func finish() { sqlite3_reset(handle) }
+
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    package func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    package func text(_ column: Int32) -> String {
+        guard let base = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: base)
+    }
+}

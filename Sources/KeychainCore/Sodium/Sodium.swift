@@ -1,0 +1,155 @@
+internal import CSodium
+
+/// The libsodium primitives the engine uses, and nothing else.
+///
+/// - Item and class-key sealing: XChaCha20-Poly1305 (IETF), 24-byte random nonce, 16-byte tag.
+/// - Index digests and key derivation: keyed BLAKE2b (`crypto_generichash`).
+/// - Password hashing: Argon2id (`crypto_pwhash`).
+package enum Sodium {
+    /// Bytes in every symmetric key the engine uses.
+    package static let keyBytes = Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES)
+    /// Bytes of nonce stored in front of each ciphertext.
+    package static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    /// Bytes of authentication tag after each ciphertext.
+    package static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    /// Bytes a sealed box adds to its plaintext.
+    package static let sealOverhead = nonceBytes + tagBytes
+
+    private static let initialization: Bool = sodium_init() >= 0
+
+    /// Runs `sodium_init` once per process; it is thread-safe and idempotent.
+    package static func ensureInitialized() {
+        precondition(initialization, "sodium_init failed")
+    }
+
+    /// Random bytes from libsodium's CSPRNG, for non-secret values (nonces, identifiers, salts).
+    package static func randomBytes(_ count: Int) -> [UInt8] {
+        ensureInitialized()
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { randombytes_buf(base, count) } }
+        return bytes
+    }
+
+    /// Seals `plaintext` under `key` with XChaCha20-Poly1305; returns `nonce ‖ ciphertext ‖ tag`.
+    package static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8]) -> [UInt8] {
+        ensureInitialized()
+        precondition(key.count == keyBytes)
+        var output = [UInt8](repeating: 0, count: nonceBytes + plaintext.count + tagBytes)
+        output.withUnsafeMutableBufferPointer { out in
+            let base = out.baseAddress!
+            randombytes_buf(base, nonceBytes)
+            key.withUnsafeBytes { k in
+                associatedData.withUnsafeBufferPointer { ad in
+                    var produced: UInt64 = 0
+                    _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                        base + nonceBytes, &produced,
+                        plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
+                        ad.baseAddress, UInt64(ad.count), nil, base,
+                        k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+        }
+        return output
+    }
+
+    /// Seals plain bytes.
+    package static func seal(_ plaintext: [UInt8], key: SecureBytes, associatedData: [UInt8]) -> [UInt8] {
+        plaintext.withUnsafeBytes { seal($0, key: key, associatedData: associatedData) }
+    }
+
+    /// Seals a secret without copying it out of protected memory.
+    package static func seal(_ plaintext: SecureBytes, key: SecureBytes, associatedData: [UInt8]) -> [UInt8] {
+        plaintext.withUnsafeBytes { seal($0, key: key, associatedData: associatedData) }
+    }
+
+    /// Opens a box made by `seal` into protected memory.
+    /// - Returns: the plaintext, or `nil` when the box is too short, the tag does not verify,
+    ///   the key is wrong, or the associated data differs.
+    package static func openSecret(_ box: [UInt8], key: SecureBytes, associatedData: [UInt8]) -> SecureBytes? {
+        ensureInitialized()
+        return box.withUnsafeBytes { (boxBytes: UnsafeRawBufferPointer) -> SecureBytes? in
+            guard boxBytes.count >= sealOverhead, key.count == keyBytes else { return nil }
+            let base = boxBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let clearCount = boxBytes.count - sealOverhead
+            var ok = false
+            let result = SecureBytes(count: clearCount) { out in
+                key.withUnsafeBytes { k in
+                    associatedData.withUnsafeBufferPointer { ad in
+                        var produced: UInt64 = 0
+                        ok = crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            out.baseAddress?.assumingMemoryBound(to: UInt8.self), &produced, nil,
+                            base + nonceBytes, UInt64(boxBytes.count - nonceBytes),
+                            ad.baseAddress, UInt64(ad.count), base,
+                            k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+                    }
+                }
+            }
+            return ok ? result : nil
+        }
+    }
+
+    /// Opens a box whose plaintext is not secret (sealed attributes) into a plain array.
+    package static func open(_ box: [UInt8], key: SecureBytes, associatedData: [UInt8]) -> [UInt8]? {
+        guard let secret = openSecret(box, key: key, associatedData: associatedData) else { return nil }
+        return secret.withUnsafeBytes { [UInt8]($0) }
+    }
+
+    /// Keyed BLAKE2b of `message`, `length` bytes long (16…64).
+    package static func keyedHash(_ message: [UInt8], key: SecureBytes, length: Int = 32) -> [UInt8] {
+        ensureInitialized()
+        var out = [UInt8](repeating: 0, count: length)
+        key.withUnsafeBytes { k in
+            _ = crypto_generichash(
+                &out, length, message, UInt64(message.count),
+                k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+        }
+        return out
+    }
+
+    /// Derives a 32-byte key from two secrets: keyed BLAKE2b of `second ‖ context`, keyed with `first`.
+    package static func combine(_ first: SecureBytes, _ second: SecureBytes, context: String) -> SecureBytes {
+        ensureInitialized()
+        let label = Array(context.utf8)
+        let message = SecureBytes(count: second.count + label.count) { out in
+            second.withUnsafeBytes { out.copyMemory(from: $0) }
+            label.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[second.count...]).copyMemory(from: $0) }
+        }
+        return SecureBytes(count: keyBytes) { out in
+            first.withUnsafeBytes { k in
+                message.withUnsafeBytes { m in
+                    _ = crypto_generichash(
+                        out.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes,
+                        m.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(m.count),
+                        k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+                }
+            }
+        }
+    }
+
+    /// Bytes of salt `crypto_pwhash` takes.
+    package static let passwordSaltBytes = Int(crypto_pwhash_SALTBYTES)
+
+    /// Argon2id (`crypto_pwhash`, `crypto_pwhash_ALG_ARGON2ID13`) into a 32-byte key.
+    /// - Parameters:
+    ///   - password: the password bytes.
+    ///   - salt: `passwordSaltBytes` bytes.
+    ///   - opsLimit: passes (libsodium's opslimit, at least 1).
+    ///   - memLimit: memory in bytes (at least 8 KiB).
+    /// - Returns: the key, or `nil` when libsodium refuses (out of memory, limits out of range).
+    package static func passwordHash(
+        _ password: SecureBytes, salt: [UInt8], opsLimit: UInt64, memLimit: Int
+    ) -> SecureBytes? {
+        ensureInitialized()
+        guard salt.count == passwordSaltBytes else { return nil }
+        var ok = false
+        let key = SecureBytes(count: keyBytes) { out in
+            password.withUnsafeBytes { pw in
+                ok = crypto_pwhash(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(keyBytes),
+                    (pw.baseAddress ?? UnsafeRawPointer(out.baseAddress!)).assumingMemoryBound(to: CChar.self), UInt64(pw.count),
+                    salt, opsLimit, memLimit, crypto_pwhash_ALG_ARGON2ID13) == 0
+            }
+        }
+        return ok ? key : nil
+    }
+}

@@ -1,0 +1,31 @@
+/// The installation's device key: 32 random bytes in a 0600 file outside the keychain folder.
+///
+/// It plays the role of Apple's hardware UID: every class key is wrapped under a key derived
+/// from it, so a copy of the keychain file alone reveals nothing, and `…ThisDeviceOnly` items
+/// never restore onto another installation. It never goes into a backup.
+package enum DeviceKey {
+    /// Loads the device key, creating it (atomically, mode 0600) when the file does not exist.
+    /// - Throws: ``KeychainFailure`` `.io` when the folder or file cannot be created or read,
+    ///   `.decode` when the file is shorter than 32 bytes, `.invalidKeychain` when the file is
+    ///   not private to the user.
+    package static func loadOrCreate(path: String) throws(KeychainFailure) -> SecureBytes {
+        if let existing = try load(path: path) { return existing }
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !directory.isEmpty { try FileSystem.makePrivateDirectory(directory) }
+        let fresh = SecureBytes.random(count: Sodium.keyBytes)
+        let created = try fresh.withUnsafeBytes { bytes throws(KeychainFailure) in
+            try FileSystem.createExclusive(path, bytes: bytes)
+        }
+        if created { return fresh }
+        // Another process created it first: use theirs.
+        guard let theirs = try load(path: path) else { throw KeychainFailure(.io, "device key vanished at \(path)") }
+        return theirs
+    }
+
+    /// Loads the device key, or returns `nil` when the file does not exist.
+    package static func load(path: String) throws(KeychainFailure) -> SecureBytes? {
+        guard FileSystem.exists(path) else { return nil }
+        try FileSystem.checkPrivate(path)
+        return try FileSystem.readSecret(path, expectedCount: Sodium.keyBytes)
+    }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// The POSIX file calls the engine needs, in one place: private folders and files,
+/// exclusive creation, and the ssh-style ownership check.
+package enum FileSystem {
+    /// The user's home folder from the password database.
+    package static func homeDirectory() -> String {
+        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
+        return "/"
+    }
+
+    /// Whether a file or folder exists at `path`.
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Size of the file at `path` in bytes, or `nil` when it cannot be read.
+    package static func size(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
+    /// Mode bits (`st_mode & 0o7777`) of `path`.
+    package static func permissions(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : nil
+    }
+
+    /// Creates `path` and its missing parents with mode 0700 whatever the umask, and sets an
+    /// existing last component to 0700 if it is ours and looser.
+    package static func makePrivateDirectory(_ path: String) throws(KeychainFailure) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw KeychainFailure(.io, "cannot create folder \(prefix): \(String(cString: strerror(errno)))")
+            }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw KeychainFailure(.io, "\(path) is not a folder")
+        }
+        if info.st_uid == getuid() && (info.st_mode & 0o077) != 0 { chmod(path, 0o700) }
+    }
+
+    /// Refuses a file that another user owns or that group or others may write, as ssh does.
+    package static func checkPrivate(_ path: String) throws(KeychainFailure) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        if info.st_uid != getuid() {
+            throw KeychainFailure(.invalidKeychain, "\(path) is owned by another user (uid \(info.st_uid)); refusing to use it")
+        }
+        if (info.st_mode & 0o022) != 0 {
+            let mode = String(Int(info.st_mode & 0o777), radix: 8)
+            throw KeychainFailure(
+                .invalidKeychain, "\(path) is writable by group or others (mode \(mode)); run chmod 600 on it")
+        }
+    }
+
+    /// Writes `bytes` to a new file at `path` with mode 0600, durably and atomically:
+    /// a temporary file is written, fsynced and hard-linked into place, so a concurrent
+    /// creator wins cleanly and nothing half-written is ever visible.
+    /// - Returns: `false` when `path` already existed (nothing was written there).
+    package static func createExclusive(_ path: String, bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> Bool {
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw KeychainFailure(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))") }
+        defer { unlink(temporary) }
+        fchmod(fd, 0o600)
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                let reason = errno == ENOSPC ? KeychainStatus.diskFull : .io
+                close(fd)
+                throw KeychainFailure(reason, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+        guard fsync(fd) == 0 else {
+            close(fd)
+            throw KeychainFailure(.io, "cannot sync \(temporary)")
+        }
+        close(fd)
+        if link(temporary, path) != 0 {
+            if errno == EEXIST { return false }
+            throw KeychainFailure(.io, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        syncDirectory(of: path)
+        return true
+    }
+
+    /// Reads a whole small file into protected memory.
+    package static func readSecret(_ path: String, expectedCount: Int) throws(KeychainFailure) -> SecureBytes? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw KeychainFailure(.io, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var failed = false
+        let secret = SecureBytes(count: expectedCount) { buffer in
+            var offset = 0
+            while offset < expectedCount {
+                let n = read(fd, buffer.baseAddress! + offset, expectedCount - offset)
+                if n <= 0 { failed = true; return }
+                offset += n
+            }
+        }
+        if failed { throw KeychainFailure(.decode, "\(path) is shorter than \(expectedCount) bytes") }
+        return secret
+    }
+
+    /// Moves `source` over `destination` atomically (`rename`).
+    package static func rename(_ source: String, to destination: String) throws(KeychainFailure) {
+        if Glibc.rename(source, destination) != 0 {
+            throw KeychainFailure(.io, "cannot rename \(source): \(String(cString: strerror(errno)))")
+        }
+        syncDirectory(of: destination)
+    }
+
+    /// Removes a file; a missing file is not an error.
+    package static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// Makes an existing file private (0600).
+    package static func makePrivateFile(_ path: String) {
+        chmod(path, 0o600)
+    }
+
+    /// Creates an empty file with mode 0600 whatever the umask.
+    /// - Returns: `false` when it existed already.
+    package static func createEmptyPrivateFile(_ path: String) throws(KeychainFailure) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            if errno == EEXIST { return false }
+            throw KeychainFailure(.io, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        fchmod(fd, 0o600)
+        close(fd)
+        return true
+    }
+
+    private static func syncDirectory(of path: String) {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+    }
+}
+
+extension FileSystem {
+    /// Hard-links `source` to `destination` unless `destination` exists.
+    /// - Returns: `false` when `destination` already existed.
+    package static func linkIfAbsent(_ source: String, to destination: String) throws(KeychainFailure) -> Bool {
+        if link(source, destination) != 0 {
+            if errno == EEXIST { return false }
+            throw KeychainFailure(.io, "cannot create \(destination): \(String(cString: strerror(errno)))")
+        }
+        return true
+    }
+
+    /// Sleeps the calling thread.
+    package static func sleep(microseconds: UInt32) {
+        usleep(microseconds)
+    }
+}

@@ -1,0 +1,187 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+internal import Synchronization
+
+/// One keychain file: an encrypted, crash-safe, multi-process item store.
+///
+/// SQLite in WAL mode with `synchronous=FULL`; every call is one transaction (`BEGIN IMMEDIATE`
+/// for writes), so processes racing on the same file never lose an update or see half an item.
+/// The connection and its unwrapped keys sit behind a `Mutex`, which makes the type `Sendable`.
+package final class Keystore: Sendable {
+    /// Where the keychain and its device key are.
+    package let location: KeychainLocation
+    private let session: Mutex<StoreSession>
+
+    /// How long a call waits for another process's write lock before failing, in milliseconds.
+    package static let busyTimeoutMilliseconds: Int32 = 10_000
+
+    // MARK: - Opening
+
+    /// Opens the keychain at `location`, creating it when the file does not exist and `create` is true.
+    ///
+    /// A new keychain is built in a temporary file and linked into place, so a crash never leaves a
+    /// half-made keychain, and two processes creating it at once end up with the same one.
+    /// - Throws: ``KeychainFailure`` with
+    ///   `.noSuchKeychain` when the file does not exist and `create` is false;
+    ///   `.invalidKeychain` for a file that is not a keychain, is corrupt, is empty, or is not private;
+    ///   `.wrongSecVersion` for a newer schema; `.decode` when the device key does not open the keybag;
+    ///   `.io` or `.diskFull` when files cannot be written.
+    package init(location: KeychainLocation, create: Bool = true) throws(KeychainFailure) {
+        self.location = location
+        let path = location.databasePath
+        if !FileSystem.exists(path) {
+            guard create else { throw KeychainFailure(.noSuchKeychain, "\(path) does not exist") }
+            try Self.createKeychain(at: path, deviceKeyPath: location.deviceKeyPath)
+        }
+        try FileSystem.checkPrivate(path)
+        if FileSystem.size(path) == 0 {
+            throw KeychainFailure(.invalidKeychain, "\(path) is empty; refusing to replace it")
+        }
+        let database: Database
+        do {
+            database = try Database(path: path, mode: .readWrite)
+            database.setBusyTimeout(Self.busyTimeoutMilliseconds)
+        } catch {
+            throw KeychainFailure(.invalidKeychain, "cannot open \(path): \(error.message)")
+        }
+        try Schema.validate(database, path: path)
+        do {
+            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON")
+        } catch {
+            throw KeychainFailure(.invalidKeychain, "cannot configure \(path): \(error.message)")
+        }
+        let keychainID = try Self.readMeta(database, "keychain_id")
+        let deviceKey = try DeviceKey.loadOrCreate(path: location.deviceKeyPath)
+        let keys = try Keybag.unlockDeviceSlot(in: database, keychainID: keychainID, deviceKey: deviceKey)
+        let codec = ItemCodec(keychainID: keychainID, indexKey: keys[Keybag.indexEntry]!)
+        session = Mutex(StoreSession(database: database, codec: codec, keys: keys))
+    }
+
+    private static func readMeta(_ database: Database, _ name: String) throws(KeychainFailure) -> [UInt8] {
+        do {
+            let statement = try database.prepare("SELECT value FROM meta WHERE name = ?")
+            try statement.bind([.text(name)])
+            defer { statement.finish() }
+            guard try statement.step() else { throw KeychainFailure(.invalidKeychain, "the keychain has no \(name)") }
+            return statement.blob(0)
+        } catch let failure as KeychainFailure {
+            throw failure
+        } catch {
+            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error)")
+        }
+    }
+
+    private static func createKeychain(at path: String, deviceKeyPath: String) throws(KeychainFailure) {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !directory.isEmpty { try FileSystem.makePrivateDirectory(directory) }
+        let deviceKey = try DeviceKey.loadOrCreate(path: deviceKeyPath)
+        let temporary = path + ".new-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+        _ = try FileSystem.createEmptyPrivateFile(temporary)
+        defer { FileSystem.remove(temporary) }
+        do throws(SQLiteError) {
+            let database = try Database(path: temporary, mode: .readWrite)
+            try database.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL")
+            try database.execute("BEGIN IMMEDIATE")
+            try database.execute(Schema.create)
+            let keychainID = Sodium.randomBytes(16)
+            try database.prepare("INSERT INTO meta (name, value) VALUES (?, ?)").run([
+                .text("keychain_id"), .blob(keychainID),
+            ])
+            try Keybag.create(in: database, keychainID: keychainID, deviceKey: deviceKey)
+            try database.execute("COMMIT")
+            try database.execute("PRAGMA journal_mode=WAL")
+        } catch {
+            throw StoreSession.failure(error)
+        }
+        // Link, not rename: an existing keychain is never replaced.
+        if !(try FileSystem.linkIfAbsent(temporary, to: path)) { return }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in one read transaction (a consistent WAL snapshot).
+    package func read<R: Sendable>(_ body: (borrowing StoreSession) throws(KeychainFailure) -> R) throws(KeychainFailure) -> R {
+        try transaction(begin: "BEGIN DEFERRED", body)
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it commits, or none.
+    package func write<R: Sendable>(_ body: (borrowing StoreSession) throws(KeychainFailure) -> R) throws(KeychainFailure) -> R {
+        try transaction(begin: "BEGIN IMMEDIATE", body)
+    }
+
+    private func transaction<R: Sendable>(
+        begin: String, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
+    ) throws(KeychainFailure) -> R {
+        try session.withLock { (session: inout StoreSession) throws(KeychainFailure) -> R in
+            var attempt = 0
+            while true {
+                attempt += 1
+                do throws(SQLiteError) {
+                    try session.database.execute(begin)
+                } catch where error.isBusy && attempt < 50 {
+                    Self.backOff(attempt)
+                    continue
+                } catch {
+                    throw StoreSession.failure(error)
+                }
+                do throws(KeychainFailure) {
+                    let result = try body(session)
+                    try Self.commit(session.database)
+                    return result
+                } catch let failure {
+                    try? session.database.execute("ROLLBACK")
+                    if failure.status == .notAvailable && attempt < 50 {
+                        Self.backOff(attempt)
+                        continue
+                    }
+                    throw failure
+                }
+            }
+        }
+    }
+
+    private static func commit(_ database: Database) throws(KeychainFailure) {
+        do {
+            try database.execute("COMMIT")
+        } catch {
+            throw StoreSession.failure(error)
+        }
+    }
+
+    private static func backOff(_ attempt: Int) {
+        let microseconds = UInt32(min(attempt * 2_000, 50_000)) + UInt32.random(in: 0...1_000)
+        FileSystem.sleep(microseconds: microseconds)
+    }
+
+    // MARK: - Item operations (one transaction each)
+
+    /// Adds an item. See ``StoreSession/add(_:attributes:secret:now:)``.
+    package func add(_ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure) -> Data {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.add(itemClass, attributes: attributes, secret: secret) }
+    }
+
+    /// Finds items; an empty result is `[]`.
+    package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.search(query, projection: projection) }
+    }
+
+    /// Updates every match; returns how many.
+    package func update(_ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure) -> Int {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.update(query, changes: changes, secret: secret) }
+    }
+
+    /// Deletes every match; returns how many.
+    package func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.delete(query) }
+    }
+
+    /// SQLite's `data_version` for this connection: it changes when another connection commits.
+    package func dataVersion() throws(KeychainFailure) -> Int64 {
+        try session.withLock { (s: inout StoreSession) throws(KeychainFailure) -> Int64 in
+            do throws(SQLiteError) { return try s.database.dataVersion() } catch { throw StoreSession.failure(error) }
+        }
+    }
+}

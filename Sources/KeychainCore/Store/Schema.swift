@@ -1,0 +1,63 @@
+/// The on-disk schema (version 1), and the checks made before a file is used.
+///
+/// A file is used only when SQLite can read it, its `application_id` is ours, and its
+/// `user_version` is one this build knows. Anything else is refused with a status, and the
+/// file is never rewritten or replaced (design brief; issue 2).
+package enum Schema {
+    /// `PRAGMA application_id`: the bytes "SWKC".
+    package static let applicationID: Int64 = 0x5357_4B43
+    /// `PRAGMA user_version` written by this build.
+    package static let version: Int64 = 1
+
+    static let create = """
+        PRAGMA application_id = \(applicationID);
+        CREATE TABLE meta (
+            name TEXT PRIMARY KEY,
+            value BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE keybag (
+            entry INTEGER NOT NULL,
+            slot INTEGER NOT NULL,
+            wrapped BLOB NOT NULL,
+            PRIMARY KEY (entry, slot)
+        ) WITHOUT ROWID;
+        CREATE TABLE items (
+            rowid INTEGER PRIMARY KEY,
+            persistref BLOB NOT NULL UNIQUE,
+            class INTEGER NOT NULL,
+            pdmn INTEGER NOT NULL,
+            sync INTEGER NOT NULL,
+            agrp BLOB NOT NULL,
+            pk BLOB NOT NULL UNIQUE,
+            acct BLOB NOT NULL,
+            name BLOB NOT NULL,
+            wrapped_key BLOB NOT NULL,
+            attributes BLOB NOT NULL,
+            secret BLOB NOT NULL
+        );
+        CREATE INDEX items_by_name ON items (class, name, acct);
+        CREATE INDEX items_by_account ON items (class, acct);
+        PRAGMA user_version = \(version);
+        """
+
+    /// Verifies that an opened file is a keychain this build can use.
+    /// - Throws: `.invalidKeychain` for a file that is not an SQLite database, is corrupt, or is
+    ///   another application's database; `.wrongSecVersion` for a newer schema.
+    static func validate(_ database: Database, path: String) throws(KeychainFailure) {
+        do {
+            let application = try database.scalar("PRAGMA application_id")
+            let version = try database.scalar("PRAGMA user_version")
+            guard application == applicationID else {
+                throw KeychainFailure(.invalidKeychain, "\(path) is not a swift-keychain database")
+            }
+            guard version == Schema.version else {
+                throw KeychainFailure(
+                    .wrongSecVersion, "\(path) has schema version \(version); this build reads version \(Schema.version)")
+            }
+        } catch let failure as KeychainFailure {
+            throw failure
+        } catch {
+            throw KeychainFailure(.invalidKeychain, "\(path) cannot be read as a keychain: \(error)")
+        }
+    }
+}

@@ -1,0 +1,328 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// One open connection with its unwrapped keys: the item operations of a ``Keystore``.
+///
+/// Every method runs inside a transaction that ``Keystore`` opened; none commits.
+/// It is `~Copyable` so that exactly one owner (the keystore's mutex) holds the connection.
+package struct StoreSession: ~Copyable {
+    let database: Database
+    let codec: ItemCodec
+    /// Unwrapped keybag entries: 0 the index key, 1…7 the class keys.
+    var keys: [Int64: SecureBytes]
+
+    /// Largest secret accepted, in bytes. Larger ones get `errSecDataTooLarge` (-25302).
+    /// Apple's securityd logs secrets above 4 KiB and fails on multi-megabyte ones; we allow 1 MiB.
+    package static let maximumSecretBytes = 1 << 20
+
+    // MARK: - Rows
+
+    /// One row as stored, before decryption.
+    struct Row {
+        let rowid: Int64
+        let persistentRef: [UInt8]
+        let itemClass: ItemClass
+        let protection: ProtectionClass
+        let sync: Bool
+        let digests: ItemCodec.Digests
+        let wrappedKey: [UInt8]
+        let attributes: [UInt8]
+        let secret: [UInt8]?
+    }
+
+    private static let rowColumns = "rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes"
+
+    /// The rows a query selects by its indexed columns, in insertion order.
+    func candidateRows(_ query: ItemQuery, withSecret: Bool) throws(KeychainFailure) -> [Row] {
+        var sql = "SELECT \(Self.rowColumns)\(withSecret ? ", secret" : "") FROM items WHERE class = ?"
+        var values: [SQLValue] = [.integer(ItemCodec.classCode(query.itemClass))]
+        if let ref = query.persistentRef {
+            sql += " AND persistref = ?"
+            values.append(.blob(Array(ref)))
+        }
+        let nameAttribute = ItemCodec.nameAttribute(query.itemClass)
+        if let name = query.filters[nameAttribute] {
+            sql += " AND name = ?"
+            values.append(.blob(codec.digest(nameAttribute, name)))
+        }
+        if let account = query.filters["acct"] {
+            sql += " AND acct = ?"
+            values.append(.blob(codec.digest("acct", account)))
+        }
+        if let sync = query.synchronizable {
+            sql += " AND sync = ?"
+            values.append(.integer(sync ? 1 : 0))
+        }
+        if let protection = query.protection {
+            sql += " AND pdmn = ?"
+            values.append(.integer(protection.code))
+        }
+        if let groups = query.accessGroups {
+            if groups.isEmpty { return [] }
+            sql += " AND agrp IN (" + Array(repeating: "?", count: groups.count).joined(separator: ", ") + ")"
+            values += groups.map { .blob(codec.digest("agrp", .string($0))) }
+        }
+        sql += " ORDER BY rowid"
+        do {
+            let statement = try database.prepare(sql)
+            try statement.bind(values)
+            defer { statement.finish() }
+            var rows: [Row] = []
+            while try statement.step() {
+                guard let itemClass = ItemCodec.itemClass(code: statement.int64(2)),
+                    let protection = ProtectionClass(code: statement.int64(3))
+                else { throw KeychainFailure(.decode, "an item row has an unknown class or protection class") }
+                rows.append(
+                    Row(
+                        rowid: statement.int64(0), persistentRef: statement.blob(1), itemClass: itemClass,
+                        protection: protection, sync: statement.int64(4) != 0,
+                        digests: ItemCodec.Digests(
+                            accessGroup: statement.blob(5), primaryKey: statement.blob(6), account: statement.blob(7),
+                            name: statement.blob(8)),
+                        wrappedKey: statement.blob(9), attributes: statement.blob(10),
+                        secret: withSecret ? statement.blob(11) : nil))
+            }
+            return rows
+        } catch let failure as KeychainFailure {
+            throw failure
+        } catch let error as SQLiteError {
+            throw Self.failure(error)
+        } catch {
+            throw KeychainFailure(.io, "\(error)")
+        }
+    }
+
+    // MARK: - Opening items
+
+    /// The class key for `protection`, or `errSecInteractionNotAllowed` when it is locked.
+    func classKey(_ protection: ProtectionClass) throws(KeychainFailure) -> SecureBytes {
+        guard let key = keys[protection.code] else { throw KeychainFailure(.interactionNotAllowed) }
+        return key
+    }
+
+    func associatedData(_ part: ItemCodec.Part, _ row: Row) -> [UInt8] {
+        codec.associatedData(
+            part, persistentRef: row.persistentRef, itemClass: row.itemClass, protection: row.protection,
+            sync: row.sync, digests: row.digests)
+    }
+
+    func itemKey(_ row: Row) throws(KeychainFailure) -> SecureBytes {
+        let classKey = try classKey(row.protection)
+        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: associatedData(.key, row))
+        else { throw KeychainFailure(.decode, "an item's key does not authenticate") }
+        return key
+    }
+
+    func openAttributes(_ row: Row, itemKey: SecureBytes) throws(KeychainFailure) -> [String: AttributeValue] {
+        guard let plain = Sodium.open(row.attributes, key: itemKey, associatedData: associatedData(.attributes, row)),
+            let attributes = ItemCodec.decodeAttributes(plain)
+        else { throw KeychainFailure(.decode, "an item's attributes do not authenticate") }
+        // The digest columns are bound into the associated data; check them against the content too.
+        guard codec.digests(row.itemClass, attributes) == row.digests else {
+            throw KeychainFailure(.decode, "an item's index does not match its attributes")
+        }
+        return attributes
+    }
+
+    func openSecret(_ row: Row, itemKey: SecureBytes) throws(KeychainFailure) -> SecureBytes {
+        guard let sealed = row.secret,
+            let secret = Sodium.openSecret(sealed, key: itemKey, associatedData: associatedData(.secret, row))
+        else { throw KeychainFailure(.decode, "an item's secret does not authenticate") }
+        return secret
+    }
+
+    /// Whether the row's decrypted attributes satisfy the filters the SQL could not check.
+    static func satisfies(_ attributes: [String: AttributeValue], _ query: ItemQuery) -> Bool {
+        for (name, wanted) in query.filters {
+            let stored = attributes[name] ?? query.itemClass.descriptor(name).flatMap {
+                $0.isPrimaryKey ? $0.defaultValue : nil
+            }
+            guard let stored, stored.matches(wanted) else { return false }
+        }
+        return true
+    }
+
+    /// Whether every filter was already decided by an indexed column.
+    static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
+        let indexed: Set<String> = ["acct", ItemCodec.nameAttribute(query.itemClass)]
+        return query.filters.keys.allSatisfy(indexed.contains)
+    }
+
+    // MARK: - Operations
+
+    /// Finds the items `query` matches, decrypting what `projection` asks for.
+    /// - Throws: `.interactionNotAllowed` when a candidate's class key is locked, `.decode` when a
+    ///   candidate fails authentication. An empty result is returned as `[]`; callers map it.
+    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+        let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
+        let rows = try candidateRows(query, withSecret: projection.contains(.secret))
+        var results: [ItemRecord] = []
+        for row in rows {
+            if let limit = query.limit, results.count >= limit { break }
+            let key = try itemKey(row)
+            var attributes: [String: AttributeValue] = [:]
+            if needsAttributes {
+                attributes = try openAttributes(row, itemKey: key)
+                guard Self.satisfies(attributes, query) else { continue }
+            }
+            let secret = projection.contains(.secret) ? try openSecret(row, itemKey: key) : nil
+            results.append(
+                ItemRecord(
+                    itemClass: row.itemClass, attributes: projection.contains(.attributes) ? attributes : [:],
+                    persistentRef: Data(row.persistentRef), secret: secret))
+        }
+        return results
+    }
+
+    /// Adds one item. `attributes` must already be validated; missing primary-key attributes take
+    /// their defaults, `pdmn` defaults to WhenUnlocked, `sync` to false, and `cdat`/`mdat` are set now.
+    /// - Returns: the stored item's persistent reference.
+    /// - Throws: `.duplicateItem` when an item with the same primary key exists; `.dataTooLarge`;
+    ///   `.interactionNotAllowed` when the class key is locked; `.diskFull`.
+    func add(
+        _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
+    ) throws(KeychainFailure) -> Data {
+        var attributes = Self.normalized(itemClass, input)
+        attributes["cdat"] = .date(now)
+        attributes["mdat"] = .date(now)
+        let persistentRef = Array(itemClass.rawValue.utf8) + Sodium.randomBytes(16)
+        try insert(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
+        return Data(persistentRef)
+    }
+
+    /// Fills defaults: every primary-key attribute, `pdmn` and `sync`.
+    static func normalized(_ itemClass: ItemClass, _ input: [String: AttributeValue]) -> [String: AttributeValue] {
+        var attributes = input
+        for descriptor in itemClass.primaryKey where attributes[descriptor.name] == nil {
+            attributes[descriptor.name] = descriptor.defaultValue
+        }
+        if attributes["pdmn"] == nil { attributes["pdmn"] = .string(ProtectionClass.whenUnlocked.rawValue) }
+        if case .integer(let flag)? = attributes["sync"] { attributes["sync"] = .bool(flag != 0) }
+        return attributes
+    }
+
+    func sealRow(
+        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8]
+    ) throws(KeychainFailure) -> (protection: ProtectionClass, sync: Bool, digests: ItemCodec.Digests, values: [SQLValue]) {
+        if let secret, secret.count > Self.maximumSecretBytes {
+            throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
+        }
+        guard case .string(let raw)? = attributes["pdmn"], let protection = ProtectionClass(rawValue: raw) else {
+            throw KeychainFailure(.param, "unknown protection class")
+        }
+        var sync = false
+        if case .bool(let flag)? = attributes["sync"] { sync = flag }
+        let classKey = try classKey(protection)
+        let digests = codec.digests(itemClass, attributes)
+        let row = Row(
+            rowid: 0, persistentRef: persistentRef, itemClass: itemClass, protection: protection, sync: sync,
+            digests: digests, wrappedKey: [], attributes: [], secret: nil)
+        let itemKey = SecureBytes.random(count: Sodium.keyBytes)
+        let wrapped = Sodium.seal(itemKey, key: classKey, associatedData: associatedData(.key, row))
+        let sealedAttributes = Sodium.seal(
+            ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: associatedData(.attributes, row))
+        let sealedSecret = Sodium.seal(
+            secret ?? SecureBytes(count: 0) { _ in }, key: itemKey, associatedData: associatedData(.secret, row))
+        return (
+            protection, sync, digests,
+            [
+                .integer(protection.code), .integer(sync ? 1 : 0), .blob(digests.accessGroup),
+                .blob(digests.primaryKey), .blob(digests.account), .blob(digests.name), .blob(wrapped),
+                .blob(sealedAttributes), .blob(sealedSecret),
+            ]
+        )
+    }
+
+    func insert(
+        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8]
+    ) throws(KeychainFailure) {
+        let sealed = try sealRow(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
+        do throws(SQLiteError) {
+            let statement = try database.prepare(
+                """
+                INSERT INTO items (persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            try statement.run(
+                [.blob(persistentRef), .integer(ItemCodec.classCode(itemClass))] + sealed.values)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// Applies `changes` (and a new secret, when given) to every item `query` matches.
+    /// - Returns: the number of items updated (0 when nothing matched).
+    /// - Throws: `.duplicateItem` when a change would give an item the primary key of another.
+    func update(
+        _ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
+    ) throws(KeychainFailure) -> Int {
+        let rows = try candidateRows(query, withSecret: true)
+        var updated = 0
+        for row in rows {
+            let key = try itemKey(row)
+            var attributes = try openAttributes(row, itemKey: key)
+            guard Self.satisfies(attributes, query) else { continue }
+            let currentSecret: SecureBytes
+            if let secret { currentSecret = secret } else { currentSecret = try openSecret(row, itemKey: key) }
+            for (name, value) in changes { attributes[name] = value }
+            attributes = Self.normalized(row.itemClass, attributes)
+            attributes["mdat"] = .date(now)
+            try rewrite(row, attributes: attributes, secret: currentSecret)
+            updated += 1
+        }
+        return updated
+    }
+
+    /// Re-seals one row in place with a fresh item key.
+    func rewrite(_ row: Row, attributes: [String: AttributeValue], secret: SecureBytes) throws(KeychainFailure) {
+        let sealed = try sealRow(row.itemClass, attributes: attributes, secret: secret, persistentRef: row.persistentRef)
+        do throws(SQLiteError) {
+            let statement = try database.prepare(
+                """
+                UPDATE items SET pdmn = ?, sync = ?, agrp = ?, pk = ?, acct = ?, name = ?, wrapped_key = ?,
+                attributes = ?, secret = ? WHERE rowid = ?
+                """)
+            try statement.run(sealed.values + [.integer(row.rowid)])
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// Deletes every item `query` matches.
+    /// - Returns: the number deleted.
+    func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
+        let rows = try candidateRows(query, withSecret: false)
+        let covered = Self.isCoveredByIndex(query)
+        var deleted = 0
+        let delete: Statement
+        do { delete = try database.prepare("DELETE FROM items WHERE rowid = ?") } catch { throw Self.failure(error) }
+        for row in rows {
+            let key = try itemKey(row)
+            if !covered {
+                guard Self.satisfies(try openAttributes(row, itemKey: key), query) else { continue }
+            }
+            do throws(SQLiteError) {
+                try delete.run([.integer(row.rowid)])
+            } catch {
+                throw Self.failure(error)
+            }
+            deleted += 1
+        }
+        return deleted
+    }
+
+    // MARK: - Errors
+
+    /// Maps SQLite failures to statuses: constraint → duplicate item, full → disk full,
+    /// corrupt → invalid keychain, busy (after our retries) → not available.
+    static func failure(_ error: SQLiteError) -> KeychainFailure {
+        if error.isConstraint { return KeychainFailure(.duplicateItem) }
+        if error.isFull { return KeychainFailure(.diskFull, "the keychain's disk or size limit is full") }
+        if error.isCorrupt { return KeychainFailure(.invalidKeychain, error.message) }
+        if error.isBusy { return KeychainFailure(.notAvailable, "the keychain stayed locked by another process") }
+        return KeychainFailure(.io, error.description)
+    }
+}

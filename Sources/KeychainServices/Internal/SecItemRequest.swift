@@ -1,0 +1,214 @@
+import Foundation
+internal import KeychainCore
+
+/// A SecItem dictionary, validated and typed. This is the one place where string-keyed
+/// dictionaries become engine values; every rule it enforces cites its source.
+///
+/// Sources: SecItem.h comments [H]; securityd `SecItemServer.c` [S]; `SecBasePriv.h` [BP], which maps
+/// the internal `errSecItem…` codes to `errSecParam`.
+struct SecItemRequest {
+    enum Operation { case add, copy, update, delete }
+
+    var itemClass: ItemClass
+    /// Class attributes by raw name, typed. Includes `agrp`, `pdmn` and `sync` when given.
+    var attributes: [String: AttributeValue] = [:]
+    /// `kSecAttrSynchronizable` was `kSecAttrSynchronizableAny`.
+    var synchronizableAny = false
+    var secret: Data?
+    var persistentRef: Data?
+    /// `nil` = the default (one for copy, all for update and delete).
+    var limit: Int?
+    var limitGiven = false
+    var returnData = false
+    var returnAttributes = false
+    var returnPersistentRef = false
+
+    var hasReturnKey: Bool { returnData || returnAttributes || returnPersistentRef }
+
+    /// Keys Apple accepts that change nothing here.
+    static let ignoredKeys: Set<String> = [
+        "u_AuthUI", "u_AuthCtx", "u_OpPrompt", "u_NoAuthUI", "nleg", "m_CaseInsensitive",
+    ]
+
+    /// Parses `dictionary` for `operation`.
+    /// - Throws: the status Apple returns for the first rule broken (see each check).
+    static func parse(_ dictionary: NSDictionary, for operation: Operation) throws(KeychainStatus) -> SecItemRequest {
+        guard let query = dictionary as? [String: Any] else { throw .param }  // non-string keys [S]
+        // [S] query_create: more than 128 keys is errSecParam.
+        guard query.count <= 128 else { throw .param }
+
+        // The class: required, except in a persistent-reference query [H; S "query missing class name"].
+        var itemClass: ItemClass?
+        if let raw = query["class"] {
+            guard let name = raw as? String else { throw .param }
+            if let known = ItemClass(rawValue: name) {
+                itemClass = known
+            } else if ItemClass.knownButUnsupported.contains(name) {
+                throw .unimplemented
+            } else {
+                throw .noSuchClass  // [S] "can't find class named"
+            }
+        }
+        let persistentRef = query["v_PersistentRef"]
+        if itemClass == nil {
+            guard let ref = persistentRef as? Data, let inferred = Self.classOf(persistentRef: ref) else {
+                throw persistentRef == nil ? .param : .itemNotFound
+            }
+            itemClass = inferred
+        }
+        var request = SecItemRequest(itemClass: itemClass!)
+
+        for (key, value) in query where key != "class" {
+            switch key {
+            case "r_Data", "r_Attributes", "r_PersistentRef", "r_Ref":
+                // [S] return keys must be CFBoolean.
+                let flag = try boolean(value)
+                switch key {
+                case "r_Data": request.returnData = flag
+                case "r_Attributes": request.returnAttributes = flag
+                case "r_PersistentRef": request.returnPersistentRef = flag
+                default: if flag { throw .param }  // errSecItemReturnRefUnsupported → -50 [BP]
+                }
+            case "m_Limit":
+                request.limitGiven = true
+                if let name = value as? String {
+                    switch name {
+                    case "m_LimitOne": request.limit = 1
+                    case "m_LimitAll": request.limit = nil
+                    default: throw .param
+                    }
+                } else if let number = integer(value), number > 0 {
+                    request.limit = Int(clamping: number)
+                } else {
+                    throw .param
+                }
+            case "v_Data":
+                guard let data = value as? Data else { throw .param }
+                request.secret = data
+            case "v_PersistentRef":
+                guard let data = value as? Data else { throw .param }
+                request.persistentRef = data
+            case "v_Ref":
+                throw .param  // errSecValueRefUnsupported → -50 [BP]
+            case "accc":
+                throw .unimplemented
+            case _ where ignoredKeys.contains(key):
+                continue
+            case _ where key.hasPrefix("m_"):
+                throw .param  // match keys this class does not support [S]
+            case "sync":
+                if let name = value as? String {
+                    guard name == "syna" else { throw .param }
+                    request.synchronizableAny = true
+                } else {
+                    request.attributes["sync"] = .bool(try boolean(value))
+                }
+            case "pdmn":
+                guard let name = value as? String, ProtectionClass(rawValue: name) != nil else { throw .param }
+                request.attributes["pdmn"] = .string(name)
+            default:
+                guard let descriptor = request.itemClass.descriptor(key) else {
+                    throw .noSuchAttr  // [S] SecDbAttrWithKey: not an attribute of this class
+                }
+                request.attributes[key] = try typed(value, descriptor.kind)
+            }
+        }
+
+        // [S] "row_id and other attributes can't be searched at the same time".
+        if request.persistentRef != nil && !request.attributes.isEmpty { throw .param }
+        if request.persistentRef != nil, let inferred = classOf(persistentRef: request.persistentRef!),
+            inferred != request.itemClass
+        {
+            throw .itemNotFound
+        }
+
+        switch operation {
+        case .add:
+            if request.limitGiven { throw .param }  // match keys in add [S]
+            if request.persistentRef != nil { throw .param }  // [H] kSecValuePersistentRef is not for add
+            if case .bool(true)? = request.attributes["sync"],
+                case .string(let raw)? = request.attributes["pdmn"], let protection = ProtectionClass(rawValue: raw),
+                !protection.isMigratable
+            {
+                throw .param  // [H] synchronizable items cannot be ThisDeviceOnly
+            }
+        case .update, .delete:
+            // [S] _SecItemDelete / s3dl_query_update: any match key or return key → errSecParam.
+            if request.limitGiven || request.hasReturnKey { throw .param }
+        case .copy:
+            break
+        }
+        return request
+    }
+
+    /// Parses the attributes-to-update dictionary of `SecItemUpdate`.
+    /// - Throws: `.noSuchAttr` for any key that is not an attribute of the class or `kSecValueData`
+    ///   (including `kSecClass`, return and match keys) [S query_update_applier]; `.param` for a
+    ///   wrongly typed value or `kSecAttrSynchronizableAny`.
+    static func parseChanges(_ dictionary: NSDictionary, itemClass: ItemClass) throws(KeychainStatus) -> (
+        attributes: [String: AttributeValue], secret: Data?
+    ) {
+        guard let changes = dictionary as? [String: Any] else { throw .param }
+        var attributes: [String: AttributeValue] = [:]
+        var secret: Data?
+        for (key, value) in changes {
+            switch key {
+            case "v_Data":
+                guard let data = value as? Data else { throw .param }
+                secret = data
+            case "pdmn":
+                guard let name = value as? String, ProtectionClass(rawValue: name) != nil else { throw .param }
+                attributes["pdmn"] = .string(name)
+            case "sync":
+                if value is String { throw .param }
+                attributes["sync"] = .bool(try boolean(value))
+            case "accc":
+                throw .unimplemented
+            default:
+                guard let descriptor = itemClass.descriptor(key) else { throw .noSuchAttr }
+                if descriptor.isManaged { continue }  // cdat/mdat are the keychain's to set
+                attributes[key] = try typed(value, descriptor.kind)
+            }
+        }
+        return (attributes, secret)
+    }
+
+    // MARK: - Values
+
+    /// A persistent reference starts with its class's four raw bytes.
+    static func classOf(persistentRef: Data) -> ItemClass? {
+        guard persistentRef.count == 20 else { return nil }
+        return ItemClass(rawValue: String(decoding: persistentRef.prefix(4), as: UTF8.self))
+    }
+
+    static func boolean(_ value: Any) throws(KeychainStatus) -> Bool {
+        if let flag = value as? Bool { return flag }
+        if let number = integer(value), number == 0 || number == 1 { return number == 1 }
+        throw .param
+    }
+
+    static func integer(_ value: Any) -> Int64? {
+        if value is String { return nil }
+        if let number = value as? any BinaryInteger { return Int64(truncatingIfNeeded: number) }
+        if let number = value as? NSNumber { return number.int64Value }
+        if let flag = value as? Bool { return flag ? 1 : 0 }
+        return nil
+    }
+
+    static func typed(_ value: Any, _ kind: AttributeDescriptor.Kind) throws(KeychainStatus) -> AttributeValue {
+        switch kind {
+        case .blob:
+            if let string = value as? String { return .string(string) }
+            if let data = value as? Data { return .data(data) }
+        case .string:
+            if let string = value as? String { return .string(string) }
+        case .number:
+            if let number = integer(value) { return .integer(number) }
+        case .bool:
+            return .bool(try boolean(value))
+        case .date:
+            if let date = value as? Date { return .date(date) }
+        }
+        throw .param
+    }
+}

@@ -1,0 +1,147 @@
+public import Foundation
+internal import KeychainCore
+
+// Apple's four SecItem functions, with iOS (data-protection keychain) semantics.
+// Source of each rule: SecItem.h comments and Apple's securityd (SecItemServer.c); see
+// docs/ARCHITECTURE.md and the conformance suite in Tests/KeychainServicesTests.
+
+/// Adds one or more items to a keychain.
+///
+/// Follows Apple's `SecItemAdd` (https://developer.apple.com/documentation/security/secitemadd).
+/// Missing primary-key attributes default to `""` or 0, `kSecAttrAccessible` to
+/// `kSecAttrAccessibleWhenUnlocked`, and the access group to the first of the process's groups.
+///
+/// - Parameters:
+///   - attributes: `kSecClass`, the item's attributes, and `kSecValueData` (Data) for its secret.
+///     Return keys ask for the new item back in `result`, shaped as for `SecItemCopyMatching`.
+///   - result: receives the requested return values; may be `nil` only when no return key is set.
+/// - Returns:
+///   - `errSecSuccess` when the item was added;
+///   - `errSecDuplicateItem` (-25299) when an item with the same primary key exists;
+///   - `errSecParam` (-50) for a missing class, a wrongly typed value, a `kSecMatch…` key, a
+///     `kSecValuePersistentRef`, a return key with a `nil` `result`, or a synchronizable
+///     `…ThisDeviceOnly` item;
+///   - `errSecNoSuchClass` (-25306) for an unknown class; `errSecNoSuchAttr` (-25303) for an
+///     attribute of another class; `errSecUnimplemented` (-4) for certificate, key and identity items;
+///   - `errSecMissingEntitlement` (-34018) when the access group is not one of the process's groups,
+///     or the process has none;
+///   - `errSecDataTooLarge` (-25302) for a secret over 1 MiB;
+///   - `errSecInteractionNotAllowed` (-25308) when the item's protection class is locked;
+///   - `errSecInvalidKeychain`, `errSecWrongSecVersion`, `errSecDecode`, `errSecDiskFull` or
+///     `errSecIO` when the keychain file cannot be used or written.
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemCall.run(result) { () throws(KeychainFailure) -> AnyObject? in
+        let request = try SecItemCall.parse(attributes, .add)
+        if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
+        let context = try KeychainContext.current()
+        var itemAttributes = request.attributes
+        itemAttributes["agrp"] = .string(try SecItemCall.accessGroupForAdd(request, context.identity))
+        let secret = request.secret.map { SecureBytes(copying: $0) }
+        let ref = try context.keystore.add(request.itemClass, attributes: itemAttributes, secret: secret)
+        guard request.hasReturnKey else { return nil }
+        let query = ItemQuery(itemClass: request.itemClass, synchronizable: nil, persistentRef: ref, limit: 1)
+        let items = try context.keystore.search(query, projection: SecItemCall.projection(request))
+        return SecItemCall.shape(items, request)
+    }
+}
+
+/// Returns one or more items that match a search query, or their attributes.
+///
+/// Follows Apple's `SecItemCopyMatching` (https://developer.apple.com/documentation/security/secitemcopymatching).
+/// Matching is exact and byte-wise; a `String` matches `Data` with the same UTF-8 bytes. Without
+/// `kSecAttrSynchronizable` only non-synchronizable items match; `kSecAttrSynchronizableAny` matches
+/// both. Without `kSecAttrAccessGroup` every group of the process is searched.
+///
+/// - Parameters:
+///   - query: `kSecClass`, attributes to match, return keys, and `kSecMatchLimit`
+///     (default `kSecMatchLimitOne`); or `kSecValuePersistentRef` alone.
+///   - result: receives the result. Its shape: `Data` when only `kSecReturnData` or only
+///     `kSecReturnPersistentRef` is set; a dictionary (`[String: Any]`, with `kSecValueData` and
+///     `kSecValuePersistentRef` entries) when `kSecReturnAttributes` or several return keys are set;
+///     an array of those under `kSecMatchLimitAll` or a numeric limit. Untouched without a return key.
+/// - Returns:
+///   - `errSecSuccess` when at least one item matched;
+///   - `errSecItemNotFound` (-25300) when none did (never an empty array);
+///   - `errSecInteractionNotAllowed` (-25308) when a matching candidate's protection class is locked
+///     (never `errSecItemNotFound` for an item that exists);
+///   - `errSecParam` (-50) for a missing class, a wrongly typed value, an unknown limit, a return key
+///     with a `nil` `result`, or a persistent reference combined with attributes;
+///   - `errSecNoSuchClass`, `errSecNoSuchAttr`, `errSecUnimplemented` as for `SecItemAdd`;
+///   - `errSecMissingEntitlement` (-34018) when the query names an access group the process does not hold;
+///   - `errSecDecode` (-26275) when a matching item fails authentication (tampered file);
+///   - keychain file statuses as for `SecItemAdd`.
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemCall.run(result) { () throws(KeychainFailure) -> AnyObject? in
+        let request = try SecItemCall.parse(query, .copy)
+        if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
+        let context = try KeychainContext.current()
+        var search = try SecItemCall.query(request, context.identity)
+        search.limit = request.limitGiven ? request.limit : 1
+        let items = try context.keystore.search(search, projection: SecItemCall.projection(request))
+        guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
+        return request.hasReturnKey ? SecItemCall.shape(items, request) : nil
+    }
+}
+
+/// Modifies every item that matches a search query.
+///
+/// Follows Apple's `SecItemUpdate` (https://developer.apple.com/documentation/security/secitemupdate).
+/// All matches are updated in one transaction; `kSecAttrModificationDate` is refreshed, the creation
+/// date kept. Changing `kSecAttrAccessible` moves the item's key to the new protection class.
+///
+/// - Parameters:
+///   - query: `kSecClass` and attributes to match (no `kSecMatch…` or return keys).
+///   - attributesToUpdate: class attributes and/or `kSecValueData`.
+/// - Returns:
+///   - `errSecSuccess` when at least one item was updated;
+///   - `errSecItemNotFound` (-25300) when nothing matched;
+///   - `errSecDuplicateItem` (-25299) when the change would give an item another item's primary key
+///     (nothing is changed);
+///   - `errSecParam` (-50) for a `kSecMatch…` or return key in the query, an empty or wrongly typed
+///     change, or `kSecAttrSynchronizableAny` as a new value;
+///   - `errSecNoSuchAttr` (-25303) for a key in `attributesToUpdate` that is not an attribute of the
+///     class, including `kSecClass`;
+///   - `errSecMissingEntitlement` (-34018) when either dictionary names a group the process does not hold;
+///   - `errSecInteractionNotAllowed`, `errSecDecode` and keychain file statuses as above.
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    SecItemCall.run(nil) { () throws(KeychainFailure) -> AnyObject? in
+        let request = try SecItemCall.parse(query, .update)
+        let changes: (attributes: [String: AttributeValue], secret: Data?)
+        do throws(KeychainStatus) { changes = try SecItemRequest.parseChanges(attributesToUpdate, itemClass: request.itemClass) } catch {
+            throw KeychainFailure(error)
+        }
+        if changes.attributes.isEmpty && changes.secret == nil { throw KeychainFailure(.param) }
+        let context = try KeychainContext.current()
+        if case .string(let group)? = changes.attributes["agrp"], !context.identity.holds(group) {
+            throw KeychainFailure(.missingEntitlement)
+        }
+        let search = try SecItemCall.query(request, context.identity)
+        let secret = changes.secret.map { SecureBytes(copying: $0) }
+        let count = try context.keystore.update(search, changes: changes.attributes, secret: secret)
+        guard count > 0 else { throw KeychainFailure(.itemNotFound) }
+        return nil
+    }
+}
+
+/// Deletes every item that matches a search query.
+///
+/// Follows Apple's `SecItemDelete` (https://developer.apple.com/documentation/security/secitemdelete):
+/// on iOS it deletes all matches, in one transaction.
+///
+/// - Parameter query: `kSecClass` and attributes to match (no `kSecMatch…` or return keys), or
+///   `kSecValuePersistentRef` alone.
+/// - Returns:
+///   - `errSecSuccess` when at least one item was deleted;
+///   - `errSecItemNotFound` (-25300) when nothing matched;
+///   - `errSecParam` (-50) for a `kSecMatch…` or return key, or a wrongly typed value;
+///   - `errSecMissingEntitlement`, `errSecInteractionNotAllowed`, `errSecDecode` and keychain file
+///     statuses as above.
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    SecItemCall.run(nil) { () throws(KeychainFailure) -> AnyObject? in
+        let request = try SecItemCall.parse(query, .delete)
+        let context = try KeychainContext.current()
+        let count = try context.keystore.delete(try SecItemCall.query(request, context.identity))
+        guard count > 0 else { throw KeychainFailure(.itemNotFound) }
+        return nil
+    }
+}
