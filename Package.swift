@@ -20,9 +20,11 @@ let package = Package(
         // C libraries from Debian's -dev packages (see design brief: libsodium and SQLite only).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Non-variadic wrappers of the kernel keyring syscalls (lock state shared by the user's processes).
+        .systemLibrary(name: "CKeyring"),
 
         // The engine: item store, keybag, crypto, query model, entitlements.
-        .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite"], swiftSettings: strictSettings),
+        .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring"], swiftSettings: strictSettings),
         // Apple's SecItem API, names and statuses unchanged.
         .target(name: "KeychainServices", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         // The high-level Swift API.

@@ -53,25 +53,38 @@ package final class Keystore: Sendable {
         } catch {
             throw KeychainFailure(.invalidKeychain, "cannot configure \(path): \(error.message)")
         }
-        let keychainID = try Self.readMeta(database, "keychain_id")
-        let deviceKey = try DeviceKey.loadOrCreate(path: location.deviceKeyPath)
-        let keys = try Keybag.unlockDeviceSlot(in: database, keychainID: keychainID, deviceKey: deviceKey)
-        let codec = ItemCodec(keychainID: keychainID, indexKey: keys[Keybag.indexEntry]!)
+        guard let keychainID = try Meta.blob(database, "keychain_id"), keychainID.count == 16 else {
+            throw KeychainFailure(.invalidKeychain, "\(path) has no keychain id")
+        }
+        guard let deviceKey = try DeviceKey.load(path: location.deviceKeyPath) else {
+            throw KeychainFailure(
+                .decode,
+                "the device key \(location.deviceKeyPath) is missing; this keychain's items cannot be decrypted without it")
+        }
+        let keys = SessionKeys(keychainID: keychainID, deviceKey: deviceKey, deviceKeyPath: location.deviceKeyPath)
+        do { try database.execute("BEGIN") } catch { throw StoreSession.failure(error) }
+        do {
+            try keys.beginTransaction(database)
+            try? database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
+        }
+        let codec = ItemCodec(keychainID: keychainID, indexKey: keys.indexKey!)
         session = Mutex(StoreSession(database: database, codec: codec, keys: keys))
     }
 
-    private static func readMeta(_ database: Database, _ name: String) throws(KeychainFailure) -> [UInt8] {
-        do {
-            let statement = try database.prepare("SELECT value FROM meta WHERE name = ?")
-            try statement.bind([.text(name)])
-            defer { statement.finish() }
-            guard try statement.step() else { throw KeychainFailure(.invalidKeychain, "the keychain has no \(name)") }
-            return statement.blob(0)
-        } catch let failure as KeychainFailure {
-            throw failure
-        } catch {
-            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error)")
+    /// Creates a keychain at `location` that has a password from the start (`security create-keychain`).
+    /// - Throws: `.duplicateKeychain` when a file exists there; otherwise as ``init(location:create:)``.
+    package static func create(
+        location: KeychainLocation, password: SecureBytes?, parameters: KDFParameters = .default
+    ) throws(KeychainFailure) -> Keystore {
+        if FileSystem.exists(location.databasePath) {
+            throw KeychainFailure(.duplicateKeychain, "\(location.databasePath) already exists")
         }
+        let keystore = try Keystore(location: location, create: true)
+        if let password { try keystore.setPassword(password, current: nil, parameters: parameters) }
+        return keystore
     }
 
     private static func createKeychain(at path: String, deviceKeyPath: String) throws(KeychainFailure) {
@@ -91,6 +104,7 @@ package final class Keystore: Sendable {
                 .text("keychain_id"), .blob(keychainID),
             ])
             try Keybag.create(in: database, keychainID: keychainID, deviceKey: deviceKey)
+            try Meta.set(database, "generation", integer: 1)
             try database.execute("COMMIT")
             try database.execute("PRAGMA journal_mode=WAL")
         } catch {
@@ -128,6 +142,7 @@ package final class Keystore: Sendable {
                     throw StoreSession.failure(error)
                 }
                 do throws(KeychainFailure) {
+                    try session.keys.beginTransaction(session.database)
                     let result = try body(session)
                     try Self.commit(session.database)
                     return result

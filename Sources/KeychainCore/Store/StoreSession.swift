@@ -11,8 +11,8 @@ internal import Foundation
 package struct StoreSession: ~Copyable {
     let database: Database
     let codec: ItemCodec
-    /// Unwrapped keybag entries: 0 the index key, 1…7 the class keys.
-    var keys: [Int64: SecureBytes]
+    /// The keybag entries and settings this connection holds.
+    let keys: SessionKeys
 
     /// Largest secret accepted, in bytes. Larger ones get `errSecDataTooLarge` (-25302).
     /// Apple's securityd logs secrets above 4 KiB and fails on multi-megabyte ones; we allow 1 MiB.
@@ -99,7 +99,7 @@ package struct StoreSession: ~Copyable {
 
     /// The class key for `protection`, or `errSecInteractionNotAllowed` when it is locked.
     func classKey(_ protection: ProtectionClass) throws(KeychainFailure) -> SecureBytes {
-        guard let key = keys[protection.code] else { throw KeychainFailure(.interactionNotAllowed) }
+        guard let key = keys.classKey(protection.code) else { throw KeychainFailure(.interactionNotAllowed) }
         return key
     }
 
@@ -212,6 +212,11 @@ package struct StoreSession: ~Copyable {
         }
         guard case .string(let raw)? = attributes["pdmn"], let protection = ProtectionClass(rawValue: raw) else {
             throw KeychainFailure(.param, "unknown protection class")
+        }
+        // Apple: "No items can be stored in this class on devices without a passcode." iOS 9+ answers
+        // errSecAuthFailed (UIDevice-PasscodeStatus PR #9); iOS 8 answered errSecDecode.
+        if protection == .whenPasscodeSetThisDeviceOnly && keys.password == nil {
+            throw KeychainFailure(.authFailed, "WhenPasscodeSet items need a keychain password")
         }
         var sync = false
         if case .bool(let flag)? = attributes["sync"] { sync = flag }

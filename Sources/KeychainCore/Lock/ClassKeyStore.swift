@@ -1,0 +1,60 @@
+internal import Synchronization
+
+/// Where the class keys of an unlocked keychain are kept between calls.
+///
+/// The kernel user keyring when it is available (shared by all the user's processes);
+/// otherwise this process's memory, so an unlock lasts for the unlocking process only.
+package enum ClassKeyStore {
+    /// Where unlocks are kept on this machine.
+    package enum Scope: Sendable, Equatable {
+        /// The kernel user keyring: every process of the user sees the unlock.
+        case userSession
+        /// This process only (the kernel keyring is unavailable).
+        case thisProcess
+    }
+
+    package static var scope: Scope { KernelKeyring.isAvailable ? .userSession : .thisProcess }
+
+    private static let processKeys = Mutex<[String: (key: SecureBytes, expires: UInt64?)]>([:])
+
+    static func description(keychainID: [UInt8], entry: Int64) -> String {
+        "swkc:" + keychainID.map { String($0, radix: 16).leftPadded(to: 2) }.joined() + ":\(entry)"
+    }
+
+    /// Makes `key` available; `timeout` seconds (0 = until the session ends).
+    static func store(_ key: SecureBytes, keychainID: [UInt8], entry: Int64, timeout: UInt32) {
+        let name = description(keychainID: keychainID, entry: entry)
+        if scope == .userSession, KernelKeyring.store(key, description: name, timeout: timeout) { return }
+        let expiry = timeout > 0 ? Monotonic.seconds() + UInt64(timeout) : nil
+        processKeys.withLock { $0[name] = (key, expiry) }
+    }
+
+    /// The key, or `nil` when locked or expired.
+    static func load(keychainID: [UInt8], entry: Int64) -> SecureBytes? {
+        let name = description(keychainID: keychainID, entry: entry)
+        if scope == .userSession, let key = KernelKeyring.load(description: name, count: Sodium.keyBytes) {
+            return key
+        }
+        return processKeys.withLock { keys -> SecureBytes? in
+            guard let stored = keys[name] else { return nil }
+            if let expires = stored.expires, Monotonic.seconds() >= expires {
+                keys[name] = nil
+                return nil
+            }
+            return stored.key
+        }
+    }
+
+    /// Withdraws the key at once.
+    static func remove(keychainID: [UInt8], entry: Int64) {
+        let name = description(keychainID: keychainID, entry: entry)
+        if scope == .userSession { KernelKeyring.remove(description: name) }
+        _ = processKeys.withLock { $0.removeValue(forKey: name) }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#endif
+
+/// Slows down repeated wrong passwords with an escalating delay.
+///
+/// Design: the count of consecutive failures and the time of the last one are kept in a small
+/// 0600 file beside the device key (`<keychain id>.unlock-failures`), never in the keychain file,
+/// so that a wrong password leaves the keychain byte-for-byte unchanged. Before each attempt the
+/// caller waits ``delay(afterFailures:)`` seconds measured from the last failure:
+/// 0 for the first 3 failures, then 1, 2, 4, 8, 16, 32 and at most 60 seconds. A success resets it.
+/// Every attempt also pays the Argon2id cost (≈0.5 s by default), so guessing runs at most about
+/// one password a minute once the cap is reached. A same-user attacker can delete the file; the
+/// delay guards against guessing at the keyboard, not against code running as the user
+/// (docs/SECURITY.md).
+package struct UnlockThrottle {
+    let path: String
+
+    init(deviceKeyPath: String, keychainID: [UInt8]) {
+        let directory = String(deviceKeyPath[..<(deviceKeyPath.lastIndex(of: "/") ?? deviceKeyPath.startIndex)])
+        let name = keychainID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        path = (directory.isEmpty ? "." : directory) + "/" + name + ".unlock-failures"
+    }
+
+    /// Seconds to wait after `failures` consecutive failures.
+    package static func delay(afterFailures failures: Int) -> UInt32 {
+        guard failures >= 3 else { return 0 }
+        return UInt32(min(1 << min(failures - 3, 6), 60))
+    }
+
+    /// Consecutive failures so far and the wall-clock second of the last one.
+    func state() -> (failures: Int, last: Int) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return (0, 0) }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = read(fd, &buffer, buffer.count)
+        guard n > 0 else { return (0, 0) }
+        let fields = String(decoding: buffer[..<n], as: UTF8.self).split(separator: " ")
+        guard fields.count == 2, let failures = Int(fields[0]),
+            let last = Int(fields[1].trimmingNewline())
+        else { return (0, 0) }
+        return (failures, last)
+    }
+
+    /// Blocks until the delay owed for earlier failures has passed.
+    func waitIfNeeded() {
+        let (failures, last) = state()
+        let wait = Int(Self.delay(afterFailures: failures)) - (time(nil) - last)
+        if wait > 0 { sleep(UInt32(min(wait, 60))) }
+    }
+
+    func recordFailure() {
+        let failures = state().failures + 1
+        write("\(failures) \(time(nil))\n")
+    }
+
+    func reset() {
+        if state().failures > 0 { unlink(path) }
+    }
+
+    private func write(_ text: String) {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        let bytes = Array(text.utf8)
+        _ = Glibc.write(fd, bytes, bytes.count)
+        close(fd)
+        _ = rename(temporary, path)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingNewline() -> Substring {
+        var result = self
+        while result.last == "\n" { result = result.dropLast() }
+        return result
+    }
+}

@@ -1,0 +1,190 @@
+/// The keychain password ("passcode"), lock and unlock (tracker issue 3; Apple Platform Security,
+/// "Keychain data protection" and "Data Protection classes").
+extension Keystore {
+    /// Whether the keychain's protected classes can be used now.
+    package enum LockState: Sendable, Equatable {
+        /// No password: every class is available, like a device without a passcode.
+        case noPassword
+        /// A password is set and the WhenUnlocked class keys are withdrawn.
+        case locked
+        /// A password is set and the WhenUnlocked class keys are available.
+        case unlocked
+    }
+
+    /// The current lock state, as every process of the user sees it.
+    package func lockState() throws(KeychainFailure) -> LockState {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> LockState in
+            guard s.keys.password != nil else { return .noPassword }
+            return s.keys.classKey(ProtectionClass.whenUnlocked.code) == nil ? .locked : .unlocked
+        }
+    }
+
+    /// The auto-lock timeout in seconds (0: never).
+    package func autoLockTimeout() throws(KeychainFailure) -> UInt32 {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in s.keys.autoLockSeconds }
+    }
+
+    /// Whether a password is set.
+    package func hasPassword() throws(KeychainFailure) -> Bool {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.password != nil }
+    }
+
+    /// Sets, changes or removes the keychain password, re-wrapping the class keys only: O(1) in the
+    /// number of items (Argon2id aside).
+    ///
+    /// - Setting (`current` nil on a keychain without password): the WhenUnlocked, AfterFirstUnlock
+    ///   and WhenPasscodeSet class keys move to the passcode slot; the keychain stays unlocked.
+    /// - Changing: `current` must be right; the class keys are re-wrapped under the new password.
+    /// - Removing (`newPassword` nil): the class keys return to the device slot and every
+    ///   WhenPasscodeSetThisDeviceOnly item is deleted, as Apple does when the passcode is removed.
+    ///
+    /// It is one SQLite transaction: a crash leaves the keychain with the old or the new password.
+    /// - Throws: `.authFailed` (-25293) when `current` is wrong or missing (nothing changes);
+    ///   `.param` for invalid KDF parameters; `.allocate` when Argon2id cannot get its memory;
+    ///   file statuses as for every write.
+    package func setPassword(
+        _ newPassword: SecureBytes?, current: SecureBytes?, parameters: KDFParameters = .default
+    ) throws(KeychainFailure) {
+        guard parameters.isValid else { throw KeychainFailure(.param, "invalid Argon2id parameters") }
+        let (existing, deviceKey, keychainID, throttle) = try read {
+            (s: borrowing StoreSession) throws(KeychainFailure) in
+            (s.keys.password, s.keys.deviceKey, s.keys.keychainID, s.keys.throttle)
+        }
+        // The slow Argon2id runs outside any transaction.
+        var oldKEK: SecureBytes?
+        if let existing {
+            guard let current else { throw KeychainFailure(.authFailed, "the current password is required") }
+            throttle.waitIfNeeded()
+            oldKEK = try Keybag.passcodeKEK(
+                password: current, salt: existing.salt, parameters: existing.parameters, deviceKey: deviceKey)
+        }
+        let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
+        let newKEK = try newPassword.map { (password: SecureBytes) throws(KeychainFailure) -> SecureBytes in
+            try Keybag.passcodeKEK(password: password, salt: salt, parameters: parameters, deviceKey: deviceKey)
+        }
+
+        let classKeys = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
+            guard s.keys.password?.salt == existing?.salt else {
+                throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
+            }
+            var classKeys: [Int64: SecureBytes] = [:]
+            if let oldKEK {
+                classKeys = try Keybag.unwrap(
+                    slot: .passcode, kek: oldKEK, in: s.database, keychainID: keychainID,
+                    failure: KeychainFailure(.authFailed))
+            } else {
+                for entry in Keybag.passcodeEntries { classKeys[entry] = s.keys.classKey(entry) }
+            }
+            guard Keybag.passcodeEntries.allSatisfy({ classKeys[$0] != nil }) else {
+                throw KeychainFailure(.invalidKeychain, "the keybag is missing a class key")
+            }
+            let generation = try Meta.integer(s.database, "generation")
+            do throws(SQLiteError) {
+                let device = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
+                for entry in Keybag.passcodeEntries {
+                    try Keybag.store(
+                        classKeys[entry]!, entry: entry, slot: newKEK == nil ? .device : .passcode,
+                        kek: newKEK ?? device, in: s.database, keychainID: keychainID)
+                }
+                if newKEK == nil {
+                    try s.database.prepare("DELETE FROM items WHERE pdmn = ?").run([
+                        .integer(ProtectionClass.whenPasscodeSetThisDeviceOnly.code)
+                    ])
+                }
+                try Meta.set(s.database, "kdf", newKEK == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
+                try Meta.set(s.database, "generation", integer: generation + 1)
+            } catch {
+                throw StoreSession.failure(error)
+            }
+            try s.keys.reload(s.database)
+            return classKeys
+        }
+        throttle.reset()
+        if newPassword != nil {
+            try makeAvailable(classKeys, keychainID: keychainID)
+        } else {
+            for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keychainID: keychainID, entry: entry) }
+        }
+    }
+
+    /// Unlocks the keychain: checks `password` and makes the class keys available to every process
+    /// of the user (kernel user keyring) or, where that is unavailable, to this process only.
+    ///
+    /// Reading the keychain is all it does: a wrong password leaves the file unchanged. Repeated
+    /// failures wait an escalating delay first (``UnlockThrottle``).
+    /// - Returns: where the unlock is kept (``ClassKeyStore/Scope``). A keychain without a password
+    ///   is always unlocked; the call then succeeds without checking anything.
+    /// - Throws: `.authFailed` (-25293) for a wrong password; `.allocate` when Argon2id cannot get
+    ///   its memory.
+    @discardableResult
+    package func unlock(password: SecureBytes) throws(KeychainFailure) -> ClassKeyStore.Scope {
+        let (existing, deviceKey, keychainID, throttle) = try read {
+            (s: borrowing StoreSession) throws(KeychainFailure) in
+            (s.keys.password, s.keys.deviceKey, s.keys.keychainID, s.keys.throttle)
+        }
+        guard let existing else { return ClassKeyStore.scope }
+        throttle.waitIfNeeded()
+        let kek = try Keybag.passcodeKEK(
+            password: password, salt: existing.salt, parameters: existing.parameters, deviceKey: deviceKey)
+        let classKeys: [Int64: SecureBytes]
+        do {
+            classKeys = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
+                try Keybag.unwrap(
+                    slot: .passcode, kek: kek, in: s.database, keychainID: keychainID,
+                    failure: KeychainFailure(.authFailed))
+            }
+        } catch {
+            if error.status == .authFailed { throttle.recordFailure() }
+            throw error
+        }
+        throttle.reset()
+        try makeAvailable(classKeys, keychainID: keychainID)
+        return ClassKeyStore.scope
+    }
+
+    /// Locks the keychain: withdraws the WhenUnlocked (and WhenPasscodeSet) class keys at once, for
+    /// every process of the user. AfterFirstUnlock keys stay until the session ends, as on iOS.
+    package func lock() throws(KeychainFailure) {
+        let keychainID = try read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID }
+        for entry in Keybag.whenUnlockedEntries { ClassKeyStore.remove(keychainID: keychainID, entry: entry) }
+    }
+
+    /// Sets the auto-lock timeout: the WhenUnlocked keys are withdrawn after `seconds` without use
+    /// (0: never), as `security set-keychain-settings -t` does on macOS.
+    package func setAutoLockTimeout(_ seconds: UInt32) throws(KeychainFailure) {
+        let keychainID = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [UInt8] in
+            let generation = try Meta.integer(s.database, "generation")
+            do throws(SQLiteError) {
+                try Meta.set(s.database, "autolock", integer: Int64(seconds))
+                try Meta.set(s.database, "generation", integer: generation + 1)
+            } catch {
+                throw StoreSession.failure(error)
+            }
+            try s.keys.reload(s.database)
+            return s.keys.keychainID
+        }
+        // Re-arm the timer on keys that are available now.
+        for entry in Keybag.whenUnlockedEntries {
+            if let key = ClassKeyStore.load(keychainID: keychainID, entry: entry) {
+                ClassKeyStore.store(key, keychainID: keychainID, entry: entry, timeout: seconds)
+            }
+        }
+    }
+
+    private func makeAvailable(_ classKeys: [Int64: SecureBytes], keychainID: [UInt8]) throws(KeychainFailure) {
+        let timeout = try autoLockTimeout()
+        for (entry, key) in classKeys {
+            let expires = Keybag.whenUnlockedEntries.contains(entry) ? timeout : 0
+            ClassKeyStore.store(key, keychainID: keychainID, entry: entry, timeout: expires)
+        }
+    }
+}
+
+extension Keystore {
+    /// Withdraws every class key this keychain has in the class key store (WhenUnlocked and
+    /// AfterFirstUnlock alike), as a logout or restart would. Used by `delete-keychain` and tests.
+    package func withdrawAllClassKeys() throws(KeychainFailure) {
+        let keychainID = try read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID }
+        for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keychainID: keychainID, entry: entry) }
+    }
+}

@@ -1,0 +1,120 @@
+/// The keys one connection holds, and the keychain settings they depend on.
+///
+/// Refreshed at the start of every transaction when another connection has committed (SQLite
+/// `data_version`) and changed the keybag (the `generation` counter in `meta`), so a password set
+/// by another process takes effect here at the next call.
+///
+/// Not `Sendable`: it lives inside ``StoreSession``, under the keystore's mutex.
+final class SessionKeys {
+    let keychainID: [UInt8]
+    let deviceKey: SecureBytes
+    let deviceKeyPath: String
+    /// Unwrapped entries of the device slot.
+    private(set) var deviceEntries: [Int64: SecureBytes] = [:]
+    /// Argon2id parameters and salt while the keychain has a password.
+    private(set) var password: (parameters: KDFParameters, salt: [UInt8])?
+    /// Auto-lock timeout in seconds (0 = never).
+    private(set) var autoLockSeconds: UInt32 = 0
+    private var generation: Int64 = -1
+    private var dataVersion: Int64 = -1
+    /// Passcode-slot keys fetched from the class key store during the current transaction.
+    private var transactionKeys: [Int64: SecureBytes] = [:]
+
+    init(keychainID: [UInt8], deviceKey: SecureBytes, deviceKeyPath: String) {
+        self.keychainID = keychainID
+        self.deviceKey = deviceKey
+        self.deviceKeyPath = deviceKeyPath
+    }
+
+    var indexKey: SecureBytes? { deviceEntries[Keybag.indexEntry] }
+
+    var throttle: UnlockThrottle { UnlockThrottle(deviceKeyPath: deviceKeyPath, keychainID: keychainID) }
+
+    /// Called at the start of each transaction.
+    func beginTransaction(_ database: Database) throws(KeychainFailure) {
+        transactionKeys.removeAll()
+        let version: Int64
+        do { version = try database.dataVersion() } catch { throw StoreSession.failure(error) }
+        guard version != dataVersion else { return }
+        dataVersion = version
+        if try Meta.integer(database, "generation") != generation { try reload(database) }
+    }
+
+    /// Re-reads settings and the device slot.
+    func reload(_ database: Database) throws(KeychainFailure) {
+        generation = try Meta.integer(database, "generation")
+        autoLockSeconds = UInt32(clamping: try Meta.integer(database, "autolock"))
+        if let kdf = try Meta.blob(database, "kdf") {
+            guard let decoded = Meta.decodeKDF(kdf) else { throw KeychainFailure(.invalidKeychain, "bad KDF record") }
+            password = decoded
+        } else {
+            password = nil
+        }
+        deviceEntries = try Keybag.unwrap(
+            slot: .device, kek: Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID), in: database,
+            keychainID: keychainID,
+            failure: KeychainFailure(
+                .decode,
+                "the keybag does not open with the device key at \(deviceKeyPath); it belongs to another installation"))
+        guard deviceEntries[Keybag.indexEntry] != nil else {
+            throw KeychainFailure(.invalidKeychain, "the keybag has no index key")
+        }
+    }
+
+    /// The class key of entry `code`, or `nil` while it is locked.
+    func classKey(_ code: Int64) -> SecureBytes? {
+        if let key = deviceEntries[code] { return key }
+        if let key = transactionKeys[code] { return key }
+        guard let key = ClassKeyStore.load(keychainID: keychainID, entry: code) else { return nil }
+        if Keybag.whenUnlockedEntries.contains(code) && autoLockSeconds > 0 {
+            // Auto-lock counts inactivity: each use restarts the timeout, as macOS does.
+            ClassKeyStore.store(key, keychainID: keychainID, entry: code, timeout: autoLockSeconds)
+        }
+        transactionKeys[code] = key
+        return key
+    }
+}
+
+/// Typed access to the `meta` table.
+enum Meta {
+    static func blob(_ database: Database, _ name: String) throws(KeychainFailure) -> [UInt8]? {
+        do {
+            let statement = try database.prepare("SELECT value FROM meta WHERE name = ?")
+            try statement.bind([.text(name)])
+            defer { statement.finish() }
+            return try statement.step() ? statement.blob(0) : nil
+        } catch {
+            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error.message)")
+        }
+    }
+
+    static func integer(_ database: Database, _ name: String) throws(KeychainFailure) -> Int64 {
+        guard let bytes = try blob(database, name), bytes.count == 8 else { return 0 }
+        return bytes.reduce(0) { $0 << 8 | Int64($1) }
+    }
+
+    static func set(_ database: Database, _ name: String, _ value: [UInt8]?) throws(SQLiteError) {
+        if let value {
+            try database.prepare("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)").run([.text(name), .blob(value)])
+        } else {
+            try database.prepare("DELETE FROM meta WHERE name = ?").run([.text(name)])
+        }
+    }
+
+    static func set(_ database: Database, _ name: String, integer: Int64) throws(SQLiteError) {
+        try set(database, name, withUnsafeBytes(of: integer.bigEndian, Array.init))
+    }
+
+    static func encodeKDF(_ parameters: KDFParameters, salt: [UInt8]) -> [UInt8] {
+        withUnsafeBytes(of: parameters.opsLimit.bigEndian, Array.init)
+            + withUnsafeBytes(of: UInt64(parameters.memLimit).bigEndian, Array.init) + salt
+    }
+
+    static func decodeKDF(_ bytes: [UInt8]) -> (parameters: KDFParameters, salt: [UInt8])? {
+        guard bytes.count == 16 + Sodium.passwordSaltBytes else { return nil }
+        let ops = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let mem = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let parameters = KDFParameters(opsLimit: ops, memLimit: Int(clamping: mem))
+        return parameters.isValid ? (parameters, Array(bytes[16...])) : nil
+    }
+}
