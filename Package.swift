@@ -43,8 +43,12 @@ let package = Package(
             name: "keychain-test-helper", dependencies: ["KeychainServices", "Keychain", "KeychainCore"],
             path: "Tests/Helper", swiftSettings: strictSettings),
 
+        // Writer and reader processes for the crash-safety and concurrency suites.
+        .executableTarget(
+            name: "keychain-stress", dependencies: ["KeychainCore"], path: "Tests/Stress", swiftSettings: strictSettings),
+
         .testTarget(
-            name: "KeychainCoreTests", dependencies: ["KeychainCore", "keychain-test-helper"],
+            name: "KeychainCoreTests", dependencies: ["KeychainCore", "CSQLite", "keychain-stress"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainCore", "keychain-test-helper"],

@@ -13,7 +13,7 @@ internal import Synchronization
 package final class Keystore: Sendable {
     /// Where the keychain and its device key are.
     package let location: KeychainLocation
-    private let session: Mutex<StoreSession>
+    let session: Mutex<StoreSession>
 
     /// How long a call waits for another process's write lock before failing, in milliseconds.
     package static let busyTimeoutMilliseconds: Int32 = 10_000
@@ -197,6 +197,21 @@ package final class Keystore: Sendable {
     package func dataVersion() throws(KeychainFailure) -> Int64 {
         try session.withLock { (s: inout StoreSession) throws(KeychainFailure) -> Int64 in
             do throws(SQLiteError) { return try s.database.dataVersion() } catch { throw StoreSession.failure(error) }
+        }
+    }
+}
+
+extension Keystore {
+    /// Caps the file at its current size plus `extraPages` pages (`PRAGMA max_page_count`), to
+    /// simulate a full disk in tests.
+    package func limitPagesForTesting(extraPages: Int) throws(KeychainFailure) {
+        try session.withLock { (s: inout StoreSession) throws(KeychainFailure) in
+            do throws(SQLiteError) {
+                let pages = try s.database.scalar("PRAGMA page_count")
+                try s.database.setMaxPageCount(Int(pages) + extraPages)
+            } catch {
+                throw StoreSession.failure(error)
+            }
         }
     }
 }

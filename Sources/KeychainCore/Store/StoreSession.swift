@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+package import FoundationEssentials
 #else
-internal import Foundation
+package import Foundation
 #endif
 
 /// One open connection with its unwrapped keys: the item operations of a ``Keystore``.
@@ -156,7 +156,7 @@ package struct StoreSession: ~Copyable {
     /// Finds the items `query` matches, decrypting what `projection` asks for.
     /// - Throws: `.interactionNotAllowed` when a candidate's class key is locked, `.decode` when a
     ///   candidate fails authentication. An empty result is returned as `[]`; callers map it.
-    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+    package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
         let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
         let rows = try candidateRows(query, withSecret: projection.contains(.secret))
         var results: [ItemRecord] = []
@@ -182,7 +182,7 @@ package struct StoreSession: ~Copyable {
     /// - Returns: the stored item's persistent reference.
     /// - Throws: `.duplicateItem` when an item with the same primary key exists; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when the class key is locked; `.diskFull`.
-    func add(
+    package func add(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Data {
         var attributes = Self.normalized(itemClass, input)
@@ -194,7 +194,7 @@ package struct StoreSession: ~Copyable {
     }
 
     /// Fills defaults: every primary-key attribute, `pdmn` and `sync`.
-    static func normalized(_ itemClass: ItemClass, _ input: [String: AttributeValue]) -> [String: AttributeValue] {
+    package static func normalized(_ itemClass: ItemClass, _ input: [String: AttributeValue]) -> [String: AttributeValue] {
         var attributes = input
         for descriptor in itemClass.primaryKey where attributes[descriptor.name] == nil {
             attributes[descriptor.name] = descriptor.defaultValue
@@ -261,7 +261,7 @@ package struct StoreSession: ~Copyable {
     /// Applies `changes` (and a new secret, when given) to every item `query` matches.
     /// - Returns: the number of items updated (0 when nothing matched).
     /// - Throws: `.duplicateItem` when a change would give an item the primary key of another.
-    func update(
+    package func update(
         _ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Int {
         let rows = try candidateRows(query, withSecret: true)
@@ -298,7 +298,7 @@ package struct StoreSession: ~Copyable {
 
     /// Deletes every item `query` matches.
     /// - Returns: the number deleted.
-    func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
+    package func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
         let rows = try candidateRows(query, withSecret: false)
         let covered = Self.isCoveredByIndex(query)
         var deleted = 0
