@@ -74,6 +74,7 @@ struct CrashSafetyTests {
 
             #expect(integrityCheck(temp.location.databasePath) == "ok", "trial \(trial)")
             let keystore = try temp.open()
+            #expect(throws: Never.self) { try keystore.verifyIntegrity() }
             if try keystore.hasPassword() {
                 var candidates = model.passwordIndex.map { [$0] } ?? []
                 if let inFlight, inFlight[1] == "password", let next = Int(inFlight[3]) { candidates.append(next) }
@@ -106,6 +107,12 @@ struct CrashSafetyTests {
         print("crash trials: \(trials), kills: \(kills), lost writes: 0")
     }
 
+    func uniqueCount(_ lines: [[String]]) -> Int { lines.flatMap { $0.filter { $0.hasPrefix("ok add") } }.count }
+
+    func sharedCount(_ keystore: Keystore) throws -> Int {
+        try (0..<10).filter { try read(keystore, "k\($0)") != nil }.count
+    }
+
     @Test("4 writer processes and 2 readers on overlapping keys lose nothing and never see a torn item")
     func concurrentProcesses() throws {
         let temp = TemporaryKeychain()
@@ -132,6 +139,7 @@ struct CrashSafetyTests {
             #expect(readers[index].0.terminationStatus == 0, "reader \(index) saw a torn item: \(lines.last ?? "")")
         }
         let keystore = try temp.open()
+        #expect(try keystore.verifyIntegrity() == uniqueCount(writerLines) + sharedCount(keystore))
         // Every unique key a writer acknowledged is there.
         let uniques = writerLines.flatMap { $0.filter { $0.hasPrefix("ok add") } }.map { String($0.split(separator: " ")[2]) }
         #expect(uniques.count == 4 * operations / 10)

@@ -88,6 +88,23 @@ struct ItemCodec {
         return ad
     }
 
+    /// 32-byte keyed tag of a whole row as stored (every column but rowid and tag), for the accumulator.
+    func rowTag(_ columns: [SQLValue]) -> [UInt8] {
+        var message = Array("swkc.row.v1".utf8)
+        for column in columns {
+            let bytes: [UInt8]
+            switch column {
+            case .null: bytes = []
+            case .integer(let value): bytes = withUnsafeBytes(of: value.bigEndian, Array.init)
+            case .blob(let value): bytes = value
+            case .text(let value): bytes = Array(value.utf8)
+            }
+            message += withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init)
+            message += bytes
+        }
+        return Sodium.keyedHash(message, key: indexKey, length: 32)
+    }
+
     static func encodeAttributes(_ attributes: [String: AttributeValue]) -> [UInt8] {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary

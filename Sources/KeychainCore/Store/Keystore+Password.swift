@@ -86,16 +86,12 @@ extension Keystore {
                         classKeys[entry]!, entry: entry, slot: newKEK == nil ? .device : .passcode,
                         kek: newKEK ?? device, in: s.database, keychainID: keychainID)
                 }
-                if newKEK == nil {
-                    try s.database.prepare("DELETE FROM items WHERE pdmn = ?").run([
-                        .integer(ProtectionClass.whenPasscodeSetThisDeviceOnly.code)
-                    ])
-                }
                 try Meta.set(s.database, "kdf", newKEK == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
                 try Meta.set(s.database, "generation", integer: generation + 1)
             } catch {
                 throw StoreSession.failure(error)
             }
+            if newKEK == nil { try s.deleteAll(.whenPasscodeSetThisDeviceOnly) }
             try s.keys.reload(s.database)
             return classKeys
         }

@@ -33,7 +33,8 @@ package enum Schema {
             name BLOB NOT NULL,
             wrapped_key BLOB NOT NULL,
             attributes BLOB NOT NULL,
-            secret BLOB NOT NULL
+            secret BLOB NOT NULL,
+            tag BLOB NOT NULL
         );
         CREATE INDEX items_by_name ON items (class, name, acct);
         CREATE INDEX items_by_account ON items (class, acct);

@@ -31,9 +31,10 @@ package struct StoreSession: ~Copyable {
         let wrappedKey: [UInt8]
         let attributes: [UInt8]
         let secret: [UInt8]?
+        let tag: [UInt8]
     }
 
-    private static let rowColumns = "rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes"
+    private static let rowColumns = "rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, tag"
 
     /// The rows a query selects by its indexed columns, in insertion order.
     func candidateRows(_ query: ItemQuery, withSecret: Bool) throws(KeychainFailure) -> [Row] {
@@ -83,7 +84,7 @@ package struct StoreSession: ~Copyable {
                             accessGroup: statement.blob(5), primaryKey: statement.blob(6), account: statement.blob(7),
                             name: statement.blob(8)),
                         wrappedKey: statement.blob(9), attributes: statement.blob(10),
-                        secret: withSecret ? statement.blob(11) : nil))
+                        secret: withSecret ? statement.blob(12) : nil, tag: statement.blob(11)))
             }
             return rows
         } catch let failure as KeychainFailure {
@@ -224,7 +225,7 @@ package struct StoreSession: ~Copyable {
         let digests = codec.digests(itemClass, attributes)
         let row = Row(
             rowid: 0, persistentRef: persistentRef, itemClass: itemClass, protection: protection, sync: sync,
-            digests: digests, wrappedKey: [], attributes: [], secret: nil)
+            digests: digests, wrappedKey: [], attributes: [], secret: nil, tag: [])
         let itemKey = SecureBytes.random(count: Sodium.keyBytes)
         let wrapped = Sodium.seal(itemKey, key: classKey, associatedData: associatedData(.key, row))
         let sealedAttributes = Sodium.seal(
@@ -245,17 +246,19 @@ package struct StoreSession: ~Copyable {
         _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8]
     ) throws(KeychainFailure) {
         let sealed = try sealRow(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
+        let columns: [SQLValue] = [.blob(persistentRef), .integer(ItemCodec.classCode(itemClass))] + sealed.values
+        let tag = codec.rowTag(columns)
         do throws(SQLiteError) {
             let statement = try database.prepare(
                 """
-                INSERT INTO items (persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO items (persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret, tag)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            try statement.run(
-                [.blob(persistentRef), .integer(ItemCodec.classCode(itemClass))] + sealed.values)
+            try statement.run(columns + [.blob(tag)])
         } catch {
             throw Self.failure(error)
         }
+        try accumulate(tag)
     }
 
     /// Applies `changes` (and a new secret, when given) to every item `query` matches.
@@ -284,16 +287,18 @@ package struct StoreSession: ~Copyable {
     /// Re-seals one row in place with a fresh item key.
     func rewrite(_ row: Row, attributes: [String: AttributeValue], secret: SecureBytes) throws(KeychainFailure) {
         let sealed = try sealRow(row.itemClass, attributes: attributes, secret: secret, persistentRef: row.persistentRef)
+        let tag = codec.rowTag([.blob(row.persistentRef), .integer(ItemCodec.classCode(row.itemClass))] + sealed.values)
         do throws(SQLiteError) {
             let statement = try database.prepare(
                 """
                 UPDATE items SET pdmn = ?, sync = ?, agrp = ?, pk = ?, acct = ?, name = ?, wrapped_key = ?,
-                attributes = ?, secret = ? WHERE rowid = ?
+                attributes = ?, secret = ?, tag = ? WHERE rowid = ?
                 """)
-            try statement.run(sealed.values + [.integer(row.rowid)])
+            try statement.run(sealed.values + [.blob(tag), .integer(row.rowid)])
         } catch {
             throw Self.failure(error)
         }
+        try accumulate(zip(row.tag, tag).map { $0 ^ $1 })
     }
 
     /// Deletes every item `query` matches.
@@ -314,9 +319,40 @@ package struct StoreSession: ~Copyable {
             } catch {
                 throw Self.failure(error)
             }
+            try accumulate(row.tag)
             deleted += 1
         }
         return deleted
+    }
+
+    // MARK: - Integrity accumulator
+
+    /// XORs `delta` into the keychain's accumulator: the XOR of every row's keyed tag. Replaying an
+    /// old copy of a row, or removing or adding one behind the engine's back, breaks the equality
+    /// that ``Keystore/verifyIntegrity()`` checks.
+    func accumulate(_ delta: [UInt8]) throws(KeychainFailure) {
+        var current = try Meta.blob(database, "accumulator") ?? [UInt8](repeating: 0, count: delta.count)
+        guard current.count == delta.count else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
+        for index in current.indices { current[index] ^= delta[index] }
+        do { try Meta.set(database, "accumulator", current) } catch { throw Self.failure(error) }
+    }
+
+    /// Deletes every item of one protection class (used when the password is removed).
+    func deleteAll(_ protection: ProtectionClass) throws(KeychainFailure) {
+        do throws(SQLiteError) {
+            let select = try database.prepare("SELECT rowid, tag FROM items WHERE pdmn = ?")
+            try select.bind([.integer(protection.code)])
+            var doomed: [(Int64, [UInt8])] = []
+            while try select.step() { doomed.append((select.int64(0), select.blob(1))) }
+            select.finish()
+            let delete = try database.prepare("DELETE FROM items WHERE rowid = ?")
+            for (rowid, tag) in doomed {
+                try delete.run([.integer(rowid)])
+                do { try accumulate(tag) } catch { throw SQLiteError(code: 1, message: error.description) }
+            }
+        } catch {
+            throw Self.failure(error)
+        }
     }
 
     // MARK: - Errors
