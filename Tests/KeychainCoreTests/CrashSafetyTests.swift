@@ -164,3 +164,55 @@ struct CrashSafetyTests {
         print("concurrency: \(writes) acknowledged writes by 4 processes in \(String(format: "%.2f", elapsed)) s (\(Int(Double(writes) / elapsed)) writes/s), readers: \(readerLines.map { $0.last ?? "" })")
     }
 }
+
+/// The password change across processes, and killed at each of its steps (tracker issue 3).
+@Suite("Password change and unlock across processes")
+struct PasswordProcessTests {
+    func stress(_ temp: TemporaryKeychain, _ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, [String]) {
+        let (process, pipe) = try StressProcess.start(
+            [arguments[0], temp.location.databasePath, temp.location.deviceKeyPath] + arguments.dropFirst(),
+            environment: environment)
+        let lines = StressProcess.lines(pipe)
+        process.waitUntilExit()
+        return (process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus, lines)
+    }
+
+    func lockedKeychain(_ temp: TemporaryKeychain) throws -> Keystore {
+        let keystore = try temp.open()
+        try keystore.setPassword(secret("old"), current: nil, parameters: .testing)
+        _ = try keystore.add(
+            .genericPassword, attributes: ["svce": .string("stress"), "acct": .string("k1"), "pdmn": .string("ak"), "agrp": .string("stress")],
+            secret: secret("w:1:x"))
+        try keystore.withdrawAllClassKeys()
+        return keystore
+    }
+
+    @Test("one process unlocks, another reads; after lock the other gets -25308")
+    func unlockAcrossProcesses() throws {
+        guard ClassKeyStore.scope == .userSession else { return }  // no kernel keyring: unlock is per process
+        let temp = TemporaryKeychain()
+        let keystore = try lockedKeychain(temp)
+        #expect(try stress(temp, ["read", "k1"]).1 == ["status -25308"])
+        #expect(try stress(temp, ["unlock", "old"]).1 == ["ok userSession"])
+        #expect(try stress(temp, ["read", "k1"]).1 == ["value w:1:x"])
+        try keystore.lock()
+        #expect(try stress(temp, ["read", "k1"]).1 == ["status -25308"])
+    }
+
+    @Test("a password change killed at any step leaves the old or the new password working", arguments: CrashPoint.passwordChange)
+    func killedPasswordChange(point: String) throws {
+        let temp = TemporaryKeychain()
+        _ = try lockedKeychain(temp)
+        let (status, _) = try stress(temp, ["passwd", "old", "new"], environment: ["KEYCHAIN_CRASH_POINT": point])
+        #expect(status == -SIGKILL, "the process should have been killed at \(point)")
+        let keystore = try temp.open()
+        try keystore.withdrawAllClassKeys()
+        #expect(try keystore.verifyIntegrity() == 1)
+        let expected = point == "password.committed" ? "new" : "old"
+        let other = expected == "new" ? "old" : "new"
+        #expect(throws: KeychainFailure.self) { try keystore.unlock(password: secret(other)) }
+        try keystore.unlock(password: secret(expected))
+        let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")]), projection: .secret)
+        #expect(item.first?.secret?.constantTimeEquals(Array("w:1:x".utf8)) == true)
+    }
+}

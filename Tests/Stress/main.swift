@@ -4,6 +4,9 @@
 //                                                              printing "begin …" before and "ok …" after each
 //   keychain-stress hammer <db> <device-key> <id> <ops>        add-or-update / delete on shared keys, acking each
 //   keychain-stress reader <db> <device-key> <milliseconds>    reads shared keys, checking each value is whole
+//   keychain-stress passwd <db> <device-key> <old> <new>       changes the password (crash points via KEYCHAIN_CRASH_POINT)
+//   keychain-stress unlock <db> <device-key> <password>        unlocks for the user's processes
+//   keychain-stress read <db> <device-key> <key>               prints "value <v>" or "status <OSStatus>"
 //
 // Values are "<writer>:<sequence>:<checksum>" so a reader can tell a torn or foreign value.
 import Foundation
@@ -14,7 +17,7 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 let arguments = CommandLine.arguments
-guard arguments.count >= 6 || (arguments.count == 5 && arguments[1] == "reader") else {
+guard arguments.count >= 5 else {
     FileHandle.standardError.write(Data("usage: keychain-stress writer|hammer|reader <db> <device-key> …\n".utf8))
     exit(2)
 }
@@ -121,6 +124,28 @@ do {
             }
         }
         say("reads \(reads)")
+    case "passwd":
+        let keystore = try Keystore(location: location)
+        try keystore.setPassword(
+            SecureBytes(copying: Array(arguments[5].utf8)), current: SecureBytes(copying: Array(arguments[4].utf8)),
+            parameters: .testing)
+        say("ok")
+    case "unlock":
+        let keystore = try Keystore(location: location)
+        let scope = try keystore.unlock(password: SecureBytes(copying: Array(arguments[4].utf8)))
+        say("ok \(scope)")
+    case "read":
+        let keystore = try Keystore(location: location)
+        do {
+            let items = try keystore.search(itemQuery(arguments[4]), projection: .secret)
+            if let item = items.first {
+                say("value " + item.secret!.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            } else {
+                say("status \(KeychainStatus.itemNotFound.rawValue)")
+            }
+        } catch {
+            say("status \(error.status.rawValue)")
+        }
     default:
         exit(2)
     }

@@ -63,6 +63,7 @@ extension Keystore {
             try Keybag.passcodeKEK(password: password, salt: salt, parameters: parameters, deviceKey: deviceKey)
         }
 
+        CrashPoint.reach("password.derived")
         let classKeys = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
             guard s.keys.password?.salt == existing?.salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
@@ -92,9 +93,11 @@ extension Keystore {
                 throw StoreSession.failure(error)
             }
             if newKEK == nil { try s.deleteAll(.whenPasscodeSetThisDeviceOnly) }
+            CrashPoint.reach("password.rewrapped")
             try s.keys.reload(s.database)
             return classKeys
         }
+        CrashPoint.reach("password.committed")
         throttle.reset()
         if newPassword != nil {
             try makeAvailable(classKeys, keychainID: keychainID)

@@ -1,0 +1,20 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#endif
+
+/// Named points inside multi-step operations where the crash-safety suite kills the process.
+///
+/// Inert unless `KEYCHAIN_CRASH_POINT` names a point; then reaching it sends SIGKILL to this
+/// process, as a power cut or `kill -9` would at that instant.
+package enum CrashPoint {
+    private static let armed: String? = getenv("KEYCHAIN_CRASH_POINT").map { String(cString: $0) }
+
+    /// The points, in the order a password change reaches them.
+    package static let passwordChange = ["password.derived", "password.rewrapped", "password.committed"]
+
+    static func reach(_ name: String) {
+        if let armed, armed == name { kill(getpid(), SIGKILL) }
+    }
+}
