@@ -38,6 +38,10 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
+        // libFuzzer targets (scripts/fuzz) and their corpus replayer.
+        .target(
+            name: "KeychainFuzzing", dependencies: ["KeychainCore", "KeychainServices"], swiftSettings: strictSettings),
+        .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
         // A small program the tests start as a second (third, …) process.
         .executableTarget(
             name: "keychain-test-helper", dependencies: ["KeychainServices", "Keychain", "KeychainCore"],
@@ -48,7 +52,7 @@ let package = Package(
             name: "keychain-stress", dependencies: ["KeychainCore"], path: "Tests/Stress", swiftSettings: strictSettings),
 
         .testTarget(
-            name: "KeychainCoreTests", dependencies: ["KeychainCore", "CSQLite", "keychain-stress"],
+            name: "KeychainCoreTests", dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainCore", "keychain-test-helper"],

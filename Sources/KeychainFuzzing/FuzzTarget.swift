@@ -1,0 +1,98 @@
+package import Foundation
+import KeychainCore
+import KeychainServices
+
+/// The libFuzzer targets (tracker issue 8): each takes arbitrary bytes and must return without
+/// crashing, whatever the bytes. `keychain-fuzz` runs them under libFuzzer; the test suite replays
+/// the corpus in `Tests/Fuzz/Corpus/<target>/` through the same entry point.
+package enum FuzzTarget: String, CaseIterable, Sendable {
+    /// SecItem dictionaries: keys, value types, nesting; all four SecItem calls.
+    case secItem = "secitem"
+    /// Entitlements property lists.
+    case entitlements
+    /// Arbitrary files opened as a keychain database.
+    case database
+
+    /// Runs the target on one input.
+    package func run(_ data: Data) {
+        switch self {
+        case .secItem: FuzzTarget.secItem(data)
+        case .entitlements: _ = try? ApplicationIdentity(entitlementsPlist: data)
+        case .database: FuzzTarget.database(data)
+        }
+    }
+
+    // MARK: - Targets
+
+    /// A scratch keychain shared by the inputs of one process.
+    private static let scratch: KeychainContext? = {
+        let directory = NSTemporaryDirectory() + "swkc-fuzz-\(getpid())"
+        let location = KeychainLocation(
+            databasePath: directory + "/fuzz.keychain-db", deviceKeyPath: directory + "/device.key")
+        guard let keystore = try? Keystore(location: location) else { return nil }
+        return KeychainContext(keystore: keystore, identity: ApplicationIdentity(accessGroups: ["team.a", "team.b"]))
+    }()
+
+    private static let keys = [
+        "class", "genp", "inet", "cert", "pdmn", "agrp", "sync", "syna", "acct", "svce", "gena", "labl", "desc", "icmt",
+        "crtr", "type", "invi", "nega", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "cdat", "mdat", "accc",
+        "r_Data", "r_Attributes", "r_PersistentRef", "r_Ref", "v_Data", "v_PersistentRef", "v_Ref", "m_Limit",
+        "m_LimitOne", "m_LimitAll", "m_CaseInsensitive", "u_AuthUI", "nleg", "ak", "ck", "dk", "aku", "akpu", "htps",
+    ]
+
+    /// Builds a dictionary from the bytes: a property list if they are one, else a key/value stream
+    /// (each entry: a key index byte, a type byte, then the value) so that mutations stay meaningful.
+    static func dictionary(_ data: Data) -> [String: Any] {
+        if let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] {
+            return plist
+        }
+        var bytes = data.makeIterator()
+        var dictionary: [String: Any] = [:]
+        while let keyIndex = bytes.next(), let type = bytes.next() {
+            let key = keys[Int(keyIndex) % keys.count]
+            let length = Int(bytes.next() ?? 0) % 24
+            var payload: [UInt8] = []
+            for _ in 0..<length { if let byte = bytes.next() { payload.append(byte) } }
+            let value: Any
+            switch type % 9 {
+            case 0: value = keys[Int(payload.first ?? 0) % keys.count]
+            case 1: value = String(decoding: payload, as: UTF8.self)
+            case 2: value = Data(payload)
+            case 3: value = Int(payload.first ?? 0) - 128
+            case 4: value = (payload.first ?? 0) & 1 == 1
+            case 5: value = Date(timeIntervalSinceReferenceDate: Double(payload.first ?? 0))
+            case 6: value = [String(decoding: payload, as: UTF8.self)]
+            case 7: value = ["nested": Data(payload)]
+            default: value = NSNull()
+            }
+            dictionary[key] = value
+        }
+        return dictionary
+    }
+
+    static func secItem(_ data: Data) {
+        guard let scratch else { return }
+        let query = dictionary(data) as NSDictionary
+        KeychainContext.withOverride(scratch) {
+            var result: CFTypeRef?
+            _ = SecItemAdd(query, &result)
+            _ = SecItemCopyMatching(query, &result)
+            _ = SecItemCopyMatching(query, nil)
+            _ = SecItemUpdate(query, query)
+            _ = SecItemDelete(query)
+        }
+    }
+
+    static func database(_ data: Data) {
+        let directory = NSTemporaryDirectory() + "swkc-fuzzdb-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/input.keychain-db"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        let location = KeychainLocation(databasePath: path, deviceKeyPath: directory + "/device.key")
+        if let keystore = try? Keystore(location: location, create: false) {
+            _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
+            _ = try? keystore.verifyIntegrity()
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import KeychainFuzzing
+
+// Built two ways:
+//   scripts/fuzz TARGET SECONDS   → with -sanitize=fuzzer,address -DFUZZING: a libFuzzer binary;
+//                                   the target is chosen by KEYCHAIN_FUZZ_TARGET.
+//   swift build                   → a replayer: `keychain-fuzz TARGET FILE…` runs each file once.
+
+#if FUZZING
+private let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["KEYCHAIN_FUZZ_TARGET"] ?? "") ?? .secItem
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    target.run(Data(bytes: bytes, count: count))
+    return 0
+}
+#else
+@main
+struct FuzzReplay {
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
+            print("usage: keychain-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE…")
+            exit(2)
+        }
+        for path in arguments.dropFirst() {
+            if let data = FileManager.default.contents(atPath: path) { target.run(data) }
+        }
+        print("replayed \(arguments.count - 1) inputs through \(name)")
+    }
+}
+#endif
