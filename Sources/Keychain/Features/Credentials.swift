@@ -56,7 +56,7 @@ public struct Credentials: Sendable {
     /// - Parameters:
     ///   - userName: the login name.
     ///   - password: the password.
-    /// - Throws: everything ``Keychain/set(_:forKey:)-(Data,_)`` throws.
+    /// - Throws: everything ``Keychain/set(_:forKey:)-25sr5`` throws.
     public func save(userName: String, password: String) throws(KeychainError) {
         try keychain.set(Login(userName: userName, password: password), forKey: service)
     }
@@ -64,7 +64,7 @@ public struct Credentials: Sendable {
     /// The stored login, or `nil` when none is stored.
     /// - Returns: the login.
     /// - Throws: ``KeychainError/Code/decode`` when the stored item is not a login, and everything
-    ///   ``Keychain/data(forKey:)`` throws (``KeychainError/Code/interactionNotAllowed`` when locked).
+    ///   ``Keychain/data(forKey:)-7gokz`` throws (``KeychainError/Code/interactionNotAllowed`` when locked).
     public func load() throws(KeychainError) -> Login? {
         try keychain.value(Login.self, forKey: service)
     }
@@ -80,7 +80,7 @@ public struct Credentials: Sendable {
     public func password() throws(KeychainError) -> String? { try load()?.password }
 
     /// Deletes the stored login; deleting when none is stored succeeds.
-    /// - Throws: everything ``Keychain/remove(forKey:)`` throws.
+    /// - Throws: everything ``Keychain/remove(forKey:)-9589x`` throws.
     public func delete() throws(KeychainError) { try keychain.remove(forKey: service) }
 
     // MARK: - Package

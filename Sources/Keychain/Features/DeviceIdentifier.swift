@@ -58,16 +58,16 @@ public struct DeviceIdentifier: Sendable {
         }
     }
 
-    /// Async variant of ``value()``.
+    /// Async variant of ``value()-4rf4u``.
     /// - Returns: the installation's UUID.
-    /// - Throws: everything ``value()`` throws.
+    /// - Throws: everything ``value()-4rf4u`` throws.
     public func value() async throws(KeychainError) -> UUID {
         let bound = DeviceIdentifier(keychain: try keychain.bound(.get))
         return try await Offload.run { () throws(KeychainError) in try bound.value() }
     }
 
-    /// Deletes the identifier, so that the next ``value()`` creates a new one. Succeeds when none is stored.
-    /// - Throws: everything ``Keychain/remove(forKey:)`` throws.
+    /// Deletes the identifier, so that the next ``value()-4rf4u`` creates a new one. Succeeds when none is stored.
+    /// - Throws: everything ``Keychain/remove(forKey:)-9589x`` throws.
     public func reset() throws(KeychainError) { try keychain.remove(forKey: Self.key) }
 
     // MARK: - Package

@@ -67,12 +67,12 @@ extension Keychain {
         return MigrationReport(movedItems: records.map(KeychainItem.init))
     }
 
-    /// Async variant of ``migrate(keys:to:)``.
+    /// Async variant of ``migrate(keys:to:)-7f3mi``.
     /// - Parameters:
     ///   - keys: only these keys, or every key when `nil`.
     ///   - destination: where the items go.
     /// - Returns: the moved items.
-    /// - Throws: everything ``migrate(keys:to:)`` throws.
+    /// - Throws: everything ``migrate(keys:to:)-7f3mi`` throws.
     public func migrate(keys: [String]? = nil, to destination: Keychain) async throws(KeychainError)
         -> MigrationReport
     {

@@ -21,7 +21,7 @@ extension Keychain {
     /// - Parameter key: the item's key (account).
     /// - Returns: the text, or `nil` when there is no item.
     /// - Throws: ``KeychainError/Code/decode`` when the stored bytes are not valid UTF-8, and
-    ///   everything ``data(forKey:)`` throws.
+    ///   everything ``data(forKey:)-7gokz`` throws.
     public func string(forKey key: String) throws(KeychainError) -> String? {
         guard let secret = try secret(forKey: key, .get) else { return nil }
         guard let string = secret.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) else {
@@ -30,7 +30,7 @@ extension Keychain {
         return string
     }
 
-    /// The value stored for `key` with ``set(_:forKey:)-(Encodable,_)``, decoded from JSON.
+    /// The value stored for `key` with ``set(_:forKey:)-70b4y``, decoded from JSON.
     ///
     /// ```swift
     /// struct Session: Codable { var token: String; var expires: Date }
@@ -42,7 +42,7 @@ extension Keychain {
     /// - Returns: the decoded value, or `nil` when there is no item.
     /// - Throws: ``KeychainError/Code/decode`` when the stored bytes do not decode as `type` (the
     ///   decoder's message is not included: it could quote the secret), and everything
-    ///   ``data(forKey:)`` throws.
+    ///   ``data(forKey:)-7gokz`` throws.
     public func value<Value: Decodable>(_ type: Value.Type = Value.self, forKey key: String) throws(KeychainError)
         -> Value?
     {
@@ -56,11 +56,11 @@ extension Keychain {
 
     /// The UTF-8 text stored for `key`, or `nil`: `try keychain["token"]`.
     ///
-    /// Read-only, so that a failed write can never be silently dropped; use ``set(_:forKey:)-(String,_)``
-    /// and ``remove(forKey:)`` to change items.
+    /// Read-only, so that a failed write can never be silently dropped; use ``set(_:forKey:)-5qzke``
+    /// and ``remove(forKey:)-9589x`` to change items.
     /// - Parameter key: the item's key (account).
     /// - Returns: the text, or `nil` when there is no item.
-    /// - Throws: everything ``string(forKey:)`` throws.
+    /// - Throws: everything ``string(forKey:)-3xxvk`` throws.
     public subscript(key: String) -> String? {
         get throws(KeychainError) { try string(forKey: key) }
     }
@@ -121,24 +121,24 @@ extension Keychain {
         try upsert(SecureBytes(copying: data), forKey: key)
     }
 
-    /// Stores `string` as UTF-8 for `key`. See ``set(_:forKey:)-(Data,_)``.
+    /// Stores `string` as UTF-8 for `key`. See ``set(_:forKey:)-25sr5``.
     /// - Parameters:
     ///   - string: the secret text.
     ///   - key: the item's key (account).
-    /// - Throws: everything ``set(_:forKey:)-(Data,_)`` throws.
+    /// - Throws: everything ``set(_:forKey:)-25sr5`` throws.
     public func set(_ string: String, forKey key: String) throws(KeychainError) {
         try upsert(SecureBytes(copying: Array(string.utf8)), forKey: key)
     }
 
-    /// Stores `value` encoded as JSON for `key`. See ``set(_:forKey:)-(Data,_)``.
+    /// Stores `value` encoded as JSON for `key`. See ``set(_:forKey:)-25sr5``.
     ///
     /// `String` and `Data` arguments use their own overloads (UTF-8 text and raw bytes); read them
-    /// back with ``string(forKey:)`` and ``data(forKey:)``, not ``value(_:forKey:)``.
+    /// back with ``string(forKey:)-3xxvk`` and ``data(forKey:)-7gokz``, not ``value(_:forKey:)-1ocp8``.
     /// - Parameters:
     ///   - value: the value to encode with `JSONEncoder`.
     ///   - key: the item's key (account).
     /// - Throws: ``KeychainError/Code/param`` when `value` cannot be encoded, and everything
-    ///   ``set(_:forKey:)-(Data,_)`` throws.
+    ///   ``set(_:forKey:)-25sr5`` throws.
     public func set<Value: Encodable>(_ value: Value, forKey key: String) throws(KeychainError) {
         let data: Data
         do {

@@ -26,7 +26,7 @@ package import KeychainCore
 ///   with Apple's SecItem calls. With a group, every operation is confined to it, and a group the
 ///   process does not hold throws ``KeychainError/missingEntitlement``.
 /// - Reads and writes see only items whose synchronizable state equals ``isSynchronizable``
-///   (Apple's implicit `kSecAttrSynchronizable = false`); ``removeAll()`` covers both states.
+///   (Apple's implicit `kSecAttrSynchronizable = false`); ``removeAll()-34qmc`` covers both states.
 ///
 /// The type is a value without shared mutable state, so one instance may be used from any number of
 /// threads and tasks at once. Cross-process safety comes from the engine's SQLite transactions.

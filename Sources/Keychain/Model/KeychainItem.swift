@@ -3,7 +3,7 @@ internal import KeychainCore
 
 /// The attributes of one stored item, without its secret.
 ///
-/// Returned by ``Keychain/allItems()`` and in a ``MigrationReport``. Nothing here is secret; the
+/// Returned by ``Keychain/allItems()-7jjmg`` and in a ``MigrationReport``. Nothing here is secret; the
 /// ``key`` (account) is, however, personal data: log it with care.
 public struct KeychainItem: Sendable, Hashable {
     /// The item's key (`kSecAttrAccount`).

@@ -1,4 +1,4 @@
-/// What ``Keychain/migrate(keys:to:)`` moved.
+/// What ``Keychain/migrate(keys:to:)-7f3mi`` moved.
 public struct MigrationReport: Sendable, Hashable {
     /// The moved items with their new attributes, in the order they were stored. Never secrets.
     public let movedItems: [KeychainItem]
