@@ -1,0 +1,137 @@
+import Foundation
+internal import KeychainCore
+
+/// The one place where the high-level API turns a ``Keychain`` into engine queries and attributes
+/// (the role of Valet's `Internal/SecItem.swift`; no string-keyed SecItem dictionaries are built).
+extension Keychain {
+    // MARK: - Internal
+
+    /// The engine item class of the scope.
+    var itemClass: ItemClass {
+        switch scope {
+        case .genericPassword: .genericPassword
+        case .internetPassword: .internetPassword
+        }
+    }
+
+    /// The attributes that define the scope: `svce`, or `srvr` + `ptcl` + `atyp`.
+    var scopeAttributes: [String: AttributeValue] {
+        switch scope {
+        case .genericPassword(let service):
+            ["svce": .string(service)]
+        case .internetPassword(let server, let proto, let authenticationType):
+            ["srvr": .string(server), "ptcl": .string(proto.rawValue), "atyp": .string(authenticationType.rawValue)]
+        }
+    }
+
+    /// Runs `body` with the bound or current context, translating engine failures for `operation`.
+    func perform<R>(
+        _ operation: KeychainError.Operation, _ body: (KeychainContext) throws(KeychainFailure) -> R
+    ) throws(KeychainError) -> R {
+        do {
+            return try body(try resolvedContext())
+        } catch {
+            throw KeychainError(error, operation)
+        }
+    }
+
+    /// The bound context, or the current task's (a test override) or the process's.
+    func resolvedContext() throws(KeychainFailure) -> KeychainContext {
+        if let context { return context }
+        return try KeychainContext.current()
+    }
+
+    /// This keychain bound to the context current *now*, so work moved to another thread keeps the
+    /// task's context (task-local overrides do not follow work onto a dispatch queue).
+    func bound(_ operation: KeychainError.Operation) throws(KeychainError) -> Keychain {
+        if context != nil { return self }
+        do { return self.context(try KeychainContext.current()) } catch { throw KeychainError(error, operation) }
+    }
+
+    /// The access groups a read, update or removal covers: the named group, or all the process holds
+    /// (`nil`: every group, for the user's management tool).
+    /// - Throws: `.missingEntitlement` for a named group not held, or a process without groups.
+    func searchGroups(_ identity: ApplicationIdentity) throws(KeychainFailure) -> [String]? {
+        if let group = accessGroupName {
+            guard identity.holds(group) else {
+                throw KeychainFailure(.missingEntitlement, "the access group is not in the process's entitlements")
+            }
+            return [group]
+        }
+        guard !identity.accessGroups.isEmpty || identity.seesAllGroups else {
+            throw KeychainFailure(.missingEntitlement, "the process has no keychain access group")
+        }
+        return identity.searchGroups
+    }
+
+    /// The groups an upsert looks in, the first being where a new item goes: the named group, or the
+    /// process's groups in Apple's order (default group first).
+    func writeGroups(_ identity: ApplicationIdentity) throws(KeychainFailure) -> [String] {
+        if let group = accessGroupName {
+            guard identity.holds(group) else {
+                throw KeychainFailure(.missingEntitlement, "the access group is not in the process's entitlements")
+            }
+            return [group]
+        }
+        guard !identity.accessGroups.isEmpty else {
+            throw KeychainFailure(.missingEntitlement, "the process has no keychain access group")
+        }
+        return identity.accessGroups
+    }
+
+    /// The query for one key (or every key when `key` is `nil`) of this scope.
+    func query(
+        _ identity: ApplicationIdentity, key: String?, synchronizable: Bool?, limit: Int? = nil
+    ) throws(KeychainFailure) -> ItemQuery {
+        var filters = scopeAttributes
+        if let key { filters["acct"] = .string(key) }
+        return ItemQuery(
+            itemClass: itemClass, filters: filters, accessGroups: try searchGroups(identity),
+            synchronizable: synchronizable, limit: limit)
+    }
+
+    /// The attributes a stored item gets: scope, key, accessibility, synchronizable state, label, comment.
+    /// - Throws: `.param` for a synchronizable item with a `ThisDeviceOnly` accessibility (SecItem.h).
+    func itemAttributes(key: String) throws(KeychainFailure) -> [String: AttributeValue] {
+        try Self.checkCombination(itemAccessibility, synchronizable: isSynchronizable)
+        var attributes = scopeAttributes
+        attributes["acct"] = .string(key)
+        attributes["pdmn"] = .string(itemAccessibility.rawValue)
+        attributes["sync"] = .bool(isSynchronizable)
+        if let itemLabel { attributes["labl"] = .string(itemLabel) }
+        if let itemComment { attributes["icmt"] = .string(itemComment) }
+        return attributes
+    }
+
+    static func checkCombination(_ accessibility: Accessibility, synchronizable: Bool) throws(KeychainFailure) {
+        if synchronizable && accessibility.isThisDeviceOnly {
+            throw KeychainFailure(.param, "a synchronizable item cannot be ThisDeviceOnly")
+        }
+    }
+
+    /// The secret for `key`, kept in wiped memory, or `nil` when there is none.
+    func secret(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> SecureBytes? {
+        try perform(operation) { (context) throws(KeychainFailure) -> SecureBytes? in
+            let query = try query(context.identity, key: key, synchronizable: isSynchronizable, limit: 1)
+            return try context.keystore.search(query, projection: .secret).first?.secret
+        }
+    }
+
+    /// Stores `secret` for `key` with one atomic upsert.
+    func upsert(_ secret: SecureBytes, forKey key: String) throws(KeychainError) {
+        try perform(.set) { (context) throws(KeychainFailure) in
+            _ = try context.keystore.upsert(
+                itemClass, attributes: try itemAttributes(key: key), secret: secret,
+                groups: try writeGroups(context.identity))
+        }
+    }
+
+    /// Adds `secret` for `key`; throws `.duplicateItem` when the key exists in the target group.
+    func add(_ secret: SecureBytes, forKey key: String) throws(KeychainError) {
+        try perform(.add) { (context) throws(KeychainFailure) in
+            var attributes = try itemAttributes(key: key)
+            attributes["agrp"] = .string(try writeGroups(context.identity)[0])
+            _ = try context.keystore.add(itemClass, attributes: attributes, secret: secret)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+public import Foundation
+internal import KeychainCore
+
+/// The attributes of one stored item, without its secret.
+///
+/// Returned by ``Keychain/allItems()-7jjmg`` and in a ``MigrationReport``. Nothing here is secret; the
+/// ``key`` (account) is, however, personal data: log it with care.
+public struct KeychainItem: Sendable, Hashable {
+    /// The item's key (`kSecAttrAccount`).
+    public let key: String
+    /// The generic-password service (`kSecAttrService`), or `nil` for an internet password.
+    public let service: String?
+    /// The internet-password server (`kSecAttrServer`), or `nil` for a generic password.
+    public let server: String?
+    /// The access group the item lives in (`kSecAttrAccessGroup`).
+    public let accessGroup: String
+    /// When the secret can be read (`kSecAttrAccessible`).
+    public let accessibility: Accessibility
+    /// Whether the item is synchronizable (`kSecAttrSynchronizable`).
+    public let isSynchronizable: Bool
+    /// The user-visible label (`kSecAttrLabel`), if any.
+    public let label: String?
+    /// The comment (`kSecAttrComment`), if any.
+    public let comment: String?
+    /// When the item was created (`kSecAttrCreationDate`).
+    public let creationDate: Date?
+    /// When the item was last changed (`kSecAttrModificationDate`).
+    public let modificationDate: Date?
+
+    // MARK: - Internal
+
+    init(_ record: ItemRecord) {
+        let attributes = record.attributes
+        key = Self.text(attributes["acct"]) ?? ""
+        service = record.itemClass == .genericPassword ? Self.text(attributes["svce"]) ?? "" : nil
+        server = record.itemClass == .internetPassword ? Self.text(attributes["srvr"]) ?? "" : nil
+        accessGroup = record.accessGroup
+        accessibility = Accessibility(record.protection)
+        if case .bool(let flag)? = attributes["sync"] { isSynchronizable = flag } else { isSynchronizable = false }
+        label = Self.text(attributes["labl"])
+        comment = Self.text(attributes["icmt"])
+        if case .date(let date)? = attributes["cdat"] { creationDate = date } else { creationDate = nil }
+        if case .date(let date)? = attributes["mdat"] { modificationDate = date } else { modificationDate = nil }
+    }
+
+    /// A string attribute, or a `Data` one read as UTF-8 (Apple keeps the type an attribute was stored with).
+    static func text(_ value: AttributeValue?) -> String? {
+        switch value {
+        case .string(let string)?: string
+        case .data(let data)?: String(decoding: data, as: UTF8.self)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,26 @@
+extension Keystore {
+    /// A value that changes whenever any connection, this one included, may have changed the items.
+    ///
+    /// It pairs SQLite's `data_version` (changes when *another* connection commits, including another
+    /// process) with `total_changes()` (rows this connection inserted, updated or deleted). Caches
+    /// record the token before reading and serve a cached value only while the token is unchanged.
+    /// A rolled-back write also moves the token: a spurious invalidation, never a stale read.
+    /// - Throws: ``KeychainFailure`` with `.io` or `.notAvailable` when SQLite cannot answer.
+    package func changeToken() throws(KeychainFailure) -> ChangeToken {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> ChangeToken in
+            do throws(SQLiteError) {
+                return ChangeToken(
+                    dataVersion: try s.database.dataVersion(),
+                    localChanges: try s.database.scalar("SELECT total_changes()"))
+            } catch {
+                throw StoreSession.failure(error)
+            }
+        }
+    }
+}
+
+/// See ``Keystore/changeToken()``.
+package struct ChangeToken: Sendable, Hashable {
+    package let dataVersion: Int64
+    package let localChanges: Int64
+}

@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
+package import Foundation
+#endif
+
+/// What ``StoreSession/upsert(_:attributes:secret:groups:now:)`` did.
+package enum UpsertOutcome: Sendable, Equatable {
+    /// No item had the primary key: one was added.
+    case inserted
+    /// This many existing items (one per candidate group at most) were updated in place.
+    case updated(Int)
+}
+
+extension StoreSession {
+    // MARK: - Package
+
+    /// Adds the item, or updates it in place when one with the same primary key exists: an atomic
+    /// upsert, to be run inside one write transaction (``Keystore/write(_:)``), never delete-then-add.
+    ///
+    /// The primary key is looked up through the `pk` digest column (O(log n)) once per candidate
+    /// access group in `groups`. Every item found is re-sealed in place with `attributes` merged over
+    /// its stored attributes (its access group, persistent reference and `cdat` are kept; `mdat` is
+    /// set to `now`) and the new secret. When none is found, the item is inserted into `groups[0]`.
+    ///
+    /// Passing several groups mirrors an app that writes without naming a group: the items it can
+    /// see in any of its groups are updated, so a later read never returns a stale copy from a
+    /// second group.
+    /// - Parameters:
+    ///   - itemClass: the item class.
+    ///   - attributes: the item's attributes without `agrp`; missing primary-key attributes take
+    ///     their defaults. `sync` selects the synchronizable state looked up and stored.
+    ///   - secret: the new secret.
+    ///   - groups: candidate access groups, in order; the first is where a new item goes. Must not be empty.
+    /// - Returns: whether the item was inserted or how many were updated.
+    /// - Throws: `.param` when `groups` is empty or the protection class is unknown; `.dataTooLarge`;
+    ///   `.interactionNotAllowed` when a class key is locked; `.decode` when a stored item fails
+    ///   authentication; `.diskFull`; `.duplicateItem` only if the database's uniqueness check fires.
+    package func upsert(
+        _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes, groups: [String],
+        now: Date = Date()
+    ) throws(KeychainFailure) -> UpsertOutcome {
+        guard let first = groups.first else { throw KeychainFailure(.param, "an upsert needs an access group") }
+        var changes = input
+        changes.removeValue(forKey: "agrp")
+        changes.removeValue(forKey: "cdat")
+        changes.removeValue(forKey: "mdat")
+        var updated = 0
+        for group in groups {
+            var keyAttributes = Self.normalized(itemClass, changes)
+            keyAttributes["agrp"] = .string(group)
+            guard let row = try rowByPrimaryKey(itemClass, keyAttributes) else { continue }
+            let key = try itemKey(row)
+            var attributes = try openAttributes(row, itemKey: key)
+            for (name, value) in changes { attributes[name] = value }
+            attributes = Self.normalized(itemClass, attributes)
+            attributes["mdat"] = .date(now)
+            try rewrite(row, attributes: attributes, secret: secret)
+            updated += 1
+        }
+        if updated > 0 { return .updated(updated) }
+        var attributes = changes
+        attributes["agrp"] = .string(first)
+        _ = try add(itemClass, attributes: attributes, secret: secret, now: now)
+        return .inserted
+    }
+
+    // MARK: - Internal
+
+    /// The row whose primary key equals that of `attributes` (already normalized), if any.
+    func rowByPrimaryKey(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) throws(KeychainFailure)
+        -> Row?
+    {
+        let digest = codec.primaryKeyDigest(itemClass, attributes)
+        var found: Row??
+        do throws(SQLiteError) {
+            let statement = try database.prepare(
+                "SELECT rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes"
+                    + " FROM items WHERE pk = ?")
+            try statement.bind([.blob(digest)])
+            defer { statement.finish() }
+            guard try statement.step() else { return nil }
+            if let storedClass = ItemCodec.itemClass(code: statement.int64(2)),
+                let protection = ProtectionClass(code: statement.int64(3))
+            {
+                found = Row(
+                    rowid: statement.int64(0), persistentRef: statement.blob(1), itemClass: storedClass,
+                    protection: protection, sync: statement.int64(4) != 0,
+                    digests: ItemCodec.Digests(
+                        accessGroup: statement.blob(5), primaryKey: statement.blob(6), account: statement.blob(7),
+                        name: statement.blob(8)),
+                    wrappedKey: statement.blob(9), attributes: statement.blob(10), secret: nil)
+            } else {
+                found = .some(nil)
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+        guard case .some(.some(let row)) = found else {
+            throw KeychainFailure(.decode, "an item row has an unknown class or protection class")
+        }
+        return row
+    }
+}
+
+extension Keystore {
+    /// Runs ``StoreSession/upsert(_:attributes:secret:groups:now:)`` in one write transaction.
+    package func upsert(
+        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes, groups: [String]
+    ) throws(KeychainFailure) -> UpsertOutcome {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.upsert(itemClass, attributes: attributes, secret: secret, groups: groups)
+        }
+    }
+}
