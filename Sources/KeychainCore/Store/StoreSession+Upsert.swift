@@ -75,7 +75,7 @@ extension StoreSession {
         var found: Row??
         do throws(SQLiteError) {
             let statement = try database.prepare(
-                "SELECT rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes"
+                "SELECT rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, tag"
                     + " FROM items WHERE pk = ?")
             try statement.bind([.blob(digest)])
             defer { statement.finish() }
@@ -89,7 +89,7 @@ extension StoreSession {
                     digests: ItemCodec.Digests(
                         accessGroup: statement.blob(5), primaryKey: statement.blob(6), account: statement.blob(7),
                         name: statement.blob(8)),
-                    wrappedKey: statement.blob(9), attributes: statement.blob(10), secret: nil)
+                    wrappedKey: statement.blob(9), attributes: statement.blob(10), secret: nil, tag: statement.blob(11))
             } else {
                 found = .some(nil)
             }
