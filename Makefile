@@ -17,7 +17,7 @@ test:
 	$(SWIFT) test --filter KeychainCLITests
 
 release:
-	$(SWIFT) build -c release $(foreach tool,$(TOOLS),--product $(tool))
+	for tool in $(TOOLS); do $(SWIFT) build -c release --product $$tool || exit 1; done
 
 install: release
 	install -d "$(BINDIR)"
