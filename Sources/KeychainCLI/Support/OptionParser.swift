@@ -103,6 +103,7 @@ package struct UsageError: Error {
     /// A line printed before the usage, or `nil` (macOS prints none for most rejections).
     package let message: String?
 
+    /// A usage error, with an optional line to print before the usage.
     package init(_ message: String? = nil) { self.message = message }
 }
 
