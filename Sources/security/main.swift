@@ -1,1 +1,8 @@
-print("todo")
+import KeychainCLI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+Platform.exit(SecurityTool.main(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment))

@@ -1,0 +1,173 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+package import KeychainCore
+
+/// `docker-credential-keychain store|get|erase|list|version`: docker's credential-helper protocol
+/// (`docker/docker-credential-helpers`, `credentials/credentials.go`) over internet passwords.
+///
+/// Items are stored as docker's osxkeychain helper stores them: internet passwords split from the
+/// server URL (protocol `htps`, or `http` for `http://`; server; port when given; path), label
+/// `Docker Credentials`, account = username. A URL without a scheme is read as `//host…` and
+/// counts as https (`registryurl.Parse`). Lookups leave out the port and path when the URL has
+/// none, so a credential stored with a port is found without it; protocol, a given port and a
+/// given path must match.
+///
+/// - `store` (JSON `{"ServerURL","Username","Secret"}`, keys matched case-insensitively as Go's
+///   decoder does): upserts the item, then removes other items the same URL selects, which is what
+///   osxkeychain's delete-then-add leaves, without a moment where no credential exists.
+/// - `get` (the server URL on stdin): prints `{"ServerURL":…,"Username":…,"Secret":…}` and a newline.
+/// - `erase` (the server URL on stdin): deletes what the URL selects.
+/// - `list`: prints `{"<server URL>":"<username>",…}` for every `Docker Credentials` item, the URL
+///   rebuilt from its attributes (`https://host[:port]/path`).
+/// - `version`: prints `docker-credential-keychain (swift-keychain) <version>`.
+///
+/// Errors go to **stdout** with exit 1, as docker expects: `credentials not found in native
+/// keychain`, `no credentials server URL`, `no credentials username`, and
+/// `Usage: docker-credential-keychain <store|get|erase|list|version>`.
+package enum DockerCredentialHelper {
+    /// The label of every item this helper writes (`credentials.CredsLabel`).
+    static let label = "Docker Credentials"
+    /// This helper's version.
+    package static let version = "0.1.0"
+    static let notFound = "credentials not found in native keychain"
+    /// The largest input read, in bytes.
+    static let maximumInput = 1 << 20
+
+    enum Failure: Error {
+        case message(String)
+    }
+
+    /// Runs the helper with `arguments` (without the program name).
+    /// - Parameters:
+    ///   - arguments: exactly one action.
+    ///   - io: the streams and environment.
+    ///   - location: the keychain; `nil` means the login keychain of `io.environment`.
+    /// - Returns: 0, or 1 after the error message on stdout.
+    package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
+        do {
+            guard arguments.count == 1 else {
+                throw Failure.message("Usage: docker-credential-keychain <store|get|erase|list|version>")
+            }
+            switch arguments[0] {
+            case "version":
+                io.output.line("docker-credential-keychain (swift-keychain) \(version)")
+                return 0
+            case "store", "get", "erase", "list":
+                break
+            default:
+                throw Failure.message("Unknown credential action `\(arguments[0])`")
+            }
+            let input = try readInput(io)
+            let identity = try keychain { () throws(KeychainFailure) in try ApplicationIdentity.fromEnvironment(io.environment) }
+            let store = try keychain { () throws(KeychainFailure) in
+                try Keystore(location: location ?? .login(environment: io.environment))
+            }
+            let session = DockerKeychain(store: store, identity: identity)
+            switch arguments[0] {
+            case "store": try session.store(try DockerCredentials.decode(input))
+            case "get": io.output.write(try session.get(try serverURL(input)))
+            case "erase": try session.erase(try serverURL(input))
+            default: io.output.write(try session.list())
+            }
+            return 0
+        } catch {
+            switch error {
+            case Failure.message(let text): io.output.line(text)
+            default: io.output.line("\(error)")
+            }
+            return 1
+        }
+    }
+
+    /// The `main` of the executable: real streams and environment.
+    package static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        let io = CommandIO.standard(environment: environment)
+        let status = run(Array(arguments.dropFirst()), io: io)
+        io.flush()
+        return status
+    }
+
+    /// Runs an engine call, turning its failure into Apple's message.
+    static func keychain<R>(_ body: () throws(KeychainFailure) -> R) throws(Failure) -> R {
+        do { return try body() } catch {
+            throw .message(error.status == .itemNotFound ? notFound : "\(error.status.message) (\(error.status.rawValue))")
+        }
+    }
+
+    /// Standard input with its lines joined, as docker's `bufio.Scanner` loop joins them.
+    static func readInput(_ io: CommandIO) throws(Failure) -> [UInt8] {
+        var reader = LineReader(io.input)
+        guard let bytes = reader.rest(limit: maximumInput) else {
+            throw .message("the input is larger than \(maximumInput) bytes")
+        }
+        var joined = bytes
+        joined.removeAll { $0 == UInt8(ascii: "\n") }
+        return joined
+    }
+
+    /// The server URL read by `get` and `erase`: the input trimmed of white space.
+    static func serverURL(_ input: [UInt8]) throws(Failure) -> String {
+        let text = String(decoding: input, as: UTF8.self)
+        // Go's strings.TrimSpace: Unicode white space at both ends.
+        let trimmed = String(
+            text.unicodeScalars.drop(while: \.properties.isWhitespace).reversed()
+                .drop(while: \.properties.isWhitespace).reversed().map(Character.init))
+        guard !trimmed.isEmpty else { throw .message("no credentials server URL") }
+        return trimmed
+    }
+}
+
+/// The JSON `store` reads.
+struct DockerCredentials {
+    var serverURL: String
+    var username: String
+    var secret: String
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private struct Document: Decodable {
+        var fields: [String: String] = [:]
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: AnyKey.self)
+            for key in container.allKeys {
+                // Go's decoder takes an exact key first, then a case-insensitive one.
+                let name = ["ServerURL", "Username", "Secret"].first { $0 == key.stringValue }
+                    ?? ["ServerURL", "Username", "Secret"].first { $0.lowercased() == key.stringValue.lowercased() }
+                guard let name else { continue }
+                if try container.decodeNil(forKey: key) { continue }
+                guard let value = try? container.decode(String.self, forKey: key) else {
+                    throw DockerCredentialHelper.Failure.message(
+                        "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string")
+                }
+                if fields[name] == nil || key.stringValue == name { fields[name] = value }
+            }
+        }
+    }
+
+    /// Decodes and validates (`isValid`): missing URL → `no credentials server URL`; missing
+    /// username → `no credentials username`.
+    static func decode(_ input: [UInt8]) throws(DockerCredentialHelper.Failure) -> DockerCredentials {
+        let document: Document
+        do {
+            document = try JSONDecoder().decode(Document.self, from: Data(input))
+        } catch let failure as DockerCredentialHelper.Failure {
+            throw failure
+        } catch {
+            throw .message(input.isEmpty ? "EOF" : "invalid character in the credentials JSON")
+        }
+        let serverURL = document.fields["ServerURL"] ?? ""
+        let username = document.fields["Username"] ?? ""
+        guard !serverURL.isEmpty else { throw .message("no credentials server URL") }
+        guard !username.isEmpty else { throw .message("no credentials username") }
+        return DockerCredentials(serverURL: serverURL, username: username, secret: document.fields["Secret"] ?? "")
+    }
+}

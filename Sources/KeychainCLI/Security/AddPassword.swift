@@ -1,0 +1,280 @@
+internal import KeychainCore
+
+/// What both add commands share (Apple's `keychain_add.c`): where the password comes from, the
+/// add, and `-U`'s update.
+enum AddPassword {
+    /// The trailer of both add commands' help, as macOS prints it, plus one line on ACLs here.
+    static let trailer = [
+        "",
+        "By default, the application which creates an item is trusted to access its data without warning.",
+        "You can remove this default access by explicitly specifying an empty app pathname: -T \"\"",
+        "If no keychain is specified, the password is added to the default keychain.",
+        "Use of the -p or -w options is insecure. Specify -w as the last option to be prompted.",
+        "On Linux, -A and -T are accepted and ignored: items are shared by access group, not by ACL.",
+    ]
+
+    static let passwordOptions: [OptionSpec] = [
+        OptionSpec("w", value: "password", "Specify password to be added", promptsWhenValueMissing: true),
+        OptionSpec("X", value: "hex", "Specify password data to be added as a hexadecimal string"),
+        OptionSpec("A", "Allow any application to access this item without warning (insecure, not recommended!)"),
+        OptionSpec("T", value: "appPath", "Specify an application which may access this item (multiple -T options are allowed)"),
+        OptionSpec("U", "Update item if it already exists (if omitted, the item cannot already exist)"),
+        OptionSpec(nil, long: "access-group", value: "group", "Add the item to this access group (default: the unsigned tools' group)"),
+    ]
+
+    /// Where the new item's password comes from.
+    enum Source {
+        /// No `-w`: an empty password (macOS), or, with `-U`, the existing password is kept.
+        case none
+        /// `-w value` (or `-p value` for generic passwords): kept for compatibility; visible in `ps`.
+        case argument(String)
+        /// `-X hex`.
+        case hex(String)
+        /// `-w` as the last argument: a no-echo prompt on a terminal, else standard input.
+        case prompt
+    }
+
+    static func source(_ options: ParsedOptions, passwordKeys: [String]) -> Source {
+        if let hex = options.value("X") { return .hex(hex) }
+        for key in passwordKeys { if let value = options.value(key) { return .argument(value) } }
+        for key in passwordKeys where options.prompts.contains(key) { return .prompt }
+        return .none
+    }
+
+    /// Obtains the password. On a terminal it asks twice, as macOS does (`password data for new
+    /// item: `, `retype password for new item: `, three tries, `passwords don't match`); from a pipe
+    /// it reads all of standard input and strips one trailing newline.
+    /// - Returns: the secret (`nil` for ``Source/none``), or the exit status after a message.
+    static func obtain(_ source: Source, _ context: SecurityContext, operation: String) -> Result<SecureBytes?, ExitStatus> {
+        switch source {
+        case .none:
+            return .success(nil)
+        case .argument(let text):
+            return .success(SecureBytes(copying: Array(text.utf8)))
+        case .hex(let text):
+            guard let bytes = decodeHex(text) else {
+                context.io.error.line("security: the -X value is not an even number of hexadecimal digits")
+                return .failure(ExitStatus(2))
+            }
+            return .success(SecureBytes(copying: bytes))
+        case .prompt:
+            if context.io.input.isTerminal {
+                for _ in 0..<3 {
+                    guard let first = context.io.terminal.readSecret(prompt: "password data for new item: "),
+                        let second = context.io.terminal.readSecret(prompt: "retype password for new item: ")
+                    else { return .failure(ExitStatus(1)) }
+                    if first.constantTimeEquals(second) { return .success(first) }
+                    context.io.error.line("passwords don't match")
+                }
+                return .failure(ExitStatus(1))
+            }
+            var reader = LineReader(context.io.input)
+            guard var bytes = reader.rest(limit: StoreSession.maximumSecretBytes + 1) else {
+                return .failure(ExitStatus(context.fail(operation, .dataTooLarge)))
+            }
+            if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+            let secret = SecureBytes(copying: bytes)
+            for index in bytes.indices { bytes[index] = 0 }
+            return .success(secret)
+        }
+    }
+
+    /// Adds the item; with `update`, an existing item with the same primary key is updated in place
+    /// instead (an atomic upsert: add, and on `errSecDuplicateItem` update; never delete then add).
+    static func store(
+        _ itemClass: ItemClass, attributes: [String: AttributeValue], primaryKey: [String],
+        secret: SecureBytes?, update: Bool, target: SecurityContext.Target, context: SecurityContext,
+        operation: String
+    ) -> Int32 {
+        let store: Keystore
+        do { store = try context.open(target) } catch { return context.fail(operation, error.status) }
+        var attributes = attributes
+        let group = attributes["agrp"].flatMap { if case .string(let g) = $0 { g } else { nil } }
+            ?? context.identity.defaultAccessGroup ?? ApplicationIdentity.unsignedAccessGroup
+        attributes["agrp"] = .string(group)
+        for _ in 0..<3 {
+            do {
+                _ = try store.add(itemClass, attributes: attributes, secret: secret)
+                return 0
+            } catch where error.status == .duplicateItem && update {
+                var filters: [String: AttributeValue] = [:]
+                for name in primaryKey {
+                    filters[name] = attributes[name] ?? itemClass.descriptor(name)?.defaultValue
+                }
+                var changes = attributes
+                changes.removeValue(forKey: "agrp")
+                do {
+                    let query = ItemQuery(itemClass: itemClass, filters: filters, accessGroups: [group])
+                    if try store.update(query, changes: changes, secret: secret) > 0 { return 0 }
+                    // Deleted by another process in between: add again.
+                } catch {
+                    return context.fail("SecKeychainItemModifyContent", error.status)
+                }
+            } catch {
+                return context.fail(operation, error.status)
+            }
+        }
+        return context.fail(operation, .duplicateItem)
+    }
+
+    private static func decodeHex(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < digits.count {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// An exit status carried through `Result`.
+struct ExitStatus: Error {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
+}
+
+/// `security add-generic-password`: adds a generic password (`-a` account and `-s` service required).
+///
+/// Flags as macOS defines them: `-c` creator, `-C` type, `-D` kind, `-G` generic attribute,
+/// `-j` comment, `-l` label (default: the service), `-w`/`-p` password (last with no value: prompt,
+/// or read standard input when it is not a terminal), `-X` hex password, `-U` update an existing
+/// item, `-A`/`-T` (accepted, no ACLs here); then at most one keychain.
+/// Exit 0; 2 for a usage error; 45 (`errSecDuplicateItem`) when the item exists and `-U` is absent,
+/// with `security: SecKeychainItemCreateFromContent (<default>): The specified item already exists
+/// in the keychain.`
+struct AddGenericPassword: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "add-generic-password",
+        synopsis: "[-h] [-a account] [-s service] [-w password] [options...] [-A|-T appPath] [keychain]",
+        options: [
+            OptionSpec("a", value: "account", "Specify account name (required)"),
+            OptionSpec("c", value: "creator", "Specify item creator (optional four-character code)"),
+            OptionSpec("C", value: "type", "Specify item type (optional four-character code)"),
+            OptionSpec("D", value: "kind", "Specify kind (default is \"application password\")"),
+            OptionSpec("G", value: "value", "Specify generic attribute (optional)"),
+            OptionSpec("j", value: "comment", "Specify comment string (optional)"),
+            OptionSpec("l", value: "label", "Specify label (if omitted, service name is used as default label)"),
+            OptionSpec("s", value: "service", "Specify service name (required)"),
+            OptionSpec(
+                "p", value: "password", "Specify password to be added (legacy option, equivalent to -w)",
+                promptsWhenValueMissing: true),
+        ] + AddPassword.passwordOptions,
+        trailer: AddPassword.trailer, summary: "Add a generic password item.", reportsIllegalOptions: false)
+
+    let attributes: [String: AttributeValue]
+    let source: AddPassword.Source
+    let update: Bool
+    let keychain: [String]
+
+    init(_ options: ParsedOptions) throws(ValidationError) {
+        guard let account = options.value("a"), let service = options.value("s") else { throw .usage(nil) }
+        guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
+        var attributes = ItemOptions.strings(options, ["D": "desc", "G": "gena", "j": "icmt", "access-group": "agrp"])
+        attributes["acct"] = .string(account)
+        attributes["svce"] = .string(service)
+        attributes["labl"] = .string(options.value("l") ?? service)
+        if let creator = try ItemOptions.codeNumber(options, "c") { attributes["crtr"] = creator }
+        if let type = try ItemOptions.codeNumber(options, "C") { attributes["type"] = type }
+        self.attributes = attributes
+        self.source = AddPassword.source(options, passwordKeys: ["w", "p"])
+        self.update = options.has("U")
+        self.keychain = options.operands
+    }
+
+    func run(_ context: SecurityContext) -> Int32 {
+        let target = context.targets(keychain)[0]
+        let operation = "SecKeychainItemCreateFromContent (\(target.name ?? "<default>"))"
+        switch AddPassword.obtain(source, context, operation: operation) {
+        case .failure(let status):
+            return status.code
+        case .success(let secret):
+            return AddPassword.store(
+                .genericPassword, attributes: attributes, primaryKey: ["acct", "svce"], secret: secret,
+                update: update, target: target, context: context, operation: operation)
+        }
+    }
+}
+
+/// `security add-internet-password`: adds an internet password (`-a` account and `-s` server required).
+///
+/// Flags as macOS defines them: `-d` security domain, `-p` path, `-P` port, `-r` protocol and `-t`
+/// authentication type (four-character codes; `-t` defaults to `dflt`), `-c`, `-C`, `-D`, `-j`,
+/// `-l` (default: the server), `-w` password (last with no value: prompt or standard input), `-X`,
+/// `-U`, `-A`/`-T`; then at most one keychain. Exit 0; 2 for a usage error; 45 with
+/// `security: SecKeychainAddInternetPassword <NULL>: The specified item already exists in the keychain.`
+struct AddInternetPassword: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "add-internet-password",
+        synopsis: "[-h] [-a account] [-s server] [-w password] [options...] [-A|-T appPath] [keychain]",
+        options: [
+            OptionSpec("a", value: "account", "Specify account name (required)"),
+            OptionSpec("c", value: "creator", "Specify item creator (optional four-character code)"),
+            OptionSpec("C", value: "type", "Specify item type (optional four-character code)"),
+            OptionSpec("d", value: "securityDomain", "Specify security domain string (optional)"),
+            OptionSpec("D", value: "kind", "Specify kind (default is \"Internet password\")"),
+            OptionSpec("j", value: "comment", "Specify comment string (optional)"),
+            OptionSpec("l", value: "label", "Specify label (if omitted, server name is used as default label)"),
+            OptionSpec("p", value: "path", "Specify path string (optional)"),
+            OptionSpec("P", value: "port", "Specify port number (optional)"),
+            OptionSpec(
+                "r", value: "protocol",
+                "Specify protocol (optional four-character SecProtocolType, e.g. \"http\", \"ftp \")"),
+            OptionSpec("s", value: "server", "Specify server name (required)"),
+            OptionSpec(
+                "t", value: "authenticationType",
+                "Specify authentication type (as a four-character SecAuthenticationType, default is \"dflt\")"),
+        ] + AddPassword.passwordOptions,
+        trailer: AddPassword.trailer, summary: "Add an internet password item.", reportsIllegalOptions: false)
+
+    static let primaryKey = ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path"]
+
+    let attributes: [String: AttributeValue]
+    let source: AddPassword.Source
+    let update: Bool
+    let keychain: [String]
+
+    init(_ options: ParsedOptions) throws(ValidationError) {
+        guard let account = options.value("a"), let server = options.value("s") else { throw .usage(nil) }
+        guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
+        var attributes = ItemOptions.strings(
+            options, ["d": "sdmn", "D": "desc", "j": "icmt", "p": "path", "access-group": "agrp"])
+        attributes["acct"] = .string(account)
+        attributes["srvr"] = .string(server)
+        attributes["labl"] = .string(options.value("l") ?? server)
+        attributes["atyp"] = .string(try ItemOptions.fourCharCode(options, "t") ?? "dflt")
+        if let protocolCode = try ItemOptions.fourCharCode(options, "r") { attributes["ptcl"] = .string(protocolCode) }
+        if let port = ItemOptions.port(options) { attributes["port"] = .integer(port) }
+        if let creator = try ItemOptions.codeNumber(options, "c") { attributes["crtr"] = creator }
+        if let type = try ItemOptions.codeNumber(options, "C") { attributes["type"] = type }
+        self.attributes = attributes
+        self.source = AddPassword.source(options, passwordKeys: ["w"])
+        self.update = options.has("U")
+        self.keychain = options.operands
+    }
+
+    func run(_ context: SecurityContext) -> Int32 {
+        let target = context.targets(keychain)[0]
+        let operation = "SecKeychainAddInternetPassword \(target.name ?? "<NULL>")"
+        switch AddPassword.obtain(source, context, operation: operation) {
+        case .failure(let status):
+            return status.code
+        case .success(let secret):
+            return AddPassword.store(
+                .internetPassword, attributes: attributes, primaryKey: Self.primaryKey, secret: secret,
+                update: update, target: target, context: context, operation: operation)
+        }
+    }
+}

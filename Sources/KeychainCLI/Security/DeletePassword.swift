@@ -1,0 +1,70 @@
+internal import KeychainCore
+
+/// What both delete commands do (Apple's `do_keychain_delete_*_password`): find the first match,
+/// print its attribute block on stdout, delete it, and print `password has been deleted.` on stderr.
+enum DeletePassword {
+    static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) -> Int32 {
+        let targets = context.targets(options.operands)
+        switch lookup.first(in: targets, context: context, withSecret: false) {
+        case .failed(let status):
+            return context.fail("SecKeychainSearchCopyNext", status)
+        case .found(let item, let target):
+            context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
+            do {
+                let store = try context.open(target)
+                let deleted = try store.delete(
+                    ItemQuery(itemClass: item.itemClass, synchronizable: nil, persistentRef: item.persistentRef))
+                if deleted == 0 { return context.fail("SecKeychainItemDelete", .itemNotFound) }
+            } catch {
+                return context.fail("SecKeychainItemDelete", error.status)
+            }
+            context.io.error.line("password has been deleted.")
+            return 0
+        }
+    }
+
+    static let accessGroupOption = OptionSpec(
+        nil, long: "access-group", value: "group", "Match only items of this access group")
+}
+
+/// `security delete-generic-password`: deletes the first generic password matching the options.
+///
+/// Flags as macOS defines them (`-a -s -c -C -D -G -j -l`), then keychains. Exit 0, or the low
+/// 8 bits of the `OSStatus` (44 when nothing matches).
+struct DeleteGenericPassword: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "delete-generic-password", synopsis: "[-h] [-a account] [-s service] [options...] [keychain...]",
+        options: GenericPasswordOptions.matching + [DeletePassword.accessGroupOption], trailer: FindPassword.trailer,
+        summary: "Delete a generic password item.")
+
+    let options: ParsedOptions
+    let lookup: ItemLookup
+
+    init(_ options: ParsedOptions) throws(ValidationError) {
+        self.options = options
+        self.lookup = try ItemLookup(.genericPassword, options)
+    }
+
+    func run(_ context: SecurityContext) -> Int32 { DeletePassword.run(lookup, options, context) }
+}
+
+/// `security delete-internet-password`: deletes the first internet password matching the options.
+///
+/// Flags as macOS defines them (`-a -s -d -p -P -r -t -c -C -D -j -l`), then keychains. Exit 0,
+/// or the low 8 bits of the `OSStatus` (44 when nothing matches).
+struct DeleteInternetPassword: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "delete-internet-password", synopsis: "[-h] [-a account] [-s server] [options...] [keychain...]",
+        options: InternetPasswordOptions.matching + [DeletePassword.accessGroupOption],
+        trailer: FindPassword.trailer, summary: "Delete an internet password item.")
+
+    let options: ParsedOptions
+    let lookup: ItemLookup
+
+    init(_ options: ParsedOptions) throws(ValidationError) {
+        self.options = options
+        self.lookup = try ItemLookup(.internetPassword, options)
+    }
+
+    func run(_ context: SecurityContext) -> Int32 { DeletePassword.run(lookup, options, context) }
+}

@@ -1,0 +1,100 @@
+internal import KeychainCore
+
+/// `security dump-keychain [-ad] [keychain...]`: prints every generic and internet password's
+/// attribute block (Apple's `do_keychain_dump`); `-d` adds `data:` and the secret after each.
+///
+/// `-a` (access control lists) is accepted and prints nothing more: there are no ACLs here.
+/// Exit 0, or the low 8 bits of the `OSStatus` when a keychain cannot be read.
+struct DumpKeychain: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "dump-keychain", synopsis: "[-h] [-ad] [keychain...]",
+        options: [
+            OptionSpec("a", "Dump access control list of items (none exist on Linux)"),
+            OptionSpec("d", "Dump (decrypted) data of items"),
+        ],
+        summary: "Dump the contents of one or more keychains.")
+
+    let showData: Bool
+    let keychains: [String]
+
+    init(_ options: ParsedOptions) throws(ValidationError) {
+        showData = options.has("d")
+        keychains = options.operands
+    }
+
+    func run(_ context: SecurityContext) -> Int32 {
+        for target in context.targets(keychains) {
+            do {
+                let store = try context.open(target)
+                for itemClass in [ItemClass.genericPassword, .internetPassword] {
+                    let items = try store.search(
+                        ItemQuery(itemClass: itemClass, synchronizable: nil),
+                        projection: showData ? [.attributes, .secret] : [.attributes])
+                    for item in items {
+                        context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
+                        if showData {
+                            context.io.output.line("data:")
+                            item.secret?.withUnsafeBytes { context.io.output.write(AppleFormat.buffer($0)) }
+                            context.io.output.line("")
+                        }
+                    }
+                }
+            } catch {
+                return context.fail("SecKeychainSearchCopyNext", error.status)
+            }
+        }
+        return 0
+    }
+}
+
+/// `security error <code...>`: prints `Error: 0x%08X %d <message>` for each code, decimal or hex
+/// (`strtoul` with base 0), as Apple's `display_error_code.c` does, and, like it, exits 1.
+struct ErrorCommand: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "error", synopsis: "<error code(s)...>",
+        options: [],
+        trailer: [
+            "Display an error string for the given security-related error code.",
+            "The error can be in decimal or hex, e.g. 1234 or 0x1234. Multiple errors can be separated by spaces.",
+        ],
+        summary: "Display a descriptive message for the given error code(s).", takesRawOperands: true)
+
+    let codes: [Int32]
+
+    init(_ options: ParsedOptions) throws(ValidationError) {
+        codes = options.operands.map(Self.parse)
+    }
+
+    /// `strtoul(text, NULL, 0)` truncated to 32 bits: optional sign, `0x` hex, leading `0` octal, else decimal.
+    static func parse(_ text: String) -> Int32 {
+        var rest = Substring(text.drop(while: { $0 == " " || $0 == "\t" }))
+        var negative = false
+        if rest.first == "-" || rest.first == "+" {
+            negative = rest.first == "-"
+            rest = rest.dropFirst()
+        }
+        var radix: UInt64 = 10
+        if rest.lowercased().hasPrefix("0x") {
+            radix = 16
+            rest = rest.dropFirst(2)
+        } else if rest.hasPrefix("0") {
+            radix = 8
+        }
+        var value: UInt64 = 0
+        for character in rest {
+            guard let digit = character.hexDigitValue, UInt64(digit) < radix else { break }
+            value = value &* radix &+ UInt64(digit)
+        }
+        let magnitude = UInt32(truncatingIfNeeded: value)
+        return Int32(bitPattern: negative ? 0 &- magnitude : magnitude)
+    }
+
+    func run(_ context: SecurityContext) -> Int32 {
+        for code in codes {
+            var hex = String(UInt32(bitPattern: code), radix: 16, uppercase: true)
+            hex = String(repeating: "0", count: max(0, 8 - hex.count)) + hex
+            context.io.output.line("Error: 0x\(hex) \(code) \(KeychainStatus(code).message)")
+        }
+        return 1
+    }
+}

@@ -1,0 +1,61 @@
+internal import KeychainCore
+
+/// The search shared by the find and delete commands: the first item matching the filters in the
+/// keychains given (macOS `find_first_generic_password` / `find_first_internet_password`).
+struct ItemLookup {
+    var itemClass: ItemClass
+    /// Attribute filters by raw name.
+    var filters: [String: AttributeValue]
+    /// `--access-group`, or `nil` for every group (the management tool's view).
+    var accessGroup: String?
+
+    /// Builds the filters for the options of a find or delete command.
+    ///
+    /// As in Apple's `keychain_find.c`, when the whole primary key is given (generic: account and
+    /// service; internet: account, security domain, server, protocol, authentication type, port and
+    /// path) only the primary key is searched, so non-key options do not narrow the search.
+    init(_ itemClass: ItemClass, _ options: ParsedOptions) throws(ValidationError) {
+        self.itemClass = itemClass
+        var nonKey = ItemOptions.strings(options, ["D": "desc", "j": "icmt", "l": "labl"])
+        if let creator = try ItemOptions.codeNumber(options, "c") { nonKey["crtr"] = creator }
+        if let type = try ItemOptions.codeNumber(options, "C") { nonKey["type"] = type }
+        var key: [String: AttributeValue]
+        let complete: Bool
+        if itemClass == .genericPassword {
+            nonKey.merge(ItemOptions.strings(options, ["G": "gena"])) { $1 }
+            key = ItemOptions.strings(options, ["a": "acct", "s": "svce"])
+            complete = key.count == 2
+        } else {
+            key = ItemOptions.strings(options, ["a": "acct", "d": "sdmn", "s": "srvr", "p": "path"])
+            if let port = ItemOptions.port(options), port != 0 { key["port"] = .integer(port) }
+            if let protocolCode = try ItemOptions.fourCharCode(options, "r") { key["ptcl"] = .string(protocolCode) }
+            if let authentication = try ItemOptions.fourCharCode(options, "t") { key["atyp"] = .string(authentication) }
+            complete = key.count == 7
+        }
+        filters = complete ? key : key.merging(nonKey) { $1 }
+        accessGroup = options.value("access-group")
+    }
+
+    enum Outcome {
+        case found(ItemRecord, SecurityContext.Target)
+        case failed(KeychainStatus)
+    }
+
+    /// The first match across `targets`, with attributes, and the secret when `withSecret`.
+    func first(in targets: [SecurityContext.Target], context: SecurityContext, withSecret: Bool) -> Outcome {
+        var lastFailure: KeychainStatus = .itemNotFound
+        for target in targets {
+            do {
+                let store = try context.open(target)
+                let query = ItemQuery(
+                    itemClass: itemClass, filters: filters, accessGroups: accessGroup.map { [$0] },
+                    synchronizable: nil, limit: 1)
+                let found = try store.search(query, projection: withSecret ? [.attributes, .secret] : [.attributes])
+                if let item = found.first { return .found(item, target) }
+            } catch {
+                lastFailure = error.status
+            }
+        }
+        return .failed(lastFailure)
+    }
+}

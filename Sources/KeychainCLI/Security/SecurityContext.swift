@@ -1,0 +1,122 @@
+package import KeychainCore
+
+/// What a `security` subcommand runs with: its streams, the keychain it acts on, and its identity.
+///
+/// `security` is the user's management tool (design brief): it uses ``ApplicationIdentity/manager``,
+/// so it sees every access group, and its adds go to the unsigned default group unless
+/// `--access-group` names another.
+package struct SecurityContext {
+    /// The streams and environment.
+    package let io: CommandIO
+    /// The keychain used when the command names none; `nil` means the login keychain of the environment.
+    package let defaultLocation: KeychainLocation?
+    /// The identity the tool acts as.
+    let identity = ApplicationIdentity.manager
+
+    /// A context over `io`, using `defaultLocation` (or the login keychain) when no keychain is named.
+    package init(io: CommandIO, defaultLocation: KeychainLocation? = nil) {
+        self.io = io
+        self.defaultLocation = defaultLocation
+    }
+
+    /// A keychain the command acts on, and the name macOS prints for it in messages.
+    struct Target {
+        let location: KeychainLocation
+        /// The name given on the command line, or `nil` for the default keychain.
+        let name: String?
+    }
+
+    /// The keychains named as operands (macOS: "If no keychains are specified …, the default search
+    /// list is used"), or the default keychain.
+    func targets(_ operands: [String]) -> [Target] {
+        if operands.isEmpty {
+            return [Target(location: defaultLocation ?? .login(environment: io.environment), name: nil)]
+        }
+        return operands.map { Target(location: KeychainLocation.named($0, environment: io.environment), name: $0) }
+    }
+
+    /// Opens `target`: the default keychain is created on first use; a named one must exist.
+    func open(_ target: Target) throws(KeychainFailure) -> Keystore {
+        try Keystore(location: target.location, create: target.name == nil)
+    }
+
+    /// Writes `security: <operation>: <Apple's message>` to stderr and returns the exit status.
+    func fail(_ operation: String, _ status: KeychainStatus) -> Int32 {
+        io.error.line("security: \(operation): \(status.message)")
+        return Self.exitStatus(status)
+    }
+
+    /// The exit status for an `OSStatus`: its low 8 bits, as macOS `security` exits
+    /// (-25300 → 44, -25299 → 45, -25293 → 51). A status whose low 8 bits are 0 exits 1, so a
+    /// failure never looks like success.
+    package static func exitStatus(_ status: KeychainStatus) -> Int32 {
+        let low = Int32(UInt32(bitPattern: status.rawValue) & 0xFF)
+        return status.rawValue != 0 && low == 0 ? 1 : low
+    }
+}
+
+/// Why a subcommand's options were rejected after parsing.
+enum ValidationError: Error {
+    /// Print the usage and exit 2.
+    case usage(String?)
+    /// Print `message` (may be several lines) on stderr and exit with `status`.
+    case failure(String, Int32)
+}
+
+/// A `security` subcommand: parsed, then validated (``init(_:)``), then run.
+protocol SecuritySubcommand {
+    /// Name, synopsis, options and help: used by the parser and by help.
+    static var spec: CommandSpec { get }
+    /// Validates parsed options.
+    init(_ options: ParsedOptions) throws(ValidationError)
+    /// Runs the command.
+    /// - Returns: the exit status.
+    func run(_ context: SecurityContext) -> Int32
+}
+
+/// Option values shared by the item commands.
+enum ItemOptions {
+    /// `parse_fourcharcode` of Apple's `keychain_utilities.c`: exactly four bytes, or exit 1 with
+    /// `Error: four-character types must be exactly 4 characters long.` (and a hint for three).
+    static func fourCharCode(_ options: ParsedOptions, _ key: String) throws(ValidationError) -> String? {
+        guard let text = options.value(key) else { return nil }
+        guard text.utf8.count == 4 else {
+            var message = "Error: four-character types must be exactly 4 characters long."
+            if text.utf8.count == 3 { message += "\n(Try \"\(text) \" instead of \"\(text)\")" }
+            throw .failure(message, 1)
+        }
+        return text
+    }
+
+    /// The four-character code as the number macOS stores for `crtr` and `type`.
+    static func codeNumber(_ options: ParsedOptions, _ key: String) throws(ValidationError) -> AttributeValue? {
+        guard let text = try fourCharCode(options, key), let code = AppleFormat.fourCharCode(text) else { return nil }
+        return .integer(Int64(code))
+    }
+
+    /// `-P`: a port number read as `atoi(3)` reads it (leading digits; otherwise 0), kept to 16 bits.
+    static func port(_ options: ParsedOptions) -> Int64? {
+        guard let text = options.value("P") else { return nil }
+        var value: Int64 = 0
+        var sign: Int64 = 1
+        var characters = Substring(text.drop(while: { $0 == " " || $0 == "\t" }))
+        if characters.first == "-" || characters.first == "+" {
+            if characters.first == "-" { sign = -1 }
+            characters = characters.dropFirst()
+        }
+        for character in characters {
+            guard let digit = character.wholeNumberValue, character.isASCII else { break }
+            value = min(value * 10 + Int64(digit), 1 << 40)
+        }
+        return Int64(UInt16(truncatingIfNeeded: sign * value))
+    }
+
+    /// The string attributes given by option letters, e.g. `["a": "acct"]`.
+    static func strings(_ options: ParsedOptions, _ mapping: [String: String]) -> [String: AttributeValue] {
+        var attributes: [String: AttributeValue] = [:]
+        for (letter, name) in mapping {
+            if let value = options.value(letter) { attributes[name] = .string(value) }
+        }
+        return attributes
+    }
+}

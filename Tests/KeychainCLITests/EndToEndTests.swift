@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// Runs the built executables as separate processes, as users and git run them.
+@Suite("end-to-end: built binaries")
+struct EndToEndTests {
+    /// The folder of the built products: the test bundle's folder (`.build/<triple>/debug`).
+    static let productsDirectory: String = {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: url.path + "/security") { return url.path }
+        }
+        return FileManager.default.currentDirectoryPath + "/.build/debug"
+    }()
+
+    static func tool(_ name: String) throws -> String {
+        let path = productsDirectory + "/" + name
+        try #require(FileManager.default.isExecutableFile(atPath: path), "build \(name) first: \(path)")
+        return path
+    }
+
+    static func run(_ executable: String, _ arguments: [String], stdin: String = "", environment: [String: String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    @Test("security stores a piped secret, finds it, and reports a missing item with status 44")
+    func security() throws {
+        let sandbox = try Sandbox()
+        let security = try Self.tool("security")
+        let env = sandbox.environment
+        #expect(try Self.run(security, ["add-generic-password", "-a", "me", "-s", "demo", "-w"], stdin: "correct horse\n", environment: env)
+            == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(try Self.run(security, ["find-generic-password", "-a", "me", "-s", "demo", "-w"], environment: env)
+            == Outcome(status: 0, stdout: "correct horse\n", stderr: ""))
+        #expect(try Self.run(security, ["find-generic-password", "-s", "missing"], environment: env)
+            == Outcome(status: 44, stdout: "", stderr: notFoundLine))
+        #expect(FileManager.default.fileExists(atPath: sandbox.directory + "/data/keychains/login.keychain-db"))
+    }
+
+    @Test("real git drives the helper through credential approve, fill and reject")
+    func git() throws {
+        let sandbox = try Sandbox()
+        let helper = try Self.tool("git-credential-keychain")
+        var env = sandbox.environment
+        env["GIT_CONFIG_NOSYSTEM"] = "1"
+        env["GIT_TERMINAL_PROMPT"] = "0"
+        env["GIT_ASKPASS"] = ""
+        env["SSH_ASKPASS"] = ""
+        let git = "/usr/bin/git"
+        try #require(FileManager.default.isExecutableFile(atPath: git), "git is needed for this test")
+        let config = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)"]
+        let approved = try Self.run(git, config + ["credential", "approve"],
+            stdin: "protocol=https\nhost=git.example.com\nusername=alice\npassword=p a=ss\n\n", environment: env)
+        #expect(approved == Outcome(status: 0, stdout: "", stderr: ""))
+        let filled = try Self.run(git, config + ["credential", "fill"], stdin: "protocol=https\nhost=git.example.com\n\n", environment: env)
+        #expect(filled == Outcome(
+            status: 0, stdout: "protocol=https\nhost=git.example.com\nusername=alice\npassword=p a=ss\n", stderr: ""))
+        let rejected = try Self.run(git, config + ["credential", "reject"],
+            stdin: "protocol=https\nhost=git.example.com\nusername=alice\npassword=p a=ss\n\n", environment: env)
+        #expect(rejected.status == 0)
+        // Nothing stored any more: fill has no terminal to ask and fails.
+        let after = try Self.run(git, config + ["credential", "fill"], stdin: "protocol=https\nhost=git.example.com\n\n", environment: env)
+        #expect(after.status != 0)
+        #expect(after.stdout == "")
+    }
+
+    @Test("docker-credential-keychain answers docker's protocol as a separate process")
+    func docker() throws {
+        let sandbox = try Sandbox()
+        let helper = try Self.tool("docker-credential-keychain")
+        let env = sandbox.environment
+        #expect(try Self.run(helper, ["store"], stdin: "{\"ServerURL\":\"https://r.example\",\"Username\":\"u\",\"Secret\":\"s\"}", environment: env)
+            == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(try Self.run(helper, ["get"], stdin: "https://r.example\n", environment: env)
+            == Outcome(status: 0, stdout: "{\"ServerURL\":\"https://r.example\",\"Username\":\"u\",\"Secret\":\"s\"}\n", stderr: ""))
+        #expect(try Self.run(helper, ["get"], stdin: "https://other.example\n", environment: env)
+            == Outcome(status: 1, stdout: "credentials not found in native keychain\n", stderr: ""))
+    }
+}
