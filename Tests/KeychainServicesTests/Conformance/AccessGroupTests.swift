@@ -82,6 +82,27 @@ struct AccessGroupTests {
         }
     }
 
+    /// Deliberate difference: the securityd source quoted in apple-semantics.md §2.2 item 7 returns
+    /// errSecNoAccessForItem (-25243) here; current OSes and our design brief use errSecMissingEntitlement.
+    @Test("An update moving an item to a group the app does not hold returns errSecMissingEntitlement (-34018)")
+    func updateToForeignGroup() throws {
+        try withKeychain(as: ApplicationIdentity(accessGroups: ["TEAM1.mine"])) {
+            #expect(add(genericPassword(), secret: "x") == errSecSuccess)
+            #expect(update(genericPassword(), [kSecAttrAccessGroup as String: "TEAM2.theirs"]) == errSecMissingEntitlement)
+            #expect(attributes(genericPassword())?[kSecAttrAccessGroup as String] as? String == "TEAM1.mine")
+        }
+    }
+
+    @Test("An update may move an item to another group the app holds")
+    func updateToHeldGroup() throws {
+        try withKeychain(as: ApplicationIdentity(accessGroups: ["TEAM1.mine", "TEAM1.shared"])) {
+            #expect(add(genericPassword(), secret: "x") == errSecSuccess)
+            #expect(update(genericPassword(), [kSecAttrAccessGroup as String: "TEAM1.shared"]) == errSecSuccess)
+            #expect(count(genericPassword([kSecAttrAccessGroup as String: "TEAM1.shared"])) == 1)
+            #expect(count(genericPassword([kSecAttrAccessGroup as String: "TEAM1.mine"])) == 0)
+        }
+    }
+
     @Test("An entitlements plist without any group gives errSecMissingEntitlement (-34018) for every call",
         arguments: Operation.allCases)
     func noGroups(operation: Operation) throws {

@@ -21,6 +21,15 @@ struct ResultShapeTests {
         }
     }
 
+    @Test("Return keys given as Swift Bool or NSNumber work like kCFBooleanTrue", arguments: ["Bool", "NSNumber"])
+    func swiftBooleans(kind: String) throws {
+        try withKeychain {
+            twoItems()
+            let flag: Any = kind == "Bool" ? true : NSNumber(value: 1)
+            #expect((copy(genericPassword(account: "a", [kSecReturnData as String: flag])).result as? Data)?.utf8Text == "secret-a")
+        }
+    }
+
     @Test("kSecReturnPersistentRef alone returns bare Data that is not the secret")
     func persistentRefAlone() throws {
         try withKeychain {

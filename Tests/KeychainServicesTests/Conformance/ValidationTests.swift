@@ -172,4 +172,13 @@ struct ValidationTests {
             #expect(add([kSecClass as String: itemClass, kSecAttrLabel as String: "l"]) == errSecUnimplemented)
         }
     }
+
+    @Test("kSecAttrAccessControl is not implemented: errSecUnimplemented (-4), nothing stored")
+    func accessControlUnimplemented() throws {
+        // Deliberate difference from iOS (no Secure Enclave / biometry on Linux).
+        try withKeychain {
+            #expect(add(genericPassword([kSecAttrAccessControl as String: Data([1])]), secret: "x") == errSecUnimplemented)
+            #expect(count(genericPassword()) == 0)
+        }
+    }
 }
