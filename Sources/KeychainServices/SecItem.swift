@@ -2,6 +2,8 @@ public import Foundation
 internal import KeychainCore
 
 // Apple's four SecItem functions, with iOS (data-protection keychain) semantics.
+// They are `@discardableResult` because Swift imports Apple's C functions as discardable: iOS code such as
+// `SecItemDelete(query as CFDictionary)` compiles there without a warning, and must here too.
 // Source of each rule: SecItem.h comments and Apple's securityd (SecItemServer.c); see
 // docs/ARCHITECTURE.md and the conformance suite in Tests/KeychainServicesTests.
 
@@ -29,6 +31,7 @@ internal import KeychainCore
 ///   - `errSecInteractionNotAllowed` (-25308) when the item's protection class is locked;
 ///   - `errSecInvalidKeychain`, `errSecWrongSecVersion`, `errSecDecode`, `errSecDiskFull` or
 ///     `errSecIO` when the keychain file cannot be used or written.
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run(result) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(attributes, .add)
@@ -70,6 +73,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///   - `errSecMissingEntitlement` (-34018) when the query names an access group the process does not hold;
 ///   - `errSecDecode` (-26275) when a matching item fails authentication (tampered file);
 ///   - keychain file statuses as for `SecItemAdd`.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run(result) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .copy)
@@ -103,6 +107,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///     class, including `kSecClass`;
 ///   - `errSecMissingEntitlement` (-34018) when either dictionary names a group the process does not hold;
 ///   - `errSecInteractionNotAllowed`, `errSecDecode` and keychain file statuses as above.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run(nil) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .update)
@@ -136,6 +141,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 ///   - `errSecParam` (-50) for a `kSecMatch…` or return key, or a wrongly typed value;
 ///   - `errSecMissingEntitlement`, `errSecInteractionNotAllowed`, `errSecDecode` and keychain file
 ///     statuses as above.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.run(nil) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .delete)

@@ -1,15 +1,217 @@
+// keychain-test-helper: a second (third, …) process for the test suites.
+//
+//     keychain-test-helper <command> [arguments…]
+//
+// It uses the process-wide default keychain and identity, exactly as an app would:
+// `$XDG_DATA_HOME/keychains/login.keychain-db`, the device key under `$XDG_STATE_HOME`, and the
+// entitlements plist at `$KEYCHAIN_ENTITLEMENTS` (none = an unsigned tool).
+//
+// Output: one line per operation on stdout, starting with the OSStatus, then the value when
+// there is one. Secrets and values are printed as UTF-8 text. Exit status 0 unless the command
+// line itself is wrong (64).
+//
+// Commands (generic passwords; `group` is optional and sets kSecAttrAccessGroup):
+//   add <service> <account> <secret> [group]      SecItemAdd
+//   get <service> <account> [group]               SecItemCopyMatching, kSecReturnData → "<status> <secret>"
+//   update <service> <account> <secret> [group]   SecItemUpdate of kSecValueData
+//   delete <service> <account> [group]            SecItemDelete
+//   ref <service> <account>                       kSecReturnPersistentRef → "<status> <hex>"
+//   get-ref <hex>                                 kSecValuePersistentRef + kSecReturnData → "<status> <secret>"
+//   attrs <service> <account>                     kSecReturnAttributes → "<status> <agrp>"
+//   seed-save <service> <key> <value>             the seeds' CHKeychain save of [key: value]
+//   seed-load <service> <key> [group]             the seeds' CHKeychain load → "<status> <value>"
+//   seed002-uuid <service>                        seed 002's uuid: load it, or create and save it
+//   stress <worker> <ops> <shared-keys>           a deterministic mix of add/update/delete/get;
+//                                                 prints "<op> <service> <account> <value> <status>"
+
 import Foundation
 import KeychainServices
 
-let service = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "smoke"
-let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: "alice", kSecValueData as String: Data("hunter2".utf8)]
-print("add", SecItemAdd(add as CFDictionary, nil))
-print("add again", SecItemAdd(add as CFDictionary, nil))
-var result: CFTypeRef?
-let q: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecReturnData as String: true, kSecReturnAttributes as String: true]
-print("copy", SecItemCopyMatching(q as CFDictionary, &result), result as? [String: Any] as Any)
-print("update", SecItemUpdate([kSecClass: kSecClassGenericPassword, kSecAttrService: service] as CFDictionary, [kSecValueData: Data("new".utf8)] as CFDictionary))
-let q2: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecReturnData as String: true, kSecMatchLimit as String: kSecMatchLimitAll]
-print("copy all", SecItemCopyMatching(q2 as CFDictionary, &result), result as? [Data] as Any)
-print("delete", SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrService: service] as CFDictionary))
-print("delete again", SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrService: service] as CFDictionary))
+// MARK: - SecItem calls
+
+func baseQuery(_ service: String, _ account: String, _ group: String?) -> [String: Any] {
+    var query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword,
+        kSecAttrService as String: service,
+        kSecAttrAccount as String: account,
+    ]
+    if let group { query[kSecAttrAccessGroup as String] = group }
+    return query
+}
+
+func add(_ service: String, _ account: String, _ secret: String, _ group: String?) -> OSStatus {
+    var query = baseQuery(service, account, group)
+    query[kSecValueData as String] = Data(secret.utf8)
+    return SecItemAdd(query as CFDictionary, nil)
+}
+
+func get(_ service: String, _ account: String, _ group: String?) -> (OSStatus, String?) {
+    var query = baseQuery(service, account, group)
+    query[kSecReturnData as String] = kCFBooleanTrue
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    return (status, (result as? Data).map { String(decoding: $0, as: UTF8.self) })
+}
+
+func update(_ service: String, _ account: String, _ secret: String, _ group: String?) -> OSStatus {
+    let changes: [String: Any] = [kSecValueData as String: Data(secret.utf8)]
+    return SecItemUpdate(baseQuery(service, account, group) as CFDictionary, changes as CFDictionary)
+}
+
+func delete(_ service: String, _ account: String, _ group: String?) -> OSStatus {
+    SecItemDelete(baseQuery(service, account, group) as CFDictionary)
+}
+
+func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+func unhex(_ text: String) -> Data? {
+    var bytes: [UInt8] = []
+    var index = text.startIndex
+    while index < text.endIndex {
+        let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) ?? text.endIndex
+        guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+        bytes.append(byte)
+        index = next
+    }
+    return Data(bytes)
+}
+
+// MARK: - The seeds' CHKeychain (seeds 002 and 003), as another app would carry it
+
+enum CHKeychain {
+    static func keychainQuery(_ service: String) -> [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: service,
+            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+        ]
+    }
+
+    static func save(_ service: String, _ object: Any) {
+        var query = keychainQuery(service)
+        _ = SecItemDelete(query as CFDictionary)
+        query[kSecValueData as String] = try? NSKeyedArchiver.archivedData(
+            withRootObject: object, requiringSecureCoding: false)
+        _ = SecItemAdd(query as CFDictionary, nil)
+    }
+
+    static func load(_ service: String, group: String? = nil) -> (OSStatus, Any?) {
+        var query = keychainQuery(service)
+        if let group { query[kSecAttrAccessGroup as String] = group }
+        query[kSecReturnData as String] = kCFBooleanTrue
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        var keyData: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &keyData)
+        guard status == noErr, let data = keyData as? Data else { return (status, nil) }
+        let object = try? NSKeyedUnarchiver.unarchivedObject(
+            ofClasses: [NSDictionary.self, NSString.self], from: data)
+        return (status, object)
+    }
+}
+
+// MARK: - Stress
+
+/// SplitMix64: the same sequence for the same worker in every run.
+struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func stress(worker: Int, ops: Int, sharedKeys: Int) {
+    var random = SplitMix(state: UInt64(worker) &* 1_000_003)
+    var lines: [String] = []
+    lines.reserveCapacity(ops)
+    for index in 0..<ops {
+        let shared = random.next() % 2 == 0
+        let service = shared ? "stress-shared" : "stress-w\(worker)"
+        let account = "k\(random.next() % UInt64(shared ? sharedKeys : 8))"
+        let value = "w\(worker)-op\(index)"
+        let line: String
+        switch random.next() % 4 {
+        case 0: line = "add \(service) \(account) \(value) \(add(service, account, value, nil))"
+        case 1: line = "update \(service) \(account) \(value) \(update(service, account, value, nil))"
+        case 2: line = "delete \(service) \(account) - \(delete(service, account, nil))"
+        default:
+            let (status, secret) = get(service, account, nil)
+            line = "get \(service) \(account) \(secret ?? "-") \(status)"
+        }
+        lines.append(line)
+    }
+    print(lines.joined(separator: "\n"))
+}
+
+// MARK: - Dispatch
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("usage: keychain-test-helper <command> [arguments…]\n".utf8))
+    exit(64)
+}
+let commandLine = Array(CommandLine.arguments.dropFirst())
+guard let command = commandLine.first else { usage() }
+let arguments = Array(commandLine.dropFirst())
+func argument(_ index: Int) -> String {
+    guard index < arguments.count else { usage() }
+    return arguments[index]
+}
+func optional(_ index: Int) -> String? { index < arguments.count ? arguments[index] : nil }
+
+switch command {
+case "add":
+    print(add(argument(0), argument(1), argument(2), optional(3)))
+case "get":
+    let (status, secret) = get(argument(0), argument(1), optional(2))
+    print(secret.map { "\(status) \($0)" } ?? "\(status)")
+case "update":
+    print(update(argument(0), argument(1), argument(2), optional(3)))
+case "delete":
+    print(delete(argument(0), argument(1), optional(2)))
+case "ref":
+    var query = baseQuery(argument(0), argument(1), nil)
+    query[kSecReturnPersistentRef as String] = kCFBooleanTrue
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    print((result as? Data).map { "\(status) \(hex($0))" } ?? "\(status)")
+case "get-ref":
+    guard let ref = unhex(argument(0)) else { usage() }
+    let query: [String: Any] = [kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue]
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    print((result as? Data).map { "\(status) \(String(decoding: $0, as: UTF8.self))" } ?? "\(status)")
+case "attrs":
+    var query = baseQuery(argument(0), argument(1), nil)
+    query[kSecReturnAttributes as String] = kCFBooleanTrue
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    let group = (result as? [String: Any])?[kSecAttrAccessGroup as String] as? String
+    print(group.map { "\(status) \($0)" } ?? "\(status)")
+case "seed-save":
+    CHKeychain.save(argument(0), [argument(1): argument(2)] as NSDictionary)
+    print(CHKeychain.load(argument(0)).0)
+case "seed-load":
+    let (status, object) = CHKeychain.load(argument(0), group: optional(2))
+    let value = (object as? NSDictionary)?[argument(1)] as? String
+    print(value.map { "\(status) \($0)" } ?? "\(status)")
+case "seed002-uuid":
+    let service = argument(0)
+    if let existing = CHKeychain.load(service).1 as? String {
+        print(existing)
+    } else {
+        let fresh = UUID().uuidString
+        CHKeychain.save(service, fresh as NSString)
+        print(fresh)
+    }
+case "stress":
+    guard let worker = Int(argument(0)), let ops = Int(argument(1)), let shared = Int(argument(2)), shared > 0 else {
+        usage()
+    }
+    stress(worker: worker, ops: ops, sharedKeys: shared)
+default:
+    usage()
+}

@@ -27,7 +27,7 @@ struct SecItemRequest {
 
     /// Keys Apple accepts that change nothing here.
     static let ignoredKeys: Set<String> = [
-        "u_AuthUI", "u_AuthCtx", "u_OpPrompt", "u_NoAuthUI", "nleg", "m_CaseInsensitive",
+        "u_AuthUI", "u_AuthCtx", "u_OpPrompt", "u_NoAuthUI", "nleg",
     ]
 
     /// Parses `dictionary` for `operation`.
@@ -94,6 +94,10 @@ struct SecItemRequest {
                 throw .unimplemented
             case _ where ignoredKeys.contains(key):
                 continue
+            case "m_CaseInsensitive":
+                // [S] records it as a match pair without applying it (matching stays byte-exact), so
+                // SecItemCopyMatching ignores it, while any m_* key in add, update or delete is errSecParam.
+                guard operation == .copy else { throw .param }
             case _ where key.hasPrefix("m_"):
                 throw .param  // match keys this class does not support [S]
             case "sync":

@@ -1,0 +1,184 @@
+import Foundation
+import KeychainCore
+import KeychainServices
+import Testing
+
+/// The four SecItem calls, for tests that run one rule against each.
+enum Operation: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case add, copy, update, delete
+
+    var testDescription: String { "SecItem" + ["add": "Add", "copy": "CopyMatching", "update": "Update", "delete": "Delete"][rawValue]! }
+
+    /// Runs the call with `dictionary` as its query (or attributes, for add).
+    func callAsFunction(_ dictionary: [String: Any]) -> OSStatus {
+        switch self {
+        case .add: SecItemAdd(dictionary as CFDictionary, nil)
+        case .copy: KeychainServicesTests.copy(dictionary).status
+        case .update: SecItemUpdate(dictionary as CFDictionary, [kSecAttrLabel as String: "changed"] as CFDictionary)
+        case .delete: SecItemDelete(dictionary as CFDictionary)
+        }
+    }
+}
+
+/// Query validation: apple-semantics.md §2.2 items 6, 7, 15 and 16 (SecItemServer.c; SecBasePriv.h maps
+/// the internal errSecItem… codes to errSecParam).
+@Suite("Validation of query and attribute dictionaries")
+struct ValidationTests {
+    @Test("A dictionary without kSecClass returns errSecParam (-50)", arguments: Operation.allCases)
+    func missingClass(operation: Operation) throws {
+        try withKeychain {
+            #expect(add(genericPassword(), secret: "x") == errSecSuccess)
+            var query = genericPassword()
+            query[kSecClass as String] = nil
+            #expect(operation(query) == errSecParam)
+        }
+    }
+
+    @Test("An unknown kSecClass returns errSecNoSuchClass (-25306)", arguments: Operation.allCases)
+    func unknownClass(operation: Operation) throws {
+        try withKeychain {
+            #expect(operation([kSecClass as String: "nope", kSecAttrAccount as String: "a"]) == errSecNoSuchClass)
+        }
+    }
+
+    @Test("An attribute of the other class returns errSecNoSuchAttr (-25303)", arguments: Operation.allCases)
+    func attributeOfOtherClass(operation: Operation) throws {
+        try withKeychain {
+            #expect(operation(internetPassword([kSecAttrService as String: "svc"])) == errSecNoSuchAttr)
+            #expect(operation(genericPassword([kSecAttrServer as String: "example.com"])) == errSecNoSuchAttr)
+        }
+    }
+
+    /// Values of the wrong type with a documented outcome: return keys must be CFBoolean, kSecValueData
+    /// must be CFData (SecItemServer.c), kSecAttrAccessible must be one of its constants (§2.2 item 12),
+    /// kSecMatchLimit one of its constants or a number, kSecAttrSynchronizable a boolean or Any.
+    /// (Coercions securityd may apply between strings and numbers are deliberately not asserted.)
+    static let wrongTypes: [String] = [
+        "kSecReturnData as a string", "kSecReturnAttributes as an array", "kSecValueData as a string",
+        "kSecAttrAccessible unknown value", "kSecMatchLimit unknown value", "kSecAttrSynchronizable as a string",
+    ]
+
+    static func wrongType(_ name: String) -> (Operation, [String: Any]) {
+        switch name {
+        case "kSecReturnData as a string": (.copy, genericPassword([kSecReturnData as String: "yes"]))
+        case "kSecReturnAttributes as an array": (.copy, genericPassword([kSecReturnAttributes as String: [true]]))
+        case "kSecValueData as a string": (.add, genericPassword([kSecValueData as String: "not data"]))
+        case "kSecAttrAccessible unknown value": (.add, genericPassword([kSecAttrAccessible as String: "zz"]))
+        case "kSecMatchLimit unknown value": (.copy, genericPassword([kSecMatchLimit as String: "m_LimitSome"]))
+        default: (.add, genericPassword([kSecAttrSynchronizable as String: "yes"]))
+        }
+    }
+
+    @Test("A value of the wrong type returns errSecParam (-50)", arguments: wrongTypes)
+    func wrongValueType(name: String) throws {
+        let (operation, dictionary) = Self.wrongType(name)
+        try withKeychain {
+            #expect(operation(dictionary) == errSecParam)
+            #expect(count(genericPassword(service: nil, account: nil)) == 0)
+        }
+    }
+
+    @Test("A return key with a nil result pointer returns errSecParam (-50)", arguments: [kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef])
+    func returnKeyWithoutResult(returnKey: String) throws {
+        try withKeychain {
+            #expect(add(genericPassword(account: "present"), secret: "x") == errSecSuccess)
+            #expect(SecItemCopyMatching(genericPassword(account: "present", [returnKey: kCFBooleanTrue]) as CFDictionary, nil) == errSecParam)
+            let attributes = genericPassword(account: "new", [returnKey: kCFBooleanTrue, kSecValueData as String: Data("y".utf8)])
+            #expect(SecItemAdd(attributes as CFDictionary, nil) == errSecParam)
+            #expect(copy(genericPassword(account: "new")).status == errSecItemNotFound)
+        }
+    }
+
+    @Test("A secret over the size limit returns errSecDataTooLarge (-25302); one at the limit is stored")
+    func secretSizeLimit() throws {
+        let limit = StoreSession.maximumSecretBytes
+        try withKeychain {
+            let tooLarge = genericPassword(account: "big", [kSecValueData as String: Data(count: limit + 1)])
+            #expect(SecItemAdd(tooLarge as CFDictionary, nil) == errSecDataTooLarge)
+            #expect(copy(genericPassword(account: "big")).status == errSecItemNotFound)
+            let atLimit = genericPassword(account: "big", [kSecValueData as String: Data(repeating: 7, count: limit)])
+            #expect(SecItemAdd(atLimit as CFDictionary, nil) == errSecSuccess)
+            #expect(update(genericPassword(account: "big"), [kSecValueData as String: Data(count: limit + 1)]) == errSecDataTooLarge)
+            #expect((copy(genericPassword(account: "big", [kSecReturnData as String: kCFBooleanTrue])).result as? Data)?.count == limit)
+        }
+    }
+
+    @Test("kSecMatchLimit in a SecItemUpdate or SecItemDelete query returns errSecParam (-50), even kSecMatchLimitAll",
+        arguments: [Operation.update, .delete], [kSecMatchLimitOne, kSecMatchLimitAll])
+    func matchLimitInUpdateOrDelete(operation: Operation, limit: String) throws {
+        try withKeychain {
+            #expect(add(genericPassword(), secret: "x") == errSecSuccess)
+            #expect(operation(genericPassword([kSecMatchLimit as String: limit])) == errSecParam)
+            #expect(attributes(genericPassword())?[kSecAttrLabel as String] == nil)
+            #expect(count(genericPassword()) == 1)
+        }
+    }
+
+    /// Every `m_*` key counts as a match pair (apple-semantics.md §2.2 items 6 and 14).
+    @Test("kSecMatchCaseInsensitive in a SecItemUpdate or SecItemDelete query returns errSecParam (-50)",
+        arguments: [Operation.update, .delete])
+    func caseInsensitiveInUpdateOrDelete(operation: Operation) throws {
+        try withKeychain {
+            #expect(add(genericPassword(), secret: "x") == errSecSuccess)
+            #expect(operation(genericPassword([kSecMatchCaseInsensitive as String: kCFBooleanTrue])) == errSecParam)
+            #expect(count(genericPassword()) == 1)
+        }
+    }
+
+    @Test("A kSecMatch… key in SecItemAdd returns errSecParam (-50)", arguments: [kSecMatchLimit, kSecMatchCaseInsensitive])
+    func matchKeyInAdd(key: String) throws {
+        try withKeychain {
+            let value: Any = key == kSecMatchLimit ? kSecMatchLimitOne : kCFBooleanTrue
+            #expect(add(genericPassword([key: value]), secret: "x") == errSecParam)
+            #expect(count(genericPassword()) == 0)
+        }
+    }
+
+    @Test("A return key in a SecItemUpdate or SecItemDelete query returns errSecParam (-50)", arguments: [Operation.update, .delete])
+    func returnKeyInUpdateOrDelete(operation: Operation) throws {
+        try withKeychain {
+            #expect(add(genericPassword(), secret: "x") == errSecSuccess)
+            #expect(operation(genericPassword([kSecReturnData as String: kCFBooleanTrue])) == errSecParam)
+            #expect(count(genericPassword()) == 1)
+        }
+    }
+
+    /// securityd looks every key of attributesToUpdate up as an attribute (apple-semantics.md §2.2 item 7).
+    @Test("kSecClass, a return key or a match key in attributesToUpdate returns errSecNoSuchAttr (-25303)",
+        arguments: [kSecClass, kSecReturnData, kSecMatchLimit])
+    func metaKeyInAttributesToUpdate(key: String) throws {
+        let values: [String: Any] = [kSecClass: kSecClassGenericPassword, kSecReturnData: kCFBooleanTrue, kSecMatchLimit: kSecMatchLimitAll]
+        try withKeychain {
+            #expect(add(genericPassword(), secret: "x") == errSecSuccess)
+            #expect(update(genericPassword(), [key: values[key]!, kSecValueData as String: Data("y".utf8)]) == errSecNoSuchAttr)
+            #expect(secret(genericPassword()) == "x")
+        }
+    }
+
+    @Test("More than 128 keys in a query returns errSecParam (-50)")
+    func tooManyKeys() throws {
+        try withKeychain {
+            var query = genericPassword()
+            for index in 0..<130 { query["x\(index)"] = "y" }
+            #expect(copy(query).status == errSecParam)
+        }
+    }
+
+    @Test("Certificate, key and identity items are recognised but not stored: errSecUnimplemented (-4)",
+        arguments: [kSecClassCertificate, kSecClassKey, kSecClassIdentity])
+    func unsupportedClasses(itemClass: String) throws {
+        // Deliberate difference from iOS, which stores these classes (documented in SecBase.swift).
+        try withKeychain {
+            #expect(add([kSecClass as String: itemClass, kSecAttrLabel as String: "l"]) == errSecUnimplemented)
+        }
+    }
+
+    @Test("kSecAttrAccessControl is not implemented: errSecUnimplemented (-4), nothing stored")
+    func accessControlUnimplemented() throws {
+        // Deliberate difference from iOS (no Secure Enclave / biometry on Linux).
+        try withKeychain {
+            #expect(add(genericPassword([kSecAttrAccessControl as String: Data([1])]), secret: "x") == errSecUnimplemented)
+            #expect(count(genericPassword()) == 0)
+        }
+    }
+}
