@@ -38,6 +38,8 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
+        // The floor of keychain-bench's CLI workload: opens a database without Foundation.
+        .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
         // A small program the tests start as a second (third, …) process.
         .executableTarget(
             name: "keychain-test-helper", dependencies: ["KeychainServices", "Keychain", "KeychainCore"],

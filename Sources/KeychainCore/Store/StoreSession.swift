@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+package import FoundationEssentials
 #else
-internal import Foundation
+package import Foundation
 #endif
 
 /// One open connection with its unwrapped keys: the item operations of a ``Keystore``.
@@ -182,7 +182,7 @@ package struct StoreSession: ~Copyable {
     /// - Returns: the stored item's persistent reference.
     /// - Throws: `.duplicateItem` when an item with the same primary key exists; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when the class key is locked; `.diskFull`.
-    func add(
+    package func add(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Data {
         var attributes = Self.normalized(itemClass, input)
