@@ -42,6 +42,8 @@ let package = Package(
         .target(
             name: "KeychainFuzzing", dependencies: ["KeychainCore", "KeychainServices"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
+        // The floor of keychain-bench's CLI workload: opens a database without Foundation.
+        .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
         // A small program the tests start as a second (third, …) process.
         .executableTarget(
             name: "keychain-test-helper", dependencies: ["KeychainServices", "Keychain", "KeychainCore"],

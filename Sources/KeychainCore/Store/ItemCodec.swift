@@ -113,6 +113,8 @@ struct ItemCodec {
     }
 
     static func decodeAttributes(_ bytes: [UInt8]) -> [String: AttributeValue]? {
-        try? PropertyListDecoder().decode([String: AttributeValue].self, from: Data(bytes))
+        // Fast path for the shape encodeAttributes writes; anything else goes through PropertyListDecoder.
+        if let attributes = AttributePlistReader.decode(bytes) { return attributes }
+        return try? PropertyListDecoder().decode([String: AttributeValue].self, from: Data(bytes))
     }
 }

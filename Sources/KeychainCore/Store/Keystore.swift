@@ -135,7 +135,8 @@ package final class Keystore: Sendable {
             while true {
                 attempt += 1
                 do throws(SQLiteError) {
-                    try session.database.execute(begin)
+                    // Prepared once and cached: sqlite3_exec would parse BEGIN and COMMIT on every call.
+                    try session.database.prepare(begin).run()
                 } catch where error.isBusy && attempt < 50 {
                     Self.backOff(attempt)
                     continue
@@ -161,7 +162,7 @@ package final class Keystore: Sendable {
 
     private static func commit(_ database: Database) throws(KeychainFailure) {
         do {
-            try database.execute("COMMIT")
+            try database.prepare("COMMIT").run()
         } catch {
             throw StoreSession.failure(error)
         }
