@@ -43,40 +43,42 @@ extension Keystore {
     package func importPasswords(
         csv: SecureBytes, accessGroup: String, protection: ProtectionClass = .whenUnlocked, policy: ConflictPolicy = .skip
     ) throws(KeychainFailure) -> ImportSummary {
-        let (format, entries) = try csv.withUnsafeBytes {
-            (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> (PasswordCSVFormat, [PasswordCSVImport.Entry]) in
-            try PasswordCSVImport.read(bytes, accessGroup: accessGroup, protection: protection)
-        }
-        return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ImportSummary in
-            var summary = ImportSummary(format: format)
-            summary.rows = entries.count
-            for entry in entries {
-                switch entry {
-                case .skip(let skip):
-                    summary.skipped.append(skip)
-                case .item(let row, let line, let attributes, let secret, let oneTimeCode):
-                    let result: (outcome: StoreSession.RestoreOutcome, reassignedReference: Bool)
-                    do throws(KeychainFailure) {
-                        result = try s.restore(
-                            .internetPassword, attributes: attributes, secret: secret, persistentRef: nil, policy: policy)
-                    } catch where error.status == .duplicateItem {
-                        throw KeychainFailure(
-                            .duplicateItem, "row \(row) (line \(line)) duplicates an item already in the keychain; nothing was imported")
+        try csv.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> ImportSummary in
+            let document = try PasswordCSVImport(bytes)
+            return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ImportSummary in
+                var summary = ImportSummary(format: document.format)
+                summary.rows = document.rows.count
+                for index in document.rows.indices {
+                    let row = index + 1
+                    let line = document.rows[index].line
+                    switch document.entry(index, in: bytes, accessGroup: accessGroup, protection: protection) {
+                    case .skip(let reason):
+                        summary.skipped.append(.init(row: row, line: line, reason: reason))
+                    case .item(let attributes, let secret, let oneTimeCode):
+                        let result: (outcome: StoreSession.RestoreOutcome, reassignedReference: Bool)
+                        do throws(KeychainFailure) {
+                            result = try s.restore(
+                                .internetPassword, attributes: attributes, secret: secret, persistentRef: nil, policy: policy)
+                        } catch where error.status == .duplicateItem {
+                            throw KeychainFailure(
+                                .duplicateItem,
+                                "row \(row) (line \(line)) duplicates an item already in the keychain; nothing was imported")
+                        }
+                        switch result.outcome {
+                        case .skipped:
+                            summary.skipped.append(.init(row: row, line: line, reason: .alreadyExists))
+                            continue
+                        case .replaced:
+                            summary.replaced += 1
+                        case .inserted:
+                            break
+                        }
+                        summary.imported += 1
+                        if oneTimeCode { summary.oneTimeCodesNotImported += 1 }
                     }
-                    switch result.outcome {
-                    case .skipped:
-                        summary.skipped.append(.init(row: row, line: line, reason: .alreadyExists))
-                        continue
-                    case .replaced:
-                        summary.replaced += 1
-                    case .inserted:
-                        break
-                    }
-                    summary.imported += 1
-                    if oneTimeCode { summary.oneTimeCodesNotImported += 1 }
                 }
+                return summary
             }
-            return summary
         }
     }
 }

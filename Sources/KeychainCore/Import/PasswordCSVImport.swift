@@ -14,65 +14,76 @@ internal import Foundation
 /// `example.com`) is read as `https`. Of a Bitwarden `login_uri` holding several URIs, the first counts.
 /// One-time-code secrets (`OTPAuth`, `login_totp`) have no place in an internet password and are
 /// counted, not stored.
-enum PasswordCSVImport {
+///
+/// Rows are parsed up front (as byte ranges), but each row becomes an item only when it is stored:
+/// a password goes from the input buffer into protected memory, is sealed, and is released before
+/// the next row, so a large file never holds thousands of `sodium_malloc` buffers at once.
+struct PasswordCSVImport {
     /// One data row: an item to store, or the reason it is skipped.
     enum Entry {
-        case item(row: Int, line: Int, attributes: [String: AttributeValue], secret: SecureBytes, oneTimeCode: Bool)
-        case skip(ImportSummary.Skip)
+        case item(attributes: [String: AttributeValue], secret: SecureBytes, oneTimeCode: Bool)
+        case skip(ImportSummary.SkipReason)
     }
 
-    /// Parses a whole export.
+    let format: PasswordCSVFormat
+    /// The data rows (the header excluded).
+    let rows: [CSVParser.Row]
+    private let header: [String]
+    private let column: [String: Int]
+
+    /// Parses a whole export and detects its format.
     /// - Throws: `.unknownFormat` (-25257) for an empty file or a header row no format matches;
     ///   `.decode` for broken quoting.
-    static func read(
-        _ bytes: UnsafeRawBufferPointer, accessGroup: String, protection: ProtectionClass
-    ) throws(KeychainFailure) -> (PasswordCSVFormat, [Entry]) {
+    init(_ bytes: UnsafeRawBufferPointer) throws(KeychainFailure) {
         let rows = try CSVParser.parse(bytes)
         guard let headerRow = rows.first else { throw KeychainFailure(.unknownFormat, "the file is empty") }
-        let header = headerRow.fields.map { CSVParser.string($0, in: bytes).trimmingWhitespace().lowercased() }
+        header = headerRow.fields.map { CSVParser.string($0, in: bytes).trimmingWhitespace().lowercased() }
         guard let format = PasswordCSVFormat.detect(header) else {
             throw KeychainFailure(
                 .unknownFormat,
                 "the header row matches no known export (Chrome/Edge, Firefox, Apple Passwords/Safari, Bitwarden)")
         }
-        let column = Dictionary(uniqueKeysWithValues: header.enumerated().map { ($0.element, $0.offset) })
-        var entries: [Entry] = []
-        for (offset, row) in rows.dropFirst().enumerated() {
-            let number = offset + 1
-            func skip(_ reason: ImportSummary.SkipReason) { entries.append(.skip(.init(row: number, line: row.line, reason: reason))) }
-            guard row.fields.count == header.count else { skip(.malformedRow); continue }
-            func text(_ name: String?) -> String {
-                guard let name, let index = column[name] else { return "" }
-                return CSVParser.string(row.fields[index], in: bytes)
-            }
-            if format == .bitwarden && text("type").trimmingWhitespace().lowercased() != "login" { skip(.notALogin); continue }
-            var url = text(format.url).trimmingWhitespace()
-            if format == .bitwarden, let first = url.split(separator: ",").first { url = String(first).trimmingWhitespace() }
-            guard !url.isEmpty else { skip(.noURL); continue }
-            guard let target = parseURL(url) else { skip(.unsupportedURL); continue }
-            let secret = CSVParser.secret(row.fields[column[format.password]!], in: bytes)
-            guard secret.count > 0 else { skip(.noPassword); continue }
+        self.format = format
+        self.rows = Array(rows.dropFirst())
+        column = Dictionary(uniqueKeysWithValues: header.enumerated().map { ($0.element, $0.offset) })
+    }
 
-            var attributes: [String: AttributeValue] = [
-                "srvr": .string(target.host), "ptcl": .string(target.protocolCode), "acct": .string(text(format.username)),
-                "agrp": .string(accessGroup), "pdmn": .string(protection.rawValue),
-            ]
-            if let port = target.port { attributes["port"] = .integer(Int64(port)) }
-            if !target.path.isEmpty && target.path != "/" { attributes["path"] = .string(target.path) }
-            let title = text(format.title).trimmingWhitespace()
-            attributes["labl"] = .string(title.isEmpty ? target.host : title)
-            let notes = text(format.notes)
-            if !notes.isEmpty { attributes["icmt"] = .string(notes) }
-            if format == .firefox {
-                let realm = text("httprealm")
-                if !realm.isEmpty { attributes["sdmn"] = .string(realm) }
-                if let created = milliseconds(text("timecreated")) { attributes["cdat"] = .date(created) }
-                if let changed = milliseconds(text("timepasswordchanged")) { attributes["mdat"] = .date(changed) }
-            }
-            let oneTimeCode = !text(format.oneTimeCode).trimmingWhitespace().isEmpty
-            entries.append(.item(row: number, line: row.line, attributes: attributes, secret: secret, oneTimeCode: oneTimeCode))
+    /// The item data row `index` (0-based) becomes, or why it is skipped.
+    func entry(_ index: Int, in bytes: UnsafeRawBufferPointer, accessGroup: String, protection: ProtectionClass) -> Entry {
+        let row = rows[index]
+        guard row.fields.count == header.count else { return .skip(.malformedRow) }
+        func text(_ name: String?) -> String {
+            guard let name, let index = column[name] else { return "" }
+            return CSVParser.string(row.fields[index], in: bytes)
         }
-        return (format, entries)
+        if format == .bitwarden && text("type").trimmingWhitespace().lowercased() != "login" { return .skip(.notALogin) }
+        var url = text(format.url).trimmingWhitespace()
+        if format == .bitwarden, let first = url.split(separator: ",").first { url = String(first).trimmingWhitespace() }
+        guard !url.isEmpty else { return .skip(.noURL) }
+        guard let target = Self.parseURL(url) else { return .skip(.unsupportedURL) }
+        guard let passwordColumn = column[format.password], !row.fields[passwordColumn].range.isEmpty else {
+            return .skip(.noPassword)
+        }
+
+        var attributes: [String: AttributeValue] = [
+            "srvr": .string(target.host), "ptcl": .string(target.protocolCode), "acct": .string(text(format.username)),
+            "agrp": .string(accessGroup), "pdmn": .string(protection.rawValue),
+        ]
+        if let port = target.port { attributes["port"] = .integer(Int64(port)) }
+        if !target.path.isEmpty && target.path != "/" { attributes["path"] = .string(target.path) }
+        let title = text(format.title).trimmingWhitespace()
+        attributes["labl"] = .string(title.isEmpty ? target.host : title)
+        let notes = text(format.notes)
+        if !notes.isEmpty { attributes["icmt"] = .string(notes) }
+        if format == .firefox {
+            let realm = text("httprealm")
+            if !realm.isEmpty { attributes["sdmn"] = .string(realm) }
+            if let created = Self.milliseconds(text("timecreated")) { attributes["cdat"] = .date(created) }
+            if let changed = Self.milliseconds(text("timepasswordchanged")) { attributes["mdat"] = .date(changed) }
+        }
+        let oneTimeCode = !text(format.oneTimeCode).trimmingWhitespace().isEmpty
+        return .item(
+            attributes: attributes, secret: CSVParser.secret(row.fields[passwordColumn], in: bytes), oneTimeCode: oneTimeCode)
     }
 
     /// The parts of a URL an internet password keeps, or `nil` when it is not a URL with a host and a known scheme.
