@@ -103,6 +103,11 @@ struct Options {
     }
 }
 
+// `keychain-bench backup-memory STEP N DIR`: peak memory of backup and restore (tracker issue 6).
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "backup-memory" {
+    exit(BackupMemoryBenchmark.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let loadBefore = loadAverage()
 let resettable = resetPeakRSS()

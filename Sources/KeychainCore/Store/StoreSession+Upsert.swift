@@ -72,34 +72,17 @@ extension StoreSession {
         -> Row?
     {
         let digest = codec.primaryKeyDigest(itemClass, attributes)
-        var found: Row??
+        let statement: Statement
+        let found: Bool
         do throws(SQLiteError) {
-            let statement = try database.prepare(
-                "SELECT rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, tag"
-                    + " FROM items WHERE pk = ?")
+            statement = try database.prepare("SELECT \(Self.rowColumns) FROM items WHERE pk = ?")
             try statement.bind([.blob(digest)])
-            defer { statement.finish() }
-            guard try statement.step() else { return nil }
-            if let storedClass = ItemCodec.itemClass(code: statement.int64(2)),
-                let protection = ProtectionClass(code: statement.int64(3))
-            {
-                found = Row(
-                    rowid: statement.int64(0), persistentRef: statement.blob(1), itemClass: storedClass,
-                    protection: protection, sync: statement.int64(4) != 0,
-                    digests: ItemCodec.Digests(
-                        accessGroup: statement.blob(5), primaryKey: statement.blob(6), account: statement.blob(7),
-                        name: statement.blob(8)),
-                    wrappedKey: statement.blob(9), attributes: statement.blob(10), secret: nil, tag: statement.blob(11))
-            } else {
-                found = .some(nil)
-            }
+            found = try statement.step()
         } catch {
             throw Self.failure(error)
         }
-        guard case .some(.some(let row)) = found else {
-            throw KeychainFailure(.decode, "an item row has an unknown class or protection class")
-        }
-        return row
+        defer { statement.finish() }
+        return found ? try Self.row(statement, withSecret: false) : nil
     }
 }
 

@@ -34,7 +34,24 @@ package struct StoreSession: ~Copyable {
         let tag: [UInt8]
     }
 
-    private static let rowColumns = "rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, tag"
+    /// The columns ``row(_:withSecret:)`` reads, in order; append `, secret` to read the secret too.
+    static let rowColumns = "rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, tag"
+
+    /// The row at the statement's cursor, selected as `SELECT rowColumns[, secret]`.
+    /// - Throws: `.decode` for an unknown class or protection class.
+    static func row(_ statement: Statement, withSecret: Bool) throws(KeychainFailure) -> Row {
+        guard let itemClass = ItemCodec.itemClass(code: statement.int64(2)),
+            let protection = ProtectionClass(code: statement.int64(3))
+        else { throw KeychainFailure(.decode, "an item row has an unknown class or protection class") }
+        return Row(
+            rowid: statement.int64(0), persistentRef: statement.blob(1), itemClass: itemClass,
+            protection: protection, sync: statement.int64(4) != 0,
+            digests: ItemCodec.Digests(
+                accessGroup: statement.blob(5), primaryKey: statement.blob(6), account: statement.blob(7),
+                name: statement.blob(8)),
+            wrappedKey: statement.blob(9), attributes: statement.blob(10),
+            secret: withSecret ? statement.blob(12) : nil, tag: statement.blob(11))
+    }
 
     /// The rows a query selects by its indexed columns, in insertion order.
     func candidateRows(_ query: ItemQuery, withSecret: Bool) throws(KeychainFailure) -> [Row] {
@@ -72,20 +89,7 @@ package struct StoreSession: ~Copyable {
             try statement.bind(values)
             defer { statement.finish() }
             var rows: [Row] = []
-            while try statement.step() {
-                guard let itemClass = ItemCodec.itemClass(code: statement.int64(2)),
-                    let protection = ProtectionClass(code: statement.int64(3))
-                else { throw KeychainFailure(.decode, "an item row has an unknown class or protection class") }
-                rows.append(
-                    Row(
-                        rowid: statement.int64(0), persistentRef: statement.blob(1), itemClass: itemClass,
-                        protection: protection, sync: statement.int64(4) != 0,
-                        digests: ItemCodec.Digests(
-                            accessGroup: statement.blob(5), primaryKey: statement.blob(6), account: statement.blob(7),
-                            name: statement.blob(8)),
-                        wrappedKey: statement.blob(9), attributes: statement.blob(10),
-                        secret: withSecret ? statement.blob(12) : nil, tag: statement.blob(11)))
-            }
+            while try statement.step() { rows.append(try Self.row(statement, withSecret: withSecret)) }
             return rows
         } catch let failure as KeychainFailure {
             throw failure
@@ -337,22 +341,37 @@ package struct StoreSession: ~Copyable {
         do { try Meta.set(database, "accumulator", current) } catch { throw Self.failure(error) }
     }
 
-    /// Deletes every item of one protection class (used when the password is removed).
-    func deleteAll(_ protection: ProtectionClass) throws(KeychainFailure) {
+    /// Deletes one row and takes its tag out of the accumulator.
+    func deleteRow(_ rowid: Int64) throws(KeychainFailure) {
+        let tag: [UInt8]
         do throws(SQLiteError) {
-            let select = try database.prepare("SELECT rowid, tag FROM items WHERE pdmn = ?")
-            try select.bind([.integer(protection.code)])
-            var doomed: [(Int64, [UInt8])] = []
-            while try select.step() { doomed.append((select.int64(0), select.blob(1))) }
-            select.finish()
-            let delete = try database.prepare("DELETE FROM items WHERE rowid = ?")
-            for (rowid, tag) in doomed {
-                try delete.run([.integer(rowid)])
-                do { try accumulate(tag) } catch { throw SQLiteError(code: 1, message: error.description) }
+            let select = try database.prepare("SELECT tag FROM items WHERE rowid = ?")
+            try select.bind([.integer(rowid)])
+            guard try select.step() else {
+                select.finish()
+                return
             }
+            tag = select.blob(0)
+            select.finish()
+            try database.prepare("DELETE FROM items WHERE rowid = ?").run([.integer(rowid)])
         } catch {
             throw Self.failure(error)
         }
+        try accumulate(tag)
+    }
+
+    /// Deletes every item of one protection class (used when the password is removed).
+    func deleteAll(_ protection: ProtectionClass) throws(KeychainFailure) {
+        var doomed: [Int64] = []
+        do throws(SQLiteError) {
+            let select = try database.prepare("SELECT rowid FROM items WHERE pdmn = ?")
+            try select.bind([.integer(protection.code)])
+            defer { select.finish() }
+            while try select.step() { doomed.append(select.int64(0)) }
+        } catch {
+            throw Self.failure(error)
+        }
+        for rowid in doomed { try deleteRow(rowid) }
     }
 
     // MARK: - Errors

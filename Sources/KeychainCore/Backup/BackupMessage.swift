@@ -1,0 +1,203 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// The plaintext of the messages in a backup's secretstream (docs/BACKUP-FORMAT.md).
+///
+/// Every message starts with a kind byte:
+/// - `1` begin: `created (i64 BE, Unix seconds) ‖ device check (16)`; the first message, whose
+///   associated data is the file header.
+/// - `2` item: `class (u8) ‖ protection (u8) ‖ body`, for migratable items.
+/// - `3` device-bound item: `class (u8) ‖ protection (u8) ‖ box`, for ThisDeviceOnly items; `box` is
+///   XChaCha20-Poly1305 (`Sodium.seal`) of `body` under the device-binding key, with associated data
+///   `"swkc.backup.device.v1" ‖ 3 ‖ class ‖ protection`.
+/// - `4` end: `items ‖ migratable ‖ device-bound ‖ excluded` (four u64 BE); the last message, tagged FINAL.
+///
+/// `body` = `ref length (u8) ‖ persistent ref ‖ attributes length (u32 BE) ‖ attributes ‖ secret length (u32 BE) ‖ secret`,
+/// where `attributes` is the binary property list the engine itself seals items with (``ItemCodec``).
+/// Item messages are built in and opened into `sodium_malloc` memory, so secrets never sit in Swift arrays.
+enum BackupMessage {
+    enum Kind: UInt8 {
+        case begin = 1
+        case item = 2
+        case deviceBound = 3
+        case end = 4
+    }
+
+    /// The item counts the end message carries.
+    struct Counts: Equatable {
+        var items: UInt64 = 0
+        var migratable: UInt64 = 0
+        var deviceBound: UInt64 = 0
+        /// WhenPasscodeSetThisDeviceOnly items left out of the backup.
+        var excluded: UInt64 = 0
+    }
+
+    /// A decoded message.
+    enum Parsed {
+        case begin(deviceCheck: [UInt8])
+        case item(ItemRecord)
+        case deviceBound(ItemClass, ProtectionClass, box: [UInt8])
+        case end(Counts)
+    }
+
+    static let deviceBindingContext = Array("swkc.backup.device.v1".utf8)
+
+    // MARK: - Building
+
+    static func begin(created: Date, deviceCheck: [UInt8]) -> [UInt8] {
+        [Kind.begin.rawValue] + BackupHeader.bigEndian(Int64(created.timeIntervalSince1970)) + deviceCheck
+    }
+
+    static func end(_ counts: Counts) -> [UInt8] {
+        [Kind.end.rawValue] + BackupHeader.bigEndian(counts.items) + BackupHeader.bigEndian(counts.migratable)
+            + BackupHeader.bigEndian(counts.deviceBound) + BackupHeader.bigEndian(counts.excluded)
+    }
+
+    /// A migratable item's message.
+    static func item(_ record: ItemRecord) -> SecureBytes {
+        body(record, prefix: [Kind.item.rawValue, UInt8(ItemCodec.classCode(record.itemClass)), UInt8(record.protection.code)])
+    }
+
+    /// A ThisDeviceOnly item's message: its body sealed under the device-binding key.
+    static func deviceBound(_ record: ItemRecord, bindingKey: SecureBytes) -> [UInt8] {
+        let prefix = [Kind.deviceBound.rawValue, UInt8(ItemCodec.classCode(record.itemClass)), UInt8(record.protection.code)]
+        let box = Sodium.seal(body(record, prefix: []), key: bindingKey, associatedData: deviceBindingContext + prefix)
+        return prefix + box
+    }
+
+    /// `prefix ‖ body` in protected memory.
+    private static func body(_ record: ItemRecord, prefix: [UInt8]) -> SecureBytes {
+        let reference = Array(record.persistentRef)
+        let attributes = ItemCodec.encodeAttributes(record.attributes)
+        let secretCount = record.secret?.count ?? 0
+        let count = prefix.count + 1 + reference.count + 4 + attributes.count + 4 + secretCount
+        return SecureBytes(count: count) { out in
+            var offset = 0
+            func put(_ bytes: UnsafeRawBufferPointer) {
+                guard bytes.count > 0 else { return }
+                UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
+                offset += bytes.count
+            }
+            func put(_ bytes: [UInt8]) { bytes.withUnsafeBytes { put($0) } }
+            put(prefix)
+            put([UInt8(reference.count)])
+            put(reference)
+            put(BackupHeader.bigEndian(UInt32(attributes.count)))
+            put(attributes)
+            put(BackupHeader.bigEndian(UInt32(secretCount)))
+            record.secret?.withUnsafeBytes { put($0) }
+        }
+    }
+
+    // MARK: - Parsing
+
+    /// Decodes one message's plaintext.
+    /// - Throws: `.decode` when it is malformed.
+    static func parse(_ plaintext: SecureBytes) throws(KeychainFailure) -> Parsed {
+        try plaintext.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> Parsed in
+            var reader = ByteReader(bytes)
+            guard let kind = Kind(rawValue: try reader.integer(UInt8.self)) else { throw malformed }
+            switch kind {
+            case .begin:
+                _ = try reader.integer(Int64.self)
+                let check = try reader.bytes(16)
+                try reader.expectEnd()
+                return .begin(deviceCheck: check)
+            case .end:
+                let counts = Counts(
+                    items: try reader.integer(UInt64.self), migratable: try reader.integer(UInt64.self),
+                    deviceBound: try reader.integer(UInt64.self), excluded: try reader.integer(UInt64.self))
+                try reader.expectEnd()
+                return .end(counts)
+            case .item:
+                let (itemClass, protection) = try classes(&reader)
+                guard protection.isMigratable else { throw malformed }
+                return .item(try parseBody(&reader, itemClass, protection))
+            case .deviceBound:
+                let (itemClass, protection) = try classes(&reader)
+                guard !protection.isMigratable else { throw malformed }
+                return .deviceBound(itemClass, protection, box: try reader.bytes(reader.remaining))
+            }
+        }
+    }
+
+    /// Opens a device-bound item with this installation's binding key.
+    /// - Returns: `nil` when the box does not open (another installation's backup).
+    static func openDeviceBound(
+        _ itemClass: ItemClass, _ protection: ProtectionClass, box: [UInt8], bindingKey: SecureBytes
+    ) throws(KeychainFailure) -> ItemRecord? {
+        let prefix = [Kind.deviceBound.rawValue, UInt8(ItemCodec.classCode(itemClass)), UInt8(protection.code)]
+        guard let body = Sodium.openSecret(box, key: bindingKey, associatedData: deviceBindingContext + prefix) else {
+            return nil
+        }
+        return try body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> ItemRecord in
+            var reader = ByteReader(bytes)
+            return try parseBody(&reader, itemClass, protection)
+        }
+    }
+
+    private static var malformed: KeychainFailure {
+        KeychainFailure(.decode, "the backup holds a malformed record")
+    }
+
+    private static func classes(_ reader: inout ByteReader) throws(KeychainFailure) -> (ItemClass, ProtectionClass) {
+        guard let itemClass = ItemCodec.itemClass(code: Int64(try reader.integer(UInt8.self))),
+            let protection = ProtectionClass(code: Int64(try reader.integer(UInt8.self)))
+        else { throw malformed }
+        return (itemClass, protection)
+    }
+
+    private static func parseBody(
+        _ reader: inout ByteReader, _ itemClass: ItemClass, _ protection: ProtectionClass
+    ) throws(KeychainFailure) -> ItemRecord {
+        let reference = try reader.bytes(Int(try reader.integer(UInt8.self)))
+        let attributeBytes = try reader.bytes(Int(try reader.integer(UInt32.self)))
+        guard let attributes = ItemCodec.decodeAttributes(attributeBytes),
+            case .string(let raw)? = attributes["pdmn"], raw == protection.rawValue
+        else { throw malformed }
+        let secret = try reader.secret(Int(try reader.integer(UInt32.self)))
+        try reader.expectEnd()
+        return ItemRecord(itemClass: itemClass, attributes: attributes, persistentRef: Data(reference), secret: secret)
+    }
+}
+
+/// Bounds-checked reading of a message's plaintext.
+private struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    var remaining: Int { bytes.count - offset }
+
+    private static var short: KeychainFailure { KeychainFailure(.decode, "the backup holds a truncated record") }
+
+    mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(KeychainFailure) -> T {
+        let size = MemoryLayout<T>.size
+        guard remaining >= size else { throw Self.short }
+        var value: T = 0
+        for byte in bytes[offset..<(offset + size)] { value = value << 8 | T(byte) }
+        offset += size
+        return value
+    }
+
+    mutating func bytes(_ count: Int) throws(KeychainFailure) -> [UInt8] {
+        guard count >= 0, remaining >= count else { throw Self.short }
+        defer { offset += count }
+        return Array(bytes[offset..<(offset + count)])
+    }
+
+    /// Copies `count` bytes into protected memory without passing through a Swift array.
+    mutating func secret(_ count: Int) throws(KeychainFailure) -> SecureBytes {
+        guard count >= 0, remaining >= count else { throw Self.short }
+        defer { offset += count }
+        return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+    }
+
+    func expectEnd() throws(KeychainFailure) {
+        guard remaining == 0 else { throw KeychainFailure(.decode, "the backup holds a record with trailing bytes") }
+    }
+}

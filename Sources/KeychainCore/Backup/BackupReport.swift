@@ -1,0 +1,52 @@
+/// What ``Keystore/backup(to:passphrase:parameters:overwrite:)`` wrote.
+package struct BackupReport: Sendable, Equatable, CustomStringConvertible {
+    /// Items written to the backup.
+    package var items: Int
+    /// Of those, items that restore onto any installation.
+    package var migratable: Int
+    /// Of those, ThisDeviceOnly items, which restore only onto this installation.
+    package var deviceBound: Int
+    /// WhenPasscodeSetThisDeviceOnly items left out: Apple never backs this class up.
+    package var excludedWhenPasscodeSet: Int
+    /// Size of the backup file in bytes.
+    package var bytes: Int
+
+    package var description: String {
+        var text = "backed up \(items) items (\(migratable) migratable, \(deviceBound) bound to this installation)"
+        if excludedWhenPasscodeSet > 0 {
+            text += "; \(excludedWhenPasscodeSet) WhenPasscodeSetThisDeviceOnly items are never backed up"
+        }
+        return text
+    }
+}
+
+/// What ``Keystore/restore(from:passphrase:policy:)`` did.
+package struct RestoreReport: Sendable, Equatable, CustomStringConvertible {
+    /// Items the backup holds.
+    package var itemsInBackup = 0
+    /// Items stored, including ``replaced``.
+    package var restored = 0
+    /// Items stored in place of an existing item with the same primary key (policy `.replace`).
+    package var replaced = 0
+    /// Items not stored because an item with the same primary key exists (policy `.skip`).
+    package var skippedExisting = 0
+    /// ThisDeviceOnly items not stored because the backup was made on another installation.
+    package var skippedThisDeviceOnly = 0
+    /// Restored items that got a new persistent reference because another item held theirs.
+    package var reassignedReferences = 0
+    /// WhenPasscodeSetThisDeviceOnly items the source keychain had, which were never in the backup.
+    package var excludedFromBackup = 0
+
+    package init() {}
+
+    package var description: String {
+        var parts = ["restored \(restored) of \(itemsInBackup) items"]
+        if replaced > 0 { parts.append("\(replaced) replaced existing items") }
+        if skippedExisting > 0 { parts.append("\(skippedExisting) skipped because they already exist") }
+        if skippedThisDeviceOnly > 0 {
+            parts.append("\(skippedThisDeviceOnly) ThisDeviceOnly items skipped: the backup comes from another installation")
+        }
+        if reassignedReferences > 0 { parts.append("\(reassignedReferences) got a new persistent reference") }
+        return parts.joined(separator: "; ")
+    }
+}

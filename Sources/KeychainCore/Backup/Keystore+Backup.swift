@@ -1,0 +1,166 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// Encrypted backups of a whole keychain (tracker issue 6; format in docs/BACKUP-FORMAT.md).
+///
+/// Modelled on Apple's encrypted device backups (Apple Platform Security, "Keybags for Data
+/// Protection"): migratable items move to any installation with the passphrase; ThisDeviceOnly
+/// items stay bound to this installation's device key and restore only here;
+/// WhenPasscodeSetThisDeviceOnly items are never backed up.
+extension Keystore {
+    // MARK: - Backup
+
+    /// Writes every item of the keychain to an encrypted backup file.
+    ///
+    /// Items are read with a cursor inside one read transaction (a consistent snapshot) and written
+    /// one record at a time, so memory does not grow with the keychain. The file is created with
+    /// mode 0600 next to `path` and appears there only when complete.
+    ///
+    /// ```swift
+    /// let report = try keystore.backup(to: "/media/usb/keychain.swkcbackup", passphrase: passphrase)
+    /// print(report)  // backed up 42 items (40 migratable, 2 bound to this installation)
+    /// ```
+    /// - Parameters:
+    ///   - path: the backup file to create.
+    ///   - passphrase: protects the backup (Argon2id with `parameters` and a fresh salt).
+    ///   - parameters: Argon2id cost, stored in the backup's header.
+    ///   - overwrite: replace an existing file at `path` (atomically); otherwise an existing file is an error.
+    /// - Returns: the counts written.
+    /// - Throws: `.param` for an empty passphrase or invalid parameters; `.duplicateItem` when `path`
+    ///   exists and `overwrite` is false; `.interactionNotAllowed` when the keychain is locked (a
+    ///   backup never leaves items out silently); `.allocate` when Argon2id cannot get its memory;
+    ///   `.io`/`.diskFull` for file errors. Nothing is left at `path` after a failure.
+    /// - Important: ThisDeviceOnly items are sealed a second time under a key derived from the device
+    ///   key, which never goes into the backup. Losing the device key loses them, as on Apple devices.
+    package func backup(
+        to path: String, passphrase: SecureBytes, parameters: KDFParameters = .default, overwrite: Bool = false
+    ) throws(KeychainFailure) -> BackupReport {
+        guard passphrase.count > 0 else { throw KeychainFailure(.param, "the backup passphrase is empty") }
+        guard parameters.isValid, parameters.opsLimit <= Sodium.passwordHashOpsLimitMax,
+            UInt64(parameters.memLimit) <= min(BackupHeader.maximumMemLimit, Sodium.passwordHashMemLimitMax)
+        else { throw KeychainFailure(.param, "invalid Argon2id parameters") }
+        let file = try FileWriter(path: path, overwrite: overwrite)
+        let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
+        let keys = try BackupKeys.derive(passphrase: passphrase, salt: salt, parameters: parameters)
+        let writer = try BackupStream.Writer(file: file, parameters: parameters, salt: salt, keys: keys)
+
+        let counts = try read { (s: borrowing StoreSession) throws(KeychainFailure) -> BackupMessage.Counts in
+            let bindingKey = BackupKeys.deviceBindingKey(deviceKey: s.keys.deviceKey, salt: salt)
+            try writer.write(BackupMessage.begin(created: Date(), deviceCheck: BackupKeys.deviceCheck(bindingKey)))
+            var counts = BackupMessage.Counts()
+            try s.forEachItem(include: { _, protection in
+                if protection == .whenPasscodeSetThisDeviceOnly {
+                    counts.excluded += 1
+                    return false
+                }
+                return true
+            }) { (record: ItemRecord) throws(KeychainFailure) in
+                if record.protection.isMigratable {
+                    try writer.write(BackupMessage.item(record))
+                    counts.migratable += 1
+                } else {
+                    try writer.write(BackupMessage.deviceBound(record, bindingKey: bindingKey))
+                    counts.deviceBound += 1
+                }
+                counts.items += 1
+            }
+            try writer.write(BackupMessage.end(counts), final: true)
+            return counts
+        }
+        try file.commit()
+        return BackupReport(
+            items: Int(counts.items), migratable: Int(counts.migratable), deviceBound: Int(counts.deviceBound),
+            excludedWhenPasscodeSet: Int(counts.excluded), bytes: file.bytesWritten)
+    }
+
+    // MARK: - Restore
+
+    /// Restores the items of an encrypted backup into this keychain, in one write transaction.
+    ///
+    /// The whole file is authenticated as it is read, record by record; any failure (a wrong
+    /// passphrase, a flipped byte, a truncated or extended file, a conflict under `.fail`, a locked
+    /// class) rolls everything back, so the keychain is either fully restored or untouched.
+    /// Each item keeps its attributes, its creation and modification dates and, when free, its
+    /// persistent reference. ThisDeviceOnly items restore only onto the installation that made the
+    /// backup; elsewhere they are skipped and counted.
+    ///
+    /// ```swift
+    /// let report = try keystore.restore(from: path, passphrase: passphrase, policy: .skip)
+    /// print(report)  // restored 40 of 42 items; 2 ThisDeviceOnly items skipped: …
+    /// ```
+    /// - Parameters:
+    ///   - path: the backup file.
+    ///   - passphrase: the passphrase the backup was made with.
+    ///   - policy: what to do with an item whose primary key is already in the keychain.
+    /// - Returns: counts of what was restored and skipped.
+    /// - Throws: `.authFailed` (-25293) for a wrong passphrase; `.decode` (-26275) for a file that is
+    ///   not a backup, is damaged, altered, truncated or extended; `.wrongSecVersion` for a newer
+    ///   format; `.duplicateItem` for a conflict under `.fail`; `.interactionNotAllowed` when a class
+    ///   the backup needs is locked; `.io` when the file cannot be read.
+    package func restore(
+        from path: String, passphrase: SecureBytes, policy: ConflictPolicy = .skip
+    ) throws(KeychainFailure) -> RestoreReport {
+        let (header, headerBytes) = try BackupStream.readHeader(path: path)
+        let keys = try BackupKeys.derive(passphrase: passphrase, salt: header.salt, parameters: header.parameters)
+        guard SecureBytes(copying: keys.keyCheck).constantTimeEquals(header.keyCheck) else {
+            throw KeychainFailure(.authFailed, "the backup passphrase is not correct")
+        }
+        return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> RestoreReport in
+            // Built inside the transaction so that a retried transaction starts from the first record.
+            let reader = try BackupStream.Reader(path: path, expectedHeader: headerBytes, keys: keys)
+            let bindingKey = BackupKeys.deviceBindingKey(deviceKey: s.keys.deviceKey, salt: header.salt)
+            let first = try reader.next()
+            guard !first.final, case .begin(let deviceCheck) = try BackupMessage.parse(first.plaintext) else {
+                throw KeychainFailure(.decode, "the backup does not start with its opening record")
+            }
+            let sameInstallation = SecureBytes(copying: BackupKeys.deviceCheck(bindingKey)).constantTimeEquals(deviceCheck)
+            var report = RestoreReport()
+            var seen = BackupMessage.Counts()
+            while true {
+                let message = try reader.next()
+                let parsed = try BackupMessage.parse(message.plaintext)
+                var record: ItemRecord?
+                switch parsed {
+                case .end(let counts) where message.final:
+                    guard counts.items == seen.items, counts.migratable == seen.migratable,
+                        counts.deviceBound == seen.deviceBound
+                    else { throw KeychainFailure(.decode, "the backup's item counts do not match its records") }
+                    try reader.expectEnd()
+                    report.itemsInBackup = Int(counts.items)
+                    report.excludedFromBackup = Int(counts.excluded)
+                    return report
+                case .item(let item) where !message.final:
+                    seen.migratable += 1
+                    record = item
+                case .deviceBound(let itemClass, let protection, let box) where !message.final:
+                    seen.deviceBound += 1
+                    if sameInstallation {
+                        guard let item = try BackupMessage.openDeviceBound(itemClass, protection, box: box, bindingKey: bindingKey)
+                        else { throw KeychainFailure(.decode, "a ThisDeviceOnly record does not open with this device key") }
+                        record = item
+                    } else {
+                        report.skippedThisDeviceOnly += 1
+                    }
+                default:
+                    throw KeychainFailure(.decode, "the backup's records are out of order")
+                }
+                seen.items += 1
+                guard let record else { continue }
+                let result = try s.restore(
+                    record.itemClass, attributes: record.attributes, secret: record.secret,
+                    persistentRef: Array(record.persistentRef), policy: policy)
+                switch result.outcome {
+                case .inserted: report.restored += 1
+                case .replaced:
+                    report.restored += 1
+                    report.replaced += 1
+                case .skipped: report.skippedExisting += 1
+                }
+                if result.reassignedReference { report.reassignedReferences += 1 }
+            }
+        }
+    }
+}

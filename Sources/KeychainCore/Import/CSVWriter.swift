@@ -1,0 +1,51 @@
+/// Writes RFC 4180 fields to a ``FileWriter``: a field holding a comma, a quote, a line break or
+/// leading or trailing spaces is quoted, with each `"` doubled. Secrets are written straight from
+/// protected memory.
+enum CSVWriter {
+    private static let quote = UInt8(ascii: "\"")
+
+    /// Writes one record: the fields separated by commas, then `\n` (Chrome's line ending).
+    static func writeRecord(_ fields: [CSVValue], to file: FileWriter) throws(KeychainFailure) {
+        for (index, field) in fields.enumerated() {
+            if index > 0 { try file.write([UInt8(ascii: ",")]) }
+            switch field {
+            case .text(let text):
+                try writeField(Array(text.utf8), to: file)
+            case .secret(let secret):
+                try secret.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) in
+                    try writeField(bytes, to: file)
+                }
+            }
+        }
+        try file.write([UInt8(ascii: "\n")])
+    }
+
+    /// A value to write.
+    enum CSVValue {
+        case text(String)
+        case secret(SecureBytes)
+    }
+
+    private static func writeField(_ bytes: [UInt8], to file: FileWriter) throws(KeychainFailure) {
+        let copy = SecureBytes(copying: bytes)
+        try copy.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(KeychainFailure) in try writeField(raw, to: file) }
+    }
+
+    private static func writeField(_ bytes: UnsafeRawBufferPointer, to file: FileWriter) throws(KeychainFailure) {
+        let special = bytes.contains { $0 == quote || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        let padded = bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ")
+        guard special || padded else {
+            try file.write(bytes)
+            return
+        }
+        try file.write([quote])
+        var start = 0
+        for index in bytes.indices where bytes[index] == quote {
+            try file.write(UnsafeRawBufferPointer(rebasing: bytes[start...index]))
+            try file.write([quote])
+            start = index + 1
+        }
+        try file.write(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+        try file.write([quote])
+    }
+}

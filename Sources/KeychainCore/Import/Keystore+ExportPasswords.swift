@@ -1,0 +1,88 @@
+/// What ``Keystore/exportPasswords(to:accessGroups:overwrite:)`` wrote.
+package struct ExportReport: Sendable, Equatable, CustomStringConvertible {
+    /// Internet passwords written.
+    package var exported = 0
+    /// Internet passwords left out because they have no server to make a URL from.
+    package var skippedWithoutServer = 0
+    /// The file written.
+    package var path: String
+
+    package var description: String {
+        var text = "exported \(exported) internet passwords to \(path)"
+        if skippedWithoutServer > 0 { text += "; \(skippedWithoutServer) without a server were left out" }
+        return text + ". " + Keystore.plainTextExportWarning
+    }
+}
+
+/// Exporting internet passwords as CSV in Chrome's format (tracker issue 6).
+extension Keystore {
+    /// The warning to show whenever passwords are exported.
+    package static let plainTextExportWarning =
+        "Warning: the exported file holds your passwords in plain text. Anyone who can read it can use them. "
+        + "Import it where you need it, then delete it."
+
+    /// Writes every internet password to a CSV file in Chrome's format: `name,url,username,password,note`.
+    ///
+    /// Only on explicit request: the file holds the passwords in plain text (show
+    /// ``plainTextExportWarning``). It is created with mode 0600 and `O_EXCL`, written whole, then
+    /// linked into place, so an existing file is never replaced unless `overwrite` is set.
+    /// `name` is the label (the server when there is none); `url` is
+    /// `scheme://server[:port][path]`, the scheme from `ptcl` (`https` when it has none or has no
+    /// URL scheme); `note` is the comment. Security domain and authentication type have no column
+    /// and are not written.
+    ///
+    /// ```swift
+    /// print(Keystore.plainTextExportWarning)
+    /// let report = try keystore.exportPasswords(to: "passwords.csv")
+    /// ```
+    /// - Parameters:
+    ///   - path: the CSV file to create.
+    ///   - accessGroups: only items of these groups; every group when `nil` (the `security` tool's view).
+    ///   - overwrite: replace an existing file at `path`.
+    /// - Returns: the counts written.
+    /// - Throws: `.duplicateItem` when `path` exists and `overwrite` is false; `.interactionNotAllowed`
+    ///   when a class is locked (nothing is written); `.io`/`.diskFull` for file errors.
+    /// - Important: the write buffer is wiped after each flush, but the file is plain text on disk.
+    package func exportPasswords(
+        to path: String, accessGroups: [String]? = nil, overwrite: Bool = false
+    ) throws(KeychainFailure) -> ExportReport {
+        let file = try FileWriter(path: path, overwrite: overwrite, wipesBuffer: true)
+        try CSVWriter.writeRecord([.text("name"), .text("url"), .text("username"), .text("password"), .text("note")], to: file)
+        var report = try read { (s: borrowing StoreSession) throws(KeychainFailure) -> ExportReport in
+            var report = ExportReport(path: path)
+            try s.forEachItem(of: .internetPassword) { (record: ItemRecord) throws(KeychainFailure) in
+                if let accessGroups, !accessGroups.contains(record.accessGroup) { return }
+                let server = Self.text(record.attributes["srvr"])
+                guard !server.isEmpty else {
+                    report.skippedWithoutServer += 1
+                    return
+                }
+                let scheme = InternetProtocol.schemeForCode[Self.text(record.attributes["ptcl"])] ?? "https"
+                var url = scheme + "://" + server
+                if case .integer(let port)? = record.attributes["port"], port != 0 { url += ":\(port)" }
+                let path = Self.text(record.attributes["path"])
+                url += path.hasPrefix("/") ? path : "/" + path
+                let label = Self.text(record.attributes["labl"])
+                try CSVWriter.writeRecord(
+                    [
+                        .text(label.isEmpty ? server : label), .text(url), .text(Self.text(record.attributes["acct"])),
+                        .secret(record.secret ?? SecureBytes(count: 0) { _ in }), .text(Self.text(record.attributes["icmt"])),
+                    ], to: file)
+                report.exported += 1
+            }
+            return report
+        }
+        try file.commit()
+        report.path = path
+        return report
+    }
+
+    /// A string or UTF-8 data attribute as text ("" when absent).
+    private static func text(_ value: AttributeValue?) -> String {
+        switch value {
+        case .string(let text)?: text
+        case .data(let data)?: String(decoding: data, as: UTF8.self)
+        default: ""
+        }
+    }
+}

@@ -1,0 +1,52 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// Reading every item with a cursor, one decrypted item at a time, for backups and exports.
+extension StoreSession {
+    /// Calls `body` with each item of the keychain (or of `itemClass`), in insertion order,
+    /// attributes and secret decrypted; memory does not grow with the number of items.
+    ///
+    /// - Parameters:
+    ///   - itemClass: only items of this class, or every item when `nil`.
+    ///   - include: decides from the row's class and protection class whether to open it;
+    ///     rows it rejects are neither decrypted nor passed on.
+    /// - Throws: `.interactionNotAllowed` when an included item's class key is locked; `.decode`
+    ///   when a row does not authenticate; whatever `body` throws.
+    func forEachItem(
+        of itemClass: ItemClass? = nil, include: (ItemClass, ProtectionClass) -> Bool = { _, _ in true },
+        _ body: (ItemRecord) throws(KeychainFailure) -> Void
+    ) throws(KeychainFailure) {
+        var sql = "SELECT \(Self.rowColumns), secret FROM items"
+        var values: [SQLValue] = []
+        if let itemClass {
+            sql += " WHERE class = ?"
+            values.append(.integer(ItemCodec.classCode(itemClass)))
+        }
+        sql += " ORDER BY rowid"
+        let statement: Statement
+        do throws(SQLiteError) {
+            statement = try database.prepare(sql)
+            try statement.bind(values)
+        } catch {
+            throw Self.failure(error)
+        }
+        defer { statement.finish() }
+        while true {
+            let more: Bool
+            do throws(SQLiteError) { more = try statement.step() } catch { throw Self.failure(error) }
+            guard more else { return }
+            let row = try Self.row(statement, withSecret: true)
+            let rowClass = row.itemClass
+            guard include(rowClass, row.protection) else { continue }
+            let key = try itemKey(row)
+            let attributes = try openAttributes(row, itemKey: key)
+            let secret = try openSecret(row, itemKey: key)
+            try body(
+                ItemRecord(
+                    itemClass: rowClass, attributes: attributes, persistentRef: Data(row.persistentRef), secret: secret))
+        }
+    }
+}

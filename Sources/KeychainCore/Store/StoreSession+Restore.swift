@@ -1,0 +1,78 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// Storing items that already have a history: restored from a backup or imported from a file.
+///
+/// Unlike ``StoreSession/add(_:attributes:secret:now:)``, the item keeps the creation and
+/// modification dates and the persistent reference it comes with, and a primary-key clash is
+/// settled by a ``ConflictPolicy`` instead of always failing.
+extension StoreSession {
+    /// What ``restore(_:attributes:secret:persistentRef:policy:now:)`` did with one item.
+    enum RestoreOutcome: Sendable, Equatable {
+        /// Stored; no item had its primary key.
+        case inserted
+        /// Stored after deleting the item that had its primary key (policy `.replace`).
+        case replaced
+        /// Not stored: an item with its primary key exists (policy `.skip`).
+        case skipped
+    }
+
+    /// Stores one item with its own dates and persistent reference.
+    ///
+    /// - Parameters:
+    ///   - attributes: the item's attributes; missing primary-key attributes, `pdmn` and `sync`
+    ///     take their defaults, a missing `cdat` or `mdat` becomes `now`.
+    ///   - persistentRef: the reference to keep. A fresh one is made when it is `nil`, malformed,
+    ///     or held by another item (one whose primary key differs); `reassignedReference` says so.
+    ///   - policy: what to do when an item with the same primary key exists.
+    /// - Throws: `.duplicateItem` for a clash under `.fail`; `.interactionNotAllowed` when the class
+    ///   key is locked; `.authFailed` for a WhenPasscodeSet item in a keychain without password;
+    ///   `.dataTooLarge`; file statuses.
+    func restore(
+        _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?,
+        persistentRef: [UInt8]?, policy: ConflictPolicy, now: Date = Date()
+    ) throws(KeychainFailure) -> (outcome: RestoreOutcome, reassignedReference: Bool) {
+        var attributes = Self.normalized(itemClass, input)
+        if attributes["cdat"] == nil { attributes["cdat"] = .date(now) }
+        if attributes["mdat"] == nil { attributes["mdat"] = .date(now) }
+
+        var outcome = RestoreOutcome.inserted
+        if let existing = try rowID(column: "pk", codec.primaryKeyDigest(itemClass, attributes)) {
+            switch policy {
+            case .skip: return (.skipped, false)
+            case .fail:
+                throw KeychainFailure(.duplicateItem, "an item with the same primary key is already in the keychain")
+            case .replace:
+                try deleteRow(existing)
+                outcome = .replaced
+            }
+        }
+
+        let prefix = Array(itemClass.rawValue.utf8)
+        var reference = persistentRef ?? []
+        var reassigned = false
+        let wellFormed = reference.count == prefix.count + 16 && reference.starts(with: prefix)
+        var taken = false
+        if wellFormed { taken = try rowID(column: "persistref", reference) != nil }
+        if !wellFormed || taken {
+            reassigned = persistentRef != nil
+            reference = prefix + Sodium.randomBytes(16)
+        }
+        try insert(itemClass, attributes: attributes, secret: secret, persistentRef: reference)
+        return (outcome, reassigned)
+    }
+
+    private func rowID(column: String, _ value: [UInt8]) throws(KeychainFailure) -> Int64? {
+        do throws(SQLiteError) {
+            let statement = try database.prepare("SELECT rowid FROM items WHERE \(column) = ?")
+            try statement.bind([.blob(value)])
+            defer { statement.finish() }
+            return try statement.step() ? statement.int64(0) : nil
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+}
