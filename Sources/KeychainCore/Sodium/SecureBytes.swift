@@ -1,29 +1,49 @@
 internal import CSodium
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#endif
 
 /// A secret held in `sodium_malloc` storage and wiped when released.
 ///
 /// The bytes sit between guard pages, are never copied into Swift arrays by this type,
 /// and are zeroed with `sodium_memzero` before `sodium_free` returns the pages.
+/// Each `sodium_malloc` costs memory mappings, and the kernel allows about 65,000 per process
+/// (`vm.max_map_count`); when libsodium cannot map more, the secret falls back to ordinary heap
+/// memory, still zeroed with `sodium_memzero` before it is freed, so that a query returning tens of
+/// thousands of secrets degrades instead of failing.
 /// Reach them only through ``withUnsafeBytes(_:)``. `description` never shows them.
 ///
 /// - Important: Anything copied out of the closure is outside this type's protection.
 // @unchecked Sendable: the bytes are written only during init and freed in deinit, so shared reads are safe.
 package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
     private let pointer: UnsafeMutableRawPointer
+    /// `false` when the bytes are in the heap fallback rather than `sodium_malloc` storage.
+    private let guarded: Bool
     /// Length in bytes.
     package let count: Int
 
     /// Allocates `count` bytes and lets `initialize` write them.
     package init(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
         Sodium.ensureInitialized()
-        guard let raw = sodium_malloc(max(count, 1)) else { fatalError("sodium_malloc failed: out of memory") }
-        self.pointer = raw
+        if let raw = sodium_malloc(max(count, 1)) {
+            self.pointer = raw
+            self.guarded = true
+        } else if let raw = malloc(max(count, 1)) {
+            self.pointer = raw
+            self.guarded = false
+        } else {
+            fatalError("out of memory for a \(count)-byte secret")
+        }
+        let raw = pointer
+        let guarded = guarded
         self.count = count
         do {
             try initialize(UnsafeMutableRawBufferPointer(start: raw, count: count))
         } catch {
             sodium_memzero(raw, max(count, 1))
-            sodium_free(raw)
+            if guarded { sodium_free(raw) } else { free(raw) }
             throw error
         }
     }
@@ -42,7 +62,7 @@ package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
 
     deinit {
         wipe()
-        sodium_free(pointer)
+        if guarded { sodium_free(pointer) } else { free(pointer) }
     }
 
     /// Gives scoped, read-only access to the secret.

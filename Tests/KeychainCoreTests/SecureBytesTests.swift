@@ -1,0 +1,29 @@
+import Testing
+@testable import KeychainCore
+
+@Suite("Secrets in memory")
+struct SecureBytesTests {
+    @Test("wipe zeroes the secret's bytes in place (what deinit does before freeing)")
+    func wipe() {
+        let secret = SecureBytes(copying: Array("hunter2".utf8))
+        #expect(secret.withUnsafeBytes { Array($0) } == Array("hunter2".utf8))
+        secret.wipe()
+        #expect(secret.withUnsafeBytes { Array($0) } == [UInt8](repeating: 0, count: 7))
+    }
+
+    @Test("tens of thousands of live secrets outgrow sodium_malloc's mappings without failing")
+    func manySecrets() {
+        let secrets = (0..<40_000).map { SecureBytes(copying: Array("secret-\($0)".utf8)) }
+        #expect(secrets[39_999].withUnsafeBytes { String(decoding: $0, as: UTF8.self) } == "secret-39999")
+        #expect(secrets[0].constantTimeEquals(Array("secret-0".utf8)))
+    }
+
+    @Test("comparison is by content and length, and the description never shows the bytes")
+    func comparison() {
+        let a = SecureBytes(copying: Array("abc".utf8))
+        #expect(a.constantTimeEquals(SecureBytes(copying: Array("abc".utf8))))
+        #expect(!a.constantTimeEquals(SecureBytes(copying: Array("abd".utf8))))
+        #expect(!a.constantTimeEquals(SecureBytes(copying: Array("abcd".utf8))))
+        #expect(!a.description.contains("abc"))
+    }
+}
