@@ -40,10 +40,56 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         "m_LimitOne", "m_LimitAll", "m_CaseInsensitive", "u_AuthUI", "nleg", "ak", "ck", "dk", "aku", "akpu", "htps",
     ]
 
+    /// Any property-list value, decoded with FoundationEssentials' `PropertyListDecoder`.
+    ///
+    /// Not `PropertyListSerialization`: swift-corelibs-foundation's crashes (null dereference while
+    /// bridging an `NSSet`) on a binary plist holding a set, as this target's first fuzz run found
+    /// (`Tests/Fuzz/Corpus/secitem/regression-binary-plist-set.bin`). The engine never uses it.
+    enum PlistValue: Decodable {
+        case value(Any)
+
+        init(from decoder: any Decoder) throws {
+            if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
+                var dictionary: [String: Any] = [:]
+                for key in keyed.allKeys {
+                    if case .value(let value)? = try? keyed.decode(PlistValue.self, forKey: key) {
+                        dictionary[key.stringValue] = value
+                    }
+                }
+                self = .value(dictionary)
+                return
+            }
+            if var unkeyed = try? decoder.unkeyedContainer() {
+                var array: [Any] = []
+                while !unkeyed.isAtEnd, case .value(let value)? = try? unkeyed.decode(PlistValue.self) {
+                    array.append(value)
+                }
+                self = .value(array)
+                return
+            }
+            let single = try decoder.singleValueContainer()
+            if let value = try? single.decode(Bool.self) { self = .value(value) }
+            else if let value = try? single.decode(Int.self) { self = .value(value) }
+            else if let value = try? single.decode(String.self) { self = .value(value) }
+            else if let value = try? single.decode(Data.self) { self = .value(value) }
+            else if let value = try? single.decode(Date.self) { self = .value(value) }
+            else { self = .value(try single.decode(Double.self)) }
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
     /// Builds a dictionary from the bytes: a property list if they are one, else a key/value stream
     /// (each entry: a key index byte, a type byte, then the value) so that mutations stay meaningful.
     static func dictionary(_ data: Data) -> [String: Any] {
-        if let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] {
+        if case .value(let value)? = try? PropertyListDecoder().decode(PlistValue.self, from: data),
+            let plist = value as? [String: Any]
+        {
             return plist
         }
         var bytes = data.makeIterator()
