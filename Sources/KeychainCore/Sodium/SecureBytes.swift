@@ -1,4 +1,5 @@
 internal import CSodium
+internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -7,44 +8,59 @@ internal import Musl
 
 /// A secret held in `sodium_malloc` storage and wiped when released.
 ///
-/// The bytes sit between guard pages, are never copied into Swift arrays by this type,
-/// and are zeroed with `sodium_memzero` before `sodium_free` returns the pages.
-/// Each `sodium_malloc` costs memory mappings, and the kernel allows about 65,000 per process
-/// (`vm.max_map_count`); when libsodium cannot map more, the secret falls back to ordinary heap
-/// memory, still zeroed with `sodium_memzero` before it is freed, so that a query returning tens of
-/// thousands of secrets degrades instead of failing.
+/// The bytes live in memory from `sodium_malloc` (locked against swapping, between guard pages),
+/// are never copied into Swift arrays by this type, and are zeroed with `sodium_memzero` on release.
+/// - Secrets of up to ``SecureArena/slotBytes`` bytes (keys, most passwords and tokens) take a slot
+///   of a shared `sodium_malloc` arena (``SecureArena``): one `sodium_malloc` costs four system calls
+///   (about 40 µs on the reference machine), too much for every item key of every read.
+/// - Larger secrets get their own `sodium_malloc` allocation.
+/// - Each `sodium_malloc` costs memory mappings, and the kernel allows about 65,000 per process
+///   (`vm.max_map_count`); when libsodium cannot map more, the secret falls back to ordinary heap
+///   memory, still zeroed before it is freed, so that a query returning tens of thousands of large
+///   secrets degrades instead of failing.
 /// Reach them only through ``withUnsafeBytes(_:)``. `description` never shows them.
 ///
 /// - Important: Anything copied out of the closure is outside this type's protection.
 // @unchecked Sendable: the bytes are written only during init and freed in deinit, so shared reads are safe.
 package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
     private let pointer: UnsafeMutableRawPointer
-    /// `false` when the bytes are in the heap fallback rather than `sodium_malloc` storage.
-    private let guarded: Bool
+    private let storage: Storage
     /// Length in bytes.
     package let count: Int
+
+    private enum Storage { case arenaSlot, dedicated, heap }
 
     /// Allocates `count` bytes and lets `initialize` write them.
     package init(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
         Sodium.ensureInitialized()
-        if let raw = sodium_malloc(max(count, 1)) {
+        if count <= SecureArena.slotBytes, let slot = SecureArena.allocate() {
+            self.pointer = slot
+            self.storage = .arenaSlot
+        } else if let raw = sodium_malloc(max(count, 1)) {
             self.pointer = raw
-            self.guarded = true
+            self.storage = .dedicated
         } else if let raw = malloc(max(count, 1)) {
             self.pointer = raw
-            self.guarded = false
+            self.storage = .heap
         } else {
             fatalError("out of memory for a \(count)-byte secret")
         }
-        let raw = pointer
-        let guarded = guarded
         self.count = count
         do {
-            try initialize(UnsafeMutableRawBufferPointer(start: raw, count: count))
+            try initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
         } catch {
-            sodium_memzero(raw, max(count, 1))
-            if guarded { sodium_free(raw) } else { free(raw) }
+            Self.release(pointer, count: count, storage: storage)
             throw error
+        }
+    }
+
+    private static func release(_ pointer: UnsafeMutableRawPointer, count: Int, storage: Storage) {
+        switch storage {
+        case .arenaSlot: SecureArena.release(pointer)  // zeroes the whole slot
+        case .dedicated: sodium_free(pointer)  // zeroes before unmapping
+        case .heap:
+            sodium_memzero(pointer, max(count, 1))
+            free(pointer)
         }
     }
 
@@ -62,7 +78,7 @@ package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
 
     deinit {
         wipe()
-        if guarded { sodium_free(pointer) } else { free(pointer) }
+        Self.release(pointer, count: count, storage: storage)
     }
 
     /// Gives scoped, read-only access to the secret.
@@ -88,4 +104,42 @@ package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
     }
 
     package var description: String { "SecureBytes(\(count) bytes, redacted)" }
+}
+
+/// Slots of `sodium_malloc` memory for small secrets, shared by the process.
+///
+/// Arenas of ``arenaBytes`` bytes come from `sodium_malloc` (locked, guard pages around each arena)
+/// and are never returned; their slots are handed out and taken back under a mutex, and every
+/// released slot is zeroed with `sodium_memzero` before it can be reused. Slots of one arena have no
+/// guard pages between them.
+package enum SecureArena {
+    /// Largest secret served from a slot, in bytes.
+    package static let slotBytes = 128
+    /// Bytes of one arena.
+    static let arenaBytes = 64 << 10
+
+    /// Addresses of the free slots.
+    private static let free = Mutex<[UInt]>([])
+
+    static func allocate() -> UnsafeMutableRawPointer? {
+        let address = free.withLock { slots -> UInt? in
+            if slots.isEmpty {
+                guard let arena = sodium_malloc(arenaBytes) else { return nil }
+                sodium_memzero(arena, arenaBytes)
+                let base = UInt(bitPattern: arena)
+                slots.reserveCapacity(arenaBytes / slotBytes)
+                for offset in stride(from: arenaBytes - slotBytes, through: 0, by: -slotBytes) {
+                    slots.append(base + UInt(offset))
+                }
+            }
+            return slots.popLast()
+        }
+        return address.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }
+    }
+
+    static func release(_ slot: UnsafeMutableRawPointer) {
+        sodium_memzero(slot, slotBytes)
+        let address = UInt(bitPattern: slot)
+        free.withLock { $0.append(address) }
+    }
 }

@@ -88,10 +88,26 @@ package enum Sodium {
         }
     }
 
-    /// Opens a box whose plaintext is not secret (sealed attributes) into a plain array.
+    /// Opens a box whose plaintext is not secret (sealed attributes) straight into a plain array.
     package static func open(_ box: [UInt8], key: SecureBytes, associatedData: [UInt8]) -> [UInt8]? {
-        guard let secret = openSecret(box, key: key, associatedData: associatedData) else { return nil }
-        return secret.withUnsafeBytes { [UInt8]($0) }
+        ensureInitialized()
+        guard box.count >= sealOverhead, key.count == keyBytes else { return nil }
+        var output = [UInt8](repeating: 0, count: box.count - sealOverhead)
+        let ok = output.withUnsafeMutableBufferPointer { out in
+            box.withUnsafeBufferPointer { boxBytes in
+                key.withUnsafeBytes { k in
+                    associatedData.withUnsafeBufferPointer { ad in
+                        var produced: UInt64 = 0
+                        return crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            out.baseAddress, &produced, nil,
+                            boxBytes.baseAddress! + nonceBytes, UInt64(boxBytes.count - nonceBytes),
+                            ad.baseAddress, UInt64(ad.count), boxBytes.baseAddress!,
+                            k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+                    }
+                }
+            }
+        }
+        return ok ? output : nil
     }
 
     /// Keyed BLAKE2b of `message`, `length` bytes long (16…64).
