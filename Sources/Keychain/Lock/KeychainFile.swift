@@ -118,11 +118,7 @@ public final class KeychainFile: Sendable {
     ///   ``KeychainError/Code/wrongSecVersion`` when a newer version of this library wrote it;
     ///   ``KeychainError/Code/decode`` when this installation's device key does not open it.
     public convenience init(path: String) throws(KeychainError) {
-        do {
-            self.init(keystore: try Keystore(location: .named(path), create: false))
-        } catch {
-            throw KeychainError(error, .open)
-        }
+        try self.init(location: .named(path))
     }
 
     /// The keychain that ``Keychain``, ``PasswordManager``, ``DeviceIdentifier`` and ``Credentials``
@@ -281,6 +277,15 @@ public final class KeychainFile: Sendable {
 
     /// Wraps an open keystore (tests, and the process default).
     package init(keystore: Keystore) { self.keystore = keystore }
+
+    /// ``init(path:)`` at an explicit location (tests keep the device key in a temporary folder).
+    package convenience init(location: KeychainLocation) throws(KeychainError) {
+        do {
+            self.init(keystore: try Keystore(location: location, create: false))
+        } catch {
+            throw KeychainError(error, .open)
+        }
+    }
 
     /// ``create(at:password:)`` at an explicit location with explicit Argon2id parameters (tests use
     /// `KDFParameters.testing`).
