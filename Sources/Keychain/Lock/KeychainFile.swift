@@ -7,7 +7,7 @@ package import KeychainCore
 /// "Data Protection classes" and "Keychain data protection"). Without one, every item is always
 /// readable, like a device without a passcode. With one, the keychain starts locked, and:
 /// - ``Accessibility/whenUnlocked`` items (and their `ThisDeviceOnly` and `WhenPasscodeSet` twins)
-///   are readable from ``unlock(password:)`` until ``lock()`` or the auto-lock timeout;
+///   are readable from ``unlock(password:)-klr7`` until ``lock()`` or the auto-lock timeout;
 /// - ``Accessibility/afterFirstUnlock`` items are readable from the first unlock until the user's
 ///   login session ends (their class keys survive ``lock()``);
 /// - ``Accessibility/always`` items are always readable.
@@ -179,10 +179,10 @@ public final class KeychainFile: Sendable {
         }
     }
 
-    /// Async variant of ``unlock(password:)``: the Argon2id work runs off the Swift concurrency thread pool.
+    /// Async variant of ``unlock(password:)-klr7``: the Argon2id work runs off the Swift concurrency thread pool.
     /// - Parameter password: the keychain password.
     /// - Returns: which processes the unlock reaches.
-    /// - Throws: everything ``unlock(password:)`` throws.
+    /// - Throws: everything ``unlock(password:)-klr7`` throws.
     @discardableResult
     public func unlock(password: KeychainPassword) async throws(KeychainError) -> UnlockScope {
         try await Offload.run { () throws(KeychainError) in try self.unlock(password: password) }
@@ -260,12 +260,12 @@ public final class KeychainFile: Sendable {
         try changePassword(from: current, to: new, parameters: .default)
     }
 
-    /// Async variant of ``changePassword(from:to:)``: the Argon2id work runs off the Swift concurrency
+    /// Async variant of ``changePassword(from:to:)-3dzrb``: the Argon2id work runs off the Swift concurrency
     /// thread pool.
     /// - Parameters:
     ///   - current: the current password, or `nil` when the keychain has none.
     ///   - new: the new password, or `nil` to remove it.
-    /// - Throws: everything ``changePassword(from:to:)`` throws.
+    /// - Throws: everything ``changePassword(from:to:)-3dzrb`` throws.
     public func changePassword(from current: KeychainPassword?, to new: KeychainPassword?) async throws(KeychainError) {
         try await Offload.run { () throws(KeychainError) in try self.changePassword(from: current, to: new) }
     }
@@ -300,7 +300,7 @@ public final class KeychainFile: Sendable {
         }
     }
 
-    /// ``changePassword(from:to:)`` with explicit Argon2id parameters for the new password.
+    /// ``changePassword(from:to:)-3dzrb`` with explicit Argon2id parameters for the new password.
     package func changePassword(
         from current: KeychainPassword?, to new: KeychainPassword?, parameters: KDFParameters
     ) throws(KeychainError) {
