@@ -23,8 +23,28 @@
 //   seed002-uuid <service>                        seed 002's uuid: load it, or create and save it
 //   stress <worker> <ops> <shared-keys>           a deterministic mix of add/update/delete/get;
 //                                                 prints "<op> <service> <account> <value> <status>"
+//
+// Commands of the high-level `Keychain` API (status 0, or the KeychainError's OSStatus):
+//   kc-set <service> <key> <prefix> <count>       Keychain.set of "<prefix>-0" … "<prefix>-<count-1>";
+//                                                 one status per line
+//   kc-get <service> <key>                        Keychain.string(forKey:) → "<status> <value>" ("0": none)
+//   device-id [service]                           DeviceIdentifier.value() → "<status> <uuid>"
+//   pm-register <service> <identifier> <key>      PasswordManager.register(key:for:)
+//   pm-key <service> <identifier>                 PasswordManager.key(for:) → "<status> <key>" ("0": none)
+//   pm-delete <service> <identifier>              PasswordManager.deleteKey(for:)
+//   lock                                          KeychainFile.processDefault().lock()
+//   lock-state                                    → "<status> <no password|locked|unlocked>"
+//   kc-configured <keychain> <group> <service> <key> <value>
+//                                                 before any other keychain call: opens (or creates without
+//                                                 password) <keychain> and sets it and entitlements holding
+//                                                 only <group> as the process's; then Keychain.set →
+//                                                 "<status> <access group of the stored item>"
+//
+// With HELPER_START_GATE set, the command waits until that file exists, so that several helpers
+// started one by one begin their work together.
 
 import Foundation
+import Keychain
 import KeychainServices
 
 // MARK: - SecItem calls
@@ -147,6 +167,53 @@ func stress(worker: Int, ops: Int, sharedKeys: Int) {
     print(lines.joined(separator: "\n"))
 }
 
+// MARK: - The high-level API
+
+/// `"0"` and the body's text, or the status of the `KeychainError` it threw.
+func status(_ body: () throws(KeychainError) -> String?) -> String {
+    do {
+        return try body().map { "0 \($0)" } ?? "0"
+    } catch {
+        return "\(error.status)"
+    }
+}
+
+func keychainSet(_ service: String, _ key: String, prefix: String, count: Int) {
+    let keychain = Keychain(service: service)
+    var lines: [String] = []
+    for index in 0..<count {
+        lines.append(status { () throws(KeychainError) in
+            try keychain.set("\(prefix)-\(index)", forKey: key)
+            return nil
+        })
+    }
+    print(lines.joined(separator: "\n"))
+}
+
+func configured(keychain name: String, group: String, service: String, key: String, value: String) -> String {
+    status { () throws(KeychainError) -> String? in
+        let file: KeychainFile
+        do throws(KeychainError) {
+            file = try KeychainFile(path: name)
+        } catch where error.code == .noSuchKeychain {
+            file = try KeychainFile.create(at: name, password: nil)
+        } catch {
+            throw error
+        }
+        Keychain.setProcessKeychain(file)
+        Keychain.setProcessEntitlements(Entitlements(keychainAccessGroups: [group]))
+        let keychain = Keychain(service: service)
+        try keychain.set(value, forKey: key)
+        return try keychain.allItems().first { $0.key == key }?.accessGroup
+    }
+}
+
+/// Waits (at most 30 s) until the file named by `HELPER_START_GATE` exists.
+func waitAtGate() {
+    guard let gate = ProcessInfo.processInfo.environment["HELPER_START_GATE"] else { return }
+    for _ in 0..<30_000 where !FileManager.default.fileExists(atPath: gate) { usleep(1_000) }
+}
+
 // MARK: - Dispatch
 
 func usage() -> Never {
@@ -161,6 +228,7 @@ func argument(_ index: Int) -> String {
     return arguments[index]
 }
 func optional(_ index: Int) -> String? { index < arguments.count ? arguments[index] : nil }
+waitAtGate()
 
 switch command {
 case "add":
@@ -212,6 +280,35 @@ case "stress":
         usage()
     }
     stress(worker: worker, ops: ops, sharedKeys: shared)
+case "kc-set":
+    guard let count = Int(argument(3)), count >= 0 else { usage() }
+    keychainSet(argument(0), argument(1), prefix: argument(2), count: count)
+case "kc-get":
+    print(status { () throws(KeychainError) in try Keychain(service: argument(0)).string(forKey: argument(1)) })
+case "device-id":
+    let service = optional(0) ?? DeviceIdentifier.defaultService
+    print(status { () throws(KeychainError) in try DeviceIdentifier(service: service).value().uuidString })
+case "pm-register":
+    print(status { () throws(KeychainError) in
+        try PasswordManager(service: argument(0)).register(key: argument(2), for: argument(1))
+        return nil
+    })
+case "pm-key":
+    print(status { () throws(KeychainError) in try PasswordManager(service: argument(0)).key(for: argument(1)) })
+case "pm-delete":
+    print(status { () throws(KeychainError) in
+        try PasswordManager(service: argument(0)).deleteKey(for: argument(1))
+        return nil
+    })
+case "lock":
+    print(status { () throws(KeychainError) in
+        try KeychainFile.processDefault().lock()
+        return nil
+    })
+case "lock-state":
+    print(status { () throws(KeychainError) in "\(try KeychainFile.processDefault().lockState)" })
+case "kc-configured":
+    print(configured(keychain: argument(0), group: argument(1), service: argument(2), key: argument(3), value: argument(4)))
 default:
     usage()
 }

@@ -92,3 +92,62 @@ struct MigrationTests {
         #expect(try keychain.migrate(to: keychain.accessibility(.always)).count == 0)
     }
 }
+
+@Suite("Migration and the lock")
+struct MigrationLockTests {
+    /// Accessibility is a write setting: it is not part of an item's primary key and not a search
+    /// filter (as with SecItemCopyMatching, which ignores accessibility unless `kSecAttrAccessible`
+    /// is given, and the high-level API never gives it). So a keychain configured with the old
+    /// accessibility and one configured with the new accessibility both read the moved items; what
+    /// changed is when they can be read. The access group and the synchronizable state, by contrast,
+    /// are filters: a keychain confined to the old group, or of the other synchronizable state, no
+    /// longer sees moved items (see "migration keeps every internet-password attribute" and
+    /// "migrating to synchronizable").
+    @Test("moved items do not disappear: keychains with the old and the new accessibility both read them")
+    func movedItemsStayVisible() throws {
+        let temp = try TemporaryKeychain(password: true)
+        let old = Keychain(service: "tokens").context(temp.context())  // .whenUnlocked
+        let new = old.accessibility(.afterFirstUnlockThisDeviceOnly)
+        try old.set("a", forKey: "access")
+        try old.set("r", forKey: "refresh")
+        try Keychain(service: "untouched").context(temp.context()).set("u", forKey: "x")
+
+        let report = try old.migrate(keys: ["access", "refresh"], to: new)
+        #expect(report.movedKeys.sorted() == ["access", "refresh"])
+        #expect(report.movedItems.allSatisfy { $0.accessibility == .afterFirstUnlockThisDeviceOnly })
+
+        for keychain in [old, new] {
+            #expect(try keychain.allKeys().sorted() == ["access", "refresh"])
+            #expect(try keychain.string(forKey: "access") == "a")
+            #expect(try keychain.string(forKey: "refresh") == "r")
+        }
+
+        // The new class is in effect: after lock() the moved items stay readable through both, while
+        // an item left WhenUnlocked is locked.
+        try temp.file.lock()
+        for keychain in [old, new] {
+            #expect(try keychain.string(forKey: "access") == "a")
+            #expect(try keychain.string(forKey: "refresh") == "r")
+        }
+        #expect(throws: KeychainError.interactionNotAllowed) {
+            try Keychain(service: "untouched").context(temp.context()).string(forKey: "x")
+        }
+        // Writing through the old configuration moves an item back to WhenUnlocked, on update too.
+        try temp.file.unlock(password: TemporaryKeychain.password)
+        try old.set("a2", forKey: "access")
+        #expect(try old.allItems().first { $0.key == "access" }?.accessibility == .whenUnlocked)
+    }
+
+    @Test("a migration while the source class is locked throws and moves nothing")
+    func lockedMigration() throws {
+        let temp = try TemporaryKeychain(password: true)
+        let old = Keychain(service: "tokens").context(temp.context())
+        try old.set("a", forKey: "access")
+        try temp.file.lock()
+        #expect(throws: KeychainError.interactionNotAllowed) {
+            try old.migrate(to: old.accessibility(.afterFirstUnlock))
+        }
+        try temp.file.unlock(password: TemporaryKeychain.password)
+        #expect(try old.allItems().map(\.accessibility) == [.whenUnlocked])
+    }
+}

@@ -55,6 +55,14 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let notAvailable = Code(rawValue: -25291)
         /// `errSecInvalidKeychain` (-25295): the keychain file is damaged or not a keychain.
         public static let invalidKeychain = Code(rawValue: -25295)
+        /// `errSecNoSuchKeychain` (-25294): there is no keychain file at the path given.
+        public static let noSuchKeychain = Code(rawValue: -25294)
+        /// `errSecDuplicateKeychain` (-25296): a keychain file already exists at the path given.
+        public static let duplicateKeychain = Code(rawValue: -25296)
+        /// `errSecWrongSecVersion` (-25310): the keychain file was written by a newer version of this library.
+        public static let wrongSecVersion = Code(rawValue: -25310)
+        /// `errSecAllocate` (-108): memory could not be allocated (for example Argon2id's 256 MiB).
+        public static let allocate = Code(rawValue: -108)
         /// `errSecDiskFull` (-34): the disk is full.
         public static let diskFull = Code(rawValue: -34)
         /// `errSecIO` (-36): an I/O error.
@@ -100,6 +108,18 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let migrate = Operation(rawValue: "migrate")
         /// Opening the keychain or reading the process's entitlements.
         public static let open = Operation(rawValue: "open")
+        /// Creating a keychain file.
+        public static let create = Operation(rawValue: "create")
+        /// Unlocking a keychain, or reading a password.
+        public static let unlock = Operation(rawValue: "unlock")
+        /// Locking a keychain.
+        public static let lock = Operation(rawValue: "lock")
+        /// Asking a keychain's lock state.
+        public static let lockState = Operation(rawValue: "lockState")
+        /// Reading or changing a keychain's settings (the auto-lock timeout).
+        public static let settings = Operation(rawValue: "settings")
+        /// Setting, changing or removing a keychain's password.
+        public static let changePassword = Operation(rawValue: "changePassword")
 
         /// The name.
         public var description: String { rawValue }
@@ -167,6 +187,10 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let dataTooLarge = KeychainError(.dataTooLarge)
     /// An error with code ``Code/param``, for `catch` patterns and comparisons.
     public static let param = KeychainError(.param)
+    /// An error with code ``Code/noSuchKeychain``, for `catch` patterns and comparisons.
+    public static let noSuchKeychain = KeychainError(.noSuchKeychain)
+    /// An error with code ``Code/duplicateKeychain``, for `catch` patterns and comparisons.
+    public static let duplicateKeychain = KeychainError(.duplicateKeychain)
 }
 
 extension KeychainError.Code {

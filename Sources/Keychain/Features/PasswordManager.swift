@@ -24,9 +24,16 @@ internal import Synchronization
 ///   on add *and* update.
 /// - The cache never serves a key that any connection or process changed or deleted since it was
 ///   read: it is dropped whenever the keychain's change token moves (SQLite `data_version` plus this
-///   connection's change count). Cached keys sit in wiped memory; ``purge()`` releases them.
-///   On Linux there is no "device locked" or "app moved to background" notification; call
-///   ``purge()`` yourself when the secrets should leave memory.
+///   connection's change count).
+/// - The cache never serves a key after the keychain locked. Before serving a cached key it asks
+///   whether the item's class key is still available, and has stayed available, since the key was
+///   read (one read transaction and one kernel keyring lookup, no decryption). When the keychain was
+///   locked since — by ``KeychainFile/lock()`` in any process, by its auto-lock timeout, or by the end
+///   of the session — every cached key is wiped, and the lookup reads the keychain again, which throws
+///   ``KeychainError/interactionNotAllowed`` while it stays locked. The wipe happens at that next
+///   lookup (there is no lock notification to react to sooner); call ``purge()`` when the secrets
+///   should leave memory at once.
+/// - Cached keys sit in wiped memory (`sodium_malloc`); ``purge()`` releases them.
 /// - ``migrate`` defaults to `true` (the seed's text contradicts itself; UYLPasswordManager's code sets
 ///   it to `YES`), so the default accessibility is ``Accessibility/whenUnlocked``.
 ///
@@ -183,10 +190,17 @@ public final class PasswordManager: Sendable {
         var group: String?
     }
 
+    /// A cached key, with the class key epoch it was read under.
+    private struct CachedKey {
+        var secret: SecureBytes
+        var protection: ProtectionClass
+        var epoch: Int64
+    }
+
     private struct State {
         var accessMode = AccessMode.whenUnlocked
         var migrate = true
-        var cache: [CacheKey: SecureBytes] = [:]
+        var cache: [CacheKey: CachedKey] = [:]
         /// The keystore and change token the cache was filled under.
         var cacheStore: ObjectIdentifier?
         var cacheToken: ChangeToken?
@@ -202,7 +216,8 @@ public final class PasswordManager: Sendable {
         return boundContext.map { keychain.context($0) } ?? keychain
     }
 
-    /// The stored key, from the cache while no connection has changed the keychain since it was read.
+    /// The stored key, from the cache while no connection has changed the keychain since it was read
+    /// and the item's class key has stayed available since then.
     private func secret(for identifier: String, in group: String?) throws(KeychainError) -> SecureBytes? {
         let keychain = try keychain(group).bound(.get)
         let context: KeychainContext
@@ -217,7 +232,7 @@ public final class PasswordManager: Sendable {
         }
         let store = ObjectIdentifier(context.keystore)
         let cacheKey = CacheKey(identifier: identifier, group: group)
-        let hit = state.withLock { state -> SecureBytes? in
+        let hit = state.withLock { state -> CachedKey? in
             if state.cacheStore != store || state.cacheToken != token {
                 state.cache.removeAll()
                 state.cacheStore = store
@@ -226,11 +241,29 @@ public final class PasswordManager: Sendable {
             }
             return state.cache[cacheKey]
         }
-        if let hit { return hit }
-        guard let secret = try keychain.secret(forKey: identifier, .get) else { return nil }
-        state.withLock { state in
-            if state.cacheStore == store && state.cacheToken == token { state.cache[cacheKey] = secret }
+        if let hit {
+            // The lock check: one read transaction and one keyring lookup, no decryption.
+            if try epoch(hit.protection, context) == hit.epoch { return hit.secret }
+            // The class key was withdrawn since the key was cached (a lock, the auto-lock timeout, the
+            // end of the session), in this process or another: wipe every cached key, then read again,
+            // which throws interactionNotAllowed while the class stays locked.
+            state.withLock { $0.cache.removeAll() }
+        }
+        guard let record = try keychain.record(forKey: identifier, .get), let secret = record.secret else { return nil }
+        // Taken after reading (the class is known only now). A lock at this point gives nil: nothing
+        // is cached. A lock *and* unlock in this instant would cache a value read just before the
+        // lock; the change token still guarantees it is the current value.
+        if let epoch = try epoch(record.protection, context) {
+            let entry = CachedKey(secret: secret, protection: record.protection, epoch: epoch)
+            state.withLock { state in
+                if state.cacheStore == store && state.cacheToken == token { state.cache[cacheKey] = entry }
+            }
         }
         return secret
+    }
+
+    /// The class key's epoch: `nil` while locked; changes when it was withdrawn and made available again.
+    private func epoch(_ protection: ProtectionClass, _ context: KeychainContext) throws(KeychainError) -> Int64? {
+        do { return try context.keystore.classKeyEpoch(protection) } catch { throw KeychainError(error, .get) }
     }
 }

@@ -35,9 +35,11 @@ extension Keychain {
         }
     }
 
-    /// The bound context, or the current task's (a test override) or the process's.
+    /// The bound context; or the bound file with the current identity; or the current task's context
+    /// (a test override) or the process's.
     func resolvedContext() throws(KeychainFailure) -> KeychainContext {
         if let context { return context }
+        if let file { return KeychainContext(keystore: file.keystore, identity: try KeychainContext.currentIdentity()) }
         return try KeychainContext.current()
     }
 
@@ -45,7 +47,7 @@ extension Keychain {
     /// task's context (task-local overrides do not follow work onto a dispatch queue).
     func bound(_ operation: KeychainError.Operation) throws(KeychainError) -> Keychain {
         if context != nil { return self }
-        do { return self.context(try KeychainContext.current()) } catch { throw KeychainError(error, operation) }
+        do { return self.context(try resolvedContext()) } catch { throw KeychainError(error, operation) }
     }
 
     /// The access groups a read, update or removal covers: the named group, or all the process holds
@@ -114,6 +116,14 @@ extension Keychain {
         try perform(operation) { (context) throws(KeychainFailure) -> SecureBytes? in
             let query = try query(context.identity, key: key, synchronizable: isSynchronizable, limit: 1)
             return try context.keystore.search(query, projection: .secret).first?.secret
+        }
+    }
+
+    /// The item for `key` with its secret and attributes (the protection class among them), or `nil`.
+    func record(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> ItemRecord? {
+        try perform(operation) { (context) throws(KeychainFailure) -> ItemRecord? in
+            let query = try query(context.identity, key: key, synchronizable: isSynchronizable, limit: 1)
+            return try context.keystore.search(query, projection: [.secret, .attributes]).first
         }
     }
 

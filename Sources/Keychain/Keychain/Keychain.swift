@@ -54,6 +54,10 @@ public struct Keychain: Sendable {
     /// The comment (`kSecAttrComment`) new and updated items get, if any.
     public private(set) var itemComment: String?
 
+    /// The keychain file set with ``keychainFile(_:)``, or `nil` for the process's default keychain
+    /// (see ``KeychainFile/processDefault()``).
+    public private(set) var file: KeychainFile?
+
     /// The keychain and identity to use; `nil` for the process's current context.
     let context: KeychainContext?
 
@@ -132,6 +136,23 @@ public struct Keychain: Sendable {
         return copy
     }
 
+    /// A copy that stores its items in `file` instead of the process's default keychain, or, with
+    /// `nil`, in the default keychain again.
+    ///
+    /// The process's entitlements still decide the access groups. This is how a tool works with a
+    /// keychain other than the login keychain (macOS's `kSecUseKeychain`):
+    /// ```swift
+    /// let file = try KeychainFile(path: "work")
+    /// let tokens = Keychain(service: "com.example.tool").keychainFile(file)
+    /// ```
+    /// - Parameter file: an open keychain file, or `nil`.
+    /// - Returns: the new keychain.
+    public func keychainFile(_ file: KeychainFile?) -> Keychain {
+        var copy = self
+        copy.file = file
+        return copy
+    }
+
     // MARK: - Package
 
     /// A copy bound to an explicit keychain and identity instead of the process's current context.
@@ -150,6 +171,7 @@ public struct Keychain: Sendable {
         self.isSynchronizable = other.isSynchronizable
         self.itemLabel = other.itemLabel
         self.itemComment = other.itemComment
+        self.file = other.file
         self.context = context
     }
 }

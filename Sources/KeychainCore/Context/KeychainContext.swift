@@ -39,6 +39,20 @@ package struct KeychainContext: Sendable {
         }
     }
 
+    /// The identity for the current task: an override's, the one set with ``setProcessIdentity(_:)``,
+    /// or `$KEYCHAIN_ENTITLEMENTS`'s. Does not open the keychain.
+    /// - Throws: the failure to read the entitlements; the next call tries again.
+    package static func currentIdentity() throws(KeychainFailure) -> ApplicationIdentity {
+        if let override { return override.identity }
+        return try shared.withLock { (configuration: inout Configuration) throws(KeychainFailure) in
+            if let opened = configuration.opened { return opened.identity }
+            if let configured = configuration.identity { return configured }
+            let identity = try ApplicationIdentity.fromEnvironment()
+            configuration.identity = identity
+            return identity
+        }
+    }
+
     /// Sets the process's identity (instead of `$KEYCHAIN_ENTITLEMENTS`); takes effect for calls after it.
     package static func setProcessIdentity(_ identity: ApplicationIdentity) {
         shared.withLock { configuration in

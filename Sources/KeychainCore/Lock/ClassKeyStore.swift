@@ -15,7 +15,9 @@ package enum ClassKeyStore {
 
     package static var scope: Scope { KernelKeyring.isAvailable ? .userSession : .thisProcess }
 
-    private static let processKeys = Mutex<[String: (key: SecureBytes, expires: UInt64?)]>([:])
+    private static let processKeys = Mutex<[String: (key: SecureBytes, expires: UInt64?, epoch: Int64)]>([:])
+    /// Numbers the in-process stores, so that ``epoch(keychainID:entry:)`` changes across a withdrawal.
+    private static let processEpochs = Atomic<Int64>(0)
 
     static func description(keychainID: [UInt8], entry: Int64) -> String {
         "swkc:" + keychainID.map { String($0, radix: 16).leftPadded(to: 2) }.joined() + ":\(entry)"
@@ -26,7 +28,12 @@ package enum ClassKeyStore {
         let name = description(keychainID: keychainID, entry: entry)
         if scope == .userSession, KernelKeyring.store(key, description: name, timeout: timeout) { return }
         let expiry = timeout > 0 ? Monotonic.seconds() + UInt64(timeout) : nil
-        processKeys.withLock { $0[name] = (key, expiry) }
+        processKeys.withLock { keys in
+            // A refresh of a live key keeps its epoch; a key stored again after a withdrawal gets a new one.
+            let live = keys[name].flatMap { stored in stored.expires.map { Monotonic.seconds() < $0 } ?? true } ?? false
+            let epoch = live ? keys[name]!.epoch : (1 << 32) + processEpochs.add(1, ordering: .relaxed).newValue
+            keys[name] = (key, expiry, epoch)
+        }
     }
 
     /// The key, or `nil` when locked or expired.
@@ -42,6 +49,24 @@ package enum ClassKeyStore {
                 return nil
             }
             return stored.key
+        }
+    }
+
+    /// A number that stays the same while the key stays available and changes once it has been
+    /// withdrawn (locked, expired) and stored again; `nil` while it is unavailable. No key bytes are read.
+    ///
+    /// Kernel keys give their serial number; in-process keys a counter above 2³² (kernel serials are
+    /// below 2³¹), so the two never collide.
+    static func epoch(keychainID: [UInt8], entry: Int64) -> Int64? {
+        let name = description(keychainID: keychainID, entry: entry)
+        if scope == .userSession, let serial = KernelKeyring.serial(description: name) { return serial }
+        return processKeys.withLock { keys -> Int64? in
+            guard let stored = keys[name] else { return nil }
+            if let expires = stored.expires, Monotonic.seconds() >= expires {
+                keys[name] = nil
+                return nil
+            }
+            return stored.epoch
         }
     }
 

@@ -52,6 +52,14 @@ package enum KernelKeyring {
         return length == count ? key : nil
     }
 
+    /// The serial number of the key stored under `description`, or `nil` when it is absent, expired or
+    /// revoked. Replacing a key's payload keeps its serial; withdrawing it and storing it again gives a
+    /// new one (the kernel picks serials at random among live keys).
+    package static func serial(description: String) -> Int64? {
+        let id = ckeyring_search(userKeyring, "user", description)
+        return id > 0 ? Int64(id) : nil
+    }
+
     /// Withdraws the key stored under `description` at once (`KEYCTL_INVALIDATE`).
     package static func remove(description: String) {
         let id = ckeyring_search(userKeyring, "user", description)

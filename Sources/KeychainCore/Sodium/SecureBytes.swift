@@ -103,6 +103,12 @@ package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
         sodium_memzero(pointer, max(count, 1))
     }
 
+    /// Zeroes `count` bytes at `pointer` with `sodium_memzero`, which the optimizer cannot remove:
+    /// for wiping a caller's buffer after its secret was copied into a ``SecureBytes``.
+    package static func wipe(_ pointer: UnsafeMutableRawPointer, count: Int) {
+        sodium_memzero(pointer, count)
+    }
+
     package var description: String { "SecureBytes(\(count) bytes, redacted)" }
 }
 

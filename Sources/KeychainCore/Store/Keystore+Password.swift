@@ -19,6 +19,23 @@ extension Keystore {
         }
     }
 
+    /// Whether the class key of `protection` is available now, and since when: `nil` while it is
+    /// locked; otherwise a number that stays the same until the key is withdrawn (a lock, the
+    /// auto-lock timeout, the end of the session) and changes when it becomes available again.
+    ///
+    /// Cheap enough to ask before serving every cached secret: one read transaction and, for the
+    /// passcode classes, one kernel keyring lookup; no key is unwrapped. Counts as a use of the key
+    /// for the auto-lock timeout, as reading an item does. Keys kept in the device slot (the Always
+    /// classes, or every class while there is no password) are always available (epoch 0).
+    package func classKeyEpoch(_ protection: ProtectionClass) throws(KeychainFailure) -> Int64? {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Int64? in
+            let entry = protection.code
+            if s.keys.deviceEntries[entry] != nil { return 0 }
+            guard s.keys.classKey(entry) != nil else { return nil }
+            return ClassKeyStore.epoch(keychainID: s.keys.keychainID, entry: entry)
+        }
+    }
+
     /// The auto-lock timeout in seconds (0: never).
     package func autoLockTimeout() throws(KeychainFailure) -> UInt32 {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in s.keys.autoLockSeconds }
