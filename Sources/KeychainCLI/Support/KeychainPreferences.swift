@@ -91,6 +91,16 @@ package struct KeychainPreferences: Equatable {
         return .named(defaultKeychain, environment: environment)
     }
 
+    /// Opens `location`, or the default keychain of `environment` when it is `nil`. Only the login
+    /// keychain is created on first use; a configured default that is gone fails with `.noSuchKeychain`.
+    package static func openDefault(
+        _ location: KeychainLocation?, environment: [String: String]
+    ) throws(KeychainFailure) -> Keystore {
+        if let location { return try Keystore(location: location) }
+        let chosen = load(environment: environment).defaultLocation(environment: environment)
+        return try Keystore(location: chosen, create: chosen == .login(environment: environment))
+    }
+
     /// The keychains searched when a command names none.
     package func searchLocations(environment: [String: String]) -> [KeychainLocation] {
         guard let searchList else { return [defaultLocation(environment: environment)] }
