@@ -1,4 +1,5 @@
 package import Foundation
+import KeychainCLI
 import KeychainCore
 import KeychainServices
 
@@ -12,6 +13,11 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case entitlements
     /// Arbitrary files opened as a keychain database.
     case database
+    /// git's credential-helper protocol on standard input (`key=value` lines), through
+    /// `git-credential-keychain store`, `get` and `erase`.
+    case gitCredential = "gitcredential"
+    /// docker's credential-helper input: `store`'s JSON, and the raw server URL of `get` and `erase`.
+    case dockerJSON = "dockerjson"
 
     /// Runs the target on one input.
     package func run(_ data: Data) {
@@ -19,6 +25,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .secItem: FuzzTarget.secItem(data)
         case .entitlements: _ = try? ApplicationIdentity(entitlementsPlist: data)
         case .database: FuzzTarget.database(data)
+        case .gitCredential: FuzzTarget.helper(data, actions: ["store", "get", "erase"], GitCredentialHelper.run)
+        case .dockerJSON: FuzzTarget.helper(data, actions: ["store", "get", "erase", "list"], DockerCredentialHelper.run)
         }
     }
 
@@ -126,6 +134,23 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             _ = SecItemCopyMatching(query, nil)
             _ = SecItemUpdate(query, query)
             _ = SecItemDelete(query)
+        }
+    }
+
+    /// A scratch keychain for the credential helpers, shared by the inputs of one process.
+    private static let helperLocation: KeychainLocation = {
+        let directory = NSTemporaryDirectory() + "swkc-fuzzhelper-\(getpid())"
+        return KeychainLocation(databasePath: directory + "/fuzz.keychain-db", deviceKeyPath: directory + "/device.key")
+    }()
+
+    /// Runs a credential helper once per action with `data` as standard input; output is discarded.
+    static func helper(
+        _ data: Data, actions: [String], _ run: ([String], CommandIO, KeychainLocation?) -> Int32
+    ) {
+        let environment = ["HOME": NSTemporaryDirectory() + "swkc-fuzzhelper-\(getpid())"]
+        for action in actions {
+            let io = CommandIO(input: MemoryInput(Array(data)), environment: environment, terminal: ScriptedPrompter([]))
+            _ = run([action], io, helperLocation)
         }
     }
 

@@ -54,6 +54,36 @@ struct EndToEndTests {
         #expect(FileManager.default.fileExists(atPath: sandbox.directory + "/data/keychains/login.keychain-db"))
     }
 
+    @Test("a locked keychain: security exits 36 without prompting, git's helper fails, unlock from a pipe works")
+    func lockedKeychain() throws {
+        let sandbox = try Sandbox()
+        let security = try Self.tool("security")
+        let helper = try Self.tool("git-credential-keychain")
+        let env = sandbox.environment
+        #expect(try Self.run(security, ["create-keychain", "work"], stdin: "correct horse\n", environment: env)
+            == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(try Self.run(security, ["default-keychain", "-s", "work"], environment: env).status == 0)
+        #expect(try Self.run(helper, ["store"], stdin: "protocol=https\nhost=example.com\nusername=me\npassword=pw\n\n", environment: env)
+            == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(try Self.run(security, ["lock-keychain"], environment: env) == Outcome(status: 0, stdout: "", stderr: ""))
+        // Standard input is a pipe: no prompt, macOS's message and the low 8 bits of -25308.
+        #expect(try Self.run(security, ["find-internet-password", "-s", "example.com", "-w"], stdin: "correct horse\n", environment: env)
+            == Outcome(status: 36, stdout: "", stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n"))
+        #expect(try Self.run(helper, ["get"], stdin: "protocol=https\nhost=example.com\n\n", environment: env) == Outcome(
+            status: 1, stdout: "", stderr: "git-credential-keychain: failed to get: User interaction is not allowed. (-25308)\n"))
+        #expect(try Self.run(security, ["unlock-keychain", "work"], stdin: "wrong\n", environment: env) == Outcome(
+            status: 51, stdout: "", stderr: "security: SecKeychainUnlock work: The user name or passphrase you entered is not correct.\n"))
+        let unlocked = try Self.run(security, ["unlock-keychain"], stdin: "correct horse\n", environment: env)
+        #expect(unlocked.status == 0)
+        // With the kernel keyring the unlock outlives the unlocking process; without it, the tool said so.
+        if unlocked.stderr.isEmpty {
+            #expect(try Self.run(helper, ["get"], stdin: "protocol=https\nhost=example.com\n\n", environment: env)
+                == Outcome(status: 0, stdout: "username=me\npassword=pw\n", stderr: ""))
+        } else {
+            #expect(unlocked.stderr.contains("lasts only for this process"))
+        }
+    }
+
     @Test("real git drives the helper through credential approve, fill and reject")
     func git() throws {
         let sandbox = try Sandbox()

@@ -27,6 +27,8 @@ final class Sandbox {
         environment = [
             "HOME": directory, "XDG_DATA_HOME": directory + "/data", "XDG_STATE_HOME": directory + "/state",
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            // Cheap Argon2id for keychain passwords (test-only switch; see SecurityContext.kdfParameters).
+            "KEYCHAIN_KDF": "testing",
         ]
     }
 
@@ -47,7 +49,9 @@ final class Sandbox {
         prompter: any SecretPrompter = ScriptedPrompter([])
     ) -> Outcome {
         let io = io(Array(stdin.utf8), terminal: terminal, prompter: prompter)
-        return outcome(SecurityTool.run(arguments, context: SecurityContext(io: io, defaultLocation: location)), io)
+        // No explicit default: the context resolves the login keychain and the preferences from
+        // `environment`, which point into this sandbox.
+        return outcome(SecurityTool.run(arguments, context: SecurityContext(io: io)), io)
     }
 
     /// Runs `git-credential-keychain <action>` in-process.

@@ -44,7 +44,8 @@ package enum DockerCredentialHelper {
     /// - Parameters:
     ///   - arguments: exactly one action.
     ///   - io: the streams and environment.
-    ///   - location: the keychain; `nil` means the login keychain of `io.environment`.
+    ///   - location: the keychain; `nil` means the default keychain of `io.environment`
+    ///     (`security default-keychain`; the login keychain unless set).
     /// - Returns: 0, or 1 after the error message on stdout.
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
         do {
@@ -63,7 +64,7 @@ package enum DockerCredentialHelper {
             let input = try readInput(io)
             let identity = try keychain { () throws(KeychainFailure) in try ApplicationIdentity.fromEnvironment(io.environment) }
             let store = try keychain { () throws(KeychainFailure) in
-                try Keystore(location: location ?? .login(environment: io.environment))
+                try KeychainPreferences.openDefault(location, environment: io.environment)
             }
             let session = DockerKeychain(store: store, identity: identity)
             switch arguments[0] {

@@ -33,7 +33,8 @@ package enum GitCredentialHelper {
     /// - Parameters:
     ///   - arguments: one action: `get`, `store` or `erase`; other actions are ignored (git's rule).
     ///   - io: the streams and environment.
-    ///   - location: the keychain; `nil` means the login keychain of `io.environment`.
+    ///   - location: the keychain; `nil` means the default keychain of `io.environment`
+    ///     (`security default-keychain`; the login keychain unless set).
     /// - Returns: the exit status: 0, or 1 after a message on stderr.
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
         guard let action = arguments.first else {
@@ -54,7 +55,7 @@ package enum GitCredentialHelper {
         guard credential.host != nil else { return 0 }
         do {
             let identity = try ApplicationIdentity.fromEnvironment(io.environment)
-            let store = try Keystore(location: location ?? .login(environment: io.environment))
+            let store = try KeychainPreferences.openDefault(location, environment: io.environment)
             let session = GitKeychain(store: store, identity: identity)
             switch action {
             case "get": try session.get(credential, io: io)

@@ -195,7 +195,7 @@ struct AddGenericPassword: SecuritySubcommand {
     }
 
     func run(_ context: SecurityContext) -> Int32 {
-        let target = context.targets(keychain)[0]
+        let target = context.target(keychain.first)
         let operation = "SecKeychainItemCreateFromContent (\(target.name ?? "<default>"))"
         switch AddPassword.obtain(source, context, operation: operation) {
         case .failure(let status):
@@ -266,7 +266,7 @@ struct AddInternetPassword: SecuritySubcommand {
     }
 
     func run(_ context: SecurityContext) -> Int32 {
-        let target = context.targets(keychain)[0]
+        let target = context.target(keychain.first)
         let operation = "SecKeychainAddInternetPassword \(target.name ?? "<NULL>")"
         switch AddPassword.obtain(source, context, operation: operation) {
         case .failure(let status):

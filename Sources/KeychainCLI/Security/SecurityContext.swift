@@ -24,23 +24,55 @@ package struct SecurityContext {
         let location: KeychainLocation
         /// The name given on the command line, or `nil` for the default keychain.
         let name: String?
+        /// Whether opening creates the file when it is missing (only the login keychain, on first use).
+        var createsOnFirstUse = false
     }
 
-    /// The keychains named as operands (macOS: "If no keychains are specified …, the default search
-    /// list is used"), or the default keychain.
+    /// The user's preferences (default keychain, search list) from the environment's config folder.
+    var preferences: KeychainPreferences { KeychainPreferences.load(environment: io.environment) }
+
+    /// The default keychain: ``defaultLocation`` when given, else the preferences' default, else login.
+    func defaultTarget() -> Target {
+        let location = defaultLocation ?? preferences.defaultLocation(environment: io.environment)
+        let login = KeychainLocation.login(environment: io.environment)
+        return Target(location: location, name: nil, createsOnFirstUse: defaultLocation != nil || location == login)
+    }
+
+    /// The keychains named as operands, or the default search list ("If no keychains are
+    /// specified to search, the default search list is used").
     func targets(_ operands: [String]) -> [Target] {
         if operands.isEmpty {
-            return [Target(location: defaultLocation ?? .login(environment: io.environment), name: nil)]
+            if defaultLocation != nil { return [defaultTarget()] }
+            let login = KeychainLocation.login(environment: io.environment)
+            return preferences.searchLocations(environment: io.environment).map {
+                Target(location: $0, name: nil, createsOnFirstUse: $0 == login)
+            }
         }
         return operands.map { Target(location: KeychainLocation.named($0, environment: io.environment), name: $0) }
     }
 
-    /// Opens `target`: the default keychain is created on first use; a named one must exist.
+    /// The one keychain an add or management command acts on: the operand, or the default keychain.
+    func target(_ operand: String?) -> Target {
+        guard let operand else { return defaultTarget() }
+        return Target(location: KeychainLocation.named(operand, environment: io.environment), name: operand)
+    }
+
+    /// Opens `target`: the login keychain is created on first use; any other must exist.
     func open(_ target: Target) throws(KeychainFailure) -> Keystore {
-        try Keystore(location: target.location, create: target.name == nil)
+        try Keystore(location: target.location, create: target.createsOnFirstUse)
+    }
+
+    /// Argon2id parameters for a new keychain password: ``KDFParameters/default``, or the cheap
+    /// ``KDFParameters/testing`` when the environment has `KEYCHAIN_KDF=testing`.
+    ///
+    /// - Important: `KEYCHAIN_KDF=testing` exists for the test suites only. It makes a password
+    ///   cheap to guess; never set it for a real keychain.
+    var kdfParameters: KDFParameters {
+        io.environment["KEYCHAIN_KDF"] == "testing" ? .testing : .default
     }
 
     /// Writes `security: <operation>: <Apple's message>` to stderr and returns the exit status.
+    @discardableResult
     func fail(_ operation: String, _ status: KeychainStatus) -> Int32 {
         io.error.line("security: \(operation): \(status.message)")
         return Self.exitStatus(status)

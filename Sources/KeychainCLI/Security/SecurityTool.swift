@@ -10,6 +10,9 @@ internal import KeychainCore
 package enum SecurityTool {
     static var commands: [any SecuritySubcommand.Type] {
         [
+            ListKeychains.self, DefaultKeychain.self,
+            CreateKeychain.self, DeleteKeychain.self, LockKeychain.self, UnlockKeychain.self,
+            SetKeychainSettings.self, SetKeychainPassword.self, ShowKeychainInfo.self,
             DumpKeychain.self,
             AddGenericPassword.self, AddInternetPassword.self,
             FindGenericPassword.self, DeleteGenericPassword.self,

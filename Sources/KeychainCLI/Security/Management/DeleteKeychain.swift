@@ -1,0 +1,43 @@
+internal import KeychainCore
+
+/// `security delete-keychain keychain...`: deletes keychains and removes them from the search list
+/// (Apple's `keychain_delete.c`).
+///
+/// Each keychain's class keys are withdrawn from the kernel keyring first, then the database and
+/// its `-wal` and `-shm` files are removed. The device key stays: other keychains use it.
+/// A keychain that does not exist prints
+/// `security: SecKeychainDelete: The specified keychain could not be found.` and exits 50.
+struct DeleteKeychain: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "delete-keychain", synopsis: "[keychains...]", options: [],
+        summary: "Delete keychains and remove them from the search list.")
+
+    let keychains: [String]
+
+    init(_ options: ParsedOptions) throws(ValidationError) {
+        guard !options.operands.isEmpty, !options.operands.contains("") else { throw .usage(nil) }
+        keychains = options.operands
+    }
+
+    func run(_ context: SecurityContext) -> Int32 {
+        for name in keychains {
+            let location = KeychainLocation.named(name, environment: context.io.environment)
+            let path = location.databasePath
+            guard FileSystem.exists(path) else { return context.fail("SecKeychainDelete", .noSuchKeychain) }
+            // A keychain that cannot be opened (corrupt) is still deleted; it has no keys to withdraw.
+            if let store = try? Keystore(location: location, create: false) {
+                try? store.withdrawAllClassKeys()
+            }
+            for file in [path, path + "-wal", path + "-shm"] { FileSystem.remove(file) }
+            var preferences = context.preferences
+            let before = preferences
+            preferences.forget(path)
+            if preferences != before {
+                do { try preferences.save(environment: context.io.environment) } catch {
+                    return context.fail("SecKeychainDelete", error.status)
+                }
+            }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+package import KeychainCore
+
+/// The user's keychain preferences: the default keychain and the keychain search list
+/// (macOS keeps them in `com.apple.security.plist`; `security default-keychain` and
+/// `security list-keychains` read and write them).
+///
+/// Stored in `$XDG_CONFIG_HOME/swift-keychain/keychains.conf` (default `~/.config/…`), mode 0600 in
+/// a 0700 folder, one `key=value` a line:
+///
+///     # swift-keychain preferences (security default-keychain, list-keychains)
+///     default=/home/me/.local/share/keychains/work.keychain-db
+///     search=/home/me/.local/share/keychains/login.keychain-db
+///     search=/home/me/.local/share/keychains/work.keychain-db
+///
+/// Without `default=` the default keychain is the login keychain. Without any `search=` line (and
+/// without `search-list-set=1`) the search list is the default keychain alone. Only the `user`
+/// domain is stored; Linux has no system-wide keychains, so the `system`, `common` and `dynamic`
+/// domains are empty. The file is replaced atomically (write a temporary file, then rename).
+package struct KeychainPreferences: Equatable {
+    /// The default keychain's database path, or `nil` for the login keychain.
+    package var defaultKeychain: String?
+    /// The search list's database paths, or `nil` when it was never set (the default keychain alone).
+    package var searchList: [String]?
+
+    /// The preferences file of `environment`.
+    package static func path(environment: [String: String]) -> String {
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? FileSystem.homeDirectory()) + "/.config"
+        return config + "/swift-keychain/keychains.conf"
+    }
+
+    /// Reads the preferences; a missing or unreadable file gives the defaults.
+    package static func load(environment: [String: String]) -> KeychainPreferences {
+        var preferences = KeychainPreferences()
+        guard let data = FileManager.default.contents(atPath: path(environment: environment)) else {
+            return preferences
+        }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            guard !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals]
+            let value = String(line[line.index(after: equals)...])
+            switch key {
+            case "default" where !value.isEmpty: preferences.defaultKeychain = value
+            case "search" where !value.isEmpty: preferences.searchList = (preferences.searchList ?? []) + [value]
+            case "search-list-set" where value == "1": preferences.searchList = preferences.searchList ?? []
+            default: continue
+            }
+        }
+        return preferences
+    }
+
+    /// Writes the preferences atomically.
+    /// - Throws: `.io` when the folder or file cannot be written.
+    package func save(environment: [String: String]) throws(KeychainFailure) {
+        let path = Self.path(environment: environment)
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        try FileSystem.makePrivateDirectory(directory)
+        var text = "# swift-keychain preferences (security default-keychain, list-keychains)\n"
+        if let defaultKeychain { text += "default=\(defaultKeychain)\n" }
+        if let searchList {
+            text += "search-list-set=1\n"
+            for keychain in searchList { text += "search=\(keychain)\n" }
+        }
+        let temporary = path + ".new-\(ProcessInfo.processInfo.processIdentifier)"
+        FileSystem.remove(temporary)
+        let bytes = Array(text.utf8)
+        let result = bytes.withUnsafeBytes { buffer -> Result<Bool, KeychainFailure> in
+            do throws(KeychainFailure) {
+                return .success(try FileSystem.createExclusive(temporary, bytes: buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard try result.get() else { throw KeychainFailure(.io, "cannot create \(temporary)") }
+        do {
+            try FileSystem.rename(temporary, to: path)
+        } catch {
+            FileSystem.remove(temporary)
+            throw error
+        }
+    }
+
+    /// The default keychain: the configured one, or the login keychain.
+    package func defaultLocation(environment: [String: String]) -> KeychainLocation {
+        guard let defaultKeychain else { return .login(environment: environment) }
+        return .named(defaultKeychain, environment: environment)
+    }
+
+    /// Opens `location`, or the default keychain of `environment` when it is `nil`. Only the login
+    /// keychain is created on first use; a configured default that is gone fails with `.noSuchKeychain`.
+    package static func openDefault(
+        _ location: KeychainLocation?, environment: [String: String]
+    ) throws(KeychainFailure) -> Keystore {
+        if let location { return try Keystore(location: location) }
+        let chosen = load(environment: environment).defaultLocation(environment: environment)
+        return try Keystore(location: chosen, create: chosen == .login(environment: environment))
+    }
+
+    /// The keychains searched when a command names none.
+    package func searchLocations(environment: [String: String]) -> [KeychainLocation] {
+        guard let searchList else { return [defaultLocation(environment: environment)] }
+        return searchList.map { KeychainLocation.named($0, environment: environment) }
+    }
+
+    /// Forgets `path`: removes it from the search list, and resets the default when it was the default.
+    package mutating func forget(_ path: String) {
+        if defaultKeychain == path { defaultKeychain = nil }
+        searchList?.removeAll { $0 == path }
+    }
+}

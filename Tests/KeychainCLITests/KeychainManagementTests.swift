@@ -1,0 +1,275 @@
+import Foundation
+import Testing
+@testable import KeychainCLI
+@testable import KeychainCore
+
+/// `security`'s keychain-management commands (tracker issues 3 §5 and 4). Messages are Apple's
+/// (`keychain_create.c`, `keychain_unlock.c`, `keychain_lock.c`, `keychain_set_settings.c`,
+/// `keychain_show_info.c`, `keychain_delete.c`, `keychain_list.c`) with SecBase.h's texts.
+@Suite("security keychain management")
+struct KeychainManagementTests {
+    let authFailed = "The user name or passphrase you entered is not correct."
+
+    func path(_ sandbox: Sandbox, _ name: String) -> String {
+        sandbox.directory + "/data/keychains/\(name).keychain-db"
+    }
+
+    /// Creates keychain `name` with `password` read from standard input (not argv).
+    func create(_ sandbox: Sandbox, _ name: String, password: String = "correct horse") {
+        #expect(sandbox.security("create-keychain", name, stdin: password + "\n") == Outcome(status: 0, stdout: "", stderr: ""))
+    }
+
+    func fileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test("create-keychain reads the password from standard input; the new keychain is unlocked and in the search list")
+    func createFromStandardInput() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        #expect(FileSystem.permissions(path(sandbox, "work")) == 0o600)
+        #expect(sandbox.security("show-keychain-info", "work")
+            == Outcome(status: 0, stdout: "", stderr: "Keychain \"work\" no-timeout unlocked\n"))
+        #expect(sandbox.security("list-keychains")
+            == Outcome(status: 0, stdout: "    \"\(sandbox.location.databasePath)\"\n    \"\(path(sandbox, "work"))\"\n", stderr: ""))
+    }
+
+    @Test("create-keychain on a terminal asks twice; three mismatches exit 1 and create nothing")
+    func createMismatch() throws {
+        let sandbox = try Sandbox()
+        let prompter = ScriptedPrompter(["a", "b", "c", "d", "e", "f"])
+        let outcome = sandbox.security("create-keychain", "work", terminal: true, prompter: prompter)
+        #expect(outcome == Outcome(status: 1, stdout: "", stderr: String(repeating: "passwords don't match\n", count: 3)))
+        #expect(prompter.prompts == Array(repeating: ["password for new keychain: ", "retype password for new keychain: "], count: 3).flatMap { $0 })
+        #expect(!FileSystem.exists(path(sandbox, "work")))
+    }
+
+    @Test("create-keychain on a terminal with matching passwords creates the keychain")
+    func createOnTerminal() throws {
+        let sandbox = try Sandbox()
+        let prompter = ScriptedPrompter(["pw", "pw"])
+        #expect(sandbox.security("create-keychain", "work", terminal: true, prompter: prompter) == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(FileSystem.exists(path(sandbox, "work")))
+    }
+
+    @Test("create-keychain -p takes the password from argv (compatibility) and its help warns about the process list")
+    func createWithArgument() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.security("create-keychain", "-p", "pw", "work") == Outcome(status: 0, stdout: "", stderr: ""))
+        sandbox.security("lock-keychain", "work")
+        #expect(sandbox.security("unlock-keychain", "-p", "pw", "work").status == 0)
+        #expect(sandbox.security("help", "create-keychain").stdout == """
+            Usage: create-keychain [-P] [-p password] [keychains...]
+                -p  Use "password" as the password for the keychains being created (insecure: other users of this machine can read it in the process list)
+                -P  Prompt the user for a password (on the terminal; Linux has no SecurityAgent)
+            Without -p the password is prompted for without echo, or read from standard input (one line)
+            when standard input is not a terminal.
+
+            """)
+    }
+
+    @Test("create-keychain never replaces an existing keychain (exit 48)")
+    func createDuplicate() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        let before = fileBytes(path(sandbox, "work"))
+        #expect(sandbox.security("create-keychain", "work", stdin: "other\n") == Outcome(
+            status: 48, stdout: "", stderr: "security: SecKeychainCreate work: A keychain with the same name already exists.\n"))
+        #expect(fileBytes(path(sandbox, "work")) == before)
+    }
+
+    @Test("create-keychain with no password on standard input is cancelled (exit 128) and creates nothing")
+    func createCancelled() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.security("create-keychain", "work", stdin: "") == Outcome(
+            status: 128, stdout: "", stderr: "security: SecKeychainCreate work: User canceled the operation.\n"))
+        #expect(!FileSystem.exists(path(sandbox, "work")))
+    }
+
+    @Test("unlock-keychain with a wrong password exits 51 with macOS's message and leaves the file untouched")
+    func unlockWrongPassword() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        sandbox.security("lock-keychain", "work")
+        let before = fileBytes(path(sandbox, "work"))
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n") == Outcome(
+            status: 51, stdout: "", stderr: "security: SecKeychainUnlock work: \(authFailed)\n"))
+        #expect(fileBytes(path(sandbox, "work")) == before)
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout locked\n")
+    }
+
+    @Test("unlock-keychain reads standard input when it is not a terminal, and prompts on a terminal")
+    func unlockSources() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        sandbox.security("lock-keychain", "work")
+        let notice = ClassKeyStore.scope == .thisProcess ? UnlockKeychain.thisProcessNotice + "\n" : ""
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n") == Outcome(status: 0, stdout: "", stderr: notice))
+        sandbox.security("lock-keychain", "work")
+        let prompter = ScriptedPrompter(["correct horse"])
+        #expect(sandbox.security("unlock-keychain", "work", terminal: true, prompter: prompter) == Outcome(status: 0, stdout: "", stderr: notice))
+        #expect(prompter.prompts == ["password to unlock work: "])
+    }
+
+    @Test("unlock-keychain says when the kernel keyring is unavailable and the unlock lasts for this process only")
+    func unlockScopeNotice() {
+        #expect(UnlockKeychain.thisProcessNotice
+            == "security: the kernel keyring is unavailable, so this unlock lasts only for this process; other programs still see the keychain locked")
+    }
+
+    @Test("a cancelled unlock exits 128 and a missing keychain exits 50; neither creates a file")
+    func unlockCancelledOrMissing() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.security("unlock-keychain", "nope", stdin: "pw\n") == Outcome(
+            status: 50, stdout: "", stderr: "security: SecKeychainUnlock nope: The specified keychain could not be found.\n"))
+        #expect(sandbox.security("unlock-keychain", stdin: "pw\n") == Outcome(
+            status: 50, stdout: "", stderr: "security: SecKeychainUnlock <NULL>: The specified keychain could not be found.\n"))
+        #expect(!FileSystem.exists(path(sandbox, "nope")))
+        #expect(!FileSystem.exists(sandbox.location.databasePath))
+        create(sandbox, "work")
+        sandbox.security("lock-keychain", "work")
+        let before = fileBytes(path(sandbox, "work"))
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "") == Outcome(
+            status: 128, stdout: "", stderr: "security: SecKeychainUnlock work: User canceled the operation.\n"))
+        #expect(sandbox.security("unlock-keychain", "-u", "work", stdin: "correct horse\n") == Outcome(
+            status: 36, stdout: "", stderr: "security: SecKeychainUnlock work: User interaction is not allowed.\n"))
+        #expect(fileBytes(path(sandbox, "work")) == before)
+    }
+
+    @Test("item commands on a locked keychain exit 36 with macOS's message and never prompt")
+    func lockedItemCommands() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "hunter2", "work")
+        sandbox.security("add-internet-password", "-a", "alice", "-s", "example.com", "-w", "hunter2", "work")
+        #expect(sandbox.security("lock-keychain", "work") == Outcome(status: 0, stdout: "", stderr: ""))
+        let search = "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n"
+        let runs: [([String], Outcome)] = [
+            (["find-generic-password", "-a", "alice", "-s", "mail", "-w", "work"], Outcome(status: 36, stdout: "", stderr: search)),
+            (["find-internet-password", "-s", "example.com", "work"], Outcome(status: 36, stdout: "", stderr: search)),
+            (["delete-generic-password", "-s", "mail", "work"], Outcome(status: 36, stdout: "", stderr: search)),
+            (["delete-internet-password", "-s", "example.com", "work"], Outcome(status: 36, stdout: "", stderr: search)),
+            (["add-generic-password", "-a", "bob", "-s", "mail", "-w", "x", "work"], Outcome(
+                status: 36, stdout: "", stderr: "security: SecKeychainItemCreateFromContent (work): User interaction is not allowed.\n")),
+            (["add-internet-password", "-a", "bob", "-s", "example.com", "-w", "x", "work"], Outcome(
+                status: 36, stdout: "", stderr: "security: SecKeychainAddInternetPassword work: User interaction is not allowed.\n")),
+        ]
+        for (arguments, expected) in runs {
+            let prompter = ScriptedPrompter(["correct horse"])
+            let io = CommandIO(input: MemoryInput("correct horse\n"), environment: sandbox.environment, terminal: prompter)
+            let status = SecurityTool.run(arguments, context: SecurityContext(io: io))
+            #expect(Outcome(status: status, stdout: io.output.text, stderr: io.error.text) == expected, "\(arguments)")
+            #expect(prompter.prompts.isEmpty, "\(arguments)")
+        }
+        // Still locked, items intact.
+        sandbox.security("unlock-keychain", "work", stdin: "correct horse\n")
+        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work").stdout == "hunter2\n")
+    }
+
+    @Test("set-keychain-password reads the old and new password lines; a wrong old password exits 51")
+    func changePassword() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        #expect(sandbox.security("set-keychain-password", "work", stdin: "wrong\nnew\n") == Outcome(
+            status: 51, stdout: "", stderr: "security: error changing password for \"work\": \(authFailed)\n"))
+        #expect(sandbox.security("set-keychain-password", "work", stdin: "correct horse\nnew\n") == Outcome(status: 0, stdout: "", stderr: ""))
+        sandbox.security("lock-keychain", "work")
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").status == 51)
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "new\n").status == 0)
+    }
+
+    @Test("set-keychain-password on a terminal uses macOS's prompts; a mismatch prints 'try again' and exits 1")
+    func changePasswordMismatch() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        let prompter = ScriptedPrompter(["correct horse", "new", "other"])
+        #expect(sandbox.security("set-keychain-password", "work", terminal: true, prompter: prompter)
+            == Outcome(status: 1, stdout: "", stderr: "security: try again\n"))
+        #expect(prompter.prompts == ["Old Password: ", "New Password: ", "Retype New Password: "])
+        sandbox.security("lock-keychain", "work")
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").status == 0)
+    }
+
+    @Test("set-keychain-settings -t sets the auto-lock timeout; without -t there is none; -l is refused with a notice")
+    func settings() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        #expect(sandbox.security("set-keychain-settings", "-t", "300", "work") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" use-lock-interval timeout=300s unlocked\n")
+        #expect(sandbox.security("set-keychain-settings", "-u", "work") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout unlocked\n")
+        #expect(sandbox.security("set-keychain-settings", "-l", "work")
+            == Outcome(status: 0, stdout: "", stderr: SetKeychainSettings.lockOnSleepNotice + "\n"))
+        #expect(sandbox.security("set-keychain-settings", "-t", "300", "nope") == Outcome(
+            status: 50, stdout: "", stderr: "security: SecKeychainSetSettings nope: The specified keychain could not be found.\n"))
+    }
+
+    @Test("default-keychain shows and sets the default; adds without a keychain go there")
+    func defaultKeychain() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.security("default-keychain") == Outcome(status: 0, stdout: "    \"\(sandbox.location.databasePath)\"\n", stderr: ""))
+        create(sandbox, "work")
+        #expect(sandbox.security("default-keychain", "-s", "work") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("default-keychain", "-d", "user") == Outcome(status: 0, stdout: "    \"\(path(sandbox, "work"))\"\n", stderr: ""))
+        #expect(sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "pw").status == 0)
+        #expect(sandbox.security("find-generic-password", "-s", "mail", "-w", "work").stdout == "pw\n")
+        #expect(!FileSystem.exists(sandbox.location.databasePath))
+        #expect(sandbox.security("default-keychain", "-s", "nope") == Outcome(
+            status: 1, stdout: "", stderr: "security: SecKeychainSetDefault: The specified keychain could not be found.\n"))
+        #expect(sandbox.security("default-keychain", "-d", "system") == Outcome(
+            status: 1, stdout: "", stderr: "security: SecKeychainCopyDomainDefault system: A default keychain could not be found.\n"))
+        #expect(sandbox.security("default-keychain", "-s") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("default-keychain").stdout == "    \"\(sandbox.location.databasePath)\"\n")
+        let config = try String(contentsOfFile: sandbox.directory + "/.config/swift-keychain/keychains.conf", encoding: .utf8)
+        #expect(!config.contains("default="))
+    }
+
+    @Test("list-keychains -s sets the search list; an unknown domain is a usage error")
+    func searchList() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "a")
+        create(sandbox, "b")
+        #expect(sandbox.security("list-keychains", "-s", "b") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("list-keychains") == Outcome(status: 0, stdout: "    \"\(path(sandbox, "b"))\"\n", stderr: ""))
+        sandbox.security("add-generic-password", "-a", "x", "-s", "only-in-a", "-w", "pw", "a")
+        #expect(sandbox.security("find-generic-password", "-s", "only-in-a").status == 44)
+        #expect(sandbox.security("list-keychains", "-d", "system") == Outcome(status: 0, stdout: "", stderr: ""))
+        let bogus = sandbox.security("list-keychains", "-d", "bogus")
+        #expect(bogus.status == 2)
+        #expect(bogus.stderr.hasPrefix("security: Invalid domain: bogus\nUsage: list-keychains [-d user|system|common|dynamic] [-s [keychain...]]\n"))
+    }
+
+    @Test("delete-keychain withdraws the class keys, removes the -wal and -shm files, and forgets the keychain")
+    func deleteKeychain() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "pw", "work")
+        sandbox.security("default-keychain", "-s", "work")
+        let location = KeychainLocation.named("work", environment: sandbox.environment)
+        let keychainID = try Keystore(location: location, create: false).read {
+            (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID
+        }
+        #expect(ClassKeyStore.load(keychainID: keychainID, entry: ProtectionClass.whenUnlocked.code) != nil)
+        let base = path(sandbox, "work")
+        _ = FileManager.default.createFile(atPath: base + "-wal", contents: Data())
+        _ = FileManager.default.createFile(atPath: base + "-shm", contents: Data())
+        #expect(sandbox.security("delete-keychain", "work") == Outcome(status: 0, stdout: "", stderr: ""))
+        for file in [base, base + "-wal", base + "-shm"] { #expect(!FileSystem.exists(file), "\(file)") }
+        for entry in Keybag.passcodeEntries { #expect(ClassKeyStore.load(keychainID: keychainID, entry: entry) == nil) }
+        #expect(sandbox.security("default-keychain").stdout == "    \"\(sandbox.location.databasePath)\"\n")
+        #expect(sandbox.security("list-keychains").stdout == "    \"\(sandbox.location.databasePath)\"\n")
+        #expect(sandbox.security("delete-keychain", "work") == Outcome(
+            status: 50, stdout: "", stderr: "security: SecKeychainDelete: The specified keychain could not be found.\n"))
+    }
+
+    @Test("lock-keychain -a locks every keychain; lock-keychain on a missing keychain exits 50")
+    func lockAll() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "a")
+        create(sandbox, "b")
+        #expect(sandbox.security("lock-keychain", "-a") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("show-keychain-info", "a").stderr == "Keychain \"a\" no-timeout locked\n")
+        #expect(sandbox.security("show-keychain-info", "b").stderr == "Keychain \"b\" no-timeout locked\n")
+        #expect(sandbox.security("lock-keychain", "nope") == Outcome(
+            status: 50, stdout: "", stderr: "security: SecKeychainLock nope: The specified keychain could not be found.\n"))
+        #expect(sandbox.security("lock-keychain", "-a", "a").status == 2)
+    }
+}
