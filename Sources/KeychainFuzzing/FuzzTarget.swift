@@ -57,6 +57,12 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case value(Any)
 
         init(from decoder: any Decoder) throws {
+            // A binary plist can refer to itself; stop at a depth SecItem dictionaries never reach
+            // (regression-cyclic-bplist.bin overflowed the stack before this check).
+            guard decoder.codingPath.count < 8 else {
+                self = .value(NSNull())
+                return
+            }
             if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
                 var dictionary: [String: Any] = [:]
                 for key in keyed.allKeys {
