@@ -160,16 +160,26 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         }
     }
 
+    /// The device key the database target and its corpus share (32 bytes of 0x42), so that inputs
+    /// derived from the real keychain in the corpus get past the keybag into the item rows.
+    static let corpusDeviceKey = Data(repeating: 0x42, count: 32)
+
     static func database(_ data: Data) {
         let directory = NSTemporaryDirectory() + "swkc-fuzzdb-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/input.keychain-db"
+        let deviceKey = directory + "/device.key"
+        if !FileManager.default.fileExists(atPath: deviceKey) {
+            _ = FileManager.default.createFile(atPath: deviceKey, contents: corpusDeviceKey, attributes: [.posixPermissions: 0o600])
+        }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
-        let location = KeychainLocation(databasePath: path, deviceKeyPath: directory + "/device.key")
+        let location = KeychainLocation(databasePath: path, deviceKeyPath: deviceKey)
         if let keystore = try? Keystore(location: location, create: false) {
             _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
+            _ = try? keystore.search(ItemQuery(itemClass: .internetPassword, synchronizable: nil), projection: [.attributes])
             _ = try? keystore.verifyIntegrity()
+            _ = try? keystore.lockState()
         }
     }
 }
