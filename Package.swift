@@ -56,11 +56,14 @@ let package = Package(
         .testTarget(
             name: "KeychainCoreTests", dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress"],
             swiftSettings: strictSettings),
+        // Shared by the suites that start keychain-test-helper processes.
+        .target(name: "KeychainTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
         .testTarget(
-            name: "KeychainServicesTests", dependencies: ["KeychainServices", "KeychainCore", "keychain-test-helper"],
+            name: "KeychainServicesTests",
+            dependencies: ["KeychainServices", "KeychainCore", "KeychainTestSupport", "keychain-test-helper"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "KeychainTests", dependencies: ["Keychain", "KeychainCore", "keychain-test-helper"],
+            name: "KeychainTests", dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "keychain-test-helper"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "security"],
