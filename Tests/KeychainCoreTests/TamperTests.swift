@@ -213,6 +213,20 @@ struct TamperTests {
         }
     }
 
+    @Test("a keychain in a folder writable by group or others is refused, as ssh's StrictModes does")
+    func looseFolder() throws {
+        let (temp, _) = try prepared()
+        let folder = (temp.location.databasePath as NSString).deletingLastPathComponent
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
+        do {
+            _ = try temp.open()
+            Issue.record("a keychain in a world-writable folder opened")
+        } catch let failure as KeychainFailure {
+            #expect(failure.status == .invalidKeychain)
+            #expect(failure.detail?.contains("chmod 700") == true)
+        }
+    }
+
     @Test("new keychain files are 0600 in 0700 folders whatever the umask")
     func modes() throws {
         let old = umask(0)

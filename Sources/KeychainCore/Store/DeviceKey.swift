@@ -25,6 +25,7 @@ package enum DeviceKey {
     /// Loads the device key, or returns `nil` when the file does not exist.
     package static func load(path: String) throws(KeychainFailure) -> SecureBytes? {
         guard FileSystem.exists(path) else { return nil }
+        try FileSystem.checkPrivateFolder(of: path)
         try FileSystem.checkPrivate(path)
         return try FileSystem.readSecret(path, expectedCount: Sodium.keyBytes)
     }

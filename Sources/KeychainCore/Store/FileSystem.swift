@@ -64,6 +64,23 @@ package enum FileSystem {
         }
     }
 
+    /// Refuses a folder that another user owns or that group or others may write (unless it has
+    /// the sticky bit, like `/tmp`), as ssh's StrictModes does for the folders above a key: whoever can
+    /// write there can swap the file.
+    package static func checkPrivateFolder(of path: String) throws(KeychainFailure) {
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        var info = stat()
+        guard !folder.isEmpty, stat(folder, &info) == 0 else { return }
+        if info.st_uid != getuid() && info.st_uid != 0 {
+            throw KeychainFailure(.invalidKeychain, "\(folder) is owned by another user (uid \(info.st_uid)); refusing to use it")
+        }
+        if (info.st_mode & 0o022) != 0 && (info.st_mode & S_ISVTX) == 0 {
+            let mode = String(Int(info.st_mode & 0o777), radix: 8)
+            throw KeychainFailure(
+                .invalidKeychain, "\(folder) is writable by group or others (mode \(mode)); run chmod 700 on it")
+        }
+    }
+
     /// Writes `bytes` to a new file at `path` with mode 0600, durably and atomically:
     /// a temporary file is written, fsynced and hard-linked into place, so a concurrent
     /// creator wins cleanly and nothing half-written is ever visible.

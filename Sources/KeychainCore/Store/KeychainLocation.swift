@@ -42,16 +42,23 @@ package struct KeychainLocation: Sendable, Hashable {
         named("login", environment: environment)
     }
 
-    /// A keychain given by name or path, as `security` accepts it: a bare name `work` or `work.keychain-db`
-    /// is looked up in the keychain folder; anything with a `/` is a path.
+    /// A keychain given by name or path, as `security` accepts it.
+    ///
+    /// - A bare name (`work`, `work.keychain-db`) is looked up in the keychain folder; anything with a
+    ///   `/` is a path, made absolute against the current folder and normalised, so that it means the
+    ///   same file from wherever it is used later.
+    /// - `X.keychain` means `X.keychain-db` unless a file with the exact name exists, as macOS has done
+    ///   since 10.12 (scripts write `unlock-keychain login.keychain`).
     package static func named(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> KeychainLocation {
-        let path: String
+        var path: String
         if name.contains("/") {
-            path = name
+            path = URL(fileURLWithPath: name, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+                .standardizedFileURL.path
         } else {
             let file = name.hasSuffix(".keychain-db") || name.hasSuffix(".keychain") ? name : name + ".keychain-db"
             path = keychainDirectory(environment: environment) + "/" + file
         }
+        if path.hasSuffix(".keychain") && !FileSystem.exists(path) { path += "-db" }
         return KeychainLocation(databasePath: path, deviceKeyPath: defaultDeviceKeyPath(environment: environment))
     }
 

@@ -36,6 +36,7 @@ package final class Keystore: Sendable {
             guard create else { throw KeychainFailure(.noSuchKeychain, "\(path) does not exist") }
             try Self.createKeychain(at: path, deviceKeyPath: location.deviceKeyPath)
         }
+        try FileSystem.checkPrivateFolder(of: path)
         try FileSystem.checkPrivate(path)
         if FileSystem.size(path) == 0 {
             throw KeychainFailure(.invalidKeychain, "\(path) is empty; refusing to replace it")
