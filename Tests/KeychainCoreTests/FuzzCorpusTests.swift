@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import KeychainFuzzing
+@testable import KeychainCore
 
 /// Replays the committed fuzz corpus (tracker issue 8): every input, including each crash the fuzzer
 /// found (kept as a regression), must run through its target without crashing.
@@ -17,5 +18,18 @@ struct FuzzCorpusTests {
         for file in files {
             target.run(try Data(contentsOf: folder.appendingPathComponent(file)))
         }
+    }
+
+    @Test("the backup seed is a real backup: it restores all three items, ThisDeviceOnly included, with the fuzz passphrase")
+    func backupSeedRestores() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/swkc-seed-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keystore = try FuzzTarget.scratchKeystore(in: directory)
+        let seed = Self.corpus.appendingPathComponent("backup/seed-real-3-items.swkcbackup").path
+        let report = try keystore.restore(
+            from: seed, passphrase: SecureBytes(copying: Array(FuzzTarget.backupPassphrase.utf8)), policy: .fail)
+        #expect(report.itemsInBackup == 3)
+        #expect(report.restored == 3)
+        #expect(report.skippedThisDeviceOnly == 0)
     }
 }
