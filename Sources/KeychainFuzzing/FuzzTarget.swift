@@ -23,6 +23,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case csv
     /// Encrypted keychain backups, through `restore(from:passphrase:policy:)` with the passphrase
     /// ``backupPassphrase``: header, key check, framing, secretstream, record parsing, restore.
+    /// The same bytes also go to the record parser directly (`BackupRecordParser`), which mutated
+    /// files never reach past the stream's authentication.
     case backup
 
     /// Runs the target on one input.
@@ -231,11 +233,14 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         _ = try? keystore.restore(
             from: path, passphrase: SecureBytes(copying: Array(backupPassphrase.utf8)), policy: .replace)
         empty(keystore)
+        _ = BackupRecordParser.parse(Array(data))
     }
 
     /// Writes a small real backup for the backup corpus: a generic password, an internet password and
     /// a ThisDeviceOnly item, under ``backupPassphrase`` with the cheapest Argon2id parameters and a
-    /// keychain whose device key is ``fixedDeviceKey``. `keychain-fuzz --make-backup-seed FILE` calls it.
+    /// keychain whose device key is ``fixedDeviceKey``; and beside it `record-0.bin` … `record-3.bin`,
+    /// one decrypted record of each kind (`BackupRecordParser.sampleRecords()`).
+    /// `keychain-fuzz --make-backup-seed FILE` calls it.
     package static func writeBackupSeed(to path: String) throws {
         let directory = NSTemporaryDirectory() + "swkc-fuzzseed-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -261,5 +266,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             secret: SecureBytes(copying: Array("device".utf8)))
         let passphrase = SecureBytes(copying: Array(backupPassphrase.utf8))
         _ = try keystore.backup(to: path, passphrase: passphrase, parameters: .testing, overwrite: true)
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        for (index, record) in BackupRecordParser.sampleRecords().enumerated() {
+            try Data(record).write(to: URL(fileURLWithPath: (folder.isEmpty ? "." : folder) + "/record-\(index).bin"))
+        }
     }
 }

@@ -5,7 +5,8 @@ import KeychainFuzzing
 //   scripts/fuzz TARGET SECONDS   → with -sanitize=fuzzer,address -DFUZZING: a libFuzzer binary;
 //                                   the target is chosen by KEYCHAIN_FUZZ_TARGET.
 //   swift build                   → a replayer: `keychain-fuzz TARGET FILE…` runs each file once;
-//                                   `keychain-fuzz --make-backup-seed FILE` writes the backup seed.
+//                                   `keychain-fuzz --make-backup-seed FILE` writes the backup seed
+//                                   and record-N.bin record seeds beside it.
 
 #if FUZZING
 private let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["KEYCHAIN_FUZZ_TARGET"] ?? "") ?? .secItem

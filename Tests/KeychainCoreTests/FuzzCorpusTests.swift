@@ -32,4 +32,16 @@ struct FuzzCorpusTests {
         #expect(report.restored == 3)
         #expect(report.skippedThisDeviceOnly == 0)
     }
+
+    @Test("the record seeds are well-formed decrypted records, so the record parser's fuzzing starts past its checks")
+    func recordSeedsParse() throws {
+        let folder = Self.corpus.appendingPathComponent("backup")
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("record-") }
+        #expect(records.count == 4)
+        for name in records {
+            let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
+            #expect(BackupRecordParser.parse(Array(bytes)), "\(name)")
+            #expect(!BackupRecordParser.parse(Array(bytes.dropLast())), "\(name) truncated")
+        }
+    }
 }
