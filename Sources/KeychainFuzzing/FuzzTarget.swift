@@ -1,6 +1,6 @@
 package import Foundation
 import KeychainCLI
-import KeychainCore
+package import KeychainCore
 import KeychainServices
 
 /// The libFuzzer targets (tracker issue 8): each takes arbitrary bytes and must return without
@@ -18,6 +18,14 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case gitCredential = "gitcredential"
     /// docker's credential-helper input: `store`'s JSON, and the raw server URL of `get` and `erase`.
     case dockerJSON = "dockerjson"
+    /// Password-manager CSV exports, through `importPasswords(csv:)`: the CSV parser, format
+    /// detection, URL parsing and the import transaction.
+    case csv
+    /// Encrypted keychain backups, through `restore(from:passphrase:policy:)` with the passphrase
+    /// ``backupPassphrase``: header, key check, framing, secretstream, record parsing, restore.
+    /// The same bytes also go to the record parser directly (`BackupRecordParser`), which mutated
+    /// files never reach past the stream's authentication.
+    case backup
 
     /// Runs the target on one input.
     package func run(_ data: Data) {
@@ -27,6 +35,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .database: FuzzTarget.database(data)
         case .gitCredential: FuzzTarget.helper(data, actions: ["store", "get", "erase"], GitCredentialHelper.run)
         case .dockerJSON: FuzzTarget.helper(data, actions: ["store", "get", "erase", "list"], DockerCredentialHelper.run)
+        case .csv: FuzzTarget.csv(data)
+        case .backup: FuzzTarget.backup(data)
         }
     }
 
@@ -180,6 +190,95 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? keystore.search(ItemQuery(itemClass: .internetPassword, synchronizable: nil), projection: [.attributes])
             _ = try? keystore.verifyIntegrity()
             _ = try? keystore.lockState()
+        }
+    }
+
+    /// A scratch keystore for the csv and backup targets, emptied after each input so that it does
+    /// not grow over a run. Its device key is ``fixedDeviceKey``, so that the ThisDeviceOnly records
+    /// of the seed backup (made with the same key) open and restore instead of being skipped.
+    private static let transferScratch: Keystore? = {
+        let directory = NSTemporaryDirectory() + "swkc-fuzztransfer-\(getpid())"
+        return try? scratchKeystore(in: directory)
+    }()
+
+    /// The device key of the fuzz scratch keychains (and of the committed seed backup).
+    package static let fixedDeviceKey = [UInt8](repeating: 0x5A, count: 32)
+
+    /// The passphrase the backup target restores with; the seed backup uses it.
+    package static let backupPassphrase = "fuzz passphrase"
+
+    /// A keychain in `directory` whose device key is ``fixedDeviceKey``.
+    package static func scratchKeystore(in directory: String) throws -> Keystore {
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let deviceKey = directory + "/device.key"
+        if !FileManager.default.fileExists(atPath: deviceKey) {
+            _ = FileManager.default.createFile(
+                atPath: deviceKey, contents: Data(fixedDeviceKey), attributes: [.posixPermissions: 0o600])
+        }
+        let location = KeychainLocation(databasePath: directory + "/fuzz.keychain-db", deviceKeyPath: deviceKey)
+        return try Keystore(location: location)
+    }
+
+    /// Deletes every item of the scratch keystore.
+    private static func empty(_ keystore: Keystore) {
+        for itemClass in [ItemClass.genericPassword, .internetPassword] {
+            _ = try? keystore.delete(ItemQuery(itemClass: itemClass, synchronizable: nil))
+        }
+    }
+
+    static func csv(_ data: Data) {
+        guard let keystore = transferScratch else { return }
+        _ = try? keystore.importPasswords(csv: SecureBytes(copying: data), accessGroup: "team.a", policy: .replace)
+        empty(keystore)
+    }
+
+    static func backup(_ data: Data) {
+        guard let keystore = transferScratch else { return }
+        let path = NSTemporaryDirectory() + "swkc-fuzztransfer-\(getpid())/input.swkcbackup"
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+        else { return }
+        // The header's checksum keeps mutated Argon2id parameters from running: only the seed's cheap
+        // ones (KDFParameters.testing) reach the key derivation.
+        _ = try? keystore.restore(
+            from: path, passphrase: SecureBytes(copying: Array(backupPassphrase.utf8)), policy: .replace)
+        empty(keystore)
+        _ = BackupRecordParser.parse(Array(data))
+    }
+
+    /// Writes a small real backup for the backup corpus: a generic password, an internet password and
+    /// a ThisDeviceOnly item, under ``backupPassphrase`` with the cheapest Argon2id parameters and a
+    /// keychain whose device key is ``fixedDeviceKey``; and beside it `record-0.bin` … `record-3.bin`,
+    /// one decrypted record of each kind (`BackupRecordParser.sampleRecords()`).
+    /// `keychain-fuzz --make-backup-seed FILE` calls it.
+    package static func writeBackupSeed(to path: String) throws {
+        let directory = NSTemporaryDirectory() + "swkc-fuzzseed-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keystore = try scratchKeystore(in: directory)
+        _ = try keystore.add(
+            .genericPassword,
+            attributes: [
+                "agrp": .string("team.a"), "svce": .string("api"), "acct": .string("me"), "pdmn": .string("ak"),
+            ],
+            secret: SecureBytes(copying: Array("s3cret".utf8)))
+        _ = try keystore.add(
+            .internetPassword,
+            attributes: [
+                "agrp": .string("team.a"), "srvr": .string("example.com"), "acct": .string("me"),
+                "ptcl": .string("htps"), "port": .integer(443), "path": .string("/login"), "pdmn": .string("ck"),
+            ],
+            secret: SecureBytes(copying: Array("hunter2".utf8)))
+        _ = try keystore.add(
+            .genericPassword,
+            attributes: [
+                "agrp": .string("team.a"), "svce": .string("local"), "acct": .string("me"), "pdmn": .string("aku"),
+            ],
+            secret: SecureBytes(copying: Array("device".utf8)))
+        let passphrase = SecureBytes(copying: Array(backupPassphrase.utf8))
+        _ = try keystore.backup(to: path, passphrase: passphrase, parameters: .testing, overwrite: true)
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        for (index, record) in BackupRecordParser.sampleRecords().enumerated() {
+            try Data(record).write(to: URL(fileURLWithPath: (folder.isEmpty ? "." : folder) + "/record-\(index).bin"))
         }
     }
 }

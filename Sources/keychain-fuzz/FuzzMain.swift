@@ -4,7 +4,9 @@ import KeychainFuzzing
 // Built two ways:
 //   scripts/fuzz TARGET SECONDS   → with -sanitize=fuzzer,address -DFUZZING: a libFuzzer binary;
 //                                   the target is chosen by KEYCHAIN_FUZZ_TARGET.
-//   swift build                   → a replayer: `keychain-fuzz TARGET FILE…` runs each file once.
+//   swift build                   → a replayer: `keychain-fuzz TARGET FILE…` runs each file once;
+//                                   `keychain-fuzz --make-backup-seed FILE` writes the backup seed
+//                                   and record-N.bin record seeds beside it.
 
 #if FUZZING
 private let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["KEYCHAIN_FUZZ_TARGET"] ?? "") ?? .secItem
@@ -34,6 +36,13 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 struct FuzzReplay {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "--make-backup-seed", let path = arguments.dropFirst().first {
+            do { try FuzzTarget.writeBackupSeed(to: path) } catch {
+                print("keychain-fuzz: \(error)")
+                exit(1)
+            }
+            return
+        }
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
             print("usage: keychain-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE…")
             exit(2)

@@ -20,9 +20,13 @@ struct EndToEndTests {
         return path
     }
 
-    static func run(_ executable: String, _ arguments: [String], stdin: String = "", environment: [String: String]) throws -> Outcome {
+    static func run(
+        _ executable: String, _ arguments: [String], stdin: String = "", environment: [String: String],
+        directory: String? = nil
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = arguments
         process.environment = environment
         let input = Pipe(), output = Pipe(), error = Pipe()
@@ -52,6 +56,31 @@ struct EndToEndTests {
         #expect(try Self.run(security, ["find-generic-password", "-s", "missing"], environment: env)
             == Outcome(status: 44, stdout: "", stderr: notFoundLine))
         #expect(FileManager.default.fileExists(atPath: sandbox.directory + "/data/keychains/login.keychain-db"))
+    }
+
+    @Test("moving a keychain: backup-keychain writes login.swkcbackup in the current directory; restore-keychain on another installation reads it")
+    func moveKeychain() throws {
+        let old = try Sandbox(), new = try Sandbox()
+        let security = try Self.tool("security")
+        #expect(try Self.run(security, ["add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret"], environment: old.environment).status == 0)
+        #expect(try Self.run(security, ["backup-keychain"], stdin: "pass phrase\n", environment: old.environment, directory: old.directory)
+            == Outcome(
+                status: 0,
+                stdout: "backed up 1 items to login.swkcbackup (\(FileManager.default.contents(atPath: old.directory + "/login.swkcbackup")?.count ?? -1) bytes)\n"
+                    + "    restore onto any installation: 1\n    ThisDeviceOnly, restore onto this installation only: 0\n"
+                    + "    WhenPasscodeSetThisDeviceOnly, never backed up: 0\n",
+                stderr: ""))
+        try FileManager.default.copyItem(atPath: old.directory + "/login.swkcbackup", toPath: new.directory + "/login.swkcbackup")
+        #expect(try Self.run(security, ["restore-keychain"], stdin: "wrong\n", environment: new.environment, directory: new.directory)
+            == Outcome(status: 51, stdout: "", stderr: "security: restore-keychain login.swkcbackup: The user name or passphrase you entered is not correct.\n"))
+        #expect(try Self.run(security, ["restore-keychain"], stdin: "pass phrase\n", environment: new.environment, directory: new.directory)
+            == Outcome(
+                status: 0,
+                stdout: "restored 1 of 1 items from login.swkcbackup\n    replaced existing items: 0\n"
+                    + "    skipped, already in the keychain: 0\n    skipped, ThisDeviceOnly from another installation: 0\n",
+                stderr: ""))
+        #expect(try Self.run(security, ["find-generic-password", "-s", "api", "-w"], environment: new.environment)
+            == Outcome(status: 0, stdout: "s3cret\n", stderr: ""))
     }
 
     @Test("a locked keychain: security exits 36 without prompting, git's helper fails, unlock from a pipe works")

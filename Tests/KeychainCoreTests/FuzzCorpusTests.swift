@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import KeychainFuzzing
+@testable import KeychainCore
 
 /// Replays the committed fuzz corpus (tracker issue 8): every input, including each crash the fuzzer
 /// found (kept as a regression), must run through its target without crashing.
@@ -16,6 +17,31 @@ struct FuzzCorpusTests {
         #expect(!files.isEmpty, "the \(target.rawValue) corpus is empty")
         for file in files {
             target.run(try Data(contentsOf: folder.appendingPathComponent(file)))
+        }
+    }
+
+    @Test("the backup seed is a real backup: it restores all three items, ThisDeviceOnly included, with the fuzz passphrase")
+    func backupSeedRestores() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/swkc-seed-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keystore = try FuzzTarget.scratchKeystore(in: directory)
+        let seed = Self.corpus.appendingPathComponent("backup/seed-real-3-items.swkcbackup").path
+        let report = try keystore.restore(
+            from: seed, passphrase: SecureBytes(copying: Array(FuzzTarget.backupPassphrase.utf8)), policy: .fail)
+        #expect(report.itemsInBackup == 3)
+        #expect(report.restored == 3)
+        #expect(report.skippedThisDeviceOnly == 0)
+    }
+
+    @Test("the record seeds are well-formed decrypted records, so the record parser's fuzzing starts past its checks")
+    func recordSeedsParse() throws {
+        let folder = Self.corpus.appendingPathComponent("backup")
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("record-") }
+        #expect(records.count == 4)
+        for name in records {
+            let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
+            #expect(BackupRecordParser.parse(Array(bytes)), "\(name)")
+            #expect(!BackupRecordParser.parse(Array(bytes.dropLast())), "\(name) truncated")
         }
     }
 }

@@ -30,9 +30,11 @@ final class PasswordInput {
     }
 
     /// A new password: `given`, else asked twice on the terminal (up to `tries` times; with more
-    /// than one try, `passwords don't match` is printed after each mismatch), else the next line of standard input.
+    /// than one try, `mismatch` is printed after each mismatch), else the next line of standard input.
     /// - Returns: the password, or `nil` when the user cancelled or never typed it the same twice.
-    func readNew(given: String?, prompt: String, retype: String, tries: Int = 3) -> SecureBytes? {
+    func readNew(
+        given: String?, prompt: String, retype: String, tries: Int = 3, mismatch: String = "passwords don't match"
+    ) -> SecureBytes? {
         if let given { return SecureBytes(copying: Array(given.utf8)) }
         guard isInteractive else { return nextLine() }
         for _ in 0..<tries {
@@ -40,7 +42,7 @@ final class PasswordInput {
                 let second = context.io.terminal.readSecret(prompt: retype)
             else { return nil }
             if first.constantTimeEquals(second) { return first }
-            if tries > 1 { context.io.error.line("passwords don't match") }
+            if tries > 1 { context.io.error.line(mismatch) }
         }
         return nil
     }

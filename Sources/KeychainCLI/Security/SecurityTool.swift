@@ -17,6 +17,7 @@ package enum SecurityTool {
             AddGenericPassword.self, AddInternetPassword.self,
             FindGenericPassword.self, DeleteGenericPassword.self,
             FindInternetPassword.self, DeleteInternetPassword.self,
+            BackupKeychain.self, RestoreKeychain.self, ImportPasswords.self, ExportPasswords.self,
             ErrorCommand.self,
         ]
     }
@@ -85,10 +86,11 @@ package enum SecurityTool {
         }
     }
 
-    /// The subcommand whose name starts with `name`, in table order.
+    /// The subcommand whose name starts with `name`, in table order, among those whose
+    /// ``CommandSpec/minimumPrefixLength`` `name` reaches.
     static func find(_ name: String) -> (any SecuritySubcommand.Type)? {
         guard !name.isEmpty else { return nil }
-        return commands.first { $0.spec.name.hasPrefix(name) }
+        return commands.first { $0.spec.name.hasPrefix(name) && name.count >= $0.spec.minimumPrefixLength }
     }
 
     /// Apple's `usage()`: the global synopsis and the command list on stdout, exit 2.

@@ -46,11 +46,14 @@ package struct CommandSpec: Sendable {
     package let reportsIllegalOptions: Bool
     /// Every argument is an operand, even one starting with `-` (`security error -25300`).
     package let takesRawOperands: Bool
+    /// The shortest prefix that finds this command. `import-passwords` and `export-passwords` need
+    /// 7 characters, so that macOS's `import` and `export` (keys and certificates) never run them.
+    package let minimumPrefixLength: Int
 
     /// Describes a subcommand.
     package init(
         name: String, synopsis: String, options: [OptionSpec], trailer: [String] = [], summary: String,
-        reportsIllegalOptions: Bool = true, takesRawOperands: Bool = false
+        reportsIllegalOptions: Bool = true, takesRawOperands: Bool = false, minimumPrefixLength: Int = 1
     ) {
         self.name = name
         self.synopsis = synopsis
@@ -59,6 +62,7 @@ package struct CommandSpec: Sendable {
         self.summary = summary
         self.reportsIllegalOptions = reportsIllegalOptions
         self.takesRawOperands = takesRawOperands
+        self.minimumPrefixLength = minimumPrefixLength
     }
 
     /// The help text: `Usage: <name> <synopsis>`, one line per listed option, the trailer.

@@ -1,0 +1,52 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// The backup's record parser without the stream around it, for the `backup` fuzz target only.
+///
+/// Every record of a backup is authenticated (secretstream) before it is parsed, so a fuzzer that
+/// mutates whole backup files never reaches ``BackupMessage/parse(_:)`` with anything but the seed's
+/// own records. This entry feeds it bytes directly, as if they were a decrypted record, and opens
+/// device-bound boxes with ``fuzzBindingKey``.
+package enum BackupRecordParser {
+    /// The device-binding key device-bound boxes are opened with here (never used for real backups).
+    static let fuzzBindingKey = SecureBytes(copying: [UInt8](repeating: 0x5A, count: 32))
+
+    /// Parses `plaintext` as one decrypted backup record; opens a device-bound record's box.
+    /// - Returns: whether it is a well-formed record.
+    package static func parse(_ plaintext: [UInt8]) -> Bool {
+        do {
+            switch try BackupMessage.parse(SecureBytes(copying: plaintext)) {
+            case .deviceBound(let itemClass, let protection, let box):
+                return try BackupMessage.openDeviceBound(itemClass, protection, box: box, bindingKey: fuzzBindingKey) != nil
+            case .begin, .item, .end:
+                return true
+            }
+        } catch {
+            return false
+        }
+    }
+
+    /// One well-formed record of each kind (begin, item, device-bound item, end), for the seed corpus.
+    package static func sampleRecords() -> [[UInt8]] {
+        func record(_ protection: ProtectionClass, secret: String) -> ItemRecord {
+            ItemRecord(
+                itemClass: .genericPassword,
+                attributes: [
+                    "agrp": .string("team.a"), "svce": .string("api"), "acct": .string("me"),
+                    "pdmn": .string(protection.rawValue), "sync": .integer(0),
+                ],
+                persistentRef: Data("genp".utf8 + [UInt8](repeating: 7, count: 16)),
+                secret: SecureBytes(copying: Array(secret.utf8)))
+        }
+        let item = BackupMessage.item(record(.whenUnlocked, secret: "s3cret")).withUnsafeBytes { Array($0) }
+        return [
+            BackupMessage.begin(created: Date(timeIntervalSince1970: 1_700_000_000), deviceCheck: [UInt8](repeating: 1, count: 16)),
+            item,
+            BackupMessage.deviceBound(record(.whenUnlockedThisDeviceOnly, secret: "device"), bindingKey: fuzzBindingKey),
+            BackupMessage.end(BackupMessage.Counts(items: 2, migratable: 1, deviceBound: 1, excluded: 0)),
+        ]
+    }
+}
