@@ -53,7 +53,7 @@ enum AddPassword {
             return .success(SecureBytes(copying: Array(text.utf8)))
         case .hex(let text):
             guard let bytes = decodeHex(text) else {
-                context.io.error.line("security: the -X value is not an even number of hexadecimal digits")
+                context.io.error.line("security: the -X value is not hexadecimal (an even number of digits 0-9, a-f)")
                 return .failure(ExitStatus(2))
             }
             return .success(SecureBytes(copying: bytes))
@@ -72,6 +72,9 @@ enum AddPassword {
             guard var bytes = reader.rest(limit: StoreSession.maximumSecretBytes + 1) else {
                 return .failure(ExitStatus(context.fail(operation, .dataTooLarge)))
             }
+            // Nothing at all on standard input (not even a newline) is a cancelled prompt, as in
+            // the keychain-management commands: `failing | security add-… -U -w` must not store "".
+            if bytes.isEmpty { return .failure(ExitStatus(context.fail(operation, .userCanceled))) }
             if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
             let secret = SecureBytes(copying: bytes)
             for index in bytes.indices { bytes[index] = 0 }
@@ -87,7 +90,7 @@ enum AddPassword {
         operation: String
     ) -> Int32 {
         let store: Keystore
-        do { store = try context.open(target) } catch { return context.fail(operation, error.status) }
+        do { store = try context.open(target) } catch { return context.fail(operation, error) }
         var attributes = attributes
         let group = attributes["agrp"].flatMap { if case .string(let g) = $0 { g } else { nil } }
             ?? context.identity.defaultAccessGroup ?? ApplicationIdentity.unsignedAccessGroup
@@ -108,10 +111,10 @@ enum AddPassword {
                     if try store.update(query, changes: changes, secret: secret) > 0 { return 0 }
                     // Deleted by another process in between: add again.
                 } catch {
-                    return context.fail("SecKeychainItemModifyContent", error.status)
+                    return context.fail("SecKeychainItemModifyContent", error)
                 }
             } catch {
-                return context.fail(operation, error.status)
+                return context.fail(operation, error)
             }
         }
         return context.fail(operation, .duplicateItem)

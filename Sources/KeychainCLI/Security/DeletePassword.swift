@@ -6,8 +6,8 @@ enum DeletePassword {
     static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) -> Int32 {
         let targets = context.targets(options.operands)
         switch lookup.first(in: targets, context: context, withSecret: false) {
-        case .failed(let status):
-            return context.fail("SecKeychainSearchCopyNext", status)
+        case .failed(let failure):
+            return context.fail("SecKeychainSearchCopyNext", failure)
         case .found(let item, let target):
             context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
             do {
@@ -16,7 +16,7 @@ enum DeletePassword {
                     ItemQuery(itemClass: item.itemClass, synchronizable: nil, persistentRef: item.persistentRef))
                 if deleted == 0 { return context.fail("SecKeychainItemDelete", .itemNotFound) }
             } catch {
-                return context.fail("SecKeychainItemDelete", error.status)
+                return context.fail("SecKeychainItemDelete", error)
             }
             context.io.error.line("password has been deleted.")
             return 0

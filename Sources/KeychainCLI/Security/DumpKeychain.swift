@@ -40,7 +40,7 @@ struct DumpKeychain: SecuritySubcommand {
                     }
                 }
             } catch {
-                return context.fail("SecKeychainSearchCopyNext", error.status)
+                return context.fail("SecKeychainSearchCopyNext", error)
             }
         }
         return 0

@@ -11,8 +11,8 @@ enum FindPassword {
         let showPassword = passwordOnly || options.has("g")
         let targets = context.targets(options.operands)
         switch lookup.first(in: targets, context: context, withSecret: showPassword) {
-        case .failed(let status):
-            return context.fail("SecKeychainSearchCopyNext", status)
+        case .failed(let failure):
+            return context.fail("SecKeychainSearchCopyNext", failure)
         case .found(let item, let target):
             if passwordOnly {
                 item.secret?.withUnsafeBytes { context.io.output.write(bytes: AppleFormat.passwordOnly($0)) }

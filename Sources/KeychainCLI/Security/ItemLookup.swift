@@ -38,12 +38,12 @@ struct ItemLookup {
 
     enum Outcome {
         case found(ItemRecord, SecurityContext.Target)
-        case failed(KeychainStatus)
+        case failed(KeychainFailure)
     }
 
     /// The first match across `targets`, with attributes, and the secret when `withSecret`.
     func first(in targets: [SecurityContext.Target], context: SecurityContext, withSecret: Bool) -> Outcome {
-        var lastFailure: KeychainStatus = .itemNotFound
+        var lastFailure = KeychainFailure(.itemNotFound)
         for target in targets {
             do {
                 let store = try context.open(target)
@@ -53,7 +53,7 @@ struct ItemLookup {
                 let found = try store.search(query, projection: withSecret ? [.attributes, .secret] : [.attributes])
                 if let item = found.first { return .found(item, target) }
             } catch {
-                lastFailure = error.status
+                lastFailure = error
             }
         }
         return .failed(lastFailure)

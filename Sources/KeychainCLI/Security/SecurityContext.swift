@@ -78,6 +78,18 @@ package struct SecurityContext {
         return Self.exitStatus(status)
     }
 
+    /// As ``fail(_:_:)-(_,KeychainStatus)``, and for a keychain file the engine refused (bad mode or
+    /// owner, not a keychain, newer schema, I/O), a second line with the engine's reason, which names
+    /// the file and what to do (never a secret or an item's name).
+    @discardableResult
+    func fail(_ operation: String, _ failure: KeychainFailure) -> Int32 {
+        let status = fail(operation, failure.status)
+        if [.invalidKeychain, .wrongSecVersion, .io].contains(failure.status), let detail = failure.detail {
+            io.error.line("security: \(detail)")
+        }
+        return status
+    }
+
     /// The exit status for an `OSStatus`: its low 8 bits, as macOS `security` exits
     /// (-25300 → 44, -25299 → 45, -25293 → 51). A status whose low 8 bits are 0 exits 1, so a
     /// failure never looks like success.

@@ -42,14 +42,14 @@ struct CreateKeychain: SecuritySubcommand {
             do {
                 _ = try Keystore.create(location: location, password: secret, parameters: context.kdfParameters)
             } catch {
-                return context.fail("SecKeychainCreate \(name)", error.status)
+                return context.fail("SecKeychainCreate \(name)", error)
             }
             var preferences = context.preferences
             let current = preferences.searchLocations(environment: context.io.environment).map(\.databasePath)
             if !current.contains(location.databasePath) {
                 preferences.searchList = current + [location.databasePath]
                 do { try preferences.save(environment: context.io.environment) } catch {
-                    return context.fail("SecKeychainSetSearchList", error.status)
+                    return context.fail("SecKeychainSetSearchList", error)
                 }
             }
         }

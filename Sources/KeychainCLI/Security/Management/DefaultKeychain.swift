@@ -58,7 +58,7 @@ struct DefaultKeychain: SecuritySubcommand {
         do {
             try preferences.save(environment: environment)
         } catch {
-            context.fail(operation, error.status)
+            context.fail(operation, error)
             return 1
         }
         return 0

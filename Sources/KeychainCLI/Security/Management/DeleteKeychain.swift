@@ -34,7 +34,7 @@ struct DeleteKeychain: SecuritySubcommand {
             preferences.forget(path)
             if preferences != before {
                 do { try preferences.save(environment: context.io.environment) } catch {
-                    return context.fail("SecKeychainDelete", error.status)
+                    return context.fail("SecKeychainDelete", error)
                 }
             }
         }

@@ -47,7 +47,7 @@ struct ListKeychains: SecuritySubcommand {
         do {
             try preferences.save(environment: environment)
         } catch {
-            context.fail(domain == nil ? "SecKeychainSetSearchList" : "SecKeychainSetDomainSearchList user", error.status)
+            context.fail(domain == nil ? "SecKeychainSetSearchList" : "SecKeychainSetDomainSearchList user", error)
             return 1
         }
         return 0

@@ -35,7 +35,7 @@ struct LockKeychain: SecuritySubcommand {
             var seen: Set<String> = []
             for location in locations where seen.insert(location.databasePath).inserted {
                 guard let store = try? Keystore(location: location, create: false) else { continue }
-                do { try store.lock() } catch { return context.fail("SecKeychainLockAll", error.status) }
+                do { try store.lock() } catch { return context.fail("SecKeychainLockAll", error) }
             }
             return 0
         }
@@ -43,6 +43,12 @@ struct LockKeychain: SecuritySubcommand {
         do {
             let store = try Keystore(location: target.location, create: false)
             try store.lock()
+            if try !store.hasPassword() {
+                // Nothing was withdrawn: say so rather than let the user believe the secrets are protected.
+                context.io.error.line(
+                    "security: warning: \(KeychainOperand.display(keychain)) has no password, so it cannot be locked;"
+                        + " set one with set-keychain-password")
+            }
             return 0
         } catch {
             return context.fail("SecKeychainLock \(KeychainOperand.display(keychain))", error.status)

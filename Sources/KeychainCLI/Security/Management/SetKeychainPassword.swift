@@ -38,7 +38,7 @@ struct SetKeychainPassword: SecuritySubcommand {
             store = try context.open(target)
             hasPassword = try store.hasPassword()
         } catch {
-            return context.fail(failure, error.status)
+            return context.fail(failure, error)
         }
         let input = PasswordInput(context)
         var old: SecureBytes?
@@ -54,7 +54,7 @@ struct SetKeychainPassword: SecuritySubcommand {
             try store.setPassword(new, current: old, parameters: context.kdfParameters)
             return 0
         } catch {
-            return context.fail(failure, error.status)
+            return context.fail(failure, error)
         }
     }
 

@@ -50,7 +50,7 @@ struct UnlockKeychain: SecuritySubcommand {
             // A keychain without a password is always unlocked: nothing to ask.
             guard try store.hasPassword() else { return 0 }
         } catch {
-            return context.fail(operation, error.status)
+            return context.fail(operation, error)
         }
         let input = PasswordInput(context)
         if interactiveOnly && !input.isInteractive { return context.fail(operation, .interactionNotAllowed) }
@@ -62,7 +62,7 @@ struct UnlockKeychain: SecuritySubcommand {
             }
             return 0
         } catch {
-            return context.fail(operation, error.status)
+            return context.fail(operation, error)
         }
     }
 }
