@@ -71,7 +71,8 @@ package final class Keystore: Sendable {
             try? database.execute("ROLLBACK")
             throw error
         }
-        let codec = ItemCodec(keychainID: keychainID, indexKey: keys.indexKey!)
+        guard let indexKey = keys.indexKey else { throw KeychainFailure(.invalidKeychain, "the keybag has no index key") }
+        let codec = ItemCodec(keychainID: keychainID, indexKey: indexKey)
         session = Mutex(StoreSession(database: database, codec: codec, keys: keys))
     }
 

@@ -15,8 +15,10 @@ final class SessionKeys {
     private(set) var password: (parameters: KDFParameters, salt: [UInt8])?
     /// Auto-lock timeout in seconds (0 = never).
     private(set) var autoLockSeconds: UInt32 = 0
-    private var generation: Int64 = -1
-    private var dataVersion: Int64 = -1
+    /// The keybag generation loaded, `nil` before the first load (any stored value, even -1, differs).
+    private var generation: Int64?
+    /// SQLite's `data_version` when last checked, `nil` before the first check.
+    private var dataVersion: Int64?
     /// Passcode-slot keys fetched from the class key store during the current transaction.
     private var transactionKeys: [Int64: SecureBytes] = [:]
 
