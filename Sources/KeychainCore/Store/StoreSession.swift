@@ -55,37 +55,51 @@ package struct StoreSession: ~Copyable {
 
     /// The rows a query selects by its indexed columns, in insertion order.
     func candidateRows(_ query: ItemQuery, withSecret: Bool) throws(KeychainFailure) -> [Row] {
-        var sql = "SELECT \(Self.rowColumns)\(withSecret ? ", secret" : "") FROM items WHERE class = ?"
+        // The statement depends only on which clauses are present (and how many groups): a bit each,
+        // so the cached statement is found by an integer instead of building and hashing the SQL text.
         var values: [SQLValue] = [.integer(ItemCodec.classCode(query.itemClass))]
+        var shape = withSecret ? 1 : 0
         if let ref = query.persistentRef {
-            sql += " AND persistref = ?"
+            shape |= 1 << 1
             values.append(.blob(Array(ref)))
         }
         let nameAttribute = ItemCodec.nameAttribute(query.itemClass)
         if let name = query.filters[nameAttribute] {
-            sql += " AND name = ?"
+            shape |= 1 << 2
             values.append(.blob(codec.digest(nameAttribute, name)))
         }
         if let account = query.filters["acct"] {
-            sql += " AND acct = ?"
+            shape |= 1 << 3
             values.append(.blob(codec.digest("acct", account)))
         }
         if let sync = query.synchronizable {
-            sql += " AND sync = ?"
+            shape |= 1 << 4
             values.append(.integer(sync ? 1 : 0))
         }
         if let protection = query.protection {
-            sql += " AND pdmn = ?"
+            shape |= 1 << 5
             values.append(.integer(protection.code))
         }
+        var groupCount = 0
         if let groups = query.accessGroups {
             if groups.isEmpty { return [] }
-            sql += " AND agrp IN (" + Array(repeating: "?", count: groups.count).joined(separator: ", ") + ")"
-            values += groups.map { .blob(codec.digest("agrp", .string($0))) }
+            groupCount = groups.count
+            for group in groups { values.append(.blob(codec.digest("agrp", .string(group)))) }
         }
-        sql += " ORDER BY rowid"
+        shape |= groupCount << 6
+        let sql = { [shape] () -> String in
+            var sql = "SELECT \(Self.rowColumns)\(shape & 1 != 0 ? ", secret" : "") FROM items WHERE class = ?"
+            if shape & (1 << 1) != 0 { sql += " AND persistref = ?" }
+            if shape & (1 << 2) != 0 { sql += " AND name = ?" }
+            if shape & (1 << 3) != 0 { sql += " AND acct = ?" }
+            if shape & (1 << 4) != 0 { sql += " AND sync = ?" }
+            if shape & (1 << 5) != 0 { sql += " AND pdmn = ?" }
+            let groups = shape >> 6
+            if groups > 0 { sql += " AND agrp IN (" + Array(repeating: "?", count: groups).joined(separator: ", ") + ")" }
+            return sql + " ORDER BY rowid"
+        }
         do {
-            let statement = try database.prepare(sql)
+            let statement = try database.prepare(key: shape, sql)
             try statement.bind(values)
             defer { statement.finish() }
             var rows: [Row] = []
@@ -152,8 +166,8 @@ package struct StoreSession: ~Copyable {
 
     /// Whether every filter was already decided by an indexed column.
     static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
-        let indexed: Set<String> = ["acct", ItemCodec.nameAttribute(query.itemClass)]
-        return query.filters.keys.allSatisfy(indexed.contains)
+        let name = ItemCodec.nameAttribute(query.itemClass)
+        return query.filters.keys.allSatisfy { $0 == "acct" || $0 == name }
     }
 
     // MARK: - Operations
