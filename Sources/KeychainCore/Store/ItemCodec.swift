@@ -105,11 +105,9 @@ struct ItemCodec {
         return Sodium.keyedHash(message, key: indexKey, length: 32)
     }
 
+    /// The binary plist of `attributes` that `PropertyListDecoder` reads (see ``AttributePlistWriter``).
     static func encodeAttributes(_ attributes: [String: AttributeValue]) -> [UInt8] {
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
-        // Encoding a dictionary of Codable enums cannot fail.
-        return Array((try? encoder.encode(attributes)) ?? Data())
+        AttributePlistWriter.encode(attributes)
     }
 
     static func decodeAttributes(_ bytes: [UInt8]) -> [String: AttributeValue]? {
