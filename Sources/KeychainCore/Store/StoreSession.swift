@@ -13,6 +13,8 @@ package struct StoreSession: ~Copyable {
     let codec: ItemCodec
     /// The keybag entries and settings this connection holds.
     let keys: SessionKeys
+    /// The XOR of the tags the current transaction changed, written to `meta` once before it commits.
+    let pendingAccumulator = PendingAccumulator()
 
     /// Largest secret accepted, in bytes. Larger ones get `errSecDataTooLarge` (-25302).
     /// Apple's securityd logs secrets above 4 KiB and fails on multi-megabyte ones; we allow 1 MiB.
@@ -349,7 +351,20 @@ package struct StoreSession: ~Copyable {
     /// XORs `delta` into the keychain's accumulator: the XOR of every row's keyed tag. Replaying an
     /// old copy of a row, or removing or adding one behind the engine's back, breaks the equality
     /// that ``Keystore/verifyIntegrity()`` checks.
+    ///
+    /// Every write calls this; the deltas of one transaction are XORed in memory and written to `meta`
+    /// by ``flushAccumulator()`` just before the transaction commits (``Keystore`` does it), so the
+    /// committed accumulator is exactly what writing it after every row gave, without a SELECT and an
+    /// INSERT OR REPLACE of `meta` per row (13k of a bulk add's 138k instructions per item; issue 7).
     func accumulate(_ delta: [UInt8]) throws(KeychainFailure) {
+        guard delta.count == PendingAccumulator.bytes else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
+        pendingAccumulator.xor(delta)
+    }
+
+    /// Writes the transaction's accumulated delta into `meta` (no-op when nothing was written).
+    /// Called by ``Keystore`` right before COMMIT, inside the transaction.
+    func flushAccumulator() throws(KeychainFailure) {
+        guard let delta = pendingAccumulator.take() else { return }
         var current = try Meta.blob(database, "accumulator") ?? [UInt8](repeating: 0, count: delta.count)
         guard current.count == delta.count else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
         for index in current.indices { current[index] ^= delta[index] }
@@ -400,4 +415,30 @@ package struct StoreSession: ~Copyable {
         if error.isBusy { return KeychainFailure(.notAvailable, "the keychain stayed locked by another process") }
         return KeychainFailure(.io, error.description)
     }
+}
+
+/// The accumulator delta of the current transaction (see ``StoreSession/accumulate(_:)``).
+/// Not `Sendable`: it lives inside ``StoreSession``, under the keystore's mutex.
+final class PendingAccumulator {
+    static let bytes = 32
+    private var delta: [UInt8]?
+
+    func xor(_ tag: [UInt8]) {
+        guard var current = delta else {
+            delta = tag
+            return
+        }
+        delta = nil
+        for index in current.indices { current[index] ^= tag[index] }
+        delta = current
+    }
+
+    /// The pending delta, leaving none.
+    func take() -> [UInt8]? {
+        defer { delta = nil }
+        return delta
+    }
+
+    /// Forgets the delta of a transaction that rolled back (or is starting).
+    func discard() { delta = nil }
 }
