@@ -98,6 +98,8 @@ struct ItemCodec {
     }
 
     static let itemLabel: [UInt8] = Array("swkc.item.v1".utf8)
+    /// Where ``associatedData(_:persistentRef:itemClass:protection:sync:digests:)`` puts the part byte.
+    static let partOffset = itemLabel.count
 
     /// 32-byte keyed tag of a whole row as stored (every column but rowid and tag), for the accumulator.
     func rowTag(_ columns: [SQLValue]) -> [UInt8] {

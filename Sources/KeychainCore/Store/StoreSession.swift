@@ -131,14 +131,26 @@ package struct StoreSession: ~Copyable {
     }
 
     func itemKey(_ row: Row) throws(KeychainFailure) -> SecureBytes {
+        try itemKey(row, associatedData: associatedData(.key, row))
+    }
+
+    /// `associatedData` must be ``associatedData(_:_:)`` of `.key` for `row`.
+    func itemKey(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
         let classKey = try classKey(row.protection)
-        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: associatedData(.key, row))
+        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: associatedData)
         else { throw KeychainFailure(.decode, "an item's key does not authenticate") }
         return key
     }
 
     func openAttributes(_ row: Row, itemKey: SecureBytes) throws(KeychainFailure) -> [String: AttributeValue] {
-        guard let plain = Sodium.open(row.attributes, key: itemKey, associatedData: associatedData(.attributes, row)),
+        try openAttributes(row, itemKey: itemKey, associatedData: associatedData(.attributes, row))
+    }
+
+    /// `associatedData` must be ``associatedData(_:_:)`` of `.attributes` for `row`.
+    func openAttributes(_ row: Row, itemKey: SecureBytes, associatedData: [UInt8]) throws(KeychainFailure)
+        -> [String: AttributeValue]
+    {
+        guard let plain = Sodium.open(row.attributes, key: itemKey, associatedData: associatedData),
             let attributes = ItemCodec.decodeAttributes(plain)
         else { throw KeychainFailure(.decode, "an item's attributes do not authenticate") }
         // The digest columns are not recomputed here: they are in the associated data the attributes were
@@ -150,8 +162,13 @@ package struct StoreSession: ~Copyable {
     }
 
     func openSecret(_ row: Row, itemKey: SecureBytes) throws(KeychainFailure) -> SecureBytes {
+        try openSecret(row, itemKey: itemKey, associatedData: associatedData(.secret, row))
+    }
+
+    /// `associatedData` must be ``associatedData(_:_:)`` of `.secret` for `row`.
+    func openSecret(_ row: Row, itemKey: SecureBytes, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
         guard let sealed = row.secret,
-            let secret = Sodium.openSecret(sealed, key: itemKey, associatedData: associatedData(.secret, row))
+            let secret = Sodium.openSecret(sealed, key: itemKey, associatedData: associatedData)
         else { throw KeychainFailure(.decode, "an item's secret does not authenticate") }
         return secret
     }
@@ -184,13 +201,20 @@ package struct StoreSession: ~Copyable {
         var results: [ItemRecord] = []
         for row in rows {
             if let limit = query.limit, results.count >= limit { break }
-            let key = try itemKey(row)
+            // The three associated data of a row differ only in their part byte: build it once, relabel it.
+            var ad = associatedData(.key, row)
+            let key = try itemKey(row, associatedData: ad)
             var attributes: [String: AttributeValue] = [:]
             if needsAttributes {
-                attributes = try openAttributes(row, itemKey: key)
+                ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+                attributes = try openAttributes(row, itemKey: key, associatedData: ad)
                 guard Self.satisfies(attributes, query) else { continue }
             }
-            let secret = projection.contains(.secret) ? try openSecret(row, itemKey: key) : nil
+            var secret: SecureBytes?
+            if projection.contains(.secret) {
+                ad[ItemCodec.partOffset] = ItemCodec.Part.secret.rawValue
+                secret = try openSecret(row, itemKey: key, associatedData: ad)
+            }
             results.append(
                 ItemRecord(
                     itemClass: row.itemClass, attributes: projection.contains(.attributes) ? attributes : [:],
