@@ -28,6 +28,27 @@ package enum AttributeValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// Appends ``matchBytes`` to `bytes` without making an intermediate array.
+    package func appendMatchBytes(to bytes: inout [UInt8]) {
+        switch self {
+        case .string(let s): bytes.append(contentsOf: s.utf8)
+        case .data(let d): bytes.append(contentsOf: d)
+        case .integer(let i): withUnsafeBytes(of: i.bigEndian) { bytes.append(contentsOf: $0) }
+        case .bool(let b): withUnsafeBytes(of: Int64(b ? 1 : 0).bigEndian) { bytes.append(contentsOf: $0) }
+        case .date(let d):
+            withUnsafeBytes(of: d.timeIntervalSinceReferenceDate.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+    }
+
+    /// The length of ``matchBytes``.
+    package var matchByteCount: Int {
+        switch self {
+        case .string(let s): s.utf8.count
+        case .data(let d): d.count
+        case .integer, .bool, .date: 8
+        }
+    }
+
     /// Whether `self` matches `other` as a search filter.
     package func matches(_ other: AttributeValue) -> Bool {
         switch (self, other) {

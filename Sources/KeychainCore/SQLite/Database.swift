@@ -6,6 +6,8 @@ internal import CSQLite
 package final class Database {
     let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
+    /// Statements cached under a caller's integer key, for queries assembled from parts.
+    private var keyedCache: [Int: Statement] = [:]
 
     /// How the file is opened.
     package enum Mode { case readWrite, readWriteCreate }
@@ -26,6 +28,7 @@ package final class Database {
     }
 
     deinit {
+        keyedCache.removeAll()
         cache.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -39,6 +42,16 @@ package final class Database {
         if let cached = cache[sql] { return cached }
         let statement = try Statement(database: self, sql: sql)
         cache[sql] = statement
+        return statement
+    }
+
+    /// A cached prepared statement for a query assembled from parts: `key` must identify the SQL text
+    /// `sql` builds (one key, one text), which is built and prepared only on the first use of `key`.
+    /// Spares the caller building and hashing the text on every call.
+    package func prepare(key: Int, _ sql: () -> String) throws(SQLiteError) -> Statement {
+        if let cached = keyedCache[key] { return cached }
+        let statement = try prepare(sql())
+        keyedCache[key] = statement
         return statement
     }
 

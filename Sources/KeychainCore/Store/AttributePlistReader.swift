@@ -33,6 +33,8 @@ enum AttributePlistReader {
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
+        static let magic: [UInt8] = Array("bplist00".utf8)
+
         /// Big-endian unsigned integer of `size` bytes at `at`; nil when out of range or too wide.
         func uint(_ at: Int, _ size: Int) -> Int? {
             guard size >= 1, size <= 8, at >= 0, at <= bytes.count - size else { return nil }
@@ -43,7 +45,7 @@ enum AttributePlistReader {
 
         mutating func decode() -> [String: AttributeValue]? {
             let count = bytes.count
-            guard count >= 8 + 32, Array(bytes[0..<8]) == Array("bplist00".utf8) else { return nil }
+            guard count >= 8 + 32, Self.magic.indices.allSatisfy({ bytes[$0] == Self.magic[$0] }) else { return nil }
             let trailer = count - 32
             offsetSize = Int(bytes[trailer + 6])
             refSize = Int(bytes[trailer + 7])
@@ -58,10 +60,9 @@ enum AttributePlistReader {
             var attributes: [String: AttributeValue] = [:]
             attributes.reserveCapacity(entries.count)
             for (keyRef, valueRef) in entries {
-                guard let name = string(keyRef), attributes[name] == nil, let value = attributeValue(valueRef) else {
-                    return nil
-                }
-                attributes[name] = value
+                guard let name = string(keyRef), let value = attributeValue(valueRef),
+                    attributes.updateValue(value, forKey: name) == nil  // a duplicate key falls back
+                else { return nil }
             }
             return attributes
         }
@@ -125,20 +126,27 @@ enum AttributePlistReader {
         }
 
         /// `{s|d|i|b|t: value}` as ``AttributeValue`` encodes itself.
+        ///
+        /// Read in place: a one-entry dictionary (marker 0xD1) whose key is a one-character ASCII string
+        /// (marker 0x51). Anything else (even a valid but unusual encoding of the same) returns `nil`, so
+        /// the caller falls back to `PropertyListDecoder`. No array or `String` is made for the wrapper:
+        /// that was half of the reader's cost per attribute (keychain-bench issue 7).
         func attributeValue(_ ref: Int) -> AttributeValue? {
-            guard let entries = dictionary(ref), entries.count == 1, let key = string(entries[0].0),
-                let at = offset(entries[0].1)
+            guard let wrapper = offset(ref), bytes[wrapper] == 0xD1, wrapper + 1 <= tableOffset - 2 * refSize,
+                let keyRef = uint(wrapper + 1, refSize), let valueRef = uint(wrapper + 1 + refSize, refSize),
+                let keyAt = offset(keyRef), bytes[keyAt] == 0x51, keyAt + 1 < tableOffset,
+                let at = offset(valueRef)
             else { return nil }
             let marker = bytes[at]
-            switch key {
-            case "s":
-                return string(entries[0].1).map { .string($0) }
-            case "d":
+            switch bytes[keyAt + 1] {
+            case UInt8(ascii: "s"):
+                return string(valueRef).map { .string($0) }
+            case UInt8(ascii: "d"):
                 guard marker & 0xF0 == 0x40, let (count, start) = length(at), count <= tableOffset - start else {
                     return nil
                 }
                 return .data(Data(UnsafeBufferPointer(rebasing: bytes[start..<(start + count)])))
-            case "i":
+            case UInt8(ascii: "i"):
                 // 1, 2 and 4-byte ints are unsigned, 8-byte ints are two's complement; 16-byte ints fall back.
                 guard marker & 0xF0 == 0x10 else { return nil }
                 let size = 1 << Int(marker & 0x0F)
@@ -146,13 +154,13 @@ enum AttributePlistReader {
                 var value: UInt64 = 0
                 for i in 0..<size { value = value << 8 | UInt64(bytes[at + 1 + i]) }
                 return .integer(Int64(bitPattern: value))
-            case "b":
+            case UInt8(ascii: "b"):
                 switch marker {
                 case 0x08: return .bool(false)
                 case 0x09: return .bool(true)
                 default: return nil
                 }
-            case "t":
+            case UInt8(ascii: "t"):
                 guard marker == 0x33, at + 1 <= tableOffset - 8 else { return nil }
                 var bits: UInt64 = 0
                 for i in 0..<8 { bits = bits << 8 | UInt64(bytes[at + 1 + i]) }

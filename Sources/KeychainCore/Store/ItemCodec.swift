@@ -43,20 +43,25 @@ struct ItemCodec {
 
     /// 16-byte keyed digest of one attribute value, for the indexed columns.
     func digest(_ attribute: String, _ value: AttributeValue) -> [UInt8] {
-        var message = Array(attribute.utf8)
+        // One allocation for the message (it was three arrays and two regrowths per digest).
+        var message: [UInt8] = []
+        message.reserveCapacity(attribute.utf8.count + 1 + value.matchByteCount)
+        message.append(contentsOf: attribute.utf8)
         message.append(0)
-        message += value.matchBytes
+        value.appendMatchBytes(to: &message)
         return Sodium.keyedHash(message, key: indexKey, length: 16)
     }
 
     /// 32-byte keyed digest of the class and its whole primary key, in schema order.
     func primaryKeyDigest(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> [UInt8] {
-        var message = Array(itemClass.rawValue.utf8)
+        var message: [UInt8] = []
+        message.reserveCapacity(128)
+        message.append(contentsOf: itemClass.rawValue.utf8)
         for descriptor in itemClass.primaryKey {
-            let bytes = (attributes[descriptor.name] ?? descriptor.defaultValue).matchBytes
-            message += Array(descriptor.name.utf8)
-            message += withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init)
-            message += bytes
+            let value = attributes[descriptor.name] ?? descriptor.defaultValue
+            message.append(contentsOf: descriptor.name.utf8)
+            withUnsafeBytes(of: UInt32(value.matchByteCount).bigEndian) { message.append(contentsOf: $0) }
+            value.appendMatchBytes(to: &message)
         }
         return Sodium.keyedHash(message, key: indexKey, length: 32)
     }
@@ -74,7 +79,11 @@ struct ItemCodec {
         _ part: Part, persistentRef: [UInt8], itemClass: ItemClass, protection: ProtectionClass, sync: Bool,
         digests: Digests
     ) -> [UInt8] {
-        var ad: [UInt8] = Array("swkc.item.v1".utf8)
+        var ad: [UInt8] = []
+        ad.reserveCapacity(
+            Self.itemLabel.count + 1 + keychainID.count + persistentRef.count + 3 + digests.accessGroup.count
+                + digests.primaryKey.count + digests.account.count + digests.name.count)
+        ad.append(contentsOf: Self.itemLabel)
         ad.append(part.rawValue)
         ad += keychainID
         ad += persistentRef
@@ -88,28 +97,41 @@ struct ItemCodec {
         return ad
     }
 
+    static let itemLabel: [UInt8] = Array("swkc.item.v1".utf8)
+    /// Where ``associatedData(_:persistentRef:itemClass:protection:sync:digests:)`` puts the part byte.
+    static let partOffset = itemLabel.count
+
     /// 32-byte keyed tag of a whole row as stored (every column but rowid and tag), for the accumulator.
     func rowTag(_ columns: [SQLValue]) -> [UInt8] {
-        var message = Array("swkc.row.v1".utf8)
-        for column in columns {
-            let bytes: [UInt8]
+        // The same bytes as before (label, then length ‖ bytes per column), built in one allocation.
+        func length(_ column: SQLValue) -> Int {
             switch column {
-            case .null: bytes = []
-            case .integer(let value): bytes = withUnsafeBytes(of: value.bigEndian, Array.init)
-            case .blob(let value): bytes = value
-            case .text(let value): bytes = Array(value.utf8)
+            case .null: 0
+            case .integer: 8
+            case .blob(let value): value.count
+            case .text(let value): value.utf8.count
             }
-            message += withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init)
-            message += bytes
+        }
+        var message: [UInt8] = []
+        message.reserveCapacity(Self.rowLabel.count + columns.reduce(0) { $0 + 4 + length($1) })
+        message.append(contentsOf: Self.rowLabel)
+        for column in columns {
+            withUnsafeBytes(of: UInt32(length(column)).bigEndian) { message.append(contentsOf: $0) }
+            switch column {
+            case .null: break
+            case .integer(let value): withUnsafeBytes(of: value.bigEndian) { message.append(contentsOf: $0) }
+            case .blob(let value): message.append(contentsOf: value)
+            case .text(let value): message.append(contentsOf: value.utf8)
+            }
         }
         return Sodium.keyedHash(message, key: indexKey, length: 32)
     }
 
+    static let rowLabel: [UInt8] = Array("swkc.row.v1".utf8)
+
+    /// The binary plist of `attributes` that `PropertyListDecoder` reads (see ``AttributePlistWriter``).
     static func encodeAttributes(_ attributes: [String: AttributeValue]) -> [UInt8] {
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
-        // Encoding a dictionary of Codable enums cannot fail.
-        return Array((try? encoder.encode(attributes)) ?? Data())
+        AttributePlistWriter.encode(attributes)
     }
 
     static func decodeAttributes(_ bytes: [UInt8]) -> [String: AttributeValue]? {

@@ -146,11 +146,14 @@ package final class Keystore: Sendable {
                     throw StoreSession.failure(error)
                 }
                 do throws(KeychainFailure) {
+                    session.pendingAccumulator.discard()
                     try session.keys.beginTransaction(session.database)
                     let result = try body(session)
+                    try session.flushAccumulator()
                     try Self.commit(session.database)
                     return result
                 } catch let failure {
+                    session.pendingAccumulator.discard()
                     try? session.database.execute("ROLLBACK")
                     if failure.status == .notAvailable && attempt < 50 {
                         Self.backOff(attempt)

@@ -64,6 +64,11 @@ enum SecItemCall {
     }
 
     /// Builds the result object Apple returns for these items and return keys.
+    ///
+    /// Builds each `NSDictionary` from Foundation objects and interned `NSString` keys directly: going
+    /// through a `[String: Any]` and `NSDictionary(dictionary:)` boxed and dynamically cast every key and
+    /// value (≈75k instructions per item, most of an enumeration; keychain-bench issue 7). The objects are
+    /// the ones bridging made (`NSString`, `NSData`, `NSNumber`, `NSDate`), so callers see the same result.
     static func shape(_ items: [ItemRecord], _ request: SecItemRequest) -> AnyObject {
         let single = request.returnData && !request.returnAttributes && !request.returnPersistentRef
             || request.returnPersistentRef && !request.returnAttributes && !request.returnData
@@ -72,14 +77,33 @@ enum SecItemCall {
             if single {
                 return NSData(data: request.returnData ? data : item.persistentRef)
             }
-            var dictionary: [String: Any] = [:]
+            var keys: [NSObject] = []
+            var objects: [AnyObject] = []
+            let capacity = (request.returnAttributes ? item.attributes.count + 1 : 0) + 2
+            keys.reserveCapacity(capacity)
+            objects.reserveCapacity(capacity)
             if request.returnAttributes {
-                dictionary["class"] = item.itemClass.rawValue
-                for (name, value) in item.attributes { dictionary[name] = foundationValue(value) }
+                keys.append(Keys.intern("class"))
+                objects.append(item.itemClass.rawValue._bridgeToObjectiveC())
+                for (name, value) in item.attributes {
+                    keys.append(Keys.intern(name))
+                    objects.append(foundationObject(value))
+                }
             }
-            if request.returnData { dictionary["v_Data"] = data }
-            if request.returnPersistentRef { dictionary["v_PersistentRef"] = item.persistentRef }
-            return NSDictionary(dictionary: dictionary)
+            if request.returnData {
+                keys.append(Keys.intern("v_Data"))
+                objects.append(data._bridgeToObjectiveC())
+            }
+            if request.returnPersistentRef {
+                keys.append(Keys.intern("v_PersistentRef"))
+                objects.append(item.persistentRef._bridgeToObjectiveC())
+            }
+            // The pointer initializer: the array one takes `[Any]` and boxes and casts every object again.
+            return objects.withUnsafeBufferPointer { objects in
+                keys.withUnsafeBufferPointer { keys in
+                    NSDictionary(objects: objects.baseAddress, forKeys: keys.baseAddress, count: keys.count)
+                }
+            }
         }
         if request.limitGiven && request.limit != 1 {
             return NSArray(array: items.map(one))
@@ -87,14 +111,27 @@ enum SecItemCall {
         return one(items[0])
     }
 
-    static func foundationValue(_ value: AttributeValue) -> Any {
+    /// The Foundation object that bridging the value's Swift type (`String`, `Data`, `Date`) makes.
+    static func foundationObject(_ value: AttributeValue) -> AnyObject {
         switch value {
-        case .string(let s): s
-        case .data(let d): d
+        case .string(let s): s._bridgeToObjectiveC()
+        case .data(let d): d._bridgeToObjectiveC()
         case .integer(let i): NSNumber(value: i)
         case .bool(let b): NSNumber(value: b)
-        case .date(let d): d
+        case .date(let d): d._bridgeToObjectiveC()
         }
+    }
+
+    /// Result keys as `NSString`s made once: attribute names are a small fixed set.
+    enum Keys {
+        // Immutable after initialization and NSString is immutable, so sharing it across threads is safe.
+        nonisolated(unsafe) private static let table: [String: NSString] = {
+            var names = ["class", "v_Data", "v_PersistentRef"]
+            for itemClass in ItemClass.allCases { names += itemClass.attributes.map(\.name) }
+            return Dictionary(names.map { ($0, $0._bridgeToObjectiveC()) }) { first, _ in first }
+        }()
+
+        static func intern(_ name: String) -> NSString { table[name] ?? name._bridgeToObjectiveC() }
     }
 }
 

@@ -33,14 +33,14 @@ struct SecItemRequest {
     /// Parses `dictionary` for `operation`.
     /// - Throws: the status Apple returns for the first rule broken (see each check).
     static func parse(_ dictionary: NSDictionary, for operation: Operation) throws(KeychainStatus) -> SecItemRequest {
-        guard let query = dictionary as? [String: Any] else { throw .param }  // non-string keys [S]
         // [S] query_create: more than 128 keys is errSecParam.
-        guard query.count <= 128 else { throw .param }
+        guard dictionary.count <= 128 else { throw .param }
+        guard let query = entries(dictionary) else { throw .param }  // non-string keys [S]
 
         // The class: required, except in a persistent-reference query [H; S "query missing class name"].
         var itemClass: ItemClass?
-        if let raw = query["class"] {
-            guard let name = raw as? String else { throw .param }
+        if let raw = query.first(where: { $0.key == "class" })?.value {
+            guard let name = Self.string(raw) else { throw .param }
             if let known = ItemClass(rawValue: name) {
                 itemClass = known
             } else if ItemClass.knownButUnsupported.contains(name) {
@@ -49,9 +49,9 @@ struct SecItemRequest {
                 throw .noSuchClass  // [S] "can't find class named"
             }
         }
-        let persistentRef = query["v_PersistentRef"]
+        let persistentRef = query.first(where: { $0.key == "v_PersistentRef" })?.value
         if itemClass == nil {
-            guard let ref = persistentRef as? Data, let inferred = Self.classOf(persistentRef: ref) else {
+            guard let ref = persistentRef.flatMap(Self.data), let inferred = Self.classOf(persistentRef: ref) else {
                 throw persistentRef == nil ? .param : .itemNotFound
             }
             itemClass = inferred
@@ -71,7 +71,7 @@ struct SecItemRequest {
                 }
             case "m_Limit":
                 request.limitGiven = true
-                if let name = value as? String {
+                if let name = Self.string(value) {
                     switch name {
                     case "m_LimitOne": request.limit = 1
                     case "m_LimitAll": request.limit = nil
@@ -83,10 +83,10 @@ struct SecItemRequest {
                     throw .param
                 }
             case "v_Data":
-                guard let data = value as? Data else { throw .param }
+                guard let data = Self.data(value) else { throw .param }
                 request.secret = data
             case "v_PersistentRef":
-                guard let data = value as? Data else { throw .param }
+                guard let data = Self.data(value) else { throw .param }
                 request.persistentRef = data
             case "v_Ref":
                 throw .param  // errSecValueRefUnsupported → -50 [BP]
@@ -101,14 +101,14 @@ struct SecItemRequest {
             case _ where key.hasPrefix("m_"):
                 throw .param  // match keys this class does not support [S]
             case "sync":
-                if let name = value as? String {
+                if let name = Self.string(value) {
                     guard name == "syna" else { throw .param }
                     request.synchronizableAny = true
                 } else {
                     request.attributes["sync"] = .bool(try boolean(value))
                 }
             case "pdmn":
-                guard let name = value as? String, ProtectionClass(rawValue: name) != nil else { throw .param }
+                guard let name = Self.string(value), ProtectionClass(rawValue: name) != nil else { throw .param }
                 request.attributes["pdmn"] = .string(name)
             default:
                 guard let descriptor = request.itemClass.descriptor(key) else {
@@ -152,16 +152,16 @@ struct SecItemRequest {
     static func parseChanges(_ dictionary: NSDictionary, itemClass: ItemClass) throws(KeychainStatus) -> (
         attributes: [String: AttributeValue], secret: Data?
     ) {
-        guard let changes = dictionary as? [String: Any] else { throw .param }
+        guard let changes = entries(dictionary) else { throw .param }
         var attributes: [String: AttributeValue] = [:]
         var secret: Data?
         for (key, value) in changes {
             switch key {
             case "v_Data":
-                guard let data = value as? Data else { throw .param }
+                guard let data = Self.data(value) else { throw .param }
                 secret = data
             case "pdmn":
-                guard let name = value as? String, ProtectionClass(rawValue: name) != nil else { throw .param }
+                guard let name = Self.string(value), ProtectionClass(rawValue: name) != nil else { throw .param }
                 attributes["pdmn"] = .string(name)
             case "sync":
                 if value is String { throw .param }
@@ -179,6 +179,43 @@ struct SecItemRequest {
 
     // MARK: - Values
 
+    /// The dictionary's entries with `String` keys, or `nil` when a key is not a string.
+    ///
+    /// One pass over the `NSDictionary`: bridging it with `as? [String: Any]` built and hashed a whole
+    /// Swift dictionary on every call, only to be iterated once (with the casts below, 49k → ~30k
+    /// instructions of a 132k-instruction read, keychain-bench issue 7). Keys of an `NSDictionary` are
+    /// unique, so the entries are too.
+    static func entries(_ dictionary: NSDictionary) -> [(key: String, value: Any)]? {
+        var entries: [(key: String, value: Any)] = []
+        entries.reserveCapacity(dictionary.count)
+        var nonString = false
+        dictionary.enumerateKeysAndObjects { key, value, stop in
+            if let name = key as? String {
+                entries.append((name, value))
+            } else {
+                nonString = true
+                stop.pointee = true
+            }
+        }
+        return nonString ? nil : entries
+    }
+
+    // Casts of dictionary values. `enumerateKeysAndObjects` hands out strings and data as Swift `String`
+    // and `Data` already, so the exact-type casts come first (cheap); anything else (an NSString subclass
+    // instance, a value of another type) takes the generic bridging cast, so answers are unchanged.
+
+    static func string(_ value: Any) -> String? {
+        if let string = value as? String { return string }
+        if let object = value as? NSString { return String._unconditionallyBridgeFromObjectiveC(object) }
+        return nil
+    }
+
+    static func data(_ value: Any) -> Data? {
+        if let data = value as? Data { return data }
+        if let object = value as? NSData { return Data._unconditionallyBridgeFromObjectiveC(object) }
+        return nil
+    }
+
     /// A persistent reference starts with its class's four raw bytes.
     static func classOf(persistentRef: Data) -> ItemClass? {
         guard persistentRef.count == 20 else { return nil }
@@ -186,13 +223,22 @@ struct SecItemRequest {
     }
 
     static func boolean(_ value: Any) throws(KeychainStatus) -> Bool {
+        if let number = value as? NSNumber {
+            // What `as? Bool` then `integer` answer for an NSNumber, without the generic casts.
+            var flag: Bool?
+            if Bool._conditionallyBridgeFromObjectiveC(number, result: &flag), let flag { return flag }
+            let integer = number.int64Value
+            if integer == 0 || integer == 1 { return integer == 1 }
+            throw .param
+        }
         if let flag = value as? Bool { return flag }
         if let number = integer(value), number == 0 || number == 1 { return number == 1 }
         throw .param
     }
 
     static func integer(_ value: Any) -> Int64? {
-        if value is String { return nil }
+        if let number = value as? NSNumber { return number.int64Value }
+        if value is NSString || value is String { return nil }
         if let number = value as? any BinaryInteger { return Int64(truncatingIfNeeded: number) }
         if let number = value as? NSNumber { return number.int64Value }
         if let flag = value as? Bool { return flag ? 1 : 0 }
@@ -202,10 +248,10 @@ struct SecItemRequest {
     static func typed(_ value: Any, _ kind: AttributeDescriptor.Kind) throws(KeychainStatus) -> AttributeValue {
         switch kind {
         case .blob:
-            if let string = value as? String { return .string(string) }
-            if let data = value as? Data { return .data(data) }
+            if let string = Self.string(value) { return .string(string) }
+            if let data = Self.data(value) { return .data(data) }
         case .string:
-            if let string = value as? String { return .string(string) }
+            if let string = Self.string(value) { return .string(string) }
         case .number:
             if let number = integer(value) { return .integer(number) }
         case .bool:
