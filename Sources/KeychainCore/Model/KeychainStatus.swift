@@ -38,9 +38,6 @@ package struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertibl
         Self.messages[rawValue] ?? "OSStatus \(rawValue)"
     }
 
-    /// Whether SecBase.h (as far as this table reaches) knows the status.
-    package var isKnown: Bool { Self.messages[rawValue] != nil }
-
     package var description: String { "\(message) (\(rawValue))" }
 
     private static let messages: [Int32: String] = [

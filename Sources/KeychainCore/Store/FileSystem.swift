@@ -149,11 +149,6 @@ package enum FileSystem {
         unlink(path)
     }
 
-    /// Makes an existing file private (0600).
-    package static func makePrivateFile(_ path: String) {
-        chmod(path, 0o600)
-    }
-
     /// Creates an empty file with mode 0600 whatever the umask.
     /// - Returns: `false` when it existed already.
     package static func createEmptyPrivateFile(_ path: String) throws(KeychainFailure) -> Bool {

@@ -42,10 +42,4 @@ extension StoreSession {
         }
         return moved
     }
-
-    /// Items `query` matches, decrypting what `projection` asks for, inside the caller's transaction.
-    /// See ``Keystore/search(_:projection:)``.
-    package func find(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
-        try search(query, projection: projection)
-    }
 }
