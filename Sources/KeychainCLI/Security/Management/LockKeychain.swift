@@ -46,7 +46,7 @@ struct LockKeychain: SecuritySubcommand {
             if try !store.hasPassword() {
                 // Nothing was withdrawn: say so rather than let the user believe the secrets are protected.
                 context.io.error.line(
-                    "security: warning: \(KeychainOperand.display(keychain)) has no password, so it cannot be locked;"
+                    "security: warning: \(target.location.databasePath) has no password, so it cannot be locked;"
                         + " set one with set-keychain-password")
             }
             return 0
