@@ -221,4 +221,20 @@ struct PasswordProcessTests {
         let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")]), projection: .secret)
         #expect(item.first?.secret?.constantTimeEquals(Array("w:1:x".utf8)) == true)
     }
+
+    @Test("an adoption after the device key was lost, killed at any step, can be done again", arguments: CrashPoint.adoption)
+    func killedAdoption(point: String) throws {
+        let temp = TemporaryKeychain()
+        _ = try lockedKeychain(temp)
+        try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
+        let (status, _) = try stress(temp, ["unlock", "old"], environment: ["KEYCHAIN_CRASH_POINT": point])
+        #expect(status == -SIGKILL, "the process should have been killed at \(point)")
+        #expect(try stress(temp, ["read", "k1"]).1 == ["status -25308"], "still foreign: locked, not absent")
+        #expect(try stress(temp, ["unlock", "old"]).1.first?.hasPrefix("ok") == true)
+        let keystore = try temp.open()
+        try keystore.unlock(password: secret("old"))
+        #expect(try keystore.verifyIntegrity() == 1)
+        let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")]), projection: .secret)
+        #expect(item.first?.secret?.constantTimeEquals(Array("w:1:x".utf8)) == true)
+    }
 }

@@ -163,12 +163,20 @@ public final class KeychainFile: Sendable {
     /// seconds. Unlocking an unlocked keychain checks the password again and restarts the auto-lock timeout.
     /// A keychain without a password is always unlocked: the call then succeeds without checking anything.
     ///
+    /// When the device key is missing, or the file was copied from another installation, the
+    /// keychain reads as locked (every item call throws ``KeychainError/Code/interactionNotAllowed``)
+    /// until this call **adopts** it: the right password re-binds it to this installation's device
+    /// key (created when missing). Its WhenUnlocked, AfterFirstUnlock and Always items then read as
+    /// before; its `…ThisDeviceOnly` items throw ``KeychainError/Code/decode`` until they are
+    /// deleted and added again, as Apple never moves such items to another device (SecItem.h).
+    ///
     /// - Parameter password: the keychain password.
     /// - Returns: which processes the unlock reaches.
     /// - Throws: ``KeychainError`` with operation ``KeychainError/Operation/unlock`` and code
     ///   ``KeychainError/Code/authFailed`` when the password is wrong; ``KeychainError/Code/allocate``
     ///   when Argon2id cannot get its memory; ``KeychainError/Code/invalidKeychain`` or
-    ///   ``KeychainError/Code/io`` when the file cannot be read.
+    ///   ``KeychainError/Code/io`` when the file cannot be read, or the device key cannot be created
+    ///   during an adoption.
     @discardableResult
     public func unlock(password: KeychainPassword) throws(KeychainError) -> UnlockScope {
         do {

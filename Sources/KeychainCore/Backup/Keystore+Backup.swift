@@ -48,7 +48,7 @@ extension Keystore {
         let writer = try BackupStream.Writer(file: file, parameters: parameters, salt: salt, keys: keys)
 
         let counts = try read { (s: borrowing StoreSession) throws(KeychainFailure) -> BackupMessage.Counts in
-            let bindingKey = BackupKeys.deviceBindingKey(deviceKey: s.keys.deviceKey, salt: salt)
+            let bindingKey = BackupKeys.deviceBindingKey(deviceKey: try s.keys.boundDeviceKey(), salt: salt)
             try writer.write(BackupMessage.begin(created: Date(), deviceCheck: BackupKeys.deviceCheck(bindingKey)))
             var counts = BackupMessage.Counts()
             try s.forEachItem(include: { _, protection in
@@ -111,7 +111,7 @@ extension Keystore {
         return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> RestoreReport in
             // Built inside the transaction so that a retried transaction starts from the first record.
             let reader = try BackupStream.Reader(path: path, expectedHeader: headerBytes, keys: keys)
-            let bindingKey = BackupKeys.deviceBindingKey(deviceKey: s.keys.deviceKey, salt: header.salt)
+            let bindingKey = BackupKeys.deviceBindingKey(deviceKey: try s.keys.boundDeviceKey(), salt: header.salt)
             let first = try reader.next()
             guard !first.final, case .begin(let deviceCheck) = try BackupMessage.parse(first.plaintext) else {
                 throw KeychainFailure(.decode, "the backup does not start with its opening record")

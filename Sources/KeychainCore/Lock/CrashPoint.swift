@@ -14,6 +14,10 @@ package enum CrashPoint {
     /// The points, in the order a password change reaches them.
     package static let passwordChange = ["password.derived", "password.rewrapped", "password.committed"]
 
+    /// The points, in order, of the adoption of a keychain whose device key was lost
+    /// (``Keystore/unlock(password:)``).
+    package static let adoption = ["adopt.derived", "adopt.rewrapped"]
+
     static func reach(_ name: String) {
         if let armed, armed == name { kill(getpid(), SIGKILL) }
     }

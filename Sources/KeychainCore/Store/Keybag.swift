@@ -8,13 +8,21 @@
 ///     key and the Always classes always, and every class while the keychain has no password.
 ///   - ``Slot/passcode``: `BLAKE2b(key: device key, Argon2id(password, salt) ‖ "swkc.kek.passcode.v1")`.
 ///     Holds the WhenUnlocked, AfterFirstUnlock and WhenPasscodeSet classes while a password is set.
+///   - ``Slot/migration``: `BLAKE2b(key: Argon2id(password, salt), keychain id ‖ "swkc.kek.migration.v1")`,
+///     without the device key. While a password is set it holds a second copy of the index key and
+///     of the three migratable class keys (WhenUnlocked, AfterFirstUnlock, Always), so that losing
+///     the device key, or copying the file to another installation, makes exactly the
+///     `…ThisDeviceOnly` items unreadable (tracker issue 3). It is read only when the device slot
+///     does not open; see ``Keystore/unlock(password:)``.
 ///
-/// Each entry sits in exactly one slot. Wrapping is XChaCha20-Poly1305 with associated data binding
-/// keychain id, entry and slot, so rows cannot be moved between keychains, entries or slots.
+/// Each entry sits in exactly one of the device and passcode slots, and the migratable ones also in
+/// the migration slot. Wrapping is XChaCha20-Poly1305 with associated data binding keychain id,
+/// entry and slot, so rows cannot be moved between keychains, entries or slots.
 package enum Keybag {
     package enum Slot: Int64, Sendable {
         case device = 1
         case passcode = 2
+        case migration = 3
     }
 
     /// Entry number of the index key.
@@ -22,6 +30,13 @@ package enum Keybag {
 
     /// Entries that move to the passcode slot when a password is set.
     static let passcodeEntries: [Int64] = ProtectionClass.allCases.filter { $0.availability != .always }.map(\.code)
+
+    /// Entries copied into the migration slot while a password is set: the index key and the
+    /// migratable classes.
+    static let migrationEntries: [Int64] = [indexEntry] + ProtectionClass.allCases.filter(\.isMigratable).map(\.code)
+
+    /// The `…ThisDeviceOnly` classes: their keys never leave the device and passcode slots.
+    static let deviceBoundEntries: [Int64] = ProtectionClass.allCases.filter { !$0.isMigratable }.map(\.code)
 
     /// Entries whose keys are withdrawn by `lock`.
     static let whenUnlockedEntries: [Int64] = ProtectionClass.allCases.filter { $0.availability == .whenUnlocked }
@@ -40,16 +55,27 @@ package enum Keybag {
         Sodium.combine(deviceKey, SecureBytes(copying: keychainID), context: "swkc.kek.device.v1")
     }
 
-    /// The KEK of ``Slot/passcode``: Argon2id of the password, combined with the device key.
+    /// Argon2id of the password with the stored salt and parameters: the secret both password slots
+    /// derive from. It takes the KDF's time and memory (about 0.5 s and 256 MiB by default).
     /// - Throws: `.allocate` when libsodium cannot get the memory the parameters ask for.
-    static func passcodeKEK(
-        password: SecureBytes, salt: [UInt8], parameters: KDFParameters, deviceKey: SecureBytes
+    static func passwordHash(
+        _ password: SecureBytes, salt: [UInt8], parameters: KDFParameters
     ) throws(KeychainFailure) -> SecureBytes {
         guard
             let hash = Sodium.passwordHash(
                 password, salt: salt, opsLimit: parameters.opsLimit, memLimit: parameters.memLimit)
         else { throw KeychainFailure(.allocate, "Argon2id could not run with the stored parameters") }
-        return Sodium.combine(deviceKey, hash, context: "swkc.kek.passcode.v1")
+        return hash
+    }
+
+    /// The KEK of ``Slot/passcode``: the password hash combined with the device key.
+    static func passcodeKEK(passwordHash: SecureBytes, deviceKey: SecureBytes) -> SecureBytes {
+        Sodium.combine(deviceKey, passwordHash, context: "swkc.kek.passcode.v1")
+    }
+
+    /// The KEK of ``Slot/migration``: the password hash alone, bound to this keychain.
+    static func migrationKEK(passwordHash: SecureBytes, keychainID: [UInt8]) -> SecureBytes {
+        Sodium.combine(passwordHash, SecureBytes(copying: keychainID), context: "swkc.kek.migration.v1")
     }
 
     /// Creates the index key and the seven class keys, wrapped under the device slot.
@@ -61,13 +87,16 @@ package enum Keybag {
         }
     }
 
-    /// Wraps `key` and writes it as `(entry, slot)`, replacing the entry's row in any slot.
+    /// Wraps `key` and writes it as `(entry, slot)`. A device or passcode row replaces the entry's
+    /// row in either of those slots (an entry sits in one of them); a migration row replaces only
+    /// the entry's migration row.
     static func store(
         _ key: SecureBytes, entry: Int64, slot: Slot, kek: SecureBytes, in database: Database, keychainID: [UInt8]
     ) throws(SQLiteError) {
         let wrapped = Sodium.seal(
             key, key: kek, associatedData: associatedData(keychainID: keychainID, entry: entry, slot: slot))
-        try database.prepare("DELETE FROM keybag WHERE entry = ?").run([.integer(entry)])
+        let replaced = slot == .migration ? "slot = 3" : "slot IN (1, 2)"
+        try database.prepare("DELETE FROM keybag WHERE entry = ? AND \(replaced)").run([.integer(entry)])
         try database.prepare("INSERT INTO keybag (entry, slot, wrapped) VALUES (?, ?, ?)").run([
             .integer(entry), .integer(slot.rawValue), .blob(wrapped),
         ])
@@ -96,5 +125,55 @@ package enum Keybag {
             throw KeychainFailure(.invalidKeychain, "cannot read the keybag: \(error)")
         }
         return keys
+    }
+
+    /// Whether `slot` holds any row.
+    /// - Throws: `.invalidKeychain` when the table cannot be read.
+    static func hasRows(_ slot: Slot, in database: Database) throws(KeychainFailure) -> Bool {
+        do {
+            return try database.scalar("SELECT count(*) FROM keybag WHERE slot = \(slot.rawValue)") > 0
+        } catch {
+            throw KeychainFailure(.invalidKeychain, "cannot read the keybag: \(error.message)")
+        }
+    }
+
+    /// Removes every row of `slot`.
+    static func remove(_ slot: Slot, in database: Database) throws(SQLiteError) {
+        try database.prepare("DELETE FROM keybag WHERE slot = ?").run([.integer(slot.rawValue)])
+    }
+
+    /// Moves the rows of `entry` (device or passcode slot) aside into `meta`, under
+    /// `orphaned-class-key.<tag>.<entry>`, as `slot (1 byte) ‖ wrapped`. Used when a keychain is
+    /// adopted by a new device key: the old `…ThisDeviceOnly` class keys cannot be opened here, but
+    /// they are kept, not destroyed, so that the old device key could still open them.
+    static func setAside(entry: Int64, tag: Int64, in database: Database) throws(SQLiteError) {
+        let select = try database.prepare("SELECT slot, wrapped FROM keybag WHERE entry = ? AND slot IN (1, 2)")
+        try select.bind([.integer(entry)])
+        var rows: [(Int64, [UInt8])] = []
+        while try select.step() { rows.append((select.int64(0), select.blob(1))) }
+        select.finish()
+        for (slot, wrapped) in rows {
+            try Meta.set(database, "\(orphanPrefix)\(tag).\(entry)", [UInt8(truncatingIfNeeded: slot)] + wrapped)
+        }
+        try database.prepare("DELETE FROM keybag WHERE entry = ? AND slot IN (1, 2)").run([.integer(entry)])
+    }
+
+    /// Prefix of the `meta` names ``setAside(entry:tag:in:)`` writes.
+    static let orphanPrefix = "orphaned-class-key."
+
+    /// The entries that have class keys set aside by an adoption.
+    static func orphanedEntries(in database: Database) throws(KeychainFailure) -> Set<Int64> {
+        var entries: Set<Int64> = []
+        do {
+            let select = try database.prepare("SELECT name FROM meta WHERE name >= ? AND name < ?")
+            try select.bind([.text(orphanPrefix), .text(orphanPrefix + "\u{10FFFF}")])
+            defer { select.finish() }
+            while try select.step() {
+                if let last = select.text(0).split(separator: ".").last, let entry = Int64(last) { entries.insert(entry) }
+            }
+        } catch {
+            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error)")
+        }
+        return entries
     }
 }

@@ -13,8 +13,9 @@ extension Keystore {
 
     /// The current lock state, as every process of the user sees it.
     package func lockState() throws(KeychainFailure) -> LockState {
-        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> LockState in
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> LockState in
             guard s.keys.password != nil else { return .noPassword }
+            if s.keys.isForeign { return .locked }
             return s.keys.classKey(ProtectionClass.whenUnlocked.code) == nil ? .locked : .unlocked
         }
     }
@@ -28,7 +29,8 @@ extension Keystore {
     /// for the auto-lock timeout, as reading an item does. Keys kept in the device slot (the Always
     /// classes, or every class while there is no password) are always available (epoch 0).
     package func classKeyEpoch(_ protection: ProtectionClass) throws(KeychainFailure) -> Int64? {
-        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Int64? in
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Int64? in
+            if s.keys.isForeign { return nil }
             let entry = protection.code
             if s.keys.deviceEntries[entry] != nil { return 0 }
             guard s.keys.classKey(entry) != nil else { return nil }
@@ -38,12 +40,18 @@ extension Keystore {
 
     /// The auto-lock timeout in seconds (0: never).
     package func autoLockTimeout() throws(KeychainFailure) -> UInt32 {
-        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in s.keys.autoLockSeconds }
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in s.keys.autoLockSeconds }
+    }
+
+    /// Whether the keychain waits to be adopted: its device key is missing or belongs to another
+    /// installation, and only its password can open it (see ``unlock(password:)``).
+    package func needsAdoption() throws(KeychainFailure) -> Bool {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.isForeign }
     }
 
     /// Whether a password is set.
     package func hasPassword() throws(KeychainFailure) -> Bool {
-        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.password != nil }
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.password != nil }
     }
 
     /// Sets, changes or removes the keychain password, re-wrapping the class keys only: O(1) in the
@@ -63,33 +71,32 @@ extension Keystore {
         _ newPassword: SecureBytes?, current: SecureBytes?, parameters: KDFParameters = .default
     ) throws(KeychainFailure) {
         guard parameters.isValid else { throw KeychainFailure(.param, "invalid Argon2id parameters") }
-        let (existing, deviceKey, keychainID, throttle) = try read {
-            (s: borrowing StoreSession) throws(KeychainFailure) in
-            (s.keys.password, s.keys.deviceKey, s.keys.keychainID, s.keys.throttle)
+        let (existing, keychainID, throttle) = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
+            (s.keys.password, s.keys.keychainID, s.keys.throttle)
         }
         // The slow Argon2id runs outside any transaction.
-        var oldKEK: SecureBytes?
+        var oldHash: SecureBytes?
         if let existing {
             guard let current else { throw KeychainFailure(.authFailed, "the current password is required") }
             throttle.waitIfNeeded()
-            oldKEK = try Keybag.passcodeKEK(
-                password: current, salt: existing.salt, parameters: existing.parameters, deviceKey: deviceKey)
+            oldHash = try Keybag.passwordHash(current, salt: existing.salt, parameters: existing.parameters)
         }
         let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
-        let newKEK = try newPassword.map { (password: SecureBytes) throws(KeychainFailure) -> SecureBytes in
-            try Keybag.passcodeKEK(password: password, salt: salt, parameters: parameters, deviceKey: deviceKey)
+        let newHash = try newPassword.map { (password: SecureBytes) throws(KeychainFailure) -> SecureBytes in
+            try Keybag.passwordHash(password, salt: salt, parameters: parameters)
         }
 
         CrashPoint.reach("password.derived")
         let classKeys = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
+            let deviceKey = try s.keys.boundDeviceKey()
             guard s.keys.password?.salt == existing?.salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
             }
             var classKeys: [Int64: SecureBytes] = [:]
-            if let oldKEK {
+            if let oldHash {
                 classKeys = try Keybag.unwrap(
-                    slot: .passcode, kek: oldKEK, in: s.database, keychainID: keychainID,
-                    failure: KeychainFailure(.authFailed))
+                    slot: .passcode, kek: Keybag.passcodeKEK(passwordHash: oldHash, deviceKey: deviceKey),
+                    in: s.database, keychainID: keychainID, failure: KeychainFailure(.authFailed))
             } else {
                 for entry in Keybag.passcodeEntries { classKeys[entry] = s.keys.classKey(entry) }
             }
@@ -98,18 +105,24 @@ extension Keystore {
             }
             let generation = try Meta.integer(s.database, "generation")
             do throws(SQLiteError) {
+                let newKEK = newHash.map { Keybag.passcodeKEK(passwordHash: $0, deviceKey: deviceKey) }
                 let device = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
                 for entry in Keybag.passcodeEntries {
                     try Keybag.store(
                         classKeys[entry]!, entry: entry, slot: newKEK == nil ? .device : .passcode,
                         kek: newKEK ?? device, in: s.database, keychainID: keychainID)
                 }
-                try Meta.set(s.database, "kdf", newKEK == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
+                try Keybag.remove(.migration, in: s.database)
+                if let newHash {
+                    try Self.storeMigrationSlot(
+                        passwordHash: newHash, classKeys: classKeys, session: s, keychainID: keychainID)
+                }
+                try Meta.set(s.database, "kdf", newHash == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
                 try Meta.set(s.database, "generation", integer: generation + 1)
             } catch {
                 throw StoreSession.failure(error)
             }
-            if newKEK == nil { try s.deleteAll(.whenPasscodeSetThisDeviceOnly) }
+            if newHash == nil { try s.deleteAll(.whenPasscodeSetThisDeviceOnly) }
             CrashPoint.reach("password.rewrapped")
             try s.keys.reload(s.database)
             return classKeys
@@ -123,31 +136,57 @@ extension Keystore {
         }
     }
 
+    /// Writes the migration slot: the index key and the migratable class keys under the password
+    /// alone. `classKeys` holds the passcode-slot keys; the others come from the device slot.
+    private static func storeMigrationSlot(
+        passwordHash: SecureBytes, classKeys: [Int64: SecureBytes], session s: borrowing StoreSession,
+        keychainID: [UInt8]
+    ) throws(SQLiteError) {
+        let kek = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
+        for entry in Keybag.migrationEntries {
+            guard let key = classKeys[entry] ?? s.keys.deviceEntries[entry] else { continue }
+            try Keybag.store(key, entry: entry, slot: .migration, kek: kek, in: s.database, keychainID: keychainID)
+        }
+    }
+
     /// Unlocks the keychain: checks `password` and makes the class keys available to every process
     /// of the user (kernel user keyring) or, where that is unavailable, to this process only.
     ///
-    /// Reading the keychain is all it does: a wrong password leaves the file unchanged. Repeated
-    /// failures wait an escalating delay first (``UnlockThrottle``).
+    /// A wrong password leaves the file unchanged. Repeated failures wait an escalating delay first
+    /// (``UnlockThrottle``).
+    ///
+    /// When the keychain is foreign (its device key is missing, or it was copied from another
+    /// installation), a right password also **adopts** it, in one transaction: the index key and
+    /// the migratable class keys are taken from the migration slot and re-wrapped under this
+    /// installation's device key (created when missing); the `…ThisDeviceOnly` class keys, which
+    /// only the old device key opens, are set aside in `meta` and replaced by fresh ones. Items of
+    /// those classes then answer `.decode`, and every other item reads as before (tracker issue 3).
+    ///
+    /// A keychain made by an earlier build gets its migration slot at its first unlock here.
     /// - Returns: where the unlock is kept (``ClassKeyStore/Scope``). A keychain without a password
     ///   is always unlocked; the call then succeeds without checking anything.
     /// - Throws: `.authFailed` (-25293) for a wrong password; `.allocate` when Argon2id cannot get
-    ///   its memory.
+    ///   its memory; `.io` when the device key cannot be created during an adoption.
     @discardableResult
     package func unlock(password: SecureBytes) throws(KeychainFailure) -> ClassKeyStore.Scope {
-        let (existing, deviceKey, keychainID, throttle) = try read {
+        let (existing, keychainID, throttle, isForeign) = try read(foreign: true) {
             (s: borrowing StoreSession) throws(KeychainFailure) in
-            (s.keys.password, s.keys.deviceKey, s.keys.keychainID, s.keys.throttle)
+            (s.keys.password, s.keys.keychainID, s.keys.throttle, s.keys.isForeign)
         }
         guard let existing else { return ClassKeyStore.scope }
         throttle.waitIfNeeded()
-        let kek = try Keybag.passcodeKEK(
-            password: password, salt: existing.salt, parameters: existing.parameters, deviceKey: deviceKey)
+        let hash = try Keybag.passwordHash(password, salt: existing.salt, parameters: existing.parameters)
         let classKeys: [Int64: SecureBytes]
         do {
-            classKeys = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
-                try Keybag.unwrap(
-                    slot: .passcode, kek: kek, in: s.database, keychainID: keychainID,
-                    failure: KeychainFailure(.authFailed))
+            if isForeign {
+                classKeys = try adopt(passwordHash: hash, salt: existing.salt, keychainID: keychainID)
+            } else {
+                classKeys = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
+                    try Keybag.unwrap(
+                        slot: .passcode, kek: Keybag.passcodeKEK(passwordHash: hash, deviceKey: try s.keys.boundDeviceKey()),
+                        in: s.database, keychainID: keychainID, failure: KeychainFailure(.authFailed))
+                }
+                try addMissingMigrationSlot(passwordHash: hash, salt: existing.salt, classKeys: classKeys)
             }
         } catch {
             if error.status == .authFailed { throttle.recordFailure() }
@@ -158,10 +197,86 @@ extension Keystore {
         return ClassKeyStore.scope
     }
 
+    /// Adopts a foreign keychain (see ``unlock(password:)``).
+    /// - Returns: the passcode-slot class keys, to make available.
+    /// - Throws: `.authFailed` when the password does not open the migration slot (nothing is written).
+    private func adopt(passwordHash: SecureBytes, salt: [UInt8], keychainID: [UInt8]) throws(KeychainFailure)
+        -> [Int64: SecureBytes]
+    {
+        let migrationKEK = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
+        let unwrapMigration = { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
+            let carried = try Keybag.unwrap(
+                slot: .migration, kek: migrationKEK, in: s.database, keychainID: keychainID,
+                failure: KeychainFailure(.authFailed))
+            guard Keybag.migrationEntries.allSatisfy({ carried[$0] != nil }) else {
+                throw KeychainFailure(.invalidKeychain, "the keybag's migration slot is incomplete")
+            }
+            return carried
+        }
+        // Check the password before anything is created or written.
+        _ = try read(foreign: true, unwrapMigration)
+        let deviceKey = try DeviceKey.loadOrCreate(path: location.deviceKeyPath)
+        CrashPoint.reach("adopt.derived")
+        return try write(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
+            guard s.keys.password?.salt == salt else {
+                throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
+            }
+            let passcodeKEK = Keybag.passcodeKEK(passwordHash: passwordHash, deviceKey: deviceKey)
+            if !s.keys.isForeign {
+                // Another process adopted it meanwhile, with the same device key.
+                return try Keybag.unwrap(
+                    slot: .passcode, kek: passcodeKEK, in: s.database, keychainID: keychainID,
+                    failure: KeychainFailure(.authFailed))
+            }
+            var keys = try unwrapMigration(s)
+            let deviceKEK = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
+            let generation = try Meta.integer(s.database, "generation")
+            var classKeys: [Int64: SecureBytes] = [:]
+            do throws(SQLiteError) {
+                for entry in Keybag.deviceBoundEntries {
+                    try Keybag.setAside(entry: entry, tag: generation, in: s.database)
+                    keys[entry] = SecureBytes.random(count: Sodium.keyBytes)
+                }
+                for (entry, key) in keys {
+                    let passcode = Keybag.passcodeEntries.contains(entry)
+                    if passcode { classKeys[entry] = key }
+                    try Keybag.store(
+                        key, entry: entry, slot: passcode ? .passcode : .device, kek: passcode ? passcodeKEK : deviceKEK,
+                        in: s.database, keychainID: keychainID)
+                }
+                try Meta.set(s.database, "generation", integer: generation + 1)
+            } catch {
+                throw StoreSession.failure(error)
+            }
+            CrashPoint.reach("adopt.rewrapped")
+            try s.keys.reload(s.database)
+            return classKeys
+        }
+    }
+
+    /// Writes the migration slot of a keychain made before it existed, at its first unlock.
+    private func addMissingMigrationSlot(
+        passwordHash: SecureBytes, salt: [UInt8], classKeys: [Int64: SecureBytes]
+    ) throws(KeychainFailure) {
+        let present = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try Keybag.hasRows(.migration, in: s.database)
+        }
+        if present { return }
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            guard s.keys.password?.salt == salt, !(try Keybag.hasRows(.migration, in: s.database)) else { return }
+            do throws(SQLiteError) {
+                try Self.storeMigrationSlot(
+                    passwordHash: passwordHash, classKeys: classKeys, session: s, keychainID: s.keys.keychainID)
+            } catch {
+                throw StoreSession.failure(error)
+            }
+        }
+    }
+
     /// Locks the keychain: withdraws the WhenUnlocked (and WhenPasscodeSet) class keys at once, for
     /// every process of the user. AfterFirstUnlock keys stay until the session ends, as on iOS.
     package func lock() throws(KeychainFailure) {
-        let keychainID = try read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID }
+        let keychainID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID }
         for entry in Keybag.whenUnlockedEntries { ClassKeyStore.remove(keychainID: keychainID, entry: entry) }
     }
 
@@ -200,7 +315,7 @@ extension Keystore {
     /// Withdraws every class key this keychain has in the class key store (WhenUnlocked and
     /// AfterFirstUnlock alike), as a logout or restart would. Used by `delete-keychain` and tests.
     package func withdrawAllClassKeys() throws(KeychainFailure) {
-        let keychainID = try read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID }
+        let keychainID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID }
         for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keychainID: keychainID, entry: entry) }
     }
 }

@@ -27,7 +27,10 @@ package final class Keystore: Sendable {
     /// - Throws: ``KeychainFailure`` with
     ///   `.noSuchKeychain` when the file does not exist and `create` is false;
     ///   `.invalidKeychain` for a file that is not a keychain, is corrupt, is empty, or is not private;
-    ///   `.wrongSecVersion` for a newer schema; `.decode` when the device key does not open the keybag;
+    ///   `.wrongSecVersion` for a newer schema; `.decode` when the device key is missing or does not
+    ///   open the keybag and the keychain has no password to adopt it with (a keychain with one opens
+    ///   as locked, and every item call returns `.interactionNotAllowed` until
+    ///   ``unlock(password:)`` adopts it);
     ///   `.io` or `.diskFull` when files cannot be written.
     package init(location: KeychainLocation, create: Bool = true) throws(KeychainFailure) {
         self.location = location
@@ -57,12 +60,9 @@ package final class Keystore: Sendable {
         guard let keychainID = try Meta.blob(database, "keychain_id"), keychainID.count == 16 else {
             throw KeychainFailure(.invalidKeychain, "\(path) has no keychain id")
         }
-        guard let deviceKey = try DeviceKey.load(path: location.deviceKeyPath) else {
-            throw KeychainFailure(
-                .decode,
-                "the device key \(location.deviceKeyPath) is missing; this keychain's items cannot be decrypted without it")
-        }
-        let keys = SessionKeys(keychainID: keychainID, deviceKey: deviceKey, deviceKeyPath: location.deviceKeyPath)
+        let keys = SessionKeys(
+            keychainID: keychainID, deviceKey: try DeviceKey.load(path: location.deviceKeyPath),
+            deviceKeyPath: location.deviceKeyPath)
         do { try database.execute("BEGIN") } catch { throw StoreSession.failure(error) }
         do {
             try keys.beginTransaction(database)
@@ -71,9 +71,10 @@ package final class Keystore: Sendable {
             try? database.execute("ROLLBACK")
             throw error
         }
-        guard let indexKey = keys.indexKey else { throw KeychainFailure(.invalidKeychain, "the keybag has no index key") }
-        let codec = ItemCodec(keychainID: keychainID, indexKey: indexKey)
-        session = Mutex(StoreSession(database: database, codec: codec, keys: keys))
+        // A foreign keychain has no index key until it is adopted; the placeholder is never used,
+        // because every transaction but the adoption's refuses to run while foreign.
+        let codec = ItemCodec(keychainID: keychainID, indexKey: keys.indexKey ?? SecureBytes.random(count: Sodium.keyBytes))
+        session = Mutex(StoreSession(database: database, codec: codec, codecIsPlaceholder: keys.indexKey == nil, keys: keys))
     }
 
     /// Creates a keychain at `location` that has a password from the start (`security create-keychain`).
@@ -120,17 +121,24 @@ package final class Keystore: Sendable {
     // MARK: - Transactions
 
     /// Runs `body` in one read transaction (a consistent WAL snapshot).
-    package func read<R: Sendable>(_ body: (borrowing StoreSession) throws(KeychainFailure) -> R) throws(KeychainFailure) -> R {
-        try transaction(begin: "BEGIN DEFERRED", body)
+    /// - Parameter foreign: also run while the keychain is foreign (``SessionKeys/isForeign``); by
+    ///   default such a keychain answers `.interactionNotAllowed` without running `body`.
+    package func read<R: Sendable>(
+        foreign: Bool = false, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
+    ) throws(KeychainFailure) -> R {
+        try transaction(begin: "BEGIN DEFERRED", foreign: foreign, body)
     }
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it commits, or none.
-    package func write<R: Sendable>(_ body: (borrowing StoreSession) throws(KeychainFailure) -> R) throws(KeychainFailure) -> R {
-        try transaction(begin: "BEGIN IMMEDIATE", body)
+    /// - Parameter foreign: as for ``read(foreign:_:)``.
+    package func write<R: Sendable>(
+        foreign: Bool = false, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
+    ) throws(KeychainFailure) -> R {
+        try transaction(begin: "BEGIN IMMEDIATE", foreign: foreign, body)
     }
 
     private func transaction<R: Sendable>(
-        begin: String, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
+        begin: String, foreign: Bool, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
     ) throws(KeychainFailure) -> R {
         try session.withLock { (session: inout StoreSession) throws(KeychainFailure) -> R in
             var attempt = 0
@@ -148,6 +156,13 @@ package final class Keystore: Sendable {
                 do throws(KeychainFailure) {
                     session.pendingAccumulator.discard()
                     try session.keys.beginTransaction(session.database)
+                    if session.keys.isForeign {
+                        if !foreign { throw KeychainFailure(.interactionNotAllowed, SessionKeys.foreignMessage) }
+                    } else if session.codecIsPlaceholder, let indexKey = session.keys.indexKey {
+                        // Another process adopted the keychain since it was opened here.
+                        session.codec = ItemCodec(keychainID: session.keys.keychainID, indexKey: indexKey)
+                        session.codecIsPlaceholder = false
+                    }
                     let result = try body(session)
                     try session.flushAccumulator()
                     try Self.commit(session.database)

@@ -7,10 +7,17 @@
 /// Not `Sendable`: it lives inside ``StoreSession``, under the keystore's mutex.
 final class SessionKeys {
     let keychainID: [UInt8]
-    let deviceKey: SecureBytes
     let deviceKeyPath: String
-    /// Unwrapped entries of the device slot.
+    /// This installation's device key, `nil` while its file does not exist.
+    private(set) var deviceKey: SecureBytes?
+    /// Unwrapped entries of the device slot (empty while ``isForeign``).
     private(set) var deviceEntries: [Int64: SecureBytes] = [:]
+    /// The device slot does not open with this installation's device key (the key file is missing,
+    /// or the keychain was copied from another installation), and the keychain has a migration
+    /// slot: nothing can be read until ``Keystore/unlock(password:)`` adopts it.
+    private(set) var isForeign = false
+    /// Class entries whose keys an adoption set aside (see ``Keybag/setAside(entry:tag:in:)``).
+    private(set) var orphanedEntries: Set<Int64> = []
     /// Argon2id parameters and salt while the keychain has a password.
     private(set) var password: (parameters: KDFParameters, salt: [UInt8])?
     /// Auto-lock timeout in seconds (0 = never).
@@ -22,13 +29,20 @@ final class SessionKeys {
     /// Passcode-slot keys fetched from the class key store during the current transaction.
     private var transactionKeys: [Int64: SecureBytes] = [:]
 
-    init(keychainID: [UInt8], deviceKey: SecureBytes, deviceKeyPath: String) {
+    init(keychainID: [UInt8], deviceKey: SecureBytes?, deviceKeyPath: String) {
         self.keychainID = keychainID
         self.deviceKey = deviceKey
         self.deviceKeyPath = deviceKeyPath
     }
 
     var indexKey: SecureBytes? { deviceEntries[Keybag.indexEntry] }
+
+    /// The device key the keybag is bound to.
+    /// - Throws: `.interactionNotAllowed` while the keychain is foreign.
+    func boundDeviceKey() throws(KeychainFailure) -> SecureBytes {
+        guard let deviceKey, !isForeign else { throw KeychainFailure(.interactionNotAllowed, Self.foreignMessage) }
+        return deviceKey
+    }
 
     var throttle: UnlockThrottle { UnlockThrottle(deviceKeyPath: deviceKeyPath, keychainID: keychainID) }
 
@@ -43,6 +57,8 @@ final class SessionKeys {
     }
 
     /// Re-reads settings and the device slot.
+    /// - Throws: `.decode` when the device slot does not open with the device key and there is no
+    ///   migration slot to adopt the keychain with; `.invalidKeychain` for a damaged keybag.
     func reload(_ database: Database) throws(KeychainFailure) {
         generation = try Meta.integer(database, "generation")
         autoLockSeconds = UInt32(clamping: try Meta.integer(database, "autolock"))
@@ -52,16 +68,56 @@ final class SessionKeys {
         } else {
             password = nil
         }
-        deviceEntries = try Keybag.unwrap(
-            slot: .device, kek: Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID), in: database,
-            keychainID: keychainID,
-            failure: KeychainFailure(
-                .decode,
-                "the keybag does not open with the device key at \(deviceKeyPath); it belongs to another installation"))
+        orphanedEntries = try Keybag.orphanedEntries(in: database)
+        if let entries = try openDeviceSlot(database) {
+            deviceEntries = entries
+            isForeign = false
+        } else if let fresh = try DeviceKey.load(path: deviceKeyPath), !(deviceKey.map(fresh.constantTimeEquals) ?? false),
+            let entries = try openDeviceSlot(database, with: fresh)
+        {
+            // Another process created or replaced the device key (an adoption): use the file's.
+            deviceKey = fresh
+            deviceEntries = entries
+            isForeign = false
+        } else if password != nil, try Keybag.hasRows(.migration, in: database) {
+            deviceEntries = [:]
+            isForeign = true
+            return
+        } else {
+            throw KeychainFailure(.decode, Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil))
+        }
         guard deviceEntries[Keybag.indexEntry] != nil else {
             throw KeychainFailure(.invalidKeychain, "the keybag has no index key")
         }
     }
+
+    /// The device slot's entries, or `nil` when `key` (the session's device key by default) is
+    /// missing or does not open it.
+    private func openDeviceSlot(_ database: Database, with key: SecureBytes? = nil) throws(KeychainFailure)
+        -> [Int64: SecureBytes]?
+    {
+        guard let key = key ?? deviceKey else { return nil }
+        do {
+            return try Keybag.unwrap(
+                slot: .device, kek: Keybag.deviceKEK(deviceKey: key, keychainID: keychainID), in: database,
+                keychainID: keychainID, failure: KeychainFailure(.decode))
+        } catch where error.status == .decode {
+            return nil
+        }
+    }
+
+    static func unopenableMessage(deviceKeyPath: String, keyExists: Bool) -> String {
+        let what =
+            keyExists
+            ? "the keybag does not open with the device key at \(deviceKeyPath): it belongs to another installation"
+            : "the device key \(deviceKeyPath) is missing"
+        return what
+            + "; this keychain has no password, so nothing else can open it (restore that file, or restore a backup made with `security backup-keychain`)"
+    }
+
+    /// The status of an item operation on a foreign keychain: locked until adopted.
+    static let foreignMessage =
+        "this keychain's device key is missing or belongs to another installation; unlock it with its password to use it here (its ThisDeviceOnly items stay unreadable)"
 
     /// The class key of entry `code`, or `nil` while it is locked.
     func classKey(_ code: Int64) -> SecureBytes? {

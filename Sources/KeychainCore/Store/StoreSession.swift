@@ -10,7 +10,10 @@ package import Foundation
 /// It is `~Copyable` so that exactly one owner (the keystore's mutex) holds the connection.
 package struct StoreSession: ~Copyable {
     let database: Database
-    let codec: ItemCodec
+    var codec: ItemCodec
+    /// `codec` holds a random index key because the keychain was foreign when opened; the first
+    /// transaction after its adoption replaces it.
+    var codecIsPlaceholder: Bool
     /// The keybag entries and settings this connection holds.
     let keys: SessionKeys
     /// The XOR of the tags the current transaction changed, written to `meta` once before it commits.
@@ -137,10 +140,20 @@ package struct StoreSession: ~Copyable {
     /// `associatedData` must be ``associatedData(_:_:)`` of `.key` for `row`.
     func itemKey(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
         let classKey = try classKey(row.protection)
-        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: associatedData)
-        else { throw KeychainFailure(.decode, "an item's key does not authenticate") }
+        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: associatedData) else {
+            if isOrphaned(row) { throw KeychainFailure(.decode, Self.orphanedMessage) }
+            throw KeychainFailure(.decode, "an item's key does not authenticate")
+        }
         return key
     }
+
+    /// Whether the row's class key was set aside when the keychain was adopted by another device
+    /// key (``Keystore/unlock(password:)``): a `…ThisDeviceOnly` item from before the adoption.
+    /// Only meaningful once its key has failed to open.
+    func isOrphaned(_ row: Row) -> Bool { keys.orphanedEntries.contains(row.protection.code) }
+
+    static let orphanedMessage =
+        "this ThisDeviceOnly item is bound to the device key of another installation (or of a lost one) and cannot be read here; delete it and add it again"
 
     func openAttributes(_ row: Row, itemKey: SecureBytes) throws(KeychainFailure) -> [String: AttributeValue] {
         try openAttributes(row, itemKey: itemKey, associatedData: associatedData(.attributes, row))
@@ -355,9 +368,14 @@ package struct StoreSession: ~Copyable {
         let delete: Statement
         do { delete = try database.prepare("DELETE FROM items WHERE rowid = ?") } catch { throw Self.failure(error) }
         for row in rows {
-            let key = try itemKey(row)
-            if !covered {
-                guard Self.satisfies(try openAttributes(row, itemKey: key), query) else { continue }
+            do {
+                let key = try itemKey(row)
+                if !covered {
+                    guard Self.satisfies(try openAttributes(row, itemKey: key), query) else { continue }
+                }
+            } catch where error.status == .decode && covered && isOrphaned(row) {
+                // It can never be opened here, but the indexed attributes select it: let the user
+                // clear it away, as its message says.
             }
             do throws(SQLiteError) {
                 try delete.run([.integer(row.rowid)])

@@ -31,6 +31,10 @@ struct UnlockKeychain: SecuritySubcommand {
         "security: the kernel keyring is unavailable, so this unlock lasts only for this process; "
         + "other programs still see the keychain locked"
 
+    static let adoptedNotice =
+        "security: this keychain's device key was missing or belonged to another installation; it is now bound to "
+        + "this installation's device key, and its ThisDeviceOnly items cannot be read here (delete and re-add them)"
+
     let password: String?
     let interactiveOnly: Bool
     let keychain: String?
@@ -45,10 +49,12 @@ struct UnlockKeychain: SecuritySubcommand {
         let operation = "SecKeychainUnlock \(KeychainOperand.display(keychain))"
         let target = context.target(keychain)
         let store: Keystore
+        let adopting: Bool
         do {
             store = try Keystore(location: target.location, create: false)
             // A keychain without a password is always unlocked: nothing to ask.
             guard try store.hasPassword() else { return 0 }
+            adopting = try store.needsAdoption()
         } catch {
             return context.fail(operation, error)
         }
@@ -60,6 +66,7 @@ struct UnlockKeychain: SecuritySubcommand {
             if try store.unlock(password: secret) == .thisProcess {
                 context.io.error.line(Self.thisProcessNotice)
             }
+            if adopting { context.io.error.line(Self.adoptedNotice) }
             return 0
         } catch {
             return context.fail(operation, error)
