@@ -164,6 +164,56 @@ struct KeychainManagementTests {
         #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work").stdout == "hunter2\n")
     }
 
+    @Test("a keychain whose device key is lost reads as locked (36); unlock-keychain adopts it; ThisDeviceOnly items exit 93")
+    func lostDeviceKey() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "hunter2", "work")
+        let work = KeychainLocation(databasePath: path(sandbox, "work"), deviceKeyPath: sandbox.location.deviceKeyPath)
+        _ = try Keystore(location: work, create: false).add(
+            .genericPassword,
+            attributes: ["svce": .string("vpn"), "acct": .string("alice"), "pdmn": .string("cku"), "agrp": .string("unsigned")],
+            secret: SecureBytes(copying: Array("bound".utf8)))
+        sandbox.security("lock-keychain", "work")
+        try FileManager.default.removeItem(atPath: sandbox.location.deviceKeyPath)
+
+        let foreign = "security: \(SessionKeys.foreignMessage)\n"
+        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work") == Outcome(
+            status: 36, stdout: "",
+            stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n" + foreign))
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout locked\n")
+        let before = fileBytes(path(sandbox, "work"))
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n").status == 51)
+        #expect(fileBytes(path(sandbox, "work")) == before)
+        #expect(!FileSystem.exists(sandbox.location.deviceKeyPath))
+
+        let scope = ClassKeyStore.scope == .thisProcess ? UnlockKeychain.thisProcessNotice + "\n" : ""
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n") == Outcome(
+            status: 0, stdout: "", stderr: scope + UnlockKeychain.adoptedNotice + "\n"))
+        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work").stdout == "hunter2\n")
+        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "-w", "work") == Outcome(
+            status: 93, stdout: "",
+            stderr: "security: SecKeychainSearchCopyNext: Unable to decode the provided data.\nsecurity: \(StoreSession.orphanedMessage)\n"))
+        #expect(sandbox.security("delete-generic-password", "-a", "alice", "-s", "vpn", "work") == Outcome(
+            status: 0, stdout: "", stderr: "password has been deleted.\n"))
+        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "work").status == 44)
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").stderr == scope, "adopted once only")
+    }
+
+    @Test("a keychain without a password whose device key is lost exits 93, says why, and is left untouched")
+    func lostDeviceKeyWithoutPassword() throws {
+        let sandbox = try Sandbox()
+        sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "hunter2")
+        try FileManager.default.removeItem(atPath: sandbox.location.deviceKeyPath)
+        let before = fileBytes(sandbox.location.databasePath)
+        let outcome = sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w")
+        #expect(outcome.status == 93)
+        #expect(outcome.stderr.contains("device key \(sandbox.location.deviceKeyPath) is missing"))
+        #expect(outcome.stderr.contains("no password"))
+        #expect(fileBytes(sandbox.location.databasePath) == before)
+        #expect(!FileSystem.exists(sandbox.location.deviceKeyPath))
+    }
+
     @Test("set-keychain-password reads the old and new password lines; a wrong old password exits 51")
     func changePassword() throws {
         let sandbox = try Sandbox()

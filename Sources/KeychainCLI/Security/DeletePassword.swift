@@ -6,6 +6,8 @@ enum DeletePassword {
     static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) -> Int32 {
         let targets = context.targets(options.operands)
         switch lookup.first(in: targets, context: context, withSecret: false) {
+        case .failed(let failure) where failure.detail == StoreSession.orphanedMessage:
+            return deleteUnreadable(lookup, targets, context) ?? context.fail("SecKeychainSearchCopyNext", failure)
         case .failed(let failure):
             return context.fail("SecKeychainSearchCopyNext", failure)
         case .found(let item, let target):
@@ -21,6 +23,24 @@ enum DeletePassword {
             context.io.error.line("password has been deleted.")
             return 0
         }
+    }
+
+    /// Deletes a `…ThisDeviceOnly` item that an adopted keychain can no longer open (its
+    /// attributes cannot be printed), when the options select it by indexed attributes only
+    /// (account, and service or server). Returns `nil` when nothing could be deleted that way.
+    private static func deleteUnreadable(
+        _ lookup: ItemLookup, _ targets: [SecurityContext.Target], _ context: SecurityContext
+    ) -> Int32? {
+        let query = ItemQuery(
+            itemClass: lookup.itemClass, filters: lookup.filters, accessGroups: lookup.accessGroup.map { [$0] },
+            synchronizable: nil)
+        guard StoreSession.isCoveredByIndex(query) else { return nil }
+        for target in targets {
+            guard let store = try? context.open(target), let deleted = try? store.delete(query), deleted > 0 else { continue }
+            context.io.error.line("password has been deleted.")
+            return 0
+        }
+        return nil
     }
 
     static let accessGroupOption = OptionSpec(

@@ -84,7 +84,7 @@ package struct SecurityContext {
     @discardableResult
     func fail(_ operation: String, _ failure: KeychainFailure) -> Int32 {
         let status = fail(operation, failure.status)
-        if [.invalidKeychain, .wrongSecVersion, .io].contains(failure.status), let detail = failure.detail {
+        if failure.isAdvice || [.invalidKeychain, .wrongSecVersion, .io].contains(failure.status), let detail = failure.detail {
             io.error.line("security: \(detail)")
         }
         return status

@@ -5,10 +5,14 @@
 package struct KeychainFailure: Error, Sendable, CustomStringConvertible {
     package let status: KeychainStatus
     package let detail: String?
+    /// The detail tells the user what to do, and tools print it under the status's own message
+    /// (a keychain waiting for adoption, an item bound to another installation).
+    package let isAdvice: Bool
 
-    package init(_ status: KeychainStatus, _ detail: String? = nil) {
+    package init(_ status: KeychainStatus, _ detail: String? = nil, isAdvice: Bool = false) {
         self.status = status
         self.detail = detail
+        self.isAdvice = isAdvice
     }
 
     package var description: String {

@@ -157,7 +157,7 @@ package final class Keystore: Sendable {
                     session.pendingAccumulator.discard()
                     try session.keys.beginTransaction(session.database)
                     if session.keys.isForeign {
-                        if !foreign { throw KeychainFailure(.interactionNotAllowed, SessionKeys.foreignMessage) }
+                        if !foreign { throw KeychainFailure(.interactionNotAllowed, SessionKeys.foreignMessage, isAdvice: true) }
                     } else if session.codecIsPlaceholder, let indexKey = session.keys.indexKey {
                         // Another process adopted the keychain since it was opened here.
                         session.codec = ItemCodec(keychainID: session.keys.keychainID, indexKey: indexKey)

@@ -40,7 +40,7 @@ final class SessionKeys {
     /// The device key the keybag is bound to.
     /// - Throws: `.interactionNotAllowed` while the keychain is foreign.
     func boundDeviceKey() throws(KeychainFailure) -> SecureBytes {
-        guard let deviceKey, !isForeign else { throw KeychainFailure(.interactionNotAllowed, Self.foreignMessage) }
+        guard let deviceKey, !isForeign else { throw KeychainFailure(.interactionNotAllowed, Self.foreignMessage, isAdvice: true) }
         return deviceKey
     }
 
@@ -84,7 +84,8 @@ final class SessionKeys {
             isForeign = true
             return
         } else {
-            throw KeychainFailure(.decode, Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil))
+            throw KeychainFailure(
+                .decode, Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil), isAdvice: true)
         }
         guard deviceEntries[Keybag.indexEntry] != nil else {
             throw KeychainFailure(.invalidKeychain, "the keybag has no index key")

@@ -141,7 +141,7 @@ package struct StoreSession: ~Copyable {
     func itemKey(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
         let classKey = try classKey(row.protection)
         guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: associatedData) else {
-            if isOrphaned(row) { throw KeychainFailure(.decode, Self.orphanedMessage) }
+            if isOrphaned(row) { throw KeychainFailure(.decode, Self.orphanedMessage, isAdvice: true) }
             throw KeychainFailure(.decode, "an item's key does not authenticate")
         }
         return key
@@ -152,7 +152,7 @@ package struct StoreSession: ~Copyable {
     /// Only meaningful once its key has failed to open.
     func isOrphaned(_ row: Row) -> Bool { keys.orphanedEntries.contains(row.protection.code) }
 
-    static let orphanedMessage =
+    package static let orphanedMessage =
         "this ThisDeviceOnly item is bound to the device key of another installation (or of a lost one) and cannot be read here; delete it and add it again"
 
     func openAttributes(_ row: Row, itemKey: SecureBytes) throws(KeychainFailure) -> [String: AttributeValue] {
@@ -198,7 +198,7 @@ package struct StoreSession: ~Copyable {
     }
 
     /// Whether every filter was already decided by an indexed column.
-    static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
+    package static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
         let name = ItemCodec.nameAttribute(query.itemClass)
         return query.filters.keys.allSatisfy { $0 == "acct" || $0 == name }
     }
