@@ -177,11 +177,11 @@ struct KeychainManagementTests {
         sandbox.security("lock-keychain", "work")
         try FileManager.default.removeItem(atPath: sandbox.location.deviceKeyPath)
 
-        let foreign = "security: \(SessionKeys.foreignMessage)\n"
+        let foreign = "security: \(Keystore.foreignKeychainAdvice)\n"
         #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work") == Outcome(
             status: 36, stdout: "",
             stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n" + foreign))
-        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout locked\n")
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout locked\n" + foreign)
         let before = fileBytes(path(sandbox, "work"))
         #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n").status == 51)
         #expect(fileBytes(path(sandbox, "work")) == before)
@@ -198,6 +198,7 @@ struct KeychainManagementTests {
             status: 0, stdout: "", stderr: "password has been deleted.\n"))
         #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "work").status == 44)
         #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").stderr == scope, "adopted once only")
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout unlocked\n")
     }
 
     @Test("a keychain without a password whose device key is lost exits 93, says why, and is left untouched")
@@ -294,16 +295,16 @@ struct KeychainManagementTests {
         sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "pw", "work")
         sandbox.security("default-keychain", "-s", "work")
         let location = KeychainLocation.named("work", environment: sandbox.environment)
-        let keychainID = try Keystore(location: location, create: false).read {
-            (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID
+        let keyringID = try Keystore(location: location, create: false).read {
+            (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID
         }
-        #expect(ClassKeyStore.load(keychainID: keychainID, entry: ProtectionClass.whenUnlocked.code) != nil)
+        #expect(ClassKeyStore.load(keyringID: keyringID, entry: ProtectionClass.whenUnlocked.code) != nil)
         let base = path(sandbox, "work")
         _ = FileManager.default.createFile(atPath: base + "-wal", contents: Data())
         _ = FileManager.default.createFile(atPath: base + "-shm", contents: Data())
         #expect(sandbox.security("delete-keychain", "work") == Outcome(status: 0, stdout: "", stderr: ""))
         for file in [base, base + "-wal", base + "-shm"] { #expect(!FileSystem.exists(file), "\(file)") }
-        for entry in Keybag.passcodeEntries { #expect(ClassKeyStore.load(keychainID: keychainID, entry: entry) == nil) }
+        for entry in Keybag.passcodeEntries { #expect(ClassKeyStore.load(keyringID: keyringID, entry: entry) == nil) }
         #expect(sandbox.security("default-keychain").stdout == "    \"\(sandbox.location.databasePath)\"\n")
         #expect(sandbox.security("list-keychains").stdout == "    \"\(sandbox.location.databasePath)\"\n")
         #expect(sandbox.security("delete-keychain", "work") == Outcome(

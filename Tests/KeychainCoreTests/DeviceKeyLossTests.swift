@@ -106,19 +106,88 @@ struct DeviceKeyLossTests {
         try FileSystem.makePrivateDirectory(temp.directory + "/other/data/keychains")
         try FileManager.default.copyItem(atPath: temp.location.databasePath, toPath: other.databasePath)
 
+        // The original is unlocked while its copy is adopted: they share a keychain id, but the copy's
+        // new ThisDeviceOnly class keys must not replace the original's in the kernel keyring.
+        let original = try temp.open()
+        try original.unlock(password: secret(Self.passcode))
+
         let copy = try Keystore(location: other, create: false)
         #expect(read(copy, .always) == "status -25308")
         try copy.unlock(password: secret(Self.passcode))
         for protection in ProtectionClass.allCases {
             #expect(read(copy, protection) == (protection.isMigratable ? "s-\(protection.rawValue)" : "status -26275"))
         }
-        try copy.withdrawAllClassKeys()
+        _ = try copy.add(.genericPassword, attributes: genericItem("copy", "aku", .whenUnlockedThisDeviceOnly), secret: secret("c"))
 
-        let original = try temp.open()
-        try original.unlock(password: secret(Self.passcode))
         for protection in ProtectionClass.allCases {
             #expect(read(original, protection) == "s-\(protection.rawValue)", "the original keeps every item")
         }
+        _ = try original.add(.genericPassword, attributes: genericItem("orig", "aku", .whenUnlockedThisDeviceOnly), secret: secret("o"))
+        try copy.lock()
+        #expect(read(original, .whenUnlocked) == "s-ak", "locking the copy does not lock the original")
+        try original.lock()
+        try original.unlock(password: secret(Self.passcode))
+        try copy.unlock(password: secret(Self.passcode))
+        #expect(try original.search(query("orig", "aku"), projection: .secret).first?.secret?.constantTimeEquals(Array("o".utf8)) == true)
+        #expect(try copy.search(query("copy", "aku"), projection: .secret).first?.secret?.constantTimeEquals(Array("c".utf8)) == true)
+        try copy.withdrawAllClassKeys()
+    }
+
+    @Test("unreadable ThisDeviceOnly items do not block searches over several items, backups or exports")
+    func orphansAreSkipped() throws {
+        let temp = TemporaryKeychain()
+        try populatedKeychain(temp)
+        try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
+        let keystore = try temp.open()
+        try keystore.unlock(password: secret(Self.passcode))
+
+        let all = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: [:]), projection: [.attributes])
+        #expect(Set(all.map(\.protection)) == [.whenUnlocked, .afterFirstUnlock, .always])
+        #expect(try keystore.update(query("svc"), changes: ["labl": .string("seen")], secret: nil) == 3)
+        #expect(throws: KeychainFailure.self) {
+            try keystore.update(query("svc", "cku"), changes: ["labl": .string("x")], secret: nil)
+        }
+        let report = try keystore.backup(
+            to: temp.directory + "/b.swkcbackup", passphrase: secret("backup"), parameters: .testing)
+        #expect(report.items == 3)
+        #expect(report.unreadableThisDeviceOnly == 3, "aku, cku and dku; akpu is never backed up")
+        #expect(report.excludedWhenPasscodeSet == 1)
+        // Deleting by a non-indexed attribute skips them, and they stay reported.
+        #expect(try keystore.delete(ItemQuery(itemClass: .genericPassword, filters: ["labl": .string("seen")])) == 3)
+        #expect(read(keystore, .alwaysThisDeviceOnly) == "status -26275")
+    }
+
+    @Test("a damaged migration slot: the right password says so (not 'wrong password'); a normal unlock repairs it")
+    func damagedMigrationSlot() throws {
+        let temp = TemporaryKeychain()
+        try populatedKeychain(temp)
+        try damageMigrationRow(temp)
+        // With the device key, the next unlock rewrites it.
+        try temp.open().unlock(password: secret(Self.passcode))
+        try temp.open().withdrawAllClassKeys()
+        try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
+        try temp.open().unlock(password: secret(Self.passcode))
+        #expect(read(try temp.open(), .whenUnlocked) == "s-ak")
+
+        // Without the device key, damage cannot be repaired, and is reported as such.
+        let second = TemporaryKeychain()
+        try populatedKeychain(second)
+        try damageMigrationRow(second)
+        try FileManager.default.removeItem(atPath: second.location.deviceKeyPath)
+        let keystore = try second.open()
+        #expect {
+            try keystore.unlock(password: secret(Self.passcode))
+        } throws: { error in
+            let failure = error as? KeychainFailure
+            return failure?.status == .decode && failure?.detail?.contains("damaged") == true
+        }
+        #expect(throws: KeychainFailure.self) { try keystore.unlock(password: secret("wrong")) }
+        #expect(read(keystore, .whenUnlocked) == "status -25308")
+    }
+
+    func damageMigrationRow(_ temp: TemporaryKeychain) throws {
+        let database = try Database(path: temp.location.databasePath, mode: .readWrite)
+        try database.execute("UPDATE keybag SET wrapped = randomblob(length(wrapped)) WHERE slot = 3 AND entry = 1")
     }
 
     @Test("another connection that opened the foreign keychain reads once it is adopted elsewhere")
@@ -159,6 +228,16 @@ struct DeviceKeyLossTests {
         let database = try Database(path: temp.location.databasePath, mode: .readWrite)
         try database.execute("DELETE FROM keybag WHERE slot = 3")
         #expect(try migrationRows(temp) == 0)
+        try FileManager.default.copyItem(atPath: temp.location.deviceKeyPath, toPath: temp.directory + "/device.key.saved")
+
+        try temp.open().withdrawAllClassKeys()
+        try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
+        #expect {
+            _ = try temp.open()
+        } throws: { error in
+            (error as? KeychainFailure)?.detail?.contains("no migration keys") == true
+        }
+        try FileManager.default.copyItem(atPath: temp.directory + "/device.key.saved", toPath: temp.location.deviceKeyPath)
 
         try temp.open().unlock(password: secret(Self.passcode))
         #expect(try migrationRows(temp) == Keybag.migrationEntries.count)

@@ -10,11 +10,17 @@ package struct BackupReport: Sendable, Equatable, CustomStringConvertible {
     package var excludedWhenPasscodeSet: Int
     /// Size of the backup file in bytes.
     package var bytes: Int
+    /// ThisDeviceOnly items left out because they belong to another installation's device key and
+    /// cannot be opened here (see ``Keystore/unlock(password:)``).
+    package var unreadableThisDeviceOnly = 0
 
     package var description: String {
         var text = "backed up \(items) items (\(migratable) migratable, \(deviceBound) bound to this installation)"
         if excludedWhenPasscodeSet > 0 {
             text += "; \(excludedWhenPasscodeSet) WhenPasscodeSetThisDeviceOnly items are never backed up"
+        }
+        if unreadableThisDeviceOnly > 0 {
+            text += "; \(unreadableThisDeviceOnly) ThisDeviceOnly items left out: they belong to another installation and cannot be read here"
         }
         return text
     }

@@ -47,11 +47,12 @@ extension Keystore {
         let keys = try BackupKeys.derive(passphrase: passphrase, salt: salt, parameters: parameters)
         let writer = try BackupStream.Writer(file: file, parameters: parameters, salt: salt, keys: keys)
 
-        let counts = try read { (s: borrowing StoreSession) throws(KeychainFailure) -> BackupMessage.Counts in
+        let (counts, unreadable) = try read {
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (BackupMessage.Counts, Int) in
             let bindingKey = BackupKeys.deviceBindingKey(deviceKey: try s.keys.boundDeviceKey(), salt: salt)
             try writer.write(BackupMessage.begin(created: Date(), deviceCheck: BackupKeys.deviceCheck(bindingKey)))
             var counts = BackupMessage.Counts()
-            try s.forEachItem(include: { _, protection in
+            let unreadable = try s.forEachItem(include: { _, protection in
                 if protection == .whenPasscodeSetThisDeviceOnly {
                     counts.excluded += 1
                     return false
@@ -68,12 +69,12 @@ extension Keystore {
                 counts.items += 1
             }
             try writer.write(BackupMessage.end(counts), final: true)
-            return counts
+            return (counts, unreadable)
         }
         try file.commit()
         return BackupReport(
             items: Int(counts.items), migratable: Int(counts.migratable), deviceBound: Int(counts.deviceBound),
-            excludedWhenPasscodeSet: Int(counts.excluded), bytes: file.bytesWritten)
+            excludedWhenPasscodeSet: Int(counts.excluded), bytes: file.bytesWritten, unreadableThisDeviceOnly: unreadable)
     }
 
     // MARK: - Restore

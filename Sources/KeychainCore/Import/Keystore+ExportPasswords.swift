@@ -4,12 +4,17 @@ package struct ExportReport: Sendable, Equatable, CustomStringConvertible {
     package var exported = 0
     /// Internet passwords left out because they have no server to make a URL from.
     package var skippedWithoutServer = 0
+    /// ThisDeviceOnly internet passwords left out because they belong to another installation.
+    package var skippedUnreadable = 0
     /// The file written.
     package var path: String
 
     package var description: String {
         var text = "exported \(exported) internet passwords to \(path)"
         if skippedWithoutServer > 0 { text += "; \(skippedWithoutServer) without a server were left out" }
+        if skippedUnreadable > 0 {
+            text += "; \(skippedUnreadable) ThisDeviceOnly items of another installation were left out (unreadable here)"
+        }
         return text + ". " + Keystore.plainTextExportWarning
     }
 }
@@ -50,7 +55,7 @@ extension Keystore {
         try CSVWriter.writeRecord([.text("name"), .text("url"), .text("username"), .text("password"), .text("note")], to: file)
         var report = try read { (s: borrowing StoreSession) throws(KeychainFailure) -> ExportReport in
             var report = ExportReport(path: path)
-            try s.forEachItem(of: .internetPassword) { (record: ItemRecord) throws(KeychainFailure) in
+            let skipped = try s.forEachItem(of: .internetPassword) { (record: ItemRecord) throws(KeychainFailure) in
                 if let accessGroups, !accessGroups.contains(record.accessGroup) { return }
                 let server = Self.text(record.attributes["srvr"])
                 guard !server.isEmpty else {
@@ -70,6 +75,7 @@ extension Keystore {
                     ], to: file)
                 report.exported += 1
             }
+            report.skippedUnreadable = skipped
             return report
         }
         try file.commit()

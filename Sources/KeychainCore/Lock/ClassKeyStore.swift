@@ -16,16 +16,16 @@ package enum ClassKeyStore {
     package static var scope: Scope { KernelKeyring.isAvailable ? .userSession : .thisProcess }
 
     private static let processKeys = Mutex<[String: (key: SecureBytes, expires: UInt64?, epoch: Int64)]>([:])
-    /// Numbers the in-process stores, so that ``epoch(keychainID:entry:)`` changes across a withdrawal.
+    /// Numbers the in-process stores, so that ``epoch(keyringID:entry:)`` changes across a withdrawal.
     private static let processEpochs = Atomic<Int64>(0)
 
-    static func description(keychainID: [UInt8], entry: Int64) -> String {
-        "swkc:" + keychainID.map { String($0, radix: 16).leftPadded(to: 2) }.joined() + ":\(entry)"
+    static func description(keyringID: [UInt8], entry: Int64) -> String {
+        "swkc:" + keyringID.map { String($0, radix: 16).leftPadded(to: 2) }.joined() + ":\(entry)"
     }
 
     /// Makes `key` available; `timeout` seconds (0 = until the session ends).
-    static func store(_ key: SecureBytes, keychainID: [UInt8], entry: Int64, timeout: UInt32) {
-        let name = description(keychainID: keychainID, entry: entry)
+    static func store(_ key: SecureBytes, keyringID: [UInt8], entry: Int64, timeout: UInt32) {
+        let name = description(keyringID: keyringID, entry: entry)
         if scope == .userSession, KernelKeyring.store(key, description: name, timeout: timeout) { return }
         let expiry = timeout > 0 ? Monotonic.seconds() + UInt64(timeout) : nil
         processKeys.withLock { keys in
@@ -37,8 +37,8 @@ package enum ClassKeyStore {
     }
 
     /// The key, or `nil` when locked or expired.
-    static func load(keychainID: [UInt8], entry: Int64) -> SecureBytes? {
-        let name = description(keychainID: keychainID, entry: entry)
+    static func load(keyringID: [UInt8], entry: Int64) -> SecureBytes? {
+        let name = description(keyringID: keyringID, entry: entry)
         if scope == .userSession, let key = KernelKeyring.load(description: name, count: Sodium.keyBytes) {
             return key
         }
@@ -57,8 +57,8 @@ package enum ClassKeyStore {
     ///
     /// Kernel keys give their serial number; in-process keys a counter above 2³² (kernel serials are
     /// below 2³¹), so the two never collide.
-    static func epoch(keychainID: [UInt8], entry: Int64) -> Int64? {
-        let name = description(keychainID: keychainID, entry: entry)
+    static func epoch(keyringID: [UInt8], entry: Int64) -> Int64? {
+        let name = description(keyringID: keyringID, entry: entry)
         if scope == .userSession, let serial = KernelKeyring.serial(description: name) { return serial }
         return processKeys.withLock { keys -> Int64? in
             guard let stored = keys[name] else { return nil }
@@ -71,8 +71,8 @@ package enum ClassKeyStore {
     }
 
     /// Withdraws the key at once.
-    static func remove(keychainID: [UInt8], entry: Int64) {
-        let name = description(keychainID: keychainID, entry: entry)
+    static func remove(keyringID: [UInt8], entry: Int64) {
+        let name = description(keyringID: keyringID, entry: entry)
         if scope == .userSession { KernelKeyring.remove(description: name) }
         _ = processKeys.withLock { $0.removeValue(forKey: name) }
     }

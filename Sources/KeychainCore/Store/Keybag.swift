@@ -108,7 +108,21 @@ package enum Keybag {
     static func unwrap(
         slot: Slot, kek: SecureBytes, in database: Database, keychainID: [UInt8], failure: KeychainFailure
     ) throws(KeychainFailure) -> [Int64: SecureBytes] {
-        var keys: [Int64: SecureBytes] = [:]
+        let (opened, failed) = try unwrapEach(slot: slot, kek: kek, in: database, keychainID: keychainID)
+        guard failed.isEmpty else { throw failure }
+        return opened
+    }
+
+    /// Unwraps every entry of `slot` that opens with `kek`, and lists those that do not.
+    ///
+    /// With a wrong KEK nothing opens; when some entries open and others do not, the KEK is right
+    /// and the rows that fail were damaged.
+    /// - Throws: `.invalidKeychain` when the table cannot be read.
+    static func unwrapEach(
+        slot: Slot, kek: SecureBytes, in database: Database, keychainID: [UInt8]
+    ) throws(KeychainFailure) -> (opened: [Int64: SecureBytes], failed: [Int64]) {
+        var opened: [Int64: SecureBytes] = [:]
+        var failed: [Int64] = []
         do {
             let select = try database.prepare("SELECT entry, wrapped FROM keybag WHERE slot = ?")
             try select.bind([.integer(slot.rawValue)])
@@ -116,15 +130,16 @@ package enum Keybag {
             while try select.step() {
                 let entry = select.int64(0)
                 let ad = associatedData(keychainID: keychainID, entry: entry, slot: slot)
-                guard let key = Sodium.openSecret(select.blob(1), key: kek, associatedData: ad) else { throw failure }
-                keys[entry] = key
+                if let key = Sodium.openSecret(select.blob(1), key: kek, associatedData: ad) {
+                    opened[entry] = key
+                } else {
+                    failed.append(entry)
+                }
             }
-        } catch let thrown as KeychainFailure {
-            throw thrown
         } catch {
             throw KeychainFailure(.invalidKeychain, "cannot read the keybag: \(error)")
         }
-        return keys
+        return (opened, failed)
     }
 
     /// Whether `slot` holds any row.

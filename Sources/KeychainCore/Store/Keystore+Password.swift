@@ -34,7 +34,7 @@ extension Keystore {
             let entry = protection.code
             if s.keys.deviceEntries[entry] != nil { return 0 }
             guard s.keys.classKey(entry) != nil else { return nil }
-            return ClassKeyStore.epoch(keychainID: s.keys.keychainID, entry: entry)
+            return ClassKeyStore.epoch(keyringID: s.keys.keyringID, entry: entry)
         }
     }
 
@@ -42,6 +42,9 @@ extension Keystore {
     package func autoLockTimeout() throws(KeychainFailure) -> UInt32 {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in s.keys.autoLockSeconds }
     }
+
+    /// What a foreign keychain's calls say (with `.interactionNotAllowed`): unlock it to adopt it.
+    package static var foreignKeychainAdvice: String { SessionKeys.foreignMessage }
 
     /// Whether the keychain waits to be adopted: its device key is missing or belongs to another
     /// installation, and only its password can open it (see ``unlock(password:)``).
@@ -129,10 +132,11 @@ extension Keystore {
         }
         CrashPoint.reach("password.committed")
         throttle.reset()
+        let keyringID = try read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
         if newPassword != nil {
-            try makeAvailable(classKeys, keychainID: keychainID)
+            try makeAvailable(classKeys, keyringID: keyringID)
         } else {
-            for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keychainID: keychainID, entry: entry) }
+            for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keyringID: keyringID, entry: entry) }
         }
     }
 
@@ -162,54 +166,71 @@ extension Keystore {
     /// only the old device key opens, are set aside in `meta` and replaced by fresh ones. Items of
     /// those classes then answer `.decode`, and every other item reads as before (tracker issue 3).
     ///
-    /// A keychain made by an earlier build gets its migration slot at its first unlock here.
+    /// A keychain made by an earlier build gets its migration slot at its first unlock here, and a
+    /// damaged migration slot is rewritten.
     /// - Returns: where the unlock is kept (``ClassKeyStore/Scope``). A keychain without a password
     ///   is always unlocked; the call then succeeds without checking anything.
     /// - Throws: `.authFailed` (-25293) for a wrong password; `.allocate` when Argon2id cannot get
     ///   its memory; `.io` when the device key cannot be created during an adoption.
     @discardableResult
     package func unlock(password: SecureBytes) throws(KeychainFailure) -> ClassKeyStore.Scope {
+        try unlockReportingAdoption(password: password).scope
+    }
+
+    /// As ``unlock(password:)``, and says whether this call adopted the keychain (`false` when it
+    /// was not foreign, or another process adopted it first).
+    package func unlockReportingAdoption(password: SecureBytes) throws(KeychainFailure)
+        -> (scope: ClassKeyStore.Scope, adopted: Bool)
+    {
         let (existing, keychainID, throttle, isForeign) = try read(foreign: true) {
             (s: borrowing StoreSession) throws(KeychainFailure) in
             (s.keys.password, s.keys.keychainID, s.keys.throttle, s.keys.isForeign)
         }
-        guard let existing else { return ClassKeyStore.scope }
+        guard let existing else { return (ClassKeyStore.scope, false) }
         throttle.waitIfNeeded()
         let hash = try Keybag.passwordHash(password, salt: existing.salt, parameters: existing.parameters)
         let classKeys: [Int64: SecureBytes]
+        var adopted = false
         do {
             if isForeign {
-                classKeys = try adopt(passwordHash: hash, salt: existing.salt, keychainID: keychainID)
+                (classKeys, adopted) = try adopt(passwordHash: hash, salt: existing.salt, keychainID: keychainID)
             } else {
                 classKeys = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
                     try Keybag.unwrap(
                         slot: .passcode, kek: Keybag.passcodeKEK(passwordHash: hash, deviceKey: try s.keys.boundDeviceKey()),
                         in: s.database, keychainID: keychainID, failure: KeychainFailure(.authFailed))
                 }
-                try addMissingMigrationSlot(passwordHash: hash, salt: existing.salt, classKeys: classKeys)
+                try repairMigrationSlot(passwordHash: hash, salt: existing.salt, classKeys: classKeys)
             }
         } catch {
             if error.status == .authFailed { throttle.recordFailure() }
             throw error
         }
         throttle.reset()
-        try makeAvailable(classKeys, keychainID: keychainID)
-        return ClassKeyStore.scope
+        let keyringID = try read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
+        try makeAvailable(classKeys, keyringID: keyringID)
+        return (ClassKeyStore.scope, adopted)
     }
 
     /// Adopts a foreign keychain (see ``unlock(password:)``).
-    /// - Returns: the passcode-slot class keys, to make available.
-    /// - Throws: `.authFailed` when the password does not open the migration slot (nothing is written).
+    /// - Returns: the passcode-slot class keys, to make available, and whether this call adopted it
+    ///   (`false` when another process did it first).
+    /// - Throws: `.authFailed` when the password does not open the migration slot (nothing is
+    ///   written); `.decode` when it opens only part of it (damage).
     private func adopt(passwordHash: SecureBytes, salt: [UInt8], keychainID: [UInt8]) throws(KeychainFailure)
-        -> [Int64: SecureBytes]
+        -> (classKeys: [Int64: SecureBytes], adopted: Bool)
     {
         let migrationKEK = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
         let unwrapMigration = { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
-            let carried = try Keybag.unwrap(
-                slot: .migration, kek: migrationKEK, in: s.database, keychainID: keychainID,
-                failure: KeychainFailure(.authFailed))
-            guard Keybag.migrationEntries.allSatisfy({ carried[$0] != nil }) else {
-                throw KeychainFailure(.invalidKeychain, "the keybag's migration slot is incomplete")
+            let (carried, failed) = try Keybag.unwrapEach(
+                slot: .migration, kek: migrationKEK, in: s.database, keychainID: keychainID)
+            // Nothing opens with a wrong password; a right one that opens only part was damaged.
+            if carried.isEmpty { throw KeychainFailure(.authFailed) }
+            guard failed.isEmpty, Keybag.migrationEntries.allSatisfy({ carried[$0] != nil }) else {
+                throw KeychainFailure(
+                    .decode,
+                    "the password is right, but this keychain's migration keys are damaged, so it cannot be adopted without its old device key; restore that file or a backup",
+                    isAdvice: true)
             }
             return carried
         }
@@ -217,16 +238,18 @@ extension Keystore {
         _ = try read(foreign: true, unwrapMigration)
         let deviceKey = try DeviceKey.loadOrCreate(path: location.deviceKeyPath)
         CrashPoint.reach("adopt.derived")
-        return try write(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
+        return try write(foreign: true) {
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (classKeys: [Int64: SecureBytes], adopted: Bool) in
             guard s.keys.password?.salt == salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
             }
             let passcodeKEK = Keybag.passcodeKEK(passwordHash: passwordHash, deviceKey: deviceKey)
             if !s.keys.isForeign {
                 // Another process adopted it meanwhile, with the same device key.
-                return try Keybag.unwrap(
+                let classKeys = try Keybag.unwrap(
                     slot: .passcode, kek: passcodeKEK, in: s.database, keychainID: keychainID,
                     failure: KeychainFailure(.authFailed))
+                return (classKeys, false)
             }
             var keys = try unwrapMigration(s)
             let deviceKEK = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
@@ -244,27 +267,34 @@ extension Keystore {
                         key, entry: entry, slot: passcode ? .passcode : .device, kek: passcode ? passcodeKEK : deviceKEK,
                         in: s.database, keychainID: keychainID)
                 }
+                try Meta.set(s.database, "keyring_id", Sodium.randomBytes(16))
                 try Meta.set(s.database, "generation", integer: generation + 1)
             } catch {
                 throw StoreSession.failure(error)
             }
             CrashPoint.reach("adopt.rewrapped")
             try s.keys.reload(s.database)
-            return classKeys
+            return (classKeys, true)
         }
     }
 
-    /// Writes the migration slot of a keychain made before it existed, at its first unlock.
-    private func addMissingMigrationSlot(
+    /// Makes sure the migration slot holds every migratable key under the current password,
+    /// rewriting it when it is missing (a keychain made before it existed) or any row fails to
+    /// open (damage); the device slot and passcode slot just opened are the source of truth.
+    private func repairMigrationSlot(
         passwordHash: SecureBytes, salt: [UInt8], classKeys: [Int64: SecureBytes]
     ) throws(KeychainFailure) {
-        let present = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
-            try Keybag.hasRows(.migration, in: s.database)
+        let isSound = { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in
+            let (opened, failed) = try Keybag.unwrapEach(
+                slot: .migration, kek: Keybag.migrationKEK(passwordHash: passwordHash, keychainID: s.keys.keychainID),
+                in: s.database, keychainID: s.keys.keychainID)
+            return failed.isEmpty && Keybag.migrationEntries.allSatisfy { opened[$0] != nil }
         }
-        if present { return }
+        if try read(isSound) { return }
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
-            guard s.keys.password?.salt == salt, !(try Keybag.hasRows(.migration, in: s.database)) else { return }
+            guard s.keys.password?.salt == salt, !(try isSound(s)) else { return }
             do throws(SQLiteError) {
+                try Keybag.remove(.migration, in: s.database)
                 try Self.storeMigrationSlot(
                     passwordHash: passwordHash, classKeys: classKeys, session: s, keychainID: s.keys.keychainID)
             } catch {
@@ -276,14 +306,14 @@ extension Keystore {
     /// Locks the keychain: withdraws the WhenUnlocked (and WhenPasscodeSet) class keys at once, for
     /// every process of the user. AfterFirstUnlock keys stay until the session ends, as on iOS.
     package func lock() throws(KeychainFailure) {
-        let keychainID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID }
-        for entry in Keybag.whenUnlockedEntries { ClassKeyStore.remove(keychainID: keychainID, entry: entry) }
+        let keyringID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
+        for entry in Keybag.whenUnlockedEntries { ClassKeyStore.remove(keyringID: keyringID, entry: entry) }
     }
 
     /// Sets the auto-lock timeout: the WhenUnlocked keys are withdrawn after `seconds` without use
     /// (0: never), as `security set-keychain-settings -t` does on macOS.
     package func setAutoLockTimeout(_ seconds: UInt32) throws(KeychainFailure) {
-        let keychainID = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [UInt8] in
+        let keyringID = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [UInt8] in
             let generation = try Meta.integer(s.database, "generation")
             do throws(SQLiteError) {
                 try Meta.set(s.database, "autolock", integer: Int64(seconds))
@@ -292,21 +322,21 @@ extension Keystore {
                 throw StoreSession.failure(error)
             }
             try s.keys.reload(s.database)
-            return s.keys.keychainID
+            return s.keys.keyringID
         }
         // Re-arm the timer on keys that are available now.
         for entry in Keybag.whenUnlockedEntries {
-            if let key = ClassKeyStore.load(keychainID: keychainID, entry: entry) {
-                ClassKeyStore.store(key, keychainID: keychainID, entry: entry, timeout: seconds)
+            if let key = ClassKeyStore.load(keyringID: keyringID, entry: entry) {
+                ClassKeyStore.store(key, keyringID: keyringID, entry: entry, timeout: seconds)
             }
         }
     }
 
-    private func makeAvailable(_ classKeys: [Int64: SecureBytes], keychainID: [UInt8]) throws(KeychainFailure) {
+    private func makeAvailable(_ classKeys: [Int64: SecureBytes], keyringID: [UInt8]) throws(KeychainFailure) {
         let timeout = try autoLockTimeout()
         for (entry, key) in classKeys {
             let expires = Keybag.whenUnlockedEntries.contains(entry) ? timeout : 0
-            ClassKeyStore.store(key, keychainID: keychainID, entry: entry, timeout: expires)
+            ClassKeyStore.store(key, keyringID: keyringID, entry: entry, timeout: expires)
         }
     }
 }
@@ -315,7 +345,7 @@ extension Keystore {
     /// Withdraws every class key this keychain has in the class key store (WhenUnlocked and
     /// AfterFirstUnlock alike), as a logout or restart would. Used by `delete-keychain` and tests.
     package func withdrawAllClassKeys() throws(KeychainFailure) {
-        let keychainID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keychainID }
-        for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keychainID: keychainID, entry: entry) }
+        let keyringID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
+        for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keyringID: keyringID, entry: entry) }
     }
 }

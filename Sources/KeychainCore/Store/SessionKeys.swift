@@ -16,6 +16,11 @@ final class SessionKeys {
     /// or the keychain was copied from another installation), and the keychain has a migration
     /// slot: nothing can be read until ``Keystore/unlock(password:)`` adopts it.
     private(set) var isForeign = false
+    /// Names this keychain's class keys in the class key store (``ClassKeyStore``): the keychain id,
+    /// or, once the keychain has been adopted, a random id made by the adoption (`meta.keyring_id`).
+    /// A copy adopted by another installation, or beside its original, thus never shares keyring
+    /// entries with it: the copy's `…ThisDeviceOnly` class keys differ from the original's.
+    private(set) var keyringID: [UInt8]
     /// Class entries whose keys an adoption set aside (see ``Keybag/setAside(entry:tag:in:)``).
     private(set) var orphanedEntries: Set<Int64> = []
     /// Argon2id parameters and salt while the keychain has a password.
@@ -31,6 +36,7 @@ final class SessionKeys {
 
     init(keychainID: [UInt8], deviceKey: SecureBytes?, deviceKeyPath: String) {
         self.keychainID = keychainID
+        self.keyringID = keychainID
         self.deviceKey = deviceKey
         self.deviceKeyPath = deviceKeyPath
     }
@@ -69,6 +75,7 @@ final class SessionKeys {
             password = nil
         }
         orphanedEntries = try Keybag.orphanedEntries(in: database)
+        keyringID = try Meta.blob(database, "keyring_id") ?? keychainID
         if let entries = try openDeviceSlot(database) {
             deviceEntries = entries
             isForeign = false
@@ -85,7 +92,9 @@ final class SessionKeys {
             return
         } else {
             throw KeychainFailure(
-                .decode, Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil), isAdvice: true)
+                .decode,
+                Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil, hasPassword: password != nil),
+                isAdvice: true)
         }
         guard deviceEntries[Keybag.indexEntry] != nil else {
             throw KeychainFailure(.invalidKeychain, "the keybag has no index key")
@@ -107,13 +116,16 @@ final class SessionKeys {
         }
     }
 
-    static func unopenableMessage(deviceKeyPath: String, keyExists: Bool) -> String {
+    static func unopenableMessage(deviceKeyPath: String, keyExists: Bool, hasPassword: Bool) -> String {
         let what =
             keyExists
             ? "the keybag does not open with the device key at \(deviceKeyPath): it belongs to another installation"
             : "the device key \(deviceKeyPath) is missing"
-        return what
-            + "; this keychain has no password, so nothing else can open it (restore that file, or restore a backup made with `security backup-keychain`)"
+        let why =
+            hasPassword
+            ? "this keychain's password cannot open it alone, because it has no migration keys (it was not unlocked since an upgrade, or they were removed)"
+            : "this keychain has no password, so nothing else can open it"
+        return what + "; " + why + " (restore that file, or restore a backup made with `security backup-keychain`)"
     }
 
     /// The status of an item operation on a foreign keychain: locked until adopted.
@@ -124,10 +136,10 @@ final class SessionKeys {
     func classKey(_ code: Int64) -> SecureBytes? {
         if let key = deviceEntries[code] { return key }
         if let key = transactionKeys[code] { return key }
-        guard let key = ClassKeyStore.load(keychainID: keychainID, entry: code) else { return nil }
+        guard let key = ClassKeyStore.load(keyringID: keyringID, entry: code) else { return nil }
         if Keybag.whenUnlockedEntries.contains(code) && autoLockSeconds > 0 {
             // Auto-lock counts inactivity: each use restarts the timeout, as macOS does.
-            ClassKeyStore.store(key, keychainID: keychainID, entry: code, timeout: autoLockSeconds)
+            ClassKeyStore.store(key, keyringID: keyringID, entry: code, timeout: autoLockSeconds)
         }
         transactionKeys[code] = key
         return key

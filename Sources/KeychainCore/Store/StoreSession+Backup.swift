@@ -13,12 +13,16 @@ extension StoreSession {
     ///   - itemClass: only items of this class, or every item when `nil`.
     ///   - include: decides from the row's class and protection class whether to open it;
     ///     rows it rejects are neither decrypted nor passed on.
+    /// - Returns: how many orphaned `…ThisDeviceOnly` items (from before an adoption; see
+    ///   ``itemKeyUnlessOrphaned(_:associatedData:)``) were skipped because they cannot be opened.
     /// - Throws: `.interactionNotAllowed` when an included item's class key is locked; `.decode`
     ///   when a row does not authenticate; whatever `body` throws.
+    @discardableResult
     func forEachItem(
         of itemClass: ItemClass? = nil, include: (ItemClass, ProtectionClass) -> Bool = { _, _ in true },
         _ body: (ItemRecord) throws(KeychainFailure) -> Void
-    ) throws(KeychainFailure) {
+    ) throws(KeychainFailure) -> Int {
+        var skippedOrphans = 0
         var sql = "SELECT \(Self.rowColumns), secret FROM items"
         var values: [SQLValue] = []
         if let itemClass {
@@ -37,11 +41,14 @@ extension StoreSession {
         while true {
             let more: Bool
             do throws(SQLiteError) { more = try statement.step() } catch { throw Self.failure(error) }
-            guard more else { return }
+            guard more else { return skippedOrphans }
             let row = try Self.row(statement, withSecret: true)
             let rowClass = row.itemClass
             guard include(rowClass, row.protection) else { continue }
-            let key = try itemKey(row)
+            guard let key = try itemKeyUnlessOrphaned(row, associatedData: associatedData(.key, row)) else {
+                skippedOrphans += 1
+                continue
+            }
             let attributes = try openAttributes(row, itemKey: key)
             let secret = try openSecret(row, itemKey: key)
             try body(

@@ -141,11 +141,27 @@ package struct StoreSession: ~Copyable {
     func itemKey(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
         let classKey = try classKey(row.protection)
         guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: associatedData) else {
-            if isOrphaned(row) { throw KeychainFailure(.decode, Self.orphanedMessage, isAdvice: true) }
+            if isOrphaned(row) { throw Self.orphanedFailure }
             throw KeychainFailure(.decode, "an item's key does not authenticate")
         }
         return key
     }
+
+    /// The item key of `row`, or `nil` when the row is orphaned (``isOrphaned(_:)``) and cannot open.
+    ///
+    /// Searches, updates, deletes and backups skip such rows rather than fail on them, so that the
+    /// rest of the keychain stays usable; a call whose only matches were skipped answers
+    /// ``orphanedFailure`` (never "not found": the item exists). `associatedData` is
+    /// ``associatedData(_:_:)`` of `.key` for `row`.
+    func itemKeyUnlessOrphaned(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes? {
+        do {
+            return try itemKey(row, associatedData: associatedData)
+        } catch where error.status == .decode && isOrphaned(row) {
+            return nil
+        }
+    }
+
+    static var orphanedFailure: KeychainFailure { KeychainFailure(.decode, orphanedMessage, isAdvice: true) }
 
     /// Whether the row's class key was set aside when the keychain was adopted by another device
     /// key (``Keystore/unlock(password:)``): a `…ThisDeviceOnly` item from before the adoption.
@@ -207,16 +223,22 @@ package struct StoreSession: ~Copyable {
 
     /// Finds the items `query` matches, decrypting what `projection` asks for.
     /// - Throws: `.interactionNotAllowed` when a candidate's class key is locked, `.decode` when a
-    ///   candidate fails authentication. An empty result is returned as `[]`; callers map it.
+    ///   candidate fails authentication, or when every match was an orphaned `…ThisDeviceOnly` item
+    ///   (which is skipped otherwise; see ``itemKeyUnlessOrphaned(_:associatedData:)``). An empty
+    ///   result is returned as `[]`; callers map it.
     package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
         let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
         let rows = try candidateRows(query, withSecret: projection.contains(.secret))
         var results: [ItemRecord] = []
+        var skippedOrphans = false
         for row in rows {
             if let limit = query.limit, results.count >= limit { break }
             // The three associated data of a row differ only in their part byte: build it once, relabel it.
             var ad = associatedData(.key, row)
-            let key = try itemKey(row, associatedData: ad)
+            guard let key = try itemKeyUnlessOrphaned(row, associatedData: ad) else {
+                skippedOrphans = true
+                continue
+            }
             var attributes: [String: AttributeValue] = [:]
             if needsAttributes {
                 ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
@@ -233,6 +255,7 @@ package struct StoreSession: ~Copyable {
                     itemClass: row.itemClass, attributes: projection.contains(.attributes) ? attributes : [:],
                     persistentRef: Data(row.persistentRef), secret: secret))
         }
+        if results.isEmpty && skippedOrphans { throw Self.orphanedFailure }
         return results
     }
 
@@ -327,8 +350,12 @@ package struct StoreSession: ~Copyable {
     ) throws(KeychainFailure) -> Int {
         let rows = try candidateRows(query, withSecret: true)
         var updated = 0
+        var skippedOrphans = false
         for row in rows {
-            let key = try itemKey(row)
+            guard let key = try itemKeyUnlessOrphaned(row, associatedData: associatedData(.key, row)) else {
+                skippedOrphans = true
+                continue
+            }
             var attributes = try openAttributes(row, itemKey: key)
             guard Self.satisfies(attributes, query) else { continue }
             let currentSecret: SecureBytes
@@ -339,6 +366,7 @@ package struct StoreSession: ~Copyable {
             try rewrite(row, attributes: attributes, secret: currentSecret)
             updated += 1
         }
+        if updated == 0 && skippedOrphans { throw Self.orphanedFailure }
         return updated
     }
 
@@ -367,16 +395,18 @@ package struct StoreSession: ~Copyable {
         var deleted = 0
         let delete: Statement
         do { delete = try database.prepare("DELETE FROM items WHERE rowid = ?") } catch { throw Self.failure(error) }
+        var skippedOrphans = false
         for row in rows {
-            do {
-                let key = try itemKey(row)
+            if let key = try itemKeyUnlessOrphaned(row, associatedData: associatedData(.key, row)) {
                 if !covered {
                     guard Self.satisfies(try openAttributes(row, itemKey: key), query) else { continue }
                 }
-            } catch where error.status == .decode && covered && isOrphaned(row) {
-                // It can never be opened here, but the indexed attributes select it: let the user
-                // clear it away, as its message says.
+            } else if !covered {
+                skippedOrphans = true
+                continue
             }
+            // An orphaned row selected by indexed attributes alone is deleted: it can never be
+            // opened here, and its message tells the user to delete it.
             do throws(SQLiteError) {
                 try delete.run([.integer(row.rowid)])
             } catch {
@@ -385,6 +415,7 @@ package struct StoreSession: ~Copyable {
             try accumulate(row.tag)
             deleted += 1
         }
+        if deleted == 0 && skippedOrphans { throw Self.orphanedFailure }
         return deleted
     }
 

@@ -49,12 +49,10 @@ struct UnlockKeychain: SecuritySubcommand {
         let operation = "SecKeychainUnlock \(KeychainOperand.display(keychain))"
         let target = context.target(keychain)
         let store: Keystore
-        let adopting: Bool
         do {
             store = try Keystore(location: target.location, create: false)
             // A keychain without a password is always unlocked: nothing to ask.
             guard try store.hasPassword() else { return 0 }
-            adopting = try store.needsAdoption()
         } catch {
             return context.fail(operation, error)
         }
@@ -63,10 +61,9 @@ struct UnlockKeychain: SecuritySubcommand {
         guard let secret = input.read(given: password, prompt: "password to unlock \(keychain ?? "default"): ")
         else { return context.fail(operation, .userCanceled) }
         do {
-            if try store.unlock(password: secret) == .thisProcess {
-                context.io.error.line(Self.thisProcessNotice)
-            }
-            if adopting { context.io.error.line(Self.adoptedNotice) }
+            let outcome = try store.unlockReportingAdoption(password: secret)
+            if outcome.scope == .thisProcess { context.io.error.line(Self.thisProcessNotice) }
+            if outcome.adopted { context.io.error.line(Self.adoptedNotice) }
             return 0
         } catch {
             return context.fail(operation, error)
