@@ -190,8 +190,20 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? keystore.search(ItemQuery(itemClass: .internetPassword, synchronizable: nil), projection: [.attributes])
             _ = try? keystore.verifyIntegrity()
             _ = try? keystore.lockState()
+            // Unlocking (and adopting, when the keychain was made with another device key) runs
+            // Argon2id with the stored parameters: only when they are cheap.
+            if let parameters = try? keystore.passwordParameters(), parameters.opsLimit <= 3,
+                parameters.memLimit <= 1 << 20
+            {
+                _ = try? keystore.unlock(password: SecureBytes(copying: Array(corpusPassword.utf8)))
+                _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
+                _ = try? keystore.delete(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("aku")]))
+            }
         }
     }
+
+    /// The password of the corpus keychains that have one.
+    package static let corpusPassword = "fuzz"
 
     /// A scratch keystore for the csv and backup targets, emptied after each input so that it does
     /// not grow over a run. Its device key is ``fixedDeviceKey``, so that the ThisDeviceOnly records

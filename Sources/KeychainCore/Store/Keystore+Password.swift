@@ -52,6 +52,13 @@ extension Keystore {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.isForeign }
     }
 
+    /// The Argon2id parameters of the password, or `nil` without one.
+    package func passwordParameters() throws(KeychainFailure) -> KDFParameters? {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> KDFParameters? in
+            s.keys.password?.parameters
+        }
+    }
+
     /// Whether a password is set.
     package func hasPassword() throws(KeychainFailure) -> Bool {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.password != nil }
