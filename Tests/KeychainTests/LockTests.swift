@@ -46,6 +46,29 @@ struct LockTests {
         #expect(try file.lockState == .locked)
     }
 
+    @Test("after the device key is lost: interactionNotAllowed, then unlock adopts; ThisDeviceOnly values throw decode")
+    func lostDeviceKey() throws {
+        let temp = try TemporaryKeychain(password: true)
+        try Keychain(service: "svc").context(temp.context()).set("moves", forKey: "a")
+        try Keychain(service: "svc").accessibility(.whenUnlockedThisDeviceOnly).context(temp.context()).set("stays", forKey: "b")
+        try temp.keystore.withdrawAllClassKeys()
+        try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
+
+        let reopened = try Keystore(location: temp.location, create: false)
+        let file = KeychainFile(keystore: reopened)
+        let keychain = Keychain(service: "svc").context(KeychainContext(keystore: reopened, identity: .unsigned))
+        #expect(try file.lockState == .locked)
+        #expect(throws: KeychainError.interactionNotAllowed) { try keychain.string(forKey: "a") }
+        #expect(throws: KeychainError.authFailed) { try file.unlock(password: Self.wrongPassword) }
+        try file.unlock(password: TemporaryKeychain.password)
+        #expect(try keychain.string(forKey: "a") == "moves")
+        #expect(throws: KeychainError.decode) { try keychain.string(forKey: "b") }
+        #expect(try keychain.allKeys() == ["a"], "listing skips what cannot be read here")
+        try keychain.remove(forKey: "b")
+        #expect(try keychain.string(forKey: "b") == nil)
+        try reopened.withdrawAllClassKeys()
+    }
+
     @Test("create refuses an existing file; opening a missing one is noSuchKeychain")
     func createAndOpenErrors() throws {
         let temp = try TemporaryKeychain()
