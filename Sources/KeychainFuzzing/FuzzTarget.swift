@@ -196,6 +196,12 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 parameters.memLimit <= 1 << 20
             {
                 _ = try? keystore.unlock(password: SecureBytes(copying: Array(corpusPassword.utf8)))
+                // Failed unlocks are counted beside the device key, and after three each attempt
+                // waits (UnlockThrottle): forget them, or the run slows to a crawl.
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+                where name.hasSuffix(".unlock-failures") {
+                    try? FileManager.default.removeItem(atPath: directory + "/" + name)
+                }
                 _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
                 _ = try? keystore.delete(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("aku")]))
             }

@@ -174,10 +174,14 @@ struct KeychainManagementTests {
             .genericPassword,
             attributes: ["svce": .string("vpn"), "acct": .string("alice"), "pdmn": .string("cku"), "agrp": .string("unsigned")],
             secret: SecureBytes(copying: Array("bound".utf8)))
+        _ = try Keystore(location: work, create: false).add(
+            .internetPassword,
+            attributes: ["srvr": .string("vpn.example.com"), "acct": .string("alice"), "pdmn": .string("aku"), "agrp": .string("unsigned")],
+            secret: SecureBytes(copying: Array("bound".utf8)))
         sandbox.security("lock-keychain", "work")
         try FileManager.default.removeItem(atPath: sandbox.location.deviceKeyPath)
 
-        let foreign = "security: \(Keystore.foreignKeychainAdvice)\n"
+        let foreign = "security: \(SessionKeys.foreignMessage(keychainPath: path(sandbox, "work")))\n"
         #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work") == Outcome(
             status: 36, stdout: "",
             stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n" + foreign))
@@ -194,6 +198,14 @@ struct KeychainManagementTests {
         #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "-w", "work") == Outcome(
             status: 93, stdout: "",
             stderr: "security: SecKeychainSearchCopyNext: Unable to decode the provided data.\nsecurity: \(StoreSession.orphanedMessage)\n"))
+        // Listings and backups go on past what cannot be read here (every internet password, here).
+        let dump = sandbox.security("dump-keychain", "work")
+        #expect(dump.status == 0)
+        #expect(dump.stdout.contains("\"svce\"<blob>=\"mail\""))
+        #expect(!dump.stdout.contains("vpn"))
+        let backup = sandbox.security("backup-keychain", "-o", sandbox.directory + "/b.swkcbackup", "work", stdin: "backup words\n")
+        #expect(backup.status == 0)
+        #expect(backup.stdout.contains("ThisDeviceOnly of another installation, unreadable here, left out: 2"))
         #expect(sandbox.security("delete-generic-password", "-a", "alice", "-s", "vpn", "work") == Outcome(
             status: 0, stdout: "", stderr: "password has been deleted.\n"))
         #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "work").status == 44)

@@ -107,7 +107,8 @@ struct DeviceKeyLossTests {
         try FileManager.default.copyItem(atPath: temp.location.databasePath, toPath: other.databasePath)
 
         // The original is unlocked while its copy is adopted: they share a keychain id, but the copy's
-        // new ThisDeviceOnly class keys must not replace the original's in the kernel keyring.
+        // new ThisDeviceOnly class keys must never be taken for the original's in the kernel keyring.
+        // (Two installations on one user session share that keyring only in tests like this one.)
         let original = try temp.open()
         try original.unlock(password: secret(Self.passcode))
 
@@ -119,6 +120,9 @@ struct DeviceKeyLossTests {
         }
         _ = try copy.add(.genericPassword, attributes: genericItem("copy", "aku", .whenUnlockedThisDeviceOnly), secret: secret("c"))
 
+        // The adoption withdrew the entries of the id the two shared: the original is locked, not confused.
+        #expect(read(original, .whenUnlockedThisDeviceOnly) == "status -25308")
+        try original.unlock(password: secret(Self.passcode))
         for protection in ProtectionClass.allCases {
             #expect(read(original, protection) == "s-\(protection.rawValue)", "the original keeps every item")
         }
@@ -131,6 +135,43 @@ struct DeviceKeyLossTests {
         #expect(try original.search(query("orig", "aku"), projection: .secret).first?.secret?.constantTimeEquals(Array("o".utf8)) == true)
         #expect(try copy.search(query("copy", "aku"), projection: .secret).first?.secret?.constantTimeEquals(Array("c".utf8)) == true)
         try copy.withdrawAllClassKeys()
+    }
+
+    @Test("a device key lost while unlocked: after the adoption, lock still withdraws the WhenUnlocked key")
+    func lostWhileUnlocked() throws {
+        let temp = TemporaryKeychain()
+        try populatedKeychain(temp)
+        let keystore = try temp.open()
+        try keystore.unlock(password: secret(Self.passcode))
+        let oldKeyringID = try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
+        try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
+
+        let adopted = try temp.open()
+        try adopted.unlock(password: secret(Self.passcode))
+        for entry in Keybag.passcodeEntries {
+            #expect(ClassKeyStore.load(keyringID: oldKeyringID, entry: entry) == nil, "entry \(entry) left under the old id")
+        }
+        #expect(read(adopted, .whenUnlocked) == "s-ak")
+        try adopted.lock()
+        #expect(read(adopted, .whenUnlocked) == "status -25308")
+        #expect(read(adopted, .afterFirstUnlock) == "s-ck")
+        try adopted.withdrawAllClassKeys()
+    }
+
+    @Test("a damaged device key file is refused with advice, and the keychain is left as it was", arguments: [0, 31, 33])
+    func damagedDeviceKey(size: Int) throws {
+        let temp = TemporaryKeychain()
+        try populatedKeychain(temp)
+        let before = bytes(temp.location.databasePath)
+        _ = FileManager.default.createFile(
+            atPath: temp.location.deviceKeyPath, contents: Data(repeating: 7, count: size), attributes: [.posixPermissions: 0o600])
+        #expect {
+            _ = try temp.open()
+        } throws: { error in
+            let failure = error as? KeychainFailure
+            return failure?.status == .decode && failure?.isAdvice == true && failure?.detail?.contains("damaged") == true
+        }
+        #expect(bytes(temp.location.databasePath) == before)
     }
 
     @Test("unreadable ThisDeviceOnly items do not block searches over several items, backups or exports")

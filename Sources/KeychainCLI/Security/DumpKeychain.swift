@@ -27,9 +27,16 @@ struct DumpKeychain: SecuritySubcommand {
             do {
                 let store = try context.open(target)
                 for itemClass in [ItemClass.genericPassword, .internetPassword] {
-                    let items = try store.search(
-                        ItemQuery(itemClass: itemClass, synchronizable: nil),
-                        projection: showData ? [.attributes, .secret] : [.attributes])
+                    let items: [ItemRecord]
+                    do {
+                        items = try store.search(
+                            ItemQuery(itemClass: itemClass, synchronizable: nil),
+                            projection: showData ? [.attributes, .secret] : [.attributes])
+                    } catch where error.detail == StoreSession.orphanedMessage {
+                        // Every item of this class is a ThisDeviceOnly item of another installation:
+                        // nothing to show; the other class and keychains still are.
+                        continue
+                    }
                     for item in items {
                         context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
                         if showData {

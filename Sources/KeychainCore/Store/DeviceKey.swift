@@ -23,10 +23,21 @@ package enum DeviceKey {
     }
 
     /// Loads the device key, or returns `nil` when the file does not exist.
+    /// - Throws: `.invalidKeychain` when the file is not private to the user; `.decode` (with advice)
+    ///   when it does not hold exactly 32 bytes; `.io` when it cannot be read.
     package static func load(path: String) throws(KeychainFailure) -> SecureBytes? {
         guard FileSystem.exists(path) else { return nil }
         try FileSystem.checkPrivateFolder(of: path)
         try FileSystem.checkPrivate(path)
-        return try FileSystem.readSecret(path, expectedCount: Sodium.keyBytes)
+        let damaged = KeychainFailure(
+            .decode,
+            "the device key \(path) is damaged (it must hold exactly \(Sodium.keyBytes) bytes): restore it from a backup of that folder; a keychain with a password can instead be adopted with a new one once the damaged file is moved aside",
+            isAdvice: true)
+        guard FileSystem.size(path) == Sodium.keyBytes else { throw damaged }
+        do {
+            return try FileSystem.readSecret(path, expectedCount: Sodium.keyBytes)
+        } catch where error.status == .decode {
+            throw damaged
+        }
     }
 }

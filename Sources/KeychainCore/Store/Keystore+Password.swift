@@ -43,8 +43,9 @@ extension Keystore {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in s.keys.autoLockSeconds }
     }
 
-    /// What a foreign keychain's calls say (with `.interactionNotAllowed`): unlock it to adopt it.
-    package static var foreignKeychainAdvice: String { SessionKeys.foreignMessage }
+    /// What this keychain's calls say while it is foreign (with `.interactionNotAllowed`): unlock it
+    /// to adopt it.
+    package var foreignKeychainAdvice: String { SessionKeys.foreignMessage(keychainPath: location.databasePath) }
 
     /// Whether the keychain waits to be adopted: its device key is missing or belongs to another
     /// installation, and only its password can open it (see ``unlock(password:)``).
@@ -245,8 +246,9 @@ extension Keystore {
         _ = try read(foreign: true, unwrapMigration)
         let deviceKey = try DeviceKey.loadOrCreate(path: location.deviceKeyPath)
         CrashPoint.reach("adopt.derived")
-        return try write(foreign: true) {
-            (s: borrowing StoreSession) throws(KeychainFailure) -> (classKeys: [Int64: SecureBytes], adopted: Bool) in
+        let outcome = try write(foreign: true) {
+            (s: borrowing StoreSession) throws(KeychainFailure)
+                -> (classKeys: [Int64: SecureBytes], adopted: Bool, previousKeyringID: [UInt8]?) in
             guard s.keys.password?.salt == salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
             }
@@ -256,9 +258,10 @@ extension Keystore {
                 let classKeys = try Keybag.unwrap(
                     slot: .passcode, kek: passcodeKEK, in: s.database, keychainID: keychainID,
                     failure: KeychainFailure(.authFailed))
-                return (classKeys, false)
+                return (classKeys, false, nil)
             }
             var keys = try unwrapMigration(s)
+            let previousKeyringID = s.keys.keyringID
             let deviceKEK = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
             let generation = try Meta.integer(s.database, "generation")
             var classKeys: [Int64: SecureBytes] = [:]
@@ -281,8 +284,15 @@ extension Keystore {
             }
             CrashPoint.reach("adopt.rewrapped")
             try s.keys.reload(s.database)
-            return (classKeys, true)
+            return (classKeys, true, previousKeyringID)
         }
+        // Keys left in the kernel keyring under the old id (the device key was lost while the
+        // keychain was unlocked) would outlive the next lock there: withdraw them, as a logout would.
+        // On one user session this also locks the original of an adopted copy, which shared the id.
+        if let previous = outcome.previousKeyringID {
+            for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keyringID: previous, entry: entry) }
+        }
+        return (outcome.classKeys, outcome.adopted)
     }
 
     /// Makes sure the migration slot holds every migratable key under the current password,

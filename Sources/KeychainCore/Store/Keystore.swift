@@ -61,7 +61,7 @@ package final class Keystore: Sendable {
             throw KeychainFailure(.invalidKeychain, "\(path) has no keychain id")
         }
         let keys = SessionKeys(
-            keychainID: keychainID, deviceKey: try DeviceKey.load(path: location.deviceKeyPath),
+            keychainID: keychainID, keychainPath: path, deviceKey: try DeviceKey.load(path: location.deviceKeyPath),
             deviceKeyPath: location.deviceKeyPath)
         do { try database.execute("BEGIN") } catch { throw StoreSession.failure(error) }
         do {
@@ -157,7 +157,7 @@ package final class Keystore: Sendable {
                     session.pendingAccumulator.discard()
                     try session.keys.beginTransaction(session.database)
                     if session.keys.isForeign {
-                        if !foreign { throw KeychainFailure(.interactionNotAllowed, SessionKeys.foreignMessage, isAdvice: true) }
+                        if !foreign { throw session.keys.foreignFailure }
                     } else if session.codecIsPlaceholder, let indexKey = session.keys.indexKey {
                         // Another process adopted the keychain since it was opened here.
                         session.codec = ItemCodec(keychainID: session.keys.keychainID, indexKey: indexKey)

@@ -7,6 +7,8 @@
 /// Not `Sendable`: it lives inside ``StoreSession``, under the keystore's mutex.
 final class SessionKeys {
     let keychainID: [UInt8]
+    /// The keychain file, for messages.
+    let keychainPath: String
     let deviceKeyPath: String
     /// This installation's device key, `nil` while its file does not exist.
     private(set) var deviceKey: SecureBytes?
@@ -34,8 +36,9 @@ final class SessionKeys {
     /// Passcode-slot keys fetched from the class key store during the current transaction.
     private var transactionKeys: [Int64: SecureBytes] = [:]
 
-    init(keychainID: [UInt8], deviceKey: SecureBytes?, deviceKeyPath: String) {
+    init(keychainID: [UInt8], keychainPath: String, deviceKey: SecureBytes?, deviceKeyPath: String) {
         self.keychainID = keychainID
+        self.keychainPath = keychainPath
         self.keyringID = keychainID
         self.deviceKey = deviceKey
         self.deviceKeyPath = deviceKeyPath
@@ -46,7 +49,7 @@ final class SessionKeys {
     /// The device key the keybag is bound to.
     /// - Throws: `.interactionNotAllowed` while the keychain is foreign.
     func boundDeviceKey() throws(KeychainFailure) -> SecureBytes {
-        guard let deviceKey, !isForeign else { throw KeychainFailure(.interactionNotAllowed, Self.foreignMessage, isAdvice: true) }
+        guard let deviceKey, !isForeign else { throw foreignFailure }
         return deviceKey
     }
 
@@ -119,7 +122,7 @@ final class SessionKeys {
     static func unopenableMessage(deviceKeyPath: String, keyExists: Bool, hasPassword: Bool) -> String {
         let what =
             keyExists
-            ? "the keybag does not open with the device key at \(deviceKeyPath): it belongs to another installation"
+            ? "the keybag does not open with the device key at \(deviceKeyPath): the keychain was made with another one (copied from another installation, or its key was lost and replaced)"
             : "the device key \(deviceKeyPath) is missing"
         let why =
             hasPassword
@@ -128,9 +131,15 @@ final class SessionKeys {
         return what + "; " + why + " (restore that file, or restore a backup made with `security backup-keychain`)"
     }
 
-    /// The status of an item operation on a foreign keychain: locked until adopted.
-    static let foreignMessage =
-        "this keychain's device key is missing or belongs to another installation; unlock it with its password to use it here (its ThisDeviceOnly items stay unreadable)"
+    /// What every item call of a foreign keychain answers (with `.interactionNotAllowed`).
+    static func foreignMessage(keychainPath: String) -> String {
+        "the keychain \(keychainPath) was made with a device key this installation does not have (the key was lost, or the file was copied here); unlock it with its password to use it here (its ThisDeviceOnly items stay unreadable)"
+    }
+
+    /// ``foreignMessage(keychainPath:)`` for this keychain.
+    var foreignFailure: KeychainFailure {
+        KeychainFailure(.interactionNotAllowed, Self.foreignMessage(keychainPath: keychainPath), isAdvice: true)
+    }
 
     /// The class key of entry `code`, or `nil` while it is locked.
     func classKey(_ code: Int64) -> SecureBytes? {

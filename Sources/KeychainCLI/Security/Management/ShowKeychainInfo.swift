@@ -36,7 +36,7 @@ struct ShowKeychainInfo: SecuritySubcommand {
             let settings = timeout == 0 ? " no-timeout" : " use-lock-interval timeout=\(timeout)s"
             let name = keychain ?? target.location.databasePath
             context.io.error.line("Keychain \"\(name)\"\(settings) \(state)")
-            if try store.needsAdoption() { context.io.error.line("security: \(Keystore.foreignKeychainAdvice)") }
+            if try store.needsAdoption() { context.io.error.line("security: \(store.foreignKeychainAdvice)") }
             return 0
         } catch {
             return context.fail("SecKeychainCopySettings \(KeychainOperand.display(keychain))", error.status)

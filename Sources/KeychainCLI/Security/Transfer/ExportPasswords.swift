@@ -49,6 +49,9 @@ struct ExportPasswords: SecuritySubcommand {
         if report.skippedWithoutServer > 0 {
             context.io.output.line("    left out, no server to make a URL from: \(report.skippedWithoutServer)")
         }
+        if report.skippedUnreadable > 0 {
+            context.io.output.line("    left out, ThisDeviceOnly of another installation (unreadable here): \(report.skippedUnreadable)")
+        }
         context.io.error.line(Keystore.plainTextExportWarning)
         return 0
     }
