@@ -142,6 +142,16 @@ package enum Keybag {
         return (opened, failed)
     }
 
+    /// The migration slot opened with `kek`: the keys that open, and whether it is whole (every
+    /// migratable entry is there and opens, and no row fails).
+    /// - Throws: `.invalidKeychain` when the table cannot be read.
+    static func openMigrationSlot(
+        kek: SecureBytes, in database: Database, keychainID: [UInt8]
+    ) throws(KeychainFailure) -> (keys: [Int64: SecureBytes], isWhole: Bool) {
+        let (opened, failed) = try unwrapEach(slot: .migration, kek: kek, in: database, keychainID: keychainID)
+        return (opened, failed.isEmpty && migrationEntries.allSatisfy { opened[$0] != nil })
+    }
+
     /// Whether `slot` holds any row.
     /// - Throws: `.invalidKeychain` when the table cannot be read.
     static func hasRows(_ slot: Slot, in database: Database) throws(KeychainFailure) -> Bool {

@@ -140,11 +140,10 @@ extension Keystore {
         }
         CrashPoint.reach("password.committed")
         throttle.reset()
-        let keyringID = try read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
         if newPassword != nil {
-            try makeAvailable(classKeys, keyringID: keyringID)
+            try makeAvailable(classKeys)
         } else {
-            for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keyringID: keyringID, entry: entry) }
+            try withdraw(Keybag.passcodeEntries)
         }
     }
 
@@ -215,8 +214,7 @@ extension Keystore {
             throw error
         }
         throttle.reset()
-        let keyringID = try read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
-        try makeAvailable(classKeys, keyringID: keyringID)
+        try makeAvailable(classKeys)
         return (ClassKeyStore.scope, adopted)
     }
 
@@ -230,11 +228,10 @@ extension Keystore {
     {
         let migrationKEK = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
         let unwrapMigration = { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
-            let (carried, failed) = try Keybag.unwrapEach(
-                slot: .migration, kek: migrationKEK, in: s.database, keychainID: keychainID)
+            let (carried, isWhole) = try Keybag.openMigrationSlot(kek: migrationKEK, in: s.database, keychainID: keychainID)
             // Nothing opens with a wrong password; a right one that opens only part was damaged.
             if carried.isEmpty { throw KeychainFailure(.authFailed) }
-            guard failed.isEmpty, Keybag.migrationEntries.allSatisfy({ carried[$0] != nil }) else {
+            guard isWhole else {
                 throw KeychainFailure(
                     .decode,
                     "the password is right, but this keychain's migration keys are damaged, so it cannot be adopted without its old device key; restore that file or a backup",
@@ -302,10 +299,10 @@ extension Keystore {
         passwordHash: SecureBytes, salt: [UInt8], classKeys: [Int64: SecureBytes]
     ) throws(KeychainFailure) {
         let isSound = { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in
-            let (opened, failed) = try Keybag.unwrapEach(
-                slot: .migration, kek: Keybag.migrationKEK(passwordHash: passwordHash, keychainID: s.keys.keychainID),
-                in: s.database, keychainID: s.keys.keychainID)
-            return failed.isEmpty && Keybag.migrationEntries.allSatisfy { opened[$0] != nil }
+            try Keybag.openMigrationSlot(
+                kek: Keybag.migrationKEK(passwordHash: passwordHash, keychainID: s.keys.keychainID), in: s.database,
+                keychainID: s.keys.keychainID
+            ).isWhole
         }
         if try read(isSound) { return }
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
@@ -323,8 +320,7 @@ extension Keystore {
     /// Locks the keychain: withdraws the WhenUnlocked (and WhenPasscodeSet) class keys at once, for
     /// every process of the user. AfterFirstUnlock keys stay until the session ends, as on iOS.
     package func lock() throws(KeychainFailure) {
-        let keyringID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
-        for entry in Keybag.whenUnlockedEntries { ClassKeyStore.remove(keyringID: keyringID, entry: entry) }
+        try withdraw(Keybag.whenUnlockedEntries)
     }
 
     /// Sets the auto-lock timeout: the WhenUnlocked keys are withdrawn after `seconds` without use
@@ -349,8 +345,10 @@ extension Keystore {
         }
     }
 
-    private func makeAvailable(_ classKeys: [Int64: SecureBytes], keyringID: [UInt8]) throws(KeychainFailure) {
-        let timeout = try autoLockTimeout()
+    private func makeAvailable(_ classKeys: [Int64: SecureBytes]) throws(KeychainFailure) {
+        let (timeout, keyringID) = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
+            (s.keys.autoLockSeconds, s.keys.keyringID)
+        }
         for (entry, key) in classKeys {
             let expires = Keybag.whenUnlockedEntries.contains(entry) ? timeout : 0
             ClassKeyStore.store(key, keyringID: keyringID, entry: entry, timeout: expires)
@@ -362,7 +360,13 @@ extension Keystore {
     /// Withdraws every class key this keychain has in the class key store (WhenUnlocked and
     /// AfterFirstUnlock alike), as a logout or restart would. Used by `delete-keychain` and tests.
     package func withdrawAllClassKeys() throws(KeychainFailure) {
+        try withdraw(Keybag.passcodeEntries)
+    }
+
+    /// Removes `entries` of this keychain from the class key store (also while it is foreign: keys
+    /// left there when its device key was lost).
+    private func withdraw(_ entries: [Int64]) throws(KeychainFailure) {
         let keyringID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
-        for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keyringID: keyringID, entry: entry) }
+        for entry in entries { ClassKeyStore.remove(keyringID: keyringID, entry: entry) }
     }
 }
