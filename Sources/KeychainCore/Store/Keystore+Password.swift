@@ -243,9 +243,8 @@ extension Keystore {
         _ = try read(foreign: true, unwrapMigration)
         let deviceKey = try DeviceKey.loadOrCreate(path: location.deviceKeyPath)
         CrashPoint.reach("adopt.derived")
-        let outcome = try write(foreign: true) {
-            (s: borrowing StoreSession) throws(KeychainFailure)
-                -> (classKeys: [Int64: SecureBytes], adopted: Bool, previousKeyringID: [UInt8]?) in
+        return try write(foreign: true) {
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (classKeys: [Int64: SecureBytes], adopted: Bool) in
             guard s.keys.password?.salt == salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
             }
@@ -255,7 +254,7 @@ extension Keystore {
                 let classKeys = try Keybag.unwrap(
                     slot: .passcode, kek: passcodeKEK, in: s.database, keychainID: keychainID,
                     failure: KeychainFailure(.authFailed))
-                return (classKeys, false, nil)
+                return (classKeys, false)
             }
             var keys = try unwrapMigration(s)
             let previousKeyringID = s.keys.keyringID
@@ -281,15 +280,13 @@ extension Keystore {
             }
             CrashPoint.reach("adopt.rewrapped")
             try s.keys.reload(s.database)
-            return (classKeys, true, previousKeyringID)
+            // Keys left in the kernel keyring under the old id (the device key was lost while the
+            // keychain was unlocked) would outlive the next lock: withdraw them, as a logout would,
+            // before the commit, so that no crash can leave them behind. On one user session this
+            // also locks the original of an adopted copy, which shared the id.
+            for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keyringID: previousKeyringID, entry: entry) }
+            return (classKeys, true)
         }
-        // Keys left in the kernel keyring under the old id (the device key was lost while the
-        // keychain was unlocked) would outlive the next lock there: withdraw them, as a logout would.
-        // On one user session this also locks the original of an adopted copy, which shared the id.
-        if let previous = outcome.previousKeyringID {
-            for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keyringID: previous, entry: entry) }
-        }
-        return (outcome.classKeys, outcome.adopted)
     }
 
     /// Makes sure the migration slot holds every migratable key under the current password,
