@@ -65,7 +65,8 @@ public final class KeychainFile: Sendable {
         /// Every process of the user, until ``KeychainFile/lock()``, the auto-lock timeout or the end
         /// of the login session (the kernel user keyring).
         case userSession
-        /// The unlocking process only: the kernel keyring is not available here.
+        /// The unlocking process only: the kernel keyring is not available here, or refused a key
+        /// (its quota for the user is full).
         case thisProcess
     }
 
@@ -180,8 +181,10 @@ public final class KeychainFile: Sendable {
     @discardableResult
     public func unlock(password: KeychainPassword) throws(KeychainError) -> UnlockScope {
         do {
-            try keystore.unlock(password: password.storage)
-            return Self.unlockScope
+            switch try keystore.unlock(password: password.storage) {
+            case .userSession: return .userSession
+            case .thisProcess: return .thisProcess
+            }
         } catch {
             throw KeychainError(error, .unlock)
         }

@@ -24,9 +24,12 @@ package enum ClassKeyStore {
     }
 
     /// Makes `key` available; `timeout` seconds (0 = until the session ends).
-    static func store(_ key: SecureBytes, keyringID: [UInt8], entry: Int64, timeout: UInt32) {
+    /// - Returns: where it was kept: `.thisProcess` when the kernel keyring is unavailable or
+    ///   refused the key (its quota is full, for instance), so that callers can say so.
+    @discardableResult
+    static func store(_ key: SecureBytes, keyringID: [UInt8], entry: Int64, timeout: UInt32) -> Scope {
         let name = description(keyringID: keyringID, entry: entry)
-        if scope == .userSession, KernelKeyring.store(key, description: name, timeout: timeout) { return }
+        if scope == .userSession, KernelKeyring.store(key, description: name, timeout: timeout) { return .userSession }
         let expiry = timeout > 0 ? Monotonic.seconds() + UInt64(timeout) : nil
         processKeys.withLock { keys in
             // A refresh of a live key keeps its epoch; a key stored again after a withdrawal gets a new one.
@@ -34,6 +37,7 @@ package enum ClassKeyStore {
             let epoch = live ? keys[name]!.epoch : (1 << 32) + processEpochs.add(1, ordering: .relaxed).newValue
             keys[name] = (key, expiry, epoch)
         }
+        return .thisProcess
     }
 
     /// The key, or `nil` when locked or expired.

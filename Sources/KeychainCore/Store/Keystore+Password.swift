@@ -175,8 +175,9 @@ extension Keystore {
     ///
     /// A keychain made by an earlier build gets its migration slot at its first unlock here, and a
     /// damaged migration slot is rewritten.
-    /// - Returns: where the unlock is kept (``ClassKeyStore/Scope``). A keychain without a password
-    ///   is always unlocked; the call then succeeds without checking anything.
+    /// - Returns: where the unlock is kept (``ClassKeyStore/Scope``): `.thisProcess` where the kernel
+    ///   keyring is unavailable, or when it refused a key (its quota is full). A keychain without a
+    ///   password is always unlocked; the call then succeeds without checking anything.
     /// - Throws: `.authFailed` (-25293) for a wrong password; `.allocate` when Argon2id cannot get
     ///   its memory; `.io` when the device key cannot be created during an adoption.
     @discardableResult
@@ -214,8 +215,7 @@ extension Keystore {
             throw error
         }
         throttle.reset()
-        try makeAvailable(classKeys)
-        return (ClassKeyStore.scope, adopted)
+        return (try makeAvailable(classKeys), adopted)
     }
 
     /// Adopts a foreign keychain (see ``unlock(password:)``).
@@ -342,14 +342,21 @@ extension Keystore {
         }
     }
 
-    private func makeAvailable(_ classKeys: [Int64: SecureBytes]) throws(KeychainFailure) {
+    /// Stores the unlocked class keys in the class key store.
+    /// - Returns: `.thisProcess` when any of them could be kept by this process only.
+    @discardableResult
+    private func makeAvailable(_ classKeys: [Int64: SecureBytes]) throws(KeychainFailure) -> ClassKeyStore.Scope {
         let (timeout, keyringID) = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
             (s.keys.autoLockSeconds, s.keys.keyringID)
         }
+        var scope = ClassKeyStore.Scope.userSession
         for (entry, key) in classKeys {
             let expires = Keybag.whenUnlockedEntries.contains(entry) ? timeout : 0
-            ClassKeyStore.store(key, keyringID: keyringID, entry: entry, timeout: expires)
+            if ClassKeyStore.store(key, keyringID: keyringID, entry: entry, timeout: expires) == .thisProcess {
+                scope = .thisProcess
+            }
         }
+        return scope
     }
 }
 
