@@ -112,7 +112,7 @@ struct KeychainManagementTests {
     @Test("unlock-keychain says when the kernel keyring is unavailable and the unlock lasts for this process only")
     func unlockScopeNotice() {
         #expect(UnlockKeychain.thisProcessNotice
-            == "security: the kernel keyring is unavailable, so this unlock lasts only for this process; other programs still see the keychain locked")
+            == "security: the kernel keyring is unavailable or full, so this unlock lasts only for this process; other programs still see the keychain locked")
     }
 
     @Test("a cancelled unlock exits 128 and a missing keychain exits 50; neither creates a file")

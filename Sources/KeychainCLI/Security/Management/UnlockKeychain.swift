@@ -28,7 +28,7 @@ struct UnlockKeychain: SecuritySubcommand {
 
     /// What the command prints when the unlock lasts for this process only.
     static let thisProcessNotice =
-        "security: the kernel keyring is unavailable, so this unlock lasts only for this process; "
+        "security: the kernel keyring is unavailable or full, so this unlock lasts only for this process; "
         + "other programs still see the keychain locked"
 
     static let adoptedNotice =
