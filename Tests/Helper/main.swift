@@ -46,6 +46,7 @@
 import Foundation
 import Keychain
 import KeychainServices
+import KeychainCore
 
 // MARK: - SecItem calls
 
@@ -132,20 +133,9 @@ enum CHKeychain {
 
 // MARK: - Stress
 
-/// SplitMix64: the same sequence for the same worker in every run.
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func stress(worker: Int, ops: Int, sharedKeys: Int) {
-    var random = SplitMix(state: UInt64(worker) &* 1_000_003)
+    var random = SplitMix64(seed: UInt64(worker) &* 1_000_003)
     var lines: [String] = []
     lines.reserveCapacity(ops)
     for index in 0..<ops {

@@ -54,7 +54,7 @@ func upsert(_ keystore: Keystore, _ key: String, _ text: String) throws(Keychain
 do {
     switch arguments[1] {
     case "writer":
-        var generator = SeededGenerator(seed: UInt64(arguments[4]) ?? 1)
+        var generator = SplitMix64(seed: UInt64(arguments[4]) ?? 1)
         let keystore = try Keystore(location: location)
         let passwords = ["p0", "p1"]
         var passwordIndex = try keystore.hasPassword() ? -1 : 0
@@ -154,15 +154,3 @@ do {
     exit(1)
 }
 
-/// SplitMix64: reproducible choices from a seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
