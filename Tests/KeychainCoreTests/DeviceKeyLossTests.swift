@@ -60,6 +60,7 @@ struct DeviceKeyLossTests {
         }
         do {
             _ = try keystore.search(query("svc", "aku"), projection: .secret)
+            Issue.record("a ThisDeviceOnly item of the lost device key was readable")
         } catch {
             #expect(error.detail?.contains("another installation") == true, "the status says why: \(error.detail ?? "")")
         }

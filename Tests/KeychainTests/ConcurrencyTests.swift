@@ -69,7 +69,8 @@ struct ConcurrencyTests {
                         #expect(try await keychain.string(forKey: own) == "\(round)")
                         try await keychain.set("\(task)-\(round)", forKey: "shared")
                         let shared = try #require(try await keychain.string(forKey: "shared"))
-                        #expect(shared.contains("-"))
+                        let parts = shared.split(separator: "-").compactMap { Int($0) }
+                        #expect(parts.count == 2 && (0..<32).contains(parts[0]) && (0..<10).contains(parts[1]), "\(shared)")
                         if round % 3 == 1 {  // the last round (9) leaves the key in place
                             try await keychain.remove(forKey: own)
                             #expect(try await !keychain.contains(own))

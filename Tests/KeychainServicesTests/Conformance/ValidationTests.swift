@@ -91,7 +91,7 @@ struct ValidationTests {
 
     @Test("A secret over the size limit returns errSecDataTooLarge (-25302); one at the limit is stored")
     func secretSizeLimit() throws {
-        let limit = StoreSession.maximumSecretBytes
+        let limit = 1 << 20  // 1 MiB, the documented limit (docs/ARCHITECTURE.md, "Where Linux differs")
         try withKeychain {
             let tooLarge = genericPassword(account: "big", [kSecValueData as String: Data(count: limit + 1)])
             #expect(SecItemAdd(tooLarge as CFDictionary, nil) == errSecDataTooLarge)

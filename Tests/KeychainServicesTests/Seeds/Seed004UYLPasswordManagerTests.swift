@@ -216,7 +216,8 @@ struct Seed004Tests {
 
     @Test("Keys in an access group: a held group works, a group not held stores nothing (-34018 underneath)")
     func groups() throws {
-        try withKeychain(as: ApplicationIdentity(accessGroups: ["TEAM.app", "TEAM.shared"])) {
+        let keychain = try TemporaryKeychain()
+        try keychain.run(as: ApplicationIdentity(accessGroups: ["TEAM.app", "TEAM.shared"])) {
             let manager = UYLPasswordManager()
             manager.registerKey("grouped", forIdentifier: "erin", inGroup: "TEAM.shared")
             manager.purge()
@@ -225,6 +226,10 @@ struct Seed004Tests {
             #expect(storedItem("erin")?[kSecAttrAccessGroup as String] as? String == "TEAM.shared")
             manager.registerKey("nope", forIdentifier: "frank", inGroup: "OTHER.group")
             #expect(manager.keyForIdentifier("frank") == nil)
+        }
+        // Seen by an app that does hold OTHER.group: nothing was stored there, nor anywhere else.
+        try keychain.run(as: ApplicationIdentity(accessGroups: ["OTHER.group", "TEAM.app", "TEAM.shared"])) {
+            #expect(count(genericPassword(service: UYLPasswordManager.keychainService, account: "frank")) == 0)
         }
     }
 
