@@ -1,4 +1,3 @@
-import Foundation
 internal import KeychainCore
 
 /// The one place where the high-level API turns a ``Keychain`` into engine queries and attributes

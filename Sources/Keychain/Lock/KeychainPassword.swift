@@ -38,7 +38,7 @@ public struct KeychainPassword: Sendable, CustomStringConvertible, CustomDebugSt
     /// - Parameter bytes: the password's bytes; on return, empty (its old storage holds zeros).
     public init(wiping bytes: inout [UInt8]) {
         self.storage = SecureBytes(copying: bytes)
-        Self.zero(&bytes)
+        bytes.wipe()
         bytes.removeAll()
     }
 
@@ -74,14 +74,4 @@ public struct KeychainPassword: Sendable, CustomStringConvertible, CustomDebugSt
 
     /// The password in the engine's zeroising storage.
     let storage: SecureBytes
-
-    // MARK: - Private
-
-    /// Zeroes the array's storage in place (through an opaque pointer the optimizer keeps).
-    private static func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
-            SecureBytes.wipe(base, count: buffer.count)
-        }
-    }
 }

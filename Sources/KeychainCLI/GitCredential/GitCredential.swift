@@ -79,7 +79,7 @@ struct GitCredential {
             default:
                 break
             }
-            for index in line.indices { line[index] = 0 }
+            line.wipe()
         }
     }
 

@@ -132,7 +132,7 @@ struct GitKeychain {
         if let expiry = credential.passwordExpiry { bytes += Array("\npassword_expiry_utc=".utf8) + expiry }
         if let token = credential.oauthRefreshToken { bytes += Array("\noauth_refresh_token=".utf8) + token }
         let secret = SecureBytes(copying: bytes)
-        for index in bytes.indices { bytes[index] = 0 }
+        bytes.wipe()
         guard let group = identity.defaultAccessGroup else { throw KeychainFailure(.missingEntitlement) }
         var attributes = filters(credential)
         attributes["agrp"] = .string(group)

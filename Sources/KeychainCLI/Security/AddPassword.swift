@@ -77,7 +77,7 @@ enum AddPassword {
             if bytes.isEmpty { return .failure(ExitStatus(context.fail(operation, .userCanceled))) }
             if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
             let secret = SecureBytes(copying: bytes)
-            for index in bytes.indices { bytes[index] = 0 }
+            bytes.wipe()
             return .success(secret)
         }
     }

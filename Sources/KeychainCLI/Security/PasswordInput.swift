@@ -52,7 +52,7 @@ final class PasswordInput {
         case .line(var bytes):
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
             let secret = SecureBytes(copying: bytes)
-            for index in bytes.indices { bytes[index] = 0 }
+            bytes.wipe()
             return secret
         case .tooLong, .end:
             return nil

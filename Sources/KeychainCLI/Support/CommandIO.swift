@@ -68,7 +68,7 @@ package final class OutputBuffer {
     /// Writes the bytes to the descriptor and zeroes the buffer (it may hold a password printed with `-w`).
     func flush() {
         bytes.withUnsafeBytes { _ = Platform.write(descriptor, $0) }
-        for index in bytes.indices { bytes[index] = 0 }
+        bytes.wipe()
         bytes.removeAll()
     }
 }

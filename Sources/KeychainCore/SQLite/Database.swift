@@ -69,9 +69,6 @@ package final class Database {
         return try statement.step() ? statement.int64(0) : 0
     }
 
-    /// Rows changed by the last statement.
-    package var changes: Int { Int(sqlite3_changes(handle)) }
-
     /// Waits up to `milliseconds` for other connections' locks before reporting busy.
     package func setBusyTimeout(_ milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 

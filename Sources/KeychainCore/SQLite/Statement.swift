@@ -65,8 +65,6 @@ package final class Statement {
 
     package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-
     package func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }

@@ -67,11 +67,6 @@ package final class SecretStream {
         return output
     }
 
-    /// Seals a secret message without copying it out of protected memory.
-    package func seal(_ plaintext: SecureBytes, associatedData: [UInt8] = [], tag: Tag = .message) -> [UInt8] {
-        plaintext.withUnsafeBytes { seal($0, associatedData: associatedData, tag: tag) }
-    }
-
     // MARK: - Reading
 
     /// Starts reading a stream written under `key` with `header`.

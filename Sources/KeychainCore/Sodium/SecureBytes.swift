@@ -103,12 +103,6 @@ package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
         sodium_memzero(pointer, max(count, 1))
     }
 
-    /// Zeroes `count` bytes at `pointer` with `sodium_memzero`, which the optimizer cannot remove:
-    /// for wiping a caller's buffer after its secret was copied into a ``SecureBytes``.
-    package static func wipe(_ pointer: UnsafeMutableRawPointer, count: Int) {
-        sodium_memzero(pointer, count)
-    }
-
     package var description: String { "SecureBytes(\(count) bytes, redacted)" }
 }
 
@@ -147,5 +141,14 @@ package enum SecureArena {
         sodium_memzero(slot, slotBytes)
         let address = UInt(bitPattern: slot)
         free.withLock { $0.append(address) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Zeroes the array's storage in place with `sodium_memzero` (``Sodium/wipe(_:)``), which the
+    /// optimizer cannot remove: for plain buffers that briefly held a secret, once it was copied into
+    /// a ``SecureBytes`` or written out. A loop of `bytes[i] = 0` may be elided.
+    package mutating func wipe() {
+        withUnsafeMutableBytes { Sodium.wipe($0) }
     }
 }

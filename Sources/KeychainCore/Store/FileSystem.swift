@@ -107,12 +107,7 @@ package enum FileSystem {
             throw KeychainFailure(.io, "cannot sync \(temporary)")
         }
         close(fd)
-        if link(temporary, path) != 0 {
-            if errno == EEXIST { return false }
-            throw KeychainFailure(.io, "cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        syncDirectory(of: path)
-        return true
+        return try linkIfAbsent(temporary, to: path)
     }
 
     /// Reads a whole small file into protected memory.
@@ -173,13 +168,15 @@ package enum FileSystem {
 }
 
 extension FileSystem {
-    /// Hard-links `source` to `destination` unless `destination` exists.
+    /// Hard-links `source` to `destination` unless `destination` exists, and syncs the folder so
+    /// that the new name survives a power cut.
     /// - Returns: `false` when `destination` already existed.
     package static func linkIfAbsent(_ source: String, to destination: String) throws(KeychainFailure) -> Bool {
         if link(source, destination) != 0 {
             if errno == EEXIST { return false }
             throw KeychainFailure(.io, "cannot create \(destination): \(String(cString: strerror(errno)))")
         }
+        syncDirectory(of: destination)
         return true
     }
 

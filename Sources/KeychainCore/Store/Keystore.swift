@@ -114,8 +114,9 @@ package final class Keystore: Sendable {
         } catch {
             throw StoreSession.failure(error)
         }
-        // Link, not rename: an existing keychain is never replaced.
-        if !(try FileSystem.linkIfAbsent(temporary, to: path)) { return }
+        // Link, not rename: an existing keychain is never replaced (another process's, made at the
+        // same moment, is then used).
+        _ = try FileSystem.linkIfAbsent(temporary, to: path)
     }
 
     // MARK: - Transactions
@@ -170,6 +171,7 @@ package final class Keystore: Sendable {
                 } catch let failure {
                     session.pendingAccumulator.discard()
                     try? session.database.execute("ROLLBACK")
+                    session.keys.transactionRolledBack()
                     if failure.status == .notAvailable && attempt < 50 {
                         Self.backOff(attempt)
                         continue
@@ -213,13 +215,6 @@ package final class Keystore: Sendable {
     /// Deletes every match; returns how many.
     package func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.delete(query) }
-    }
-
-    /// SQLite's `data_version` for this connection: it changes when another connection commits.
-    package func dataVersion() throws(KeychainFailure) -> Int64 {
-        try session.withLock { (s: inout StoreSession) throws(KeychainFailure) -> Int64 in
-            do throws(SQLiteError) { return try s.database.dataVersion() } catch { throw StoreSession.failure(error) }
-        }
     }
 }
 

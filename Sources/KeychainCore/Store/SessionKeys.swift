@@ -31,10 +31,13 @@ final class SessionKeys {
     private(set) var autoLockSeconds: UInt32 = 0
     /// The keybag generation loaded, `nil` before the first load (any stored value, even -1, differs).
     private var generation: Int64?
-    /// SQLite's `data_version` when last checked, `nil` before the first check.
-    private var dataVersion: Int64?
+    /// SQLite's `data_version` when last checked (at the start of the current transaction), `nil`
+    /// before the first check.
+    private(set) var dataVersion: Int64?
     /// Passcode-slot keys fetched from the class key store during the current transaction.
     private var transactionKeys: [Int64: SecureBytes] = [:]
+    /// ``reload(_:)`` ran inside the current transaction (after a change it is about to commit).
+    private var reloadedInTransaction = false
 
     init(keychainID: [UInt8], keychainPath: String, deviceKey: SecureBytes?, deviceKeyPath: String) {
         self.keychainID = keychainID
@@ -55,9 +58,18 @@ final class SessionKeys {
 
     var throttle: UnlockThrottle { UnlockThrottle(deviceKeyPath: deviceKeyPath, keychainID: keychainID) }
 
+    /// Called when a transaction rolls back: what a ``reload(_:)`` inside it loaded was never
+    /// committed, so the next transaction loads the keybag again.
+    func transactionRolledBack() {
+        guard reloadedInTransaction else { return }
+        generation = nil
+        dataVersion = nil
+    }
+
     /// Called at the start of each transaction.
     func beginTransaction(_ database: Database) throws(KeychainFailure) {
         transactionKeys.removeAll()
+        reloadedInTransaction = false
         let version: Int64
         do { version = try database.dataVersion() } catch { throw StoreSession.failure(error) }
         guard version != dataVersion else { return }
@@ -69,6 +81,7 @@ final class SessionKeys {
     /// - Throws: `.decode` when the device slot does not open with the device key and there is no
     ///   migration slot to adopt the keychain with; `.invalidKeychain` for a damaged keybag.
     func reload(_ database: Database) throws(KeychainFailure) {
+        reloadedInTransaction = true
         generation = try Meta.integer(database, "generation")
         autoLockSeconds = UInt32(clamping: try Meta.integer(database, "autolock"))
         if let kdf = try Meta.blob(database, "kdf") {

@@ -348,7 +348,8 @@ package struct StoreSession: ~Copyable {
     package func update(
         _ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Int {
-        let rows = try candidateRows(query, withSecret: true)
+        // The stored secret is read only when it is kept (no new one given).
+        let rows = try candidateRows(query, withSecret: secret == nil)
         var updated = 0
         var skippedOrphans = false
         for row in rows {

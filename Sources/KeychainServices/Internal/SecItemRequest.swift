@@ -240,7 +240,6 @@ struct SecItemRequest {
         if let number = value as? NSNumber { return number.int64Value }
         if value is NSString || value is String { return nil }
         if let number = value as? any BinaryInteger { return Int64(truncatingIfNeeded: number) }
-        if let number = value as? NSNumber { return number.int64Value }
         if let flag = value as? Bool { return flag ? 1 : 0 }
         return nil
     }
