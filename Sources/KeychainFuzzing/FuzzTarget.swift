@@ -29,6 +29,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// Runs the target on one input.
     package func run(_ data: Data) {
+        _ = FuzzTarget.scratchFoldersRemovedAtExit
         switch self {
         case .secItem: FuzzTarget.secItem(data)
         case .entitlements: _ = try? ApplicationIdentity(entitlementsPlist: data)
@@ -39,6 +40,17 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .backup: FuzzTarget.backup(data)
         }
     }
+
+    /// The scratch folders of this process (`swkc-fuzz…-<pid>` in the temporary folder), removed
+    /// when it exits so that test runs and fuzzing sessions leave no keychains behind.
+    private static let scratchFoldersRemovedAtExit: Void = {
+        atexit {
+            let temporary = NSTemporaryDirectory()
+            for kind in ["fuzz", "fuzzhelper", "fuzzdb", "fuzztransfer", "fuzzseed"] {
+                try? FileManager.default.removeItem(atPath: temporary + "swkc-\(kind)-\(getpid())")
+            }
+        }
+    }()
 
     // MARK: - Targets
 
