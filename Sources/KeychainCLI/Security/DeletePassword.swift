@@ -6,14 +6,13 @@ enum DeletePassword {
     static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) -> Int32 {
         let targets = context.targets(options.operands)
         switch lookup.first(in: targets, context: context, withSecret: false) {
-        case .failed(let failure) where failure.detail == StoreSession.orphanedMessage:
+        case .failed(let failure) where failure.isOrphanedItem:
             return deleteUnreadable(lookup, targets, context) ?? context.fail("SecKeychainSearchCopyNext", failure)
         case .failed(let failure):
             return context.fail("SecKeychainSearchCopyNext", failure)
-        case .found(let item, let target):
+        case .found(let item, let target, let store):
             context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
             do {
-                let store = try context.open(target)
                 let deleted = try store.delete(
                     ItemQuery(itemClass: item.itemClass, synchronizable: nil, persistentRef: item.persistentRef))
                 if deleted == 0 { return context.fail("SecKeychainItemDelete", .itemNotFound) }

@@ -32,7 +32,7 @@ struct DumpKeychain: SecuritySubcommand {
                         items = try store.search(
                             ItemQuery(itemClass: itemClass, synchronizable: nil),
                             projection: showData ? [.attributes, .secret] : [.attributes])
-                    } catch where error.detail == StoreSession.orphanedMessage {
+                    } catch where error.isOrphanedItem {
                         // Every item of this class is a ThisDeviceOnly item of another installation:
                         // nothing to show; the other class and keychains still are.
                         continue

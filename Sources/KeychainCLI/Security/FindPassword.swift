@@ -13,7 +13,7 @@ enum FindPassword {
         switch lookup.first(in: targets, context: context, withSecret: showPassword) {
         case .failed(let failure):
             return context.fail("SecKeychainSearchCopyNext", failure)
-        case .found(let item, let target):
+        case .found(let item, let target, _):
             if passwordOnly {
                 item.secret?.withUnsafeBytes { context.io.output.write(bytes: AppleFormat.passwordOnly($0)) }
                 context.io.output.line("")

@@ -37,7 +37,8 @@ struct ItemLookup {
     }
 
     enum Outcome {
-        case found(ItemRecord, SecurityContext.Target)
+        /// The item, the keychain it is in, and that keychain opened (for a delete to use).
+        case found(ItemRecord, SecurityContext.Target, Keystore)
         case failed(KeychainFailure)
     }
 
@@ -51,7 +52,7 @@ struct ItemLookup {
                     itemClass: itemClass, filters: filters, accessGroups: accessGroup.map { [$0] },
                     synchronizable: nil, limit: 1)
                 let found = try store.search(query, projection: withSecret ? [.attributes, .secret] : [.attributes])
-                if let item = found.first { return .found(item, target) }
+                if let item = found.first { return .found(item, target, store) }
             } catch {
                 lastFailure = error
             }

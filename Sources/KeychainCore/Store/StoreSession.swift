@@ -161,7 +161,9 @@ package struct StoreSession: ~Copyable {
         }
     }
 
-    static var orphanedFailure: KeychainFailure { KeychainFailure(.decode, orphanedMessage, isAdvice: true) }
+    static var orphanedFailure: KeychainFailure {
+        KeychainFailure(.decode, orphanedMessage, isAdvice: true, isOrphanedItem: true)
+    }
 
     /// Whether the row's class key was set aside when the keychain was adopted by another device
     /// key (``Keystore/unlock(password:)``): a `…ThisDeviceOnly` item from before the adoption.
