@@ -71,10 +71,7 @@ package final class Keystore: Sendable {
             try? database.execute("ROLLBACK")
             throw error
         }
-        // A foreign keychain has no index key until it is adopted; the placeholder is never used,
-        // because every transaction but the adoption's refuses to run while foreign.
-        let codec = ItemCodec(keychainID: keychainID, indexKey: keys.indexKey ?? SecureBytes.random(count: Sodium.keyBytes))
-        session = Mutex(StoreSession(database: database, codec: codec, codecIsPlaceholder: keys.indexKey == nil, keys: keys))
+        session = Mutex(StoreSession(database: database, keys: keys))
     }
 
     /// Creates a keychain at `location` that has a password from the start (`security create-keychain`).
@@ -91,8 +88,7 @@ package final class Keystore: Sendable {
     }
 
     private static func createKeychain(at path: String, deviceKeyPath: String) throws(KeychainFailure) {
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !directory.isEmpty { try FileSystem.makePrivateDirectory(directory) }
+        try FileSystem.makePrivateDirectory(holding: path)
         let deviceKey = try DeviceKey.loadOrCreate(path: deviceKeyPath)
         let temporary = path + ".new-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         _ = try FileSystem.createEmptyPrivateFile(temporary)
@@ -157,13 +153,7 @@ package final class Keystore: Sendable {
                 do throws(KeychainFailure) {
                     session.pendingAccumulator.discard()
                     try session.keys.beginTransaction(session.database)
-                    if session.keys.isForeign {
-                        if !foreign { throw session.keys.foreignFailure }
-                    } else if session.codecIsPlaceholder, let indexKey = session.keys.indexKey {
-                        // Another process adopted the keychain since it was opened here.
-                        session.codec = ItemCodec(keychainID: session.keys.keychainID, indexKey: indexKey)
-                        session.codecIsPlaceholder = false
-                    }
+                    if session.keys.isForeign && !foreign { throw session.keys.foreignFailure }
                     let result = try body(session)
                     try session.flushAccumulator()
                     try Self.commit(session.database)

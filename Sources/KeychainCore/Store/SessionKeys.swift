@@ -49,6 +49,10 @@ final class SessionKeys {
 
     var indexKey: SecureBytes? { deviceEntries[Keybag.indexEntry] }
 
+    /// The row codec for the index key, made at the first ``reload(_:)`` that has one: `nil` while
+    /// the keychain has been foreign since it was opened here (the index key never changes).
+    private(set) var codec: ItemCodec?
+
     /// The device key the keybag is bound to.
     /// - Throws: `.interactionNotAllowed` while the keychain is foreign.
     func boundDeviceKey() throws(KeychainFailure) -> SecureBytes {
@@ -112,9 +116,10 @@ final class SessionKeys {
                 Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil, hasPassword: password != nil),
                 isAdvice: true)
         }
-        guard deviceEntries[Keybag.indexEntry] != nil else {
+        guard let indexKey = deviceEntries[Keybag.indexEntry] else {
             throw KeychainFailure(.invalidKeychain, "the keybag has no index key")
         }
+        if codec == nil { codec = ItemCodec(keychainID: keychainID, indexKey: indexKey) }
     }
 
     /// The device slot's entries, or `nil` when `key` (the session's device key by default) is

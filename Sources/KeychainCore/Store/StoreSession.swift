@@ -10,12 +10,11 @@ package import Foundation
 /// It is `~Copyable` so that exactly one owner (the keystore's mutex) holds the connection.
 package struct StoreSession: ~Copyable {
     let database: Database
-    var codec: ItemCodec
-    /// `codec` holds a random index key because the keychain was foreign when opened; the first
-    /// transaction after its adoption replaces it.
-    var codecIsPlaceholder: Bool
     /// The keybag entries and settings this connection holds.
     let keys: SessionKeys
+    /// Seals and opens rows with the index key. Only transactions that refuse foreign keychains
+    /// use it, and a keychain that is not foreign has one (``SessionKeys/codec``).
+    var codec: ItemCodec { keys.codec! }
     /// The XOR of the tags the current transaction changed, written to `meta` once before it commits.
     let pendingAccumulator = PendingAccumulator()
 
