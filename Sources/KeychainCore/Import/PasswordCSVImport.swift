@@ -81,7 +81,10 @@ struct PasswordCSVImport {
             if let created = Self.milliseconds(text("timecreated")) { attributes["cdat"] = .date(created) }
             if let changed = Self.milliseconds(text("timepasswordchanged")) { attributes["mdat"] = .date(changed) }
         }
-        let oneTimeCode = !text(format.oneTimeCode).trimmingWhitespace().isEmpty
+        // The one-time-code field holds a TOTP seed: test it in place, never copy it into a String.
+        let oneTimeCode = format.oneTimeCode.flatMap { column[$0] }.map { index in
+            UnsafeRawBufferPointer(rebasing: bytes[row.fields[index].range]).contains { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        } ?? false
         return .item(
             attributes: attributes, secret: CSVParser.secret(row.fields[passwordColumn], in: bytes), oneTimeCode: oneTimeCode)
     }
