@@ -20,7 +20,7 @@ package enum ClassKeyStore {
     private static let processEpochs = Atomic<Int64>(0)
 
     static func description(keyringID: [UInt8], entry: Int64) -> String {
-        "swkc:" + keyringID.map { String($0, radix: 16).leftPadded(to: 2) }.joined() + ":\(entry)"
+        "swkc:" + Sodium.hex(keyringID) + ":\(entry)"
     }
 
     /// Makes `key` available; `timeout` seconds (0 = until the session ends).
@@ -82,8 +82,3 @@ package enum ClassKeyStore {
     }
 }
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}

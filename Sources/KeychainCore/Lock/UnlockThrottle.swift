@@ -19,8 +19,8 @@ package struct UnlockThrottle {
     let path: String
 
     init(deviceKeyPath: String, keychainID: [UInt8]) {
-        let directory = String(deviceKeyPath[..<(deviceKeyPath.lastIndex(of: "/") ?? deviceKeyPath.startIndex)])
-        let name = keychainID.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let directory = FileSystem.directory(of: deviceKeyPath)
+        let name = Sodium.hex(keychainID)
         path = (directory.isEmpty ? "." : directory) + "/" + name + ".unlock-failures"
     }
 

@@ -168,4 +168,11 @@ package enum Sodium {
         }
         return ok ? key : nil
     }
+
+    /// Lower-case hexadecimal of `bytes` (`sodium_bin2hex`), for file and key names built from ids.
+    package static func hex(_ bytes: [UInt8]) -> String {
+        var out = [CChar](repeating: 0, count: bytes.count * 2 + 1)
+        _ = sodium_bin2hex(&out, out.count, bytes, bytes.count)
+        return String(decoding: out.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }

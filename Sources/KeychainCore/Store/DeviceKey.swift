@@ -10,8 +10,7 @@ package enum DeviceKey {
     ///   not private to the user.
     package static func loadOrCreate(path: String) throws(KeychainFailure) -> SecureBytes {
         if let existing = try load(path: path) { return existing }
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !directory.isEmpty { try FileSystem.makePrivateDirectory(directory) }
+        try FileSystem.makePrivateDirectory(holding: path)
         let fresh = SecureBytes.random(count: Sodium.keyBytes)
         let created = try fresh.withUnsafeBytes { bytes throws(KeychainFailure) in
             try FileSystem.createExclusive(path, bytes: bytes)

@@ -64,11 +64,22 @@ package enum FileSystem {
         }
     }
 
+    /// The folder part of `path` ("" for a bare name), as `dirname` without the "." fallback.
+    package static func directory(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    }
+
+    /// Makes the folder that will hold `path`, private (0700), unless `path` is a bare name.
+    package static func makePrivateDirectory(holding path: String) throws(KeychainFailure) {
+        let folder = directory(of: path)
+        if !folder.isEmpty { try makePrivateDirectory(folder) }
+    }
+
     /// Refuses a folder that another user owns or that group or others may write (unless it has
     /// the sticky bit, like `/tmp`), as ssh's StrictModes does for the folders above a key: whoever can
     /// write there can swap the file.
     package static func checkPrivateFolder(of path: String) throws(KeychainFailure) {
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let folder = directory(of: path)
         var info = stat()
         guard !folder.isEmpty, stat(folder, &info) == 0 else { return }
         if info.st_uid != getuid() && info.st_uid != 0 {
@@ -158,8 +169,8 @@ package enum FileSystem {
     }
 
     private static func syncDirectory(of path: String) {
-        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folder = directory(of: path)
+        let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {
             fsync(fd)
             close(fd)
