@@ -43,15 +43,10 @@ public struct Entitlements: Sendable, Hashable {
     public init(
         applicationIdentifier: String? = nil, keychainAccessGroups: [String] = [], applicationGroups: [String] = []
     ) {
-        let list = PropertyList(
+        // The order and expansion rules live in one place, ApplicationIdentity.
+        identity = ApplicationIdentity(
             applicationIdentifier: applicationIdentifier, keychainAccessGroups: keychainAccessGroups,
             applicationGroups: applicationGroups)
-        // Encoding these three fields cannot fail, and the engine parses its own encoding, so the
-        // order and expansion rules live in one place (ApplicationIdentity).
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
-        let identity = (try? encoder.encode(list)).flatMap { try? ApplicationIdentity(entitlementsPlist: $0) }
-        self.identity = identity ?? ApplicationIdentity(accessGroups: [])
     }
 
     /// Entitlements read from a property list (XML or binary), as in an `.entitlements` file.
@@ -111,18 +106,4 @@ public struct Entitlements: Sendable, Hashable {
     let identity: ApplicationIdentity
 
     init(identity: ApplicationIdentity) { self.identity = identity }
-
-    // MARK: - Private
-
-    private struct PropertyList: Encodable {
-        var applicationIdentifier: String?
-        var keychainAccessGroups: [String]
-        var applicationGroups: [String]
-
-        enum CodingKeys: String, CodingKey {
-            case applicationIdentifier = "application-identifier"
-            case keychainAccessGroups = "keychain-access-groups"
-            case applicationGroups = "com.apple.security.application-groups"
-        }
-    }
 }

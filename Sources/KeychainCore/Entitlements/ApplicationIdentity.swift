@@ -69,7 +69,16 @@ package struct ApplicationIdentity: Sendable, Equatable {
         } catch {
             throw KeychainFailure(.missingEntitlement, "the entitlements file is not a valid entitlements property list")
         }
-        let appID = entitlements.applicationIdentifier
+        self.init(
+            applicationIdentifier: entitlements.applicationIdentifier,
+            keychainAccessGroups: entitlements.keychainAccessGroups ?? [],
+            applicationGroups: entitlements.applicationGroups ?? [])
+    }
+
+    /// The identity of Apple's three entitlement values, in Apple's order: `keychain-access-groups`,
+    /// then `application-identifier`, then `com.apple.security.application-groups`, with
+    /// `$(AppIdentifierPrefix)`/`$(TeamIdentifierPrefix)` expanded and duplicates dropped.
+    package init(applicationIdentifier appID: String?, keychainAccessGroups: [String], applicationGroups: [String]) {
         let prefix = appID.flatMap { id in id.firstIndex(of: ".").map { String(id[...$0]) } } ?? ""
         func expand(_ group: String) -> String {
             for variable in ["$(AppIdentifierPrefix)", "$(TeamIdentifierPrefix)"] where group.hasPrefix(variable) {
@@ -78,8 +87,7 @@ package struct ApplicationIdentity: Sendable, Equatable {
             return group
         }
         var groups: [String] = []
-        for group in (entitlements.keychainAccessGroups ?? []).map(expand) + (appID.map { [$0] } ?? [])
-            + (entitlements.applicationGroups ?? []).map(expand)
+        for group in keychainAccessGroups.map(expand) + (appID.map { [$0] } ?? []) + applicationGroups.map(expand)
         where !group.isEmpty && !groups.contains(group) {
             groups.append(group)
         }
