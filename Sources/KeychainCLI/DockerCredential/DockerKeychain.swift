@@ -13,34 +13,26 @@ struct DockerKeychain {
         var attributes = url.filters
         attributes["acct"] = .string(credentials.username)
         attributes["labl"] = .string(DockerCredentialHelper.label)
-        attributes["agrp"] = .string(group)
         let secret = SecureBytes(copying: Array(credentials.secret.utf8))
         var key: [String: AttributeValue] = [:]
         for name in AddInternetPassword.primaryKey {
             key[name] = attributes[name] ?? ItemClass.internetPassword.descriptor(name)?.defaultValue
         }
-        var changes = attributes
-        changes.removeValue(forKey: "agrp")
         let keyQuery = ItemQuery(itemClass: .internetPassword, filters: key, accessGroups: [group])
+        let searchGroups = identity.searchGroups
         try DockerCredentialHelper.keychain { () throws(KeychainFailure) in
-            var stored = false
-            for _ in 0..<3 where !stored {
-                do throws(KeychainFailure) {
-                    _ = try store.add(.internetPassword, attributes: attributes, secret: secret)
-                    stored = true
-                } catch where error.status == .duplicateItem {
-                    stored = try store.update(keyQuery, changes: changes, secret: secret) > 0
+            // One transaction: add or update in place, then remove what osxkeychain's
+            // delete-before-add would have removed: the other items this URL selects.
+            try store.write { (s: borrowing StoreSession) throws(KeychainFailure) in
+                _ = try s.upsert(.internetPassword, attributes: attributes, secret: secret, groups: [group])
+                let keep = try s.search(keyQuery, projection: []).map(\.persistentRef)
+                let others = try s.search(
+                    ItemQuery(itemClass: .internetPassword, filters: url.filters, accessGroups: searchGroups),
+                    projection: [])
+                for item in others where !keep.contains(item.persistentRef) {
+                    _ = try s.delete(
+                        ItemQuery(itemClass: .internetPassword, synchronizable: nil, persistentRef: item.persistentRef))
                 }
-            }
-            guard stored else { throw KeychainFailure(.duplicateItem) }
-            // What osxkeychain's delete-before-add would have removed: other items this URL selects.
-            let keep = try store.search(keyQuery, projection: []).map(\.persistentRef)
-            let others = try store.search(
-                ItemQuery(itemClass: .internetPassword, filters: url.filters, accessGroups: identity.searchGroups),
-                projection: [])
-            for item in others where !keep.contains(item.persistentRef) {
-                _ = try store.delete(
-                    ItemQuery(itemClass: .internetPassword, synchronizable: nil, persistentRef: item.persistentRef))
             }
         }
     }

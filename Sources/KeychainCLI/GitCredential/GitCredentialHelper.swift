@@ -135,24 +135,9 @@ struct GitKeychain {
         bytes.wipe()
         guard let group = identity.defaultAccessGroup else { throw KeychainFailure(.missingEntitlement) }
         var attributes = filters(credential)
-        attributes["agrp"] = .string(group)
         attributes["labl"] = .string(credential.label)
-        var key: [String: AttributeValue] = [:]
-        for name in AddInternetPassword.primaryKey {
-            key[name] = attributes[name] ?? ItemClass.internetPassword.descriptor(name)?.defaultValue
-        }
-        var changes = attributes
-        changes.removeValue(forKey: "agrp")
-        for _ in 0..<3 {
-            do {
-                _ = try store.add(.internetPassword, attributes: attributes, secret: secret)
-                return
-            } catch where error.status == .duplicateItem {
-                let query = ItemQuery(itemClass: .internetPassword, filters: key, accessGroups: [group])
-                if try store.update(query, changes: changes, secret: secret) > 0 { return }
-            }
-        }
-        throw KeychainFailure(.duplicateItem)
+        // Add, or update the item with this primary key in place: one transaction.
+        _ = try store.upsert(.internetPassword, attributes: attributes, secret: secret, groups: [group])
     }
 
     func erase(_ credential: GitCredential) throws(KeychainFailure) {
