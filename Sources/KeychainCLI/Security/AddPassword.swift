@@ -58,15 +58,11 @@ enum AddPassword {
             }
             return .success(SecureBytes(copying: bytes))
         case .prompt:
-            if context.io.input.isTerminal {
-                for _ in 0..<3 {
-                    guard let first = context.io.terminal.readSecret(prompt: "password data for new item: "),
-                        let second = context.io.terminal.readSecret(prompt: "retype password for new item: ")
-                    else { return .failure(ExitStatus(1)) }
-                    if first.constantTimeEquals(second) { return .success(first) }
-                    context.io.error.line("passwords don't match")
-                }
-                return .failure(ExitStatus(1))
+            let input = PasswordInput(context)
+            if input.isInteractive {
+                let secret = input.readNew(
+                    given: nil, prompt: "password data for new item: ", retype: "retype password for new item: ")
+                return secret.map { .success($0) } ?? .failure(ExitStatus(1))
             }
             var reader = LineReader(context.io.input)
             guard var bytes = reader.rest(limit: StoreSession.maximumSecretBytes + 1) else {
