@@ -140,19 +140,24 @@ enum ItemOptions {
 
     /// `-P`: a port number read as `atoi(3)` reads it (leading digits; otherwise 0), kept to 16 bits.
     static func port(_ options: ParsedOptions) -> Int64? {
-        guard let text = options.value("P") else { return nil }
-        var value: Int64 = 0
-        var sign: Int64 = 1
+        options.value("P").map { Int64(UInt16(truncatingIfNeeded: atoi($0))) }
+    }
+
+    /// `atoi(3)`: optional blanks and sign, then leading digits; anything else gives 0. The value is
+    /// capped at 2⁴⁰ so that it cannot overflow.
+    static func atoi(_ text: String) -> Int64 {
         var characters = Substring(text.drop(while: { $0 == " " || $0 == "\t" }))
-        if characters.first == "-" || characters.first == "+" {
-            if characters.first == "-" { sign = -1 }
+        var sign: Int64 = 1
+        if let first = characters.first, first == "-" || first == "+" {
+            if first == "-" { sign = -1 }
             characters = characters.dropFirst()
         }
+        var value: Int64 = 0
         for character in characters {
-            guard let digit = character.wholeNumberValue, character.isASCII else { break }
+            guard character.isASCII, let digit = character.wholeNumberValue else { break }
             value = min(value * 10 + Int64(digit), 1 << 40)
         }
-        return Int64(UInt16(truncatingIfNeeded: sign * value))
+        return sign * value
     }
 
     /// The string attributes given by option letters, e.g. `["a": "acct"]`.

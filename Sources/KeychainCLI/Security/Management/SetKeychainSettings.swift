@@ -27,7 +27,7 @@ struct SetKeychainSettings: SecuritySubcommand {
     init(_ options: ParsedOptions) throws(ValidationError) {
         lockOnSleep = options.has("l")
         if let text = options.value("t") {
-            let seconds = Self.atoi(text)
+            let seconds = ItemOptions.atoi(text)
             guard seconds >= 1 else { throw .usage("security: set-keychain-settings: the timeout must be at least 1 second") }
             timeout = UInt32(min(seconds, Int64(Int32.max)))
         } else {
@@ -45,21 +45,5 @@ struct SetKeychainSettings: SecuritySubcommand {
         } catch {
             return context.fail("SecKeychainSetSettings \(KeychainOperand.display(keychain))", error.status)
         }
-    }
-
-    /// `atoi(3)`: optional blanks and sign, then leading digits; anything else gives 0.
-    static func atoi(_ text: String) -> Int64 {
-        var characters = Substring(text.drop(while: { $0 == " " || $0 == "\t" }))
-        var sign: Int64 = 1
-        if let first = characters.first, first == "-" || first == "+" {
-            if first == "-" { sign = -1 }
-            characters = characters.dropFirst()
-        }
-        var value: Int64 = 0
-        for character in characters {
-            guard character.isASCII, let digit = character.wholeNumberValue else { break }
-            value = min(value * 10 + Int64(digit), 1 << 40)
-        }
-        return sign * value
     }
 }
