@@ -40,13 +40,13 @@ extension StoreSession {
         if attributes["mdat"] == nil { attributes["mdat"] = .date(now) }
 
         var outcome = RestoreOutcome.inserted
-        if let existing = try rowID(column: "pk", codec.primaryKeyDigest(itemClass, attributes)) {
+        if let existing = try rowIDAndTag(column: "pk", codec.primaryKeyDigest(itemClass, attributes)) {
             switch policy {
             case .skip: return (.skipped, false)
             case .fail:
                 throw KeychainFailure(.duplicateItem, "an item with the same primary key is already in the keychain")
             case .replace:
-                try deleteRow(existing)
+                try deleteRow(existing.rowid, tag: existing.tag)
                 outcome = .replaced
             }
         }
@@ -56,23 +56,12 @@ extension StoreSession {
         var reassigned = false
         let wellFormed = reference.count == prefix.count + 16 && reference.starts(with: prefix)
         var taken = false
-        if wellFormed { taken = try rowID(column: "persistref", reference) != nil }
+        if wellFormed { taken = try rowIDAndTag(column: "persistref", reference) != nil }
         if !wellFormed || taken {
             reassigned = persistentRef != nil
             reference = prefix + Sodium.randomBytes(16)
         }
         try insert(itemClass, attributes: attributes, secret: secret, persistentRef: reference)
         return (outcome, reassigned)
-    }
-
-    private func rowID(column: String, _ value: [UInt8]) throws(KeychainFailure) -> Int64? {
-        do throws(SQLiteError) {
-            let statement = try database.prepare("SELECT rowid FROM items WHERE \(column) = ?")
-            try statement.bind([.blob(value)])
-            defer { statement.finish() }
-            return try statement.step() ? statement.int64(0) : nil
-        } catch {
-            throw Self.failure(error)
-        }
     }
 }

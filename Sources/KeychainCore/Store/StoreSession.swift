@@ -395,8 +395,6 @@ package struct StoreSession: ~Copyable {
         let rows = try candidateRows(query, withSecret: false)
         let covered = Self.isCoveredByIndex(query)
         var deleted = 0
-        let delete: Statement
-        do { delete = try database.prepare("DELETE FROM items WHERE rowid = ?") } catch { throw Self.failure(error) }
         var skippedOrphans = false
         for row in rows {
             if let key = try itemKeyUnlessOrphaned(row, associatedData: associatedData(.key, row)) {
@@ -409,12 +407,7 @@ package struct StoreSession: ~Copyable {
             }
             // An orphaned row selected by indexed attributes alone is deleted: it can never be
             // opened here, and its message tells the user to delete it.
-            do throws(SQLiteError) {
-                try delete.run([.integer(row.rowid)])
-            } catch {
-                throw Self.failure(error)
-            }
-            try accumulate(row.tag)
+            try deleteRow(row.rowid, tag: row.tag)
             deleted += 1
         }
         if deleted == 0 && skippedOrphans { throw Self.orphanedFailure }
@@ -446,18 +439,9 @@ package struct StoreSession: ~Copyable {
         do { try Meta.set(database, "accumulator", current) } catch { throw Self.failure(error) }
     }
 
-    /// Deletes one row and takes its tag out of the accumulator.
-    func deleteRow(_ rowid: Int64) throws(KeychainFailure) {
-        let tag: [UInt8]
+    /// Deletes one row, whose stored tag is `tag`, and takes the tag out of the accumulator.
+    func deleteRow(_ rowid: Int64, tag: [UInt8]) throws(KeychainFailure) {
         do throws(SQLiteError) {
-            let select = try database.prepare("SELECT tag FROM items WHERE rowid = ?")
-            try select.bind([.integer(rowid)])
-            guard try select.step() else {
-                select.finish()
-                return
-            }
-            tag = select.blob(0)
-            select.finish()
             try database.prepare("DELETE FROM items WHERE rowid = ?").run([.integer(rowid)])
         } catch {
             throw Self.failure(error)
@@ -465,18 +449,30 @@ package struct StoreSession: ~Copyable {
         try accumulate(tag)
     }
 
-    /// Deletes every item of one protection class (used when the password is removed).
-    func deleteAll(_ protection: ProtectionClass) throws(KeychainFailure) {
-        var doomed: [Int64] = []
+    /// The rowid and tag of the row whose `column` (a unique blob column: `pk`, `persistref`) is `value`.
+    func rowIDAndTag(column: String, _ value: [UInt8]) throws(KeychainFailure) -> (rowid: Int64, tag: [UInt8])? {
         do throws(SQLiteError) {
-            let select = try database.prepare("SELECT rowid FROM items WHERE pdmn = ?")
-            try select.bind([.integer(protection.code)])
-            defer { select.finish() }
-            while try select.step() { doomed.append(select.int64(0)) }
+            let statement = try database.prepare("SELECT rowid, tag FROM items WHERE \(column) = ?")
+            try statement.bind([.blob(value)])
+            defer { statement.finish() }
+            return try statement.step() ? (statement.int64(0), statement.blob(1)) : nil
         } catch {
             throw Self.failure(error)
         }
-        for rowid in doomed { try deleteRow(rowid) }
+    }
+
+    /// Deletes every item of one protection class (used when the password is removed).
+    func deleteAll(_ protection: ProtectionClass) throws(KeychainFailure) {
+        var doomed: [(rowid: Int64, tag: [UInt8])] = []
+        do throws(SQLiteError) {
+            let select = try database.prepare("SELECT rowid, tag FROM items WHERE pdmn = ?")
+            try select.bind([.integer(protection.code)])
+            defer { select.finish() }
+            while try select.step() { doomed.append((select.int64(0), select.blob(1))) }
+        } catch {
+            throw Self.failure(error)
+        }
+        for row in doomed { try deleteRow(row.rowid, tag: row.tag) }
     }
 
     // MARK: - Errors
