@@ -26,9 +26,13 @@ enum CSVWriter {
         case secret(SecureBytes)
     }
 
+    /// A plain-text field (a name or URL, not a secret): written from the array in place.
     private static func writeField(_ bytes: [UInt8], to file: FileWriter) throws(KeychainFailure) {
-        let copy = SecureBytes(copying: bytes)
-        try copy.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(KeychainFailure) in try writeField(raw, to: file) }
+        var failure: KeychainFailure?
+        bytes.withUnsafeBytes { raw in
+            do throws(KeychainFailure) { try writeField(raw, to: file) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     private static func writeField(_ bytes: UnsafeRawBufferPointer, to file: FileWriter) throws(KeychainFailure) {

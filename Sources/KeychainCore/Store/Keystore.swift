@@ -219,6 +219,7 @@ extension Keystore {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in
             var accumulator = [UInt8](repeating: 0, count: 32)
             var count = 0
+            var modified: Int?
             do throws(SQLiteError) {
                 let check = try s.database.prepare("PRAGMA quick_check")
                 try check.bind([])
@@ -235,15 +236,16 @@ extension Keystore {
                     ] + (4...10).map { .blob(rows.blob(Int32($0))) }
                     let tag = s.codec.rowTag(columns)
                     guard tag == rows.blob(11) else {
-                        throw SQLiteError(code: -1, message: "item \(count + 1) was modified outside the keychain")
+                        modified = count + 1
+                        break
                     }
                     for index in accumulator.indices { accumulator[index] ^= tag[index] }
                     count += 1
                 }
             } catch {
-                if error.code == -1 { throw KeychainFailure(.decode, error.message) }
                 throw StoreSession.failure(error)
             }
+            if let modified { throw KeychainFailure(.decode, "item \(modified) was modified outside the keychain") }
             guard accumulator == (try Meta.blob(s.database, "accumulator")) else {
                 throw KeychainFailure(
                     .decode, "the keychain's items do not match its integrity record: a row was replayed, removed or added")
