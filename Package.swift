@@ -54,10 +54,13 @@ let package = Package(
             name: "keychain-stress", dependencies: ["KeychainCore"], path: "Tests/Stress", swiftSettings: strictSettings),
 
         .testTarget(
-            name: "KeychainCoreTests", dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress"],
+            name: "KeychainCoreTests",
+            dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestSupport"],
             swiftSettings: strictSettings),
         // Shared by the suites that start keychain-test-helper processes.
-        .target(name: "KeychainTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
+        .target(name: "KeychainTestSupport", dependencies: ["CTestKeyring"], path: "Tests/Support", swiftSettings: strictSettings),
+        // The test run's own kernel keyring ($KEYCHAIN_KEYRING), made at start-up and removed at exit.
+        .target(name: "CTestKeyring", path: "Tests/TestKeyring"),
         .testTarget(
             name: "KeychainServicesTests",
             dependencies: ["KeychainServices", "KeychainCore", "KeychainTestSupport", "keychain-test-helper"],
@@ -66,7 +69,7 @@ let package = Package(
             name: "KeychainTests", dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "keychain-test-helper"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "security"],
+            name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "KeychainTestSupport", "security"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

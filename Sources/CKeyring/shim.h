@@ -21,4 +21,8 @@ static inline long ckeyring_search(int keyring, const char *type, const char *de
 static inline long ckeyring_read(long key, void *buffer, size_t length) {
     return syscall(SYS_keyctl, 11 /* KEYCTL_READ */, key, buffer, length);
 }
+
+static inline long ckeyring_describe(long key, char *buffer, size_t length) {
+    return syscall(SYS_keyctl, 6 /* KEYCTL_DESCRIBE */, key, buffer, length);
+}
 #endif

@@ -29,6 +29,8 @@ final class Sandbox {
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             // Cheap Argon2id for keychain passwords (test-only switch; see SecurityContext.kdfParameters).
             "KEYCHAIN_KDF": "testing",
+            // The test run's own kernel keyring (Tests/TestKeyring), for the tools started as processes.
+            "KEYCHAIN_KEYRING": ClassKeyStore.keyringName,
         ]
     }
 

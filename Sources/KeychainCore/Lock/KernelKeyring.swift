@@ -5,64 +5,144 @@ internal import Glibc
 internal import Musl
 #endif
 
-/// The Linux kernel's per-user keyring (`keyrings(7)`, `@u`): where unlocked class keys live, so that
-/// every process of the user sees the same lock state.
+/// The Linux kernel's key retention service (`keyrings(7)`): the system calls the class key store
+/// (``ClassKeyStore``) is built on, and nothing else.
 ///
-/// Keys are `user` keys described `swkc:<keychain id>:<entry>`, readable by the owning user
-/// (permissions possessor-all, user view/read/search), with the kernel's native timeout for
-/// auto-lock. The user keyring lasts until the user's last process ends or the machine restarts,
-/// which is the lifetime Apple gives AfterFirstUnlock class keys.
+/// Every key and keyring made here gets the permissions possessor-all and user-all (no group or
+/// other bits): any process of the same user may use them whether or not its session keyring
+/// reaches the user keyring (`possession`), which matches the threat model (a process of the same
+/// user can already read the keychain file and ptrace the unlocking process).
 package enum KernelKeyring {
-    private static let userKeyring: Int32 = -4  // KEY_SPEC_USER_KEYRING
-    private static let setTimeout: Int32 = 15  // KEYCTL_SET_TIMEOUT
+    /// A key's serial number.
+    package typealias Serial = Int32
+
+    /// `KEY_SPEC_USER_KEYRING`: the user keyring `@u`, kept until the user's last process ends.
+    package static let userKeyring: Serial = -4
+
+    private static let getKeyringID: Int32 = 0  // KEYCTL_GET_KEYRING_ID
     private static let setPermissions: Int32 = 5  // KEYCTL_SETPERM
-    private static let invalidate: Int32 = 21  // KEYCTL_INVALIDATE
-    /// Possessor: all; user: view, read, search.
-    private static let permissions: Int = 0x3f0b_0000
+    private static let clearKeyring: Int32 = 7  // KEYCTL_CLEAR
+    private static let unlinkKey: Int32 = 9  // KEYCTL_UNLINK
+    private static let setTimeoutOperation: Int32 = 15  // KEYCTL_SET_TIMEOUT
+    private static let invalidateKey: Int32 = 21  // KEYCTL_INVALIDATE
+    /// Possessor: all; user: all.
+    private static let permissions: Int = 0x3f3f_0000
 
-    /// Whether the kernel keyring can be used by this process (seccomp or old kernels may forbid it).
-    package static let isAvailable: Bool = {
-        let probe = "swkc:probe:\(getpid())"
-        let id = "1".withCString { payload in ckeyring_add_key("user", probe, payload, 1, userKeyring) }
-        guard id > 0 else { return false }
-        _ = ckeyring_keyctl2(invalidate, id, 0)
-        return true
-    }()
+    /// Whether this process may use the kernel keyring (seccomp filters, some containers and old
+    /// kernels forbid it). Asks for the user keyring's serial, which the kernel makes on first use
+    /// like every other process's would; no key of ours is created.
+    package static let isAvailable: Bool = ckeyring_keyctl2(getKeyringID, Int(userKeyring), 1) > 0
 
-    /// Stores `key` under `description`, replacing an earlier one, expiring after `timeout` seconds (0 = never).
-    /// - Returns: `false` when the kernel refused.
-    package static func store(_ key: SecureBytes, description: String, timeout: UInt32) -> Bool {
-        let id = key.withUnsafeBytes { bytes in
-            ckeyring_add_key("user", description, bytes.baseAddress, bytes.count, userKeyring)
+    /// The keyring described `name` linked (directly or not) under `parent`, or `nil`.
+    package static func findKeyring(named name: String, in parent: Serial = userKeyring) -> Serial? {
+        let id = ckeyring_search(parent, "keyring", name)
+        return id > 0 ? Serial(truncatingIfNeeded: id) : nil
+    }
+
+    /// Creates a keyring described `name` and links it into `parent`, replacing a link to a keyring
+    /// with the same description there.
+    /// - Returns: its serial, or the `errno` of the refusal.
+    package static func createKeyring(named name: String, in parent: Serial = userKeyring) -> Result<Serial, KeyringError> {
+        let id = ckeyring_add_key("keyring", name, nil, 0, parent)
+        return permitted(id)
+    }
+
+    /// Stores `payload` as a `user` key described `description` in `keyring`, replacing the payload
+    /// of an existing key with that description (which keeps its serial number).
+    /// - Returns: the key's serial, or the `errno` of the refusal (`EDQUOT`: the quota is full).
+    package static func store(
+        _ payload: UnsafeRawBufferPointer, description: String, in keyring: Serial
+    ) -> Result<Serial, KeyringError> {
+        let id = ckeyring_add_key("user", description, payload.baseAddress, payload.count, keyring)
+        return permitted(id)
+    }
+
+    /// The `user` key described `description` in `keyring` (or a keyring under it), or `nil` when it
+    /// is absent, expired or revoked.
+    package static func search(description: String, in keyring: Serial) -> Serial? {
+        let id = ckeyring_search(keyring, "user", description)
+        return id > 0 ? Serial(truncatingIfNeeded: id) : nil
+    }
+
+    /// Reads up to `buffer.count` bytes of a key's payload into `buffer`.
+    /// - Returns: the payload's whole length (which may exceed `buffer.count`), or `nil` when the key
+    ///   cannot be read (gone, expired, revoked).
+    package static func read(_ key: Serial, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        let length = ckeyring_read(Int(key), buffer.baseAddress, buffer.count)
+        return length >= 0 ? length : nil
+    }
+
+    /// A non-secret payload (a keyring's list of members), whole.
+    private static func readPublic(_ key: Serial) -> [UInt8]? {
+        let length = ckeyring_read(Int(key), nil, 0)
+        guard length >= 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: length)
+        let read = bytes.withUnsafeMutableBytes { ckeyring_read(Int(key), $0.baseAddress, $0.count) }
+        guard read >= 0 else { return nil }
+        return Array(bytes.prefix(min(read, length)))
+    }
+
+    /// The keys linked directly in `keyring`.
+    package static func members(of keyring: Serial) -> [Serial] {
+        guard let bytes = readPublic(keyring) else { return [] }
+        return stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
+            bytes[offset..<offset + 4].withUnsafeBytes { $0.loadUnaligned(as: Serial.self) }
         }
-        guard id > 0 else { return false }
-        _ = ckeyring_keyctl2(setPermissions, id, permissions)
-        if timeout > 0 { _ = ckeyring_keyctl2(setTimeout, id, Int(timeout)) }
-        return true
     }
 
-    /// Reads the key stored under `description`, or `nil` when it is absent, expired or revoked.
-    package static func load(description: String, count: Int) -> SecureBytes? {
-        let id = ckeyring_search(userKeyring, "user", description)
-        guard id > 0 else { return nil }
-        var length = -1
-        let key = SecureBytes(count: count) { buffer in
-            length = ckeyring_read(id, buffer.baseAddress, buffer.count)
+    /// A key's type and description, or `nil` when it cannot be viewed.
+    package static func describe(_ key: Serial) -> (type: String, description: String)? {
+        var buffer = [CChar](repeating: 0, count: 4200)
+        let length = buffer.withUnsafeMutableBufferPointer { ckeyring_describe(Int(key), $0.baseAddress, $0.count) }
+        guard length > 0, length <= buffer.count else { return nil }
+        // "type;uid;gid;perm;description"
+        let text = String(decoding: buffer.prefix(length - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
+        guard fields.count == 5 else { return nil }
+        return (String(fields[0]), String(fields[4]))
+    }
+
+    /// Makes `key` expire `seconds` from now (0: never).
+    @discardableResult
+    package static func setTimeout(_ key: Serial, seconds: UInt32) -> Bool {
+        ckeyring_keyctl2(setTimeoutOperation, Int(key), Int(seconds)) == 0
+    }
+
+    /// Withdraws `key` at once, from every keyring that links it (`KEYCTL_INVALIDATE`); the kernel
+    /// frees it and its quota right away.
+    package static func invalidate(_ key: Serial) {
+        _ = ckeyring_keyctl2(invalidateKey, Int(key), 0)
+    }
+
+    /// Unlinks every key in `keyring` (`KEYCTL_CLEAR`): one call.
+    @discardableResult
+    package static func clear(_ keyring: Serial) -> Bool {
+        ckeyring_keyctl2(clearKeyring, Int(keyring), 0) == 0
+    }
+
+    /// The key `id` that `add_key` returned, once it has ``permissions``; a key whose permissions
+    /// cannot be set is withdrawn (other processes of the user could not read it).
+    private static func permitted(_ id: Int) -> Result<Serial, KeyringError> {
+        guard id > 0 else { return .failure(KeyringError(code: errno)) }
+        guard ckeyring_keyctl2(setPermissions, id, permissions) == 0 else {
+            let code = errno
+            _ = ckeyring_keyctl2(invalidateKey, id, 0)
+            return .failure(KeyringError(code: code))
         }
-        return length == count ? key : nil
+        return .success(Serial(truncatingIfNeeded: id))
     }
 
-    /// The serial number of the key stored under `description`, or `nil` when it is absent, expired or
-    /// revoked. Replacing a key's payload keeps its serial; withdrawing it and storing it again gives a
-    /// new one (the kernel picks serials at random among live keys).
-    package static func serial(description: String) -> Int64? {
-        let id = ckeyring_search(userKeyring, "user", description)
-        return id > 0 ? Int64(id) : nil
+    /// Unlinks `key` from `keyring`.
+    package static func unlink(_ key: Serial, from keyring: Serial) {
+        _ = ckeyring_keyctl2(unlinkKey, Int(key), Int(keyring))
     }
+}
 
-    /// Withdraws the key stored under `description` at once (`KEYCTL_INVALIDATE`).
-    package static func remove(description: String) {
-        let id = ckeyring_search(userKeyring, "user", description)
-        if id > 0 { _ = ckeyring_keyctl2(invalidate, id, 0) }
-    }
+/// Why the kernel refused a keyring call: its `errno`.
+package struct KeyringError: Error, Sendable, Equatable {
+    /// The `errno` value.
+    package let code: Int32
+
+    /// The user's key quota (`/proc/sys/kernel/keys/maxkeys`, `maxbytes`) is full.
+    package var isQuotaFull: Bool { code == EDQUOT }
 }

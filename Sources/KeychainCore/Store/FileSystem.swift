@@ -27,6 +27,22 @@ package enum FileSystem {
         return stat(path, &info) == 0 ? Int(info.st_size) : nil
     }
 
+    /// What the file at `path` is: `.missing` when nothing is there (`ENOENT`, `ENOTDIR`), its device
+    /// and inode numbers when it exists (a file removed and made again gets a new inode), `.unknown`
+    /// when it cannot be told (permissions, I/O).
+    package enum Identity: Equatable, Sendable {
+        case missing
+        case file(device: UInt64, inode: UInt64)
+        case unknown
+    }
+
+    /// The identity of the file at `path`, following symbolic links.
+    package static func identity(_ path: String) -> Identity {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unknown }
+        return .file(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// Mode bits (`st_mode & 0o7777`) of `path`.
     package static func permissions(_ path: String) -> Int? {
         var info = stat()

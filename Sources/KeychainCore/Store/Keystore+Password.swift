@@ -38,6 +38,17 @@ extension Keystore {
         }
     }
 
+    /// Where this keychain's unlock is kept (``ClassKeyStore``): `.userSession` when its
+    /// WhenUnlocked class keys are in the kernel keyring for every process of the user,
+    /// `.thisProcess` when only this process holds them, `nil` while they are locked or the keychain
+    /// has no password.
+    package func unlockPlacement() throws(KeychainFailure) -> ClassKeyStore.Scope? {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> ClassKeyStore.Scope? in
+            guard s.keys.password != nil, !s.keys.isForeign else { return nil }
+            return ClassKeyStore.placement(keyringID: s.keys.keyringID, lifetime: .whenUnlocked)
+        }
+    }
+
     /// The auto-lock timeout in seconds (0: never).
     package func autoLockTimeout() throws(KeychainFailure) -> UInt32 {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in s.keys.autoLockSeconds }
@@ -143,7 +154,7 @@ extension Keystore {
         if newPassword != nil {
             try makeAvailable(classKeys)
         } else {
-            try withdraw(Keybag.passcodeEntries)
+            try withdraw(ClassKeyStore.Lifetime.allCases)
         }
     }
 
@@ -284,7 +295,7 @@ extension Keystore {
             // keychain was unlocked) would outlive the next lock: withdraw them, as a logout would,
             // before the commit, so that no crash can leave them behind. On one user session this
             // also locks the original of an adopted copy, which shared the id.
-            for entry in Keybag.passcodeEntries { ClassKeyStore.remove(keyringID: previousKeyringID, entry: entry) }
+            for lifetime in ClassKeyStore.Lifetime.allCases { ClassKeyStore.remove(keyringID: previousKeyringID, lifetime: lifetime) }
             return (classKeys, true)
         }
     }
@@ -317,7 +328,7 @@ extension Keystore {
     /// Locks the keychain: withdraws the WhenUnlocked (and WhenPasscodeSet) class keys at once, for
     /// every process of the user. AfterFirstUnlock keys stay until the session ends, as on iOS.
     package func lock() throws(KeychainFailure) {
-        try withdraw(Keybag.whenUnlockedEntries)
+        try withdraw([.whenUnlocked])
     }
 
     /// Sets the auto-lock timeout: the WhenUnlocked keys are withdrawn after `seconds` without use
@@ -335,26 +346,27 @@ extension Keystore {
             return s.keys.keyringID
         }
         // Re-arm the timer on keys that are available now.
-        for entry in Keybag.whenUnlockedEntries {
-            if let key = ClassKeyStore.load(keyringID: keyringID, entry: entry) {
-                ClassKeyStore.store(key, keyringID: keyringID, entry: entry, timeout: seconds)
-            }
-        }
+        _ = ClassKeyStore.load(keyringID: keyringID, lifetime: .whenUnlocked, rearm: seconds)
     }
 
-    /// Stores the unlocked class keys in the class key store.
+    /// Stores the unlocked class keys in the class key store: two entries at most (one per
+    /// lifetime, ``ClassKeyStore``), the AfterFirstUnlock one first so that a WhenUnlocked entry never
+    /// stands alone. First withdraws the entries of keychains that no longer exist.
     /// - Returns: `.thisProcess` when any of them could be kept by this process only.
     @discardableResult
     private func makeAvailable(_ classKeys: [Int64: SecureBytes]) throws(KeychainFailure) -> ClassKeyStore.Scope {
         let (timeout, keyringID) = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
             (s.keys.autoLockSeconds, s.keys.keyringID)
         }
+        ClassKeyStore.sweep(unlocking: keyringID, at: location.databasePath)
         var scope = ClassKeyStore.Scope.userSession
-        for (entry, key) in classKeys {
-            let expires = Keybag.whenUnlockedEntries.contains(entry) ? timeout : 0
-            if ClassKeyStore.store(key, keyringID: keyringID, entry: entry, timeout: expires) == .thisProcess {
-                scope = .thisProcess
-            }
+        for lifetime in [ClassKeyStore.Lifetime.afterFirstUnlock, .whenUnlocked] {
+            let keys = classKeys.filter { ClassKeyStore.Lifetime(entry: $0.key) == lifetime }
+            guard !keys.isEmpty else { continue }
+            let placed = ClassKeyStore.store(
+                keys, keyringID: keyringID, lifetime: lifetime, timeout: lifetime == .whenUnlocked ? timeout : 0,
+                keychainPath: location.databasePath)
+            if placed == .thisProcess { scope = .thisProcess }
         }
         return scope
     }
@@ -364,13 +376,15 @@ extension Keystore {
     /// Withdraws every class key this keychain has in the class key store (WhenUnlocked and
     /// AfterFirstUnlock alike), as a logout or restart would. Used by `delete-keychain` and tests.
     package func withdrawAllClassKeys() throws(KeychainFailure) {
-        try withdraw(Keybag.passcodeEntries)
+        try withdraw(ClassKeyStore.Lifetime.allCases)
     }
 
-    /// Removes `entries` of this keychain from the class key store (also while it is foreign: keys
-    /// left there when its device key was lost).
-    private func withdraw(_ entries: [Int64]) throws(KeychainFailure) {
+    /// Removes this keychain's entries of `lifetimes` from the class key store (also while it is
+    /// foreign: keys left there when its device key was lost), WhenUnlocked first.
+    private func withdraw(_ lifetimes: [ClassKeyStore.Lifetime]) throws(KeychainFailure) {
         let keyringID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
-        for entry in entries { ClassKeyStore.remove(keyringID: keyringID, entry: entry) }
+        for lifetime in lifetimes.sorted(by: { $0 == .whenUnlocked && $1 != .whenUnlocked }) {
+            ClassKeyStore.remove(keyringID: keyringID, lifetime: lifetime)
+        }
     }
 }

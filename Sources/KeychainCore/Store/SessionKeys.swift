@@ -163,13 +163,13 @@ final class SessionKeys {
     func classKey(_ code: Int64) -> SecureBytes? {
         if let key = deviceEntries[code] { return key }
         if let key = transactionKeys[code] { return key }
-        guard let key = ClassKeyStore.load(keyringID: keyringID, entry: code) else { return nil }
-        if Keybag.whenUnlockedEntries.contains(code) && autoLockSeconds > 0 {
-            // Auto-lock counts inactivity: each use restarts the timeout, as macOS does.
-            ClassKeyStore.store(key, keyringID: keyringID, entry: code, timeout: autoLockSeconds)
-        }
-        transactionKeys[code] = key
-        return key
+        let lifetime = ClassKeyStore.Lifetime(entry: code)
+        // Auto-lock counts inactivity: each use restarts the timeout, as macOS does.
+        let rearm = lifetime == .whenUnlocked && autoLockSeconds > 0 ? autoLockSeconds : nil
+        guard let keys = ClassKeyStore.load(keyringID: keyringID, lifetime: lifetime, rearm: rearm) else { return nil }
+        // One entry holds every class key of its lifetime: keep them all for this transaction.
+        transactionKeys.merge(keys) { current, _ in current }
+        return keys[code]
     }
 }
 

@@ -29,6 +29,8 @@ struct DeleteKeychain: SecuritySubcommand {
                 try? store.withdrawAllClassKeys()
             }
             for file in [path, path + "-wal", path + "-shm"] { FileSystem.remove(file) }
+            // Entries of a keychain that could not be opened (corrupt) go too: its file is gone now.
+            ClassKeyStore.sweep()
             var preferences = context.preferences
             let before = preferences
             preferences.forget(path)

@@ -1,14 +1,13 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 internal import KeychainCore
 
-/// `security lock-keychain [-a | keychain]`: locks a keychain, or with `-a` every keychain in the
-/// keychain folder and the search list (Apple's `keychain_lock.c`).
+/// `security lock-keychain [-a | keychain]`: locks a keychain, or with `-a` every keychain
+/// (Apple's `keychain_lock.c`).
 ///
-/// Locking withdraws the WhenUnlocked class keys for every process of the user at once.
+/// Locking one keychain withdraws its WhenUnlocked class keys for every process of the user at once;
+/// its AfterFirstUnlock keys stay until the session ends, as on iOS. `-a` locks every keychain the
+/// user has unlocked, wherever its file is, as a logout does: it withdraws every entry the project
+/// keeps in the kernel keyring (AfterFirstUnlock ones too) with one `KEYCTL_CLEAR`, and frees their
+/// share of the user's key quota.
 /// Errors print `security: SecKeychainLock <keychain>: <message>` and exit with the low 8 bits.
 struct LockKeychain: SecuritySubcommand {
     static let spec = CommandSpec(
@@ -26,17 +25,8 @@ struct LockKeychain: SecuritySubcommand {
 
     func run(_ context: SecurityContext) -> Int32 {
         if all {
-            var locations = context.preferences.searchLocations(environment: context.io.environment)
-            locations.append(context.defaultTarget().location)
-            let directory = KeychainLocation.keychainDirectory(environment: context.io.environment)
-            for name in Self.keychainFiles(in: directory) {
-                locations.append(KeychainLocation.named(directory + "/" + name, environment: context.io.environment))
-            }
-            var seen: Set<String> = []
-            for location in locations where seen.insert(location.databasePath).inserted {
-                guard let store = try? Keystore(location: location, create: false) else { continue }
-                do { try store.lock() } catch { return context.fail("SecKeychainLockAll", error) }
-            }
+            // Every keychain of the user, wherever its file is: one call clears the project keyring.
+            ClassKeyStore.lockAll()
             return 0
         }
         let target = context.target(keychain)
@@ -53,9 +43,5 @@ struct LockKeychain: SecuritySubcommand {
         } catch {
             return context.fail("SecKeychainLock \(KeychainOperand.display(keychain))", error.status)
         }
-    }
-
-    private static func keychainFiles(in directory: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".keychain-db") }.sorted()
     }
 }

@@ -8,7 +8,9 @@ internal import KeychainCore
 ///
 /// The name is the operand as given, or the default keychain's path when none is given (macOS
 /// prints `<NULL>` there). The lock state is `locked`, `unlocked` or `no-password` (a keychain
-/// without a password is always available), as this process sees it. `lock-on-sleep` never
+/// without a password is always available), as this process sees it. An unlocked keychain gets a
+/// second line saying where the unlock is kept: the kernel keyring (every process of the user) or
+/// this process only. `lock-on-sleep` never
 /// appears: Linux does not support it. Errors print
 /// `security: SecKeychainCopySettings <keychain|<NULL>>: <message>`.
 struct ShowKeychainInfo: SecuritySubcommand {
@@ -36,6 +38,15 @@ struct ShowKeychainInfo: SecuritySubcommand {
             let settings = timeout == 0 ? " no-timeout" : " use-lock-interval timeout=\(timeout)s"
             let name = keychain ?? target.location.databasePath
             context.io.error.line("Keychain \"\(name)\"\(settings) \(state)")
+            switch try store.unlockPlacement() {
+            case .userSession?:
+                context.io.error.line(
+                    "security: the unlock is kept in the kernel keyring \"\(ClassKeyStore.keyringName)\" and reaches every process of yours")
+            case .thisProcess?:
+                context.io.error.line("security: the unlock is kept by this process only")
+            case nil:
+                break
+            }
             if try store.needsAdoption() { context.io.error.line("security: \(store.foreignKeychainAdvice)") }
             return 0
         } catch {

@@ -6,7 +6,8 @@ internal import KeychainCore
 /// The password comes from `-p`, a no-echo prompt (`password to unlock <keychain|default>: `), or one
 /// line of standard input when it is not a terminal. The unlock lasts for every process of the user
 /// (kernel user keyring) until `lock-keychain`, the auto-lock timeout, or the end of the session.
-/// Where the kernel keyring is unavailable it lasts only for this process, and the command says so.
+/// Where the kernel keyring is unavailable, or refuses the keys because the user's key quota is full,
+/// it lasts only for this process, and the command says so once, with the cause and the fix.
 ///
 /// - Wrong password: `security: SecKeychainUnlock <keychain|<NULL>>: The user name or passphrase you
 ///   entered is not correct.`, exit 51. Repeated failures wait an escalating delay first.
@@ -26,10 +27,9 @@ struct UnlockKeychain: SecuritySubcommand {
         ],
         trailer: PasswordOptionHelp.trailer, summary: "Unlock the specified keychain.")
 
-    /// What the command prints when the unlock lasts for this process only.
-    static let thisProcessNotice =
-        "security: the kernel keyring is unavailable or full, so this unlock lasts only for this process; "
-        + "other programs still see the keychain locked"
+    /// What the command prints, once, when the unlock lasts for this process only: the cause (no
+    /// kernel keyring, or a full key quota with its figures), the keychains holding entries, and the fix.
+    static var thisProcessNotice: String { "security: " + ClassKeyStore.refusalDiagnosis() }
 
     static let adoptedNotice =
         "security: this keychain's device key was missing or belonged to another installation; it is now bound to "
