@@ -31,7 +31,7 @@ struct KeyringFootprintTests {
         }
 
         deinit {
-            if let keyring = KernelKeyring.findKeyring(named: name) { KernelKeyring.invalidate(keyring) }
+            if let keyring = KernelKeyring.findKeyring(named: name) { KernelKeyring.withdraw(keyring, from: KernelKeyring.userKeyring) }
         }
 
         @discardableResult
@@ -141,7 +141,7 @@ struct KeyringFootprintTests {
         let legacy = "swkc:" + String(repeating: "ab", count: 16) + ":1"
         let stored = [UInt8](repeating: 7, count: 32).withUnsafeBytes { KernelKeyring.store($0, description: legacy, in: KernelKeyring.userKeyring) }
         let key = try stored.get()
-        defer { KernelKeyring.invalidate(key) }
+        defer { KernelKeyring.withdraw(key, from: KernelKeyring.userKeyring) }
         #expect(KernelKeyring.search(description: legacy, in: KernelKeyring.userKeyring) == key)
         let keyring = try IsolatedKeyring("legacy")
         try keyring.security("create-keychain", "-p", "pw", "work")

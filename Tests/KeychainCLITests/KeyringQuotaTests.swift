@@ -45,8 +45,8 @@ struct KeyringQuotaTests {
             S=\(security)
             filler=""
             cleanup() {
-                [ -n "$filler" ] && keyctl invalidate "$filler" >/dev/null 2>&1
-                k=$(keyctl search @u keyring \(keyring) 2>/dev/null) && keyctl invalidate "$k" >/dev/null 2>&1
+                [ -n "$filler" ] && keyctl unlink "$filler" @u >/dev/null 2>&1
+                k=$(keyctl search @u keyring \(keyring) 2>/dev/null) && keyctl unlink "$k" @u >/dev/null 2>&1
             }
             trap cleanup EXIT
             $S create-keychain -p pw q >/dev/null 2>&1 || { echo "create failed"; exit 1; }

@@ -20,6 +20,7 @@
 
 #define KEY_SPEC_USER_KEYRING (-4)
 #define KEYCTL_DESCRIBE 6
+#define KEYCTL_UNLINK 9
 #define KEYCTL_SEARCH 10
 #define KEYCTL_READ 11
 #define KEYCTL_INVALIDATE 21
@@ -27,9 +28,15 @@
 
 static char owned_name[64];
 
+// Unlinks first: a link the kernel's garbage collector drops keeps 4 bytes of the user's quota.
+static void withdraw(long id) {
+    syscall(SYS_keyctl, KEYCTL_UNLINK, id, KEY_SPEC_USER_KEYRING);
+    syscall(SYS_keyctl, KEYCTL_INVALIDATE, id);
+}
+
 static void invalidate_named(const char *name) {
     long id = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "keyring", name, 0);
-    if (id > 0) syscall(SYS_keyctl, KEYCTL_INVALIDATE, id);
+    if (id > 0) withdraw(id);
 }
 
 static void remove_owned_keyring(void) { invalidate_named(owned_name); }
@@ -49,9 +56,7 @@ static void remove_abandoned_keyrings(void) {
         const char *name = strrchr(description, ';');
         if (name == NULL || strncmp(name + 1, PREFIX, strlen(PREFIX)) != 0) continue;
         long pid = strtol(name + 1 + strlen(PREFIX), NULL, 10);
-        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
-            syscall(SYS_keyctl, KEYCTL_INVALIDATE, members[index]);
-        }
+        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) withdraw(members[index]);
     }
 }
 

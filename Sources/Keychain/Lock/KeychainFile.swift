@@ -211,6 +211,17 @@ public final class KeychainFile: Sendable {
         do { try keystore.lock() } catch { throw KeychainError(error, .lock) }
     }
 
+    /// Locks every keychain the user has unlocked, wherever its file is, as a logout does
+    /// (`security lock-keychain -a`).
+    ///
+    /// Unlike ``lock()``, the AfterFirstUnlock class keys are withdrawn too, so every protected item
+    /// of every keychain needs a new unlock. One call (`KEYCTL_CLEAR` of the project's kernel
+    /// keyring) frees every entry the project held in the user's kernel key quota; the unlocks this
+    /// process kept by itself are forgotten as well. It cannot fail.
+    public static func lockAll() {
+        ClassKeyStore.lockAll()
+    }
+
     /// How long the keychain stays unlocked without being used, or `nil` when it never locks by itself.
     ///
     /// Every read or write of a WhenUnlocked item restarts the timeout, like macOS's

@@ -94,12 +94,16 @@ package enum ClassKeyStore {
     /// - Parameter keychainPath: recorded in the AfterFirstUnlock entry, for ``sweep()``.
     /// - Returns: where they were kept: `.thisProcess` when the kernel keyring is unavailable or
     ///   refused them (its quota is full, for instance; ``refusalDiagnosis()`` says why).
+    /// - Parameter kernel: `false` keeps them in this process only (and withdraws a kernel entry).
     @discardableResult
     static func store(
-        _ keys: [Int64: SecureBytes], keyringID: [UInt8], lifetime: Lifetime, timeout: UInt32, keychainPath: String
+        _ keys: [Int64: SecureBytes], keyringID: [UInt8], lifetime: Lifetime, timeout: UInt32, keychainPath: String,
+        kernel: Bool = true
     ) -> Scope {
         let name = description(keyringID: keyringID, lifetime: lifetime)
-        if KernelKeyring.isAvailable {
+        if !kernel {
+            remove(keyringID: keyringID, lifetime: lifetime)
+        } else if KernelKeyring.isAvailable {
             switch storeInKernel(keys, name: name, lifetime: lifetime, timeout: timeout, keychainPath: keychainPath) {
             case .success:
                 _ = processEntries.withLock { $0.removeValue(forKey: name) }
@@ -210,7 +214,9 @@ package enum ClassKeyStore {
     /// Withdraws this keychain's entry of `lifetime` at once, from the kernel and from this process.
     static func remove(keyringID: [UInt8], lifetime: Lifetime) {
         let name = description(keyringID: keyringID, lifetime: lifetime)
-        if KernelKeyring.isAvailable, let key = kernelEntry(name) { KernelKeyring.invalidate(key) }
+        if KernelKeyring.isAvailable, let (key, keyring) = kernelEntryAndKeyring(name) {
+            KernelKeyring.withdraw(key, from: keyring)
+        }
         _ = processEntries.withLock { $0.removeValue(forKey: name) }
     }
 
@@ -264,13 +270,19 @@ package enum ClassKeyStore {
         guard KernelKeyring.isAvailable else { return }
         for member in KernelKeyring.members(of: KernelKeyring.userKeyring) {
             guard let (type, description) = KernelKeyring.describe(member), type == "user" else { continue }
-            if isLegacyDescription(description) { KernelKeyring.invalidate(member) }
+            if isLegacyDescription(description) { KernelKeyring.withdraw(member, from: KernelKeyring.userKeyring) }
         }
         guard case .success(let keyring) = projectKeyring(create: false) else { return }
         var unlocked: [String: KernelKeyring.Serial] = [:]
         var afterFirstUnlock: [String: KernelKeyring.Serial] = [:]
         for member in KernelKeyring.members(of: keyring) {
-            guard let (id, lifetime) = parse(KernelKeyring.describe(member)) else { continue }
+            guard let described = KernelKeyring.describe(member) else {
+                // Expired (an auto-lock timeout passed) or revoked: unlink it now, before the garbage
+                // collector drops the link and keeps its 4 bytes of quota.
+                KernelKeyring.unlink(member, from: keyring)
+                continue
+            }
+            guard let (id, lifetime) = parse(described) else { continue }
             switch lifetime {
             case .whenUnlocked: unlocked[id] = member
             case .afterFirstUnlock: afterFirstUnlock[id] = member
@@ -288,10 +300,10 @@ package enum ClassKeyStore {
                 default: continue
                 }
             }
-            if let partner = unlocked.removeValue(forKey: id) { KernelKeyring.invalidate(partner) }
-            KernelKeyring.invalidate(member)
+            if let partner = unlocked.removeValue(forKey: id) { KernelKeyring.withdraw(partner, from: keyring) }
+            KernelKeyring.withdraw(member, from: keyring)
         }
-        for (id, member) in unlocked where afterFirstUnlock[id] == nil { KernelKeyring.invalidate(member) }
+        for (id, member) in unlocked where afterFirstUnlock[id] == nil { KernelKeyring.withdraw(member, from: keyring) }
     }
 
     // MARK: - Diagnosis
@@ -353,10 +365,15 @@ package enum ClassKeyStore {
     /// The kernel entry described `name` in the project keyring, or `nil`. Searches the cached
     /// keyring first; a miss checks whether the keyring was replaced meanwhile.
     private static func kernelEntry(_ name: String) -> KernelKeyring.Serial? {
+        kernelEntryAndKeyring(name)?.key
+    }
+
+    /// ``kernelEntry(_:)`` and the keyring it was found in.
+    private static func kernelEntryAndKeyring(_ name: String) -> (key: KernelKeyring.Serial, keyring: KernelKeyring.Serial)? {
         let cached = cachedKeyring.withLock { $0 }
-        if let cached, let key = KernelKeyring.search(description: name, in: cached) { return key }
+        if let cached, let key = KernelKeyring.search(description: name, in: cached) { return (key, cached) }
         guard case .success(let current) = projectKeyring(create: false), current != cached else { return nil }
-        return KernelKeyring.search(description: name, in: current)
+        return KernelKeyring.search(description: name, in: current).map { ($0, current) }
     }
 
     /// The class keys in a payload, or `nil` when it is not one of ours.

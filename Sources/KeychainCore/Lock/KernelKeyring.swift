@@ -109,12 +109,22 @@ package enum KernelKeyring {
     }
 
     /// Withdraws `key` at once, from every keyring that links it (`KEYCTL_INVALIDATE`); the kernel
-    /// frees it and its quota right away.
+    /// frees it and its quota right away, except the 4 bytes its link took in each keyring: the
+    /// garbage collector drops dead links without giving those back (seen on Linux 6.18), so a key
+    /// whose keyring is known is withdrawn with ``withdraw(_:from:)`` instead.
     package static func invalidate(_ key: Serial) {
         _ = ckeyring_keyctl2(invalidateKey, Int(key), 0)
     }
 
-    /// Unlinks every key in `keyring` (`KEYCTL_CLEAR`): one call.
+    /// Unlinks `key` from `keyring` (which gives back the link's share of the quota), then
+    /// invalidates it, so that no other link keeps it alive.
+    package static func withdraw(_ key: Serial, from keyring: Serial) {
+        unlink(key, from: keyring)
+        invalidate(key)
+    }
+
+    /// Unlinks every key in `keyring` (`KEYCTL_CLEAR`): one call, which also gives back the quota of
+    /// links the garbage collector dropped.
     @discardableResult
     package static func clear(_ keyring: Serial) -> Bool {
         ckeyring_keyctl2(clearKeyring, Int(keyring), 0) == 0

@@ -359,16 +359,24 @@ extension Keystore {
             (s.keys.autoLockSeconds, s.keys.keyringID)
         }
         ClassKeyStore.sweep(unlocking: keyringID, at: location.databasePath)
-        var scope = ClassKeyStore.Scope.userSession
-        for lifetime in [ClassKeyStore.Lifetime.afterFirstUnlock, .whenUnlocked] {
+        // All or nothing: when the kernel refuses one entry (a full quota), both stay in this process,
+        // so that no other process sees half an unlock (AfterFirstUnlock items open, WhenUnlocked not).
+        let entries = [ClassKeyStore.Lifetime.afterFirstUnlock, .whenUnlocked].compactMap { lifetime in
             let keys = classKeys.filter { ClassKeyStore.Lifetime(entry: $0.key) == lifetime }
-            guard !keys.isEmpty else { continue }
-            let placed = ClassKeyStore.store(
-                keys, keyringID: keyringID, lifetime: lifetime, timeout: lifetime == .whenUnlocked ? timeout : 0,
-                keychainPath: location.databasePath)
-            if placed == .thisProcess { scope = .thisProcess }
+            return keys.isEmpty ? nil : (lifetime: lifetime, keys: keys, timeout: lifetime == .whenUnlocked ? timeout : 0)
         }
-        return scope
+        let placed = entries.map { entry in
+            ClassKeyStore.store(
+                entry.keys, keyringID: keyringID, lifetime: entry.lifetime, timeout: entry.timeout,
+                keychainPath: location.databasePath)
+        }
+        if placed.allSatisfy({ $0 == .userSession }) { return .userSession }
+        for entry in entries {
+            ClassKeyStore.store(
+                entry.keys, keyringID: keyringID, lifetime: entry.lifetime, timeout: entry.timeout,
+                keychainPath: location.databasePath, kernel: false)
+        }
+        return .thisProcess
     }
 }
 
