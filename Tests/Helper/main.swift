@@ -295,6 +295,13 @@ case "lock":
         try KeychainFile.processDefault().lock()
         return nil
     })
+case "unlock":
+    print(status { () throws(KeychainError) in
+        "\(try KeychainFile.processDefault().unlock(password: KeychainPassword(copying: Array(argument(0).utf8))))"
+    })
+case "lock-all":
+    KeychainFile.lockAll()
+    print("0")
 case "lock-state":
     print(status { () throws(KeychainError) in "\(try KeychainFile.processDefault().lockState)" })
 case "kc-configured":

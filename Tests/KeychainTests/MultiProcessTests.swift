@@ -90,4 +90,29 @@ struct KeychainMultiProcessTests {
         try temp.file.unlock(password: TemporaryKeychain.password)
         #expect(try HelperProcess.run(["kc-get", "svc", "k"], environment: temp.environment) == "0 v")
     }
+
+    @Test(
+        "KeychainFile.lockAll locks every keychain in every process, AfterFirstUnlock items too, as a logout does",
+        .enabled(if: KeychainFile.unlockScope == .userSession, "the kernel user keyring is unavailable here"))
+    func lockAllAcrossProcesses() throws {
+        let temp = try TemporaryKeychain(password: true)
+        let id = try DeviceIdentifier().context(temp.context()).value()
+        try Keychain(service: "svc").context(temp.context()).set("v", forKey: "k")
+        // The helpers keep their unlocks in a keyring of this test's own, so that lockAll leaves the
+        // unlocks of the suites running beside it alone.
+        var environment = temp.environment
+        let keyring = "\(ProcessInfo.processInfo.environment["KEYCHAIN_KEYRING"] ?? "swift-keychain-test")-lock-all-\(UUID().uuidString.prefix(8))"
+        environment["KEYCHAIN_KEYRING"] = keyring
+        defer { _ = try? HelperProcess.run(["lock-all"], environment: environment) }
+        #expect(try HelperProcess.run(["lock-state"], environment: environment) == "0 locked")
+        #expect(try HelperProcess.run(["unlock", "correct horse battery staple"], environment: environment) == "0 userSession")
+        #expect(try HelperProcess.run(["kc-get", "svc", "k"], environment: environment) == "0 v")
+        #expect(try HelperProcess.run(["lock-all"], environment: environment) == "0")
+        #expect(try HelperProcess.run(["lock-state"], environment: environment) == "0 locked")
+        #expect(try HelperProcess.run(["kc-get", "svc", "k"], environment: environment) == "-25308")
+        // Unlike lock(), the AfterFirstUnlock keys went too.
+        #expect(try HelperProcess.run(["device-id"], environment: environment) == "-25308")
+        // This process's own keyring was not touched.
+        #expect(try DeviceIdentifier().context(temp.context()).value() == id)
+    }
 }
