@@ -24,7 +24,7 @@ internal import Synchronization
 /// The payload is `version (1) ‖ count (1) ‖ count × (entry code (1) ‖ key (32))`, followed in the
 /// AfterFirstUnlock entry by the keychain file's device and inode numbers (8 bytes each, big-endian)
 /// and its path (UTF-8), so that an unlock can withdraw the entries of keychains that no longer exist
-/// (``sweep()``) without opening any other keychain.
+/// (``sweep(unlocking:at:)``) without opening any other keychain.
 ///
 /// Locking every keychain (`security lock-keychain -a`) is one `KEYCTL_CLEAR` of the project keyring.
 package enum ClassKeyStore {
@@ -72,7 +72,6 @@ package enum ClassKeyStore {
         var keys: [Int64: SecureBytes]
         var expires: UInt64?
         var epoch: Int64
-        var path: String
     }
 
     private static let processEntries = Mutex<[String: ProcessEntry]>([:])
@@ -91,10 +90,11 @@ package enum ClassKeyStore {
 
     /// Makes `keys` (class entry → key, all of one lifetime) available; `timeout` seconds (0 = until
     /// the session ends). A later call for the same keychain and lifetime replaces the entry.
-    /// - Parameter keychainPath: recorded in the AfterFirstUnlock entry, for ``sweep()``.
+    /// - Parameters:
+    ///   - keychainPath: recorded in the AfterFirstUnlock entry, for ``sweep(unlocking:at:)``.
+    ///   - kernel: `false` keeps them in this process only (and withdraws a kernel entry).
     /// - Returns: where they were kept: `.thisProcess` when the kernel keyring is unavailable or
     ///   refused them (its quota is full, for instance; ``refusalDiagnosis()`` says why).
-    /// - Parameter kernel: `false` keeps them in this process only (and withdraws a kernel entry).
     @discardableResult
     static func store(
         _ keys: [Int64: SecureBytes], keyringID: [UInt8], lifetime: Lifetime, timeout: UInt32, keychainPath: String,
@@ -116,7 +116,7 @@ package enum ClassKeyStore {
         processEntries.withLock { entries in
             // A refresh of a live entry keeps its epoch; one stored again after a withdrawal gets a new one.
             let epoch = live(entries[name]).map(\.epoch) ?? (1 << 32) + processEpochs.add(1, ordering: .relaxed).newValue
-            entries[name] = ProcessEntry(keys: keys, expires: expiry, epoch: epoch, path: keychainPath)
+            entries[name] = ProcessEntry(keys: keys, expires: expiry, epoch: epoch)
         }
         return .thisProcess
     }
