@@ -103,7 +103,9 @@ struct KeychainMultiProcessTests {
         var environment = temp.environment
         let keyring = "\(ProcessInfo.processInfo.environment["KEYCHAIN_KEYRING"] ?? "swift-keychain-test")-lock-all-\(UUID().uuidString.prefix(8))"
         environment["KEYCHAIN_KEYRING"] = keyring
-        defer { _ = try? HelperProcess.run(["lock-all"], environment: environment) }
+        defer {
+            if let ring = KernelKeyring.findKeyring(named: keyring) { KernelKeyring.withdraw(ring, from: KernelKeyring.userKeyring) }
+        }
         #expect(try HelperProcess.run(["lock-state"], environment: environment) == "0 locked")
         #expect(try HelperProcess.run(["unlock", "correct horse battery staple"], environment: environment) == "0 userSession")
         #expect(try HelperProcess.run(["kc-get", "svc", "k"], environment: environment) == "0 v")

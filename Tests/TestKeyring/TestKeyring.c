@@ -3,10 +3,12 @@
 //
 // This runs as a constructor, before the test runner starts any thread: it sets KEYCHAIN_KEYRING to
 // "swift-keychain-test-<pid>", which the engine (ClassKeyStore.keyringName) and every child process
-// the tests start (keychain-test-helper, keychain-stress, security) inherit. At exit the keyring is
-// invalidated, which frees every entry in it at once, whatever the tests did (a failed test, a child
-// killed with SIGKILL). A test run that was itself killed leaves its keyring behind: the next run
-// withdraws every test keyring whose process is gone before it starts.
+// the tests start (keychain-test-helper, keychain-stress, security) inherit. At exit that keyring,
+// and every keyring a test made beside it ("swift-keychain-test-<pid>-<label>…", for tests that
+// need one of their own), is unlinked and invalidated, which frees every entry in them at once,
+// whatever the tests did (a failed test, a child killed with SIGKILL). A test run that was itself
+// killed leaves its keyrings behind: the next run withdraws every test keyring whose process is
+// gone before it starts.
 //
 // A process started with KEYCHAIN_KEYRING already set (a parent test run, or the CI script) keeps it
 // and owns nothing. It is C because only a constructor runs early enough; Swift has none.
@@ -21,7 +23,6 @@
 #define KEY_SPEC_USER_KEYRING (-4)
 #define KEYCTL_DESCRIBE 6
 #define KEYCTL_UNLINK 9
-#define KEYCTL_SEARCH 10
 #define KEYCTL_READ 11
 #define KEYCTL_INVALIDATE 21
 #define PREFIX "swift-keychain-test-"
@@ -34,15 +35,8 @@ static void withdraw(long id) {
     syscall(SYS_keyctl, KEYCTL_INVALIDATE, id);
 }
 
-static void invalidate_named(const char *name) {
-    long id = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "keyring", name, 0);
-    if (id > 0) withdraw(id);
-}
-
-static void remove_owned_keyring(void) { invalidate_named(owned_name); }
-
-// Withdraws the test keyrings of runs whose process no longer exists.
-static void remove_abandoned_keyrings(void) {
+// Withdraws every test keyring in the user keyring for which `doomed(name)` holds.
+static void remove_keyrings(int (*doomed)(const char *name)) {
     int members[512];
     long length = syscall(SYS_keyctl, KEYCTL_READ, KEY_SPEC_USER_KEYRING, members, sizeof members);
     if (length <= 0) return;
@@ -54,17 +48,29 @@ static void remove_abandoned_keyrings(void) {
         // "keyring;uid;gid;perm;swift-keychain-test-<pid>"
         if (strncmp(description, "keyring;", 8) != 0) continue;
         const char *name = strrchr(description, ';');
-        if (name == NULL || strncmp(name + 1, PREFIX, strlen(PREFIX)) != 0) continue;
-        long pid = strtol(name + 1 + strlen(PREFIX), NULL, 10);
-        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH) withdraw(members[index]);
+        if (name != NULL && strncmp(name + 1, PREFIX, strlen(PREFIX)) == 0 && doomed(name + 1)) withdraw(members[index]);
     }
 }
+
+// This run's keyring, and the ones its tests made beside it ("<name>-<label>-…").
+static int is_owned(const char *name) {
+    size_t length = strlen(owned_name);
+    return strncmp(name, owned_name, length) == 0 && (name[length] == '\0' || name[length] == '-');
+}
+
+// A keyring of a run whose process no longer exists.
+static int is_abandoned(const char *name) {
+    long pid = strtol(name + strlen(PREFIX), NULL, 10);
+    return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+static void remove_owned_keyrings(void) { remove_keyrings(is_owned); }
 
 __attribute__((constructor)) static void swkc_test_keyring_start(void) {
     const char *given = getenv("KEYCHAIN_KEYRING");
     if (given != NULL && given[0] != '\0') return;
-    remove_abandoned_keyrings();
+    remove_keyrings(is_abandoned);
     snprintf(owned_name, sizeof owned_name, PREFIX "%d", (int)getpid());
     setenv("KEYCHAIN_KEYRING", owned_name, 1);
-    atexit(remove_owned_keyring);
+    atexit(remove_owned_keyrings);
 }
