@@ -62,13 +62,22 @@ package struct SecurityContext {
         try Keystore(location: target.location, create: target.createsOnFirstUse)
     }
 
-    /// Argon2id parameters for a new keychain password: ``KDFParameters/default``, or the cheap
-    /// ``KDFParameters/testing`` when the environment has `KEYCHAIN_KDF=testing`.
+    /// Argon2id parameters for a new keychain password: ``KDFParameters/default``, or, in debug
+    /// builds only, the cheap ``KDFParameters/testing`` when the environment has `KEYCHAIN_KDF=testing`.
     ///
-    /// - Important: `KEYCHAIN_KDF=testing` exists for the test suites only. It makes a password
-    ///   cheap to guess; never set it for a real keychain.
+    /// - Important: `KEYCHAIN_KDF=testing` exists for the test suites, which run debug builds. It
+    ///   makes a password cheap to guess, so release builds (what `make install` installs) refuse it:
+    ///   they warn and use the default parameters.
     var kdfParameters: KDFParameters {
-        io.environment["KEYCHAIN_KDF"] == "testing" ? .testing : .default
+        guard io.environment["KEYCHAIN_KDF"] == "testing" else { return .default }
+        #if DEBUG
+        return .testing
+        #else
+        io.error.line(
+            "security: warning: KEYCHAIN_KDF=testing is a test-suite setting of debug builds; this build ignores it"
+                + " and uses the default Argon2id parameters")
+        return .default
+        #endif
     }
 
     /// Writes `security: <operation>: <Apple's message>` to stderr and returns the exit status.

@@ -45,10 +45,11 @@ package final class SecretStream {
         precondition(key.count == keyBytes)
         let stream = SecretStream()
         var header = [UInt8](repeating: 0, count: headerBytes)
-        key.withUnsafeBytes { k in
-            _ = crypto_secretstream_xchacha20poly1305_init_push(
+        let status = key.withUnsafeBytes { k in
+            crypto_secretstream_xchacha20poly1305_init_push(
                 stream.state, &header, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
+        precondition(status == 0, "crypto_secretstream_xchacha20poly1305_init_push failed")
         return (stream, header)
     }
 
@@ -58,10 +59,12 @@ package final class SecretStream {
         output.withUnsafeMutableBufferPointer { out in
             associatedData.withUnsafeBufferPointer { ad in
                 var produced: UInt64 = 0
-                _ = crypto_secretstream_xchacha20poly1305_push(
+                let status = crypto_secretstream_xchacha20poly1305_push(
                     state, out.baseAddress, &produced,
                     plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
                     ad.baseAddress, UInt64(ad.count), tag.rawValue)
+                // Fails only for a message over the stream's limit (~256 GiB): a caller's bug.
+                precondition(status == 0, "crypto_secretstream_xchacha20poly1305_push failed")
             }
         }
         return output
@@ -107,7 +110,7 @@ extension Sodium {
     package static func hash(_ message: [UInt8], length: Int = 32) -> [UInt8] {
         ensureInitialized()
         var out = [UInt8](repeating: 0, count: length)
-        _ = crypto_generichash(&out, length, message, UInt64(message.count), nil, 0)
+        precondition(crypto_generichash(&out, length, message, UInt64(message.count), nil, 0) == 0, "crypto_generichash failed")
         return out
     }
 

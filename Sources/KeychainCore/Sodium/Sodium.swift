@@ -41,11 +41,13 @@ package enum Sodium {
             key.withUnsafeBytes { k in
                 associatedData.withUnsafeBufferPointer { ad in
                     var produced: UInt64 = 0
-                    _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    let status = crypto_aead_xchacha20poly1305_ietf_encrypt(
                         base + nonceBytes, &produced,
                         plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
                         ad.baseAddress, UInt64(ad.count), nil, base,
                         k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                    // Fails only for a message over 2⁶⁴ bytes: a caller's bug, never data-dependent.
+                    precondition(status == 0, "crypto_aead_xchacha20poly1305_ietf_encrypt failed")
                 }
             }
         }
@@ -114,11 +116,13 @@ package enum Sodium {
     package static func keyedHash(_ message: [UInt8], key: SecureBytes, length: Int = 32) -> [UInt8] {
         ensureInitialized()
         var out = [UInt8](repeating: 0, count: length)
-        key.withUnsafeBytes { k in
-            _ = crypto_generichash(
+        let status = key.withUnsafeBytes { k in
+            crypto_generichash(
                 &out, length, message, UInt64(message.count),
                 k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
         }
+        // Fails only for lengths outside BLAKE2b's 16…64 bytes: a caller's bug.
+        precondition(status == 0, "crypto_generichash failed (length \(length), key \(key.count) bytes)")
         return out
     }
 
@@ -133,10 +137,11 @@ package enum Sodium {
         return SecureBytes(count: keyBytes) { out in
             first.withUnsafeBytes { k in
                 message.withUnsafeBytes { m in
-                    _ = crypto_generichash(
+                    let status = crypto_generichash(
                         out.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes,
                         m.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(m.count),
                         k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+                    precondition(status == 0, "crypto_generichash failed (key \(k.count) bytes)")
                 }
             }
         }
@@ -172,7 +177,8 @@ package enum Sodium {
     /// Lower-case hexadecimal of `bytes` (`sodium_bin2hex`), for file and key names built from ids.
     package static func hex(_ bytes: [UInt8]) -> String {
         var out = [CChar](repeating: 0, count: bytes.count * 2 + 1)
-        _ = sodium_bin2hex(&out, out.count, bytes, bytes.count)
+        // The buffer holds 2n + 1 characters, which sodium_bin2hex needs (it aborts otherwise).
+        precondition(sodium_bin2hex(&out, out.count, bytes, bytes.count) != nil, "sodium_bin2hex failed")
         return String(decoding: out.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
