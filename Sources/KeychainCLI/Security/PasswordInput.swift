@@ -7,7 +7,7 @@ internal import KeychainCore
 /// when standard input is not a terminal the password is read from it, one line each (the
 /// newline is not part of the password), so scripts need not put it in argv.
 final class PasswordInput {
-    private let context: SecurityContext
+    let context: SecurityContext
     private var reader: LineReader
 
     init(_ context: SecurityContext) {
@@ -47,7 +47,9 @@ final class PasswordInput {
         return nil
     }
 
-    private func nextLine() -> SecureBytes? {
+    /// The next line of standard input, without its newline (and a CR before it).
+    /// - Returns: `nil` at the end of input or for a line over ``maximumBytes``.
+    func nextLine() -> SecureBytes? {
         switch reader.next(limit: Self.maximumBytes) {
         case .line(var bytes):
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
