@@ -136,4 +136,21 @@ extension Keystore {
                 in: scope, attributes: attributes, secret: secret, group: group, searchGroups: searchGroups)
         }
     }
+
+    /// Finds the first item `query` selects and deletes it, in one write transaction, so the item
+    /// deleted is exactly the one found (`security delete-*-password`, which prints what it deletes).
+    /// - Parameters:
+    ///   - query: the search; its `limit` is ignored.
+    ///   - projection: what to open of the item returned.
+    /// - Returns: the deleted item, or `nil` when nothing matched.
+    /// - Throws: as ``StoreSession/search(_:projection:)`` and ``StoreSession/delete(_:)``.
+    package func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> ItemRecord? {
+        var first = query
+        first.limit = 1
+        return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ItemRecord? in
+            guard let item = try s.search(first, projection: projection).first else { return nil }
+            _ = try s.delete(ItemQuery(itemClass: item.itemClass, synchronizable: nil, persistentRef: item.persistentRef))
+            return item
+        }
+    }
 }
