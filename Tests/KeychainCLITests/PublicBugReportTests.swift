@@ -149,6 +149,22 @@ struct PublicBugReportTests {
         #expect(sandbox.docker("get", stdin: "https://hand.example") == dockerFound("https://hand.example", "me2", "pw2"))
     }
 
+    @Test("fault 3: git's store never overwrites docker's item with the same key; docker's own store migrates it")
+    func gitStoreKeepsDockersItem() throws {
+        let sandbox = try Sandbox()
+        sandbox.security(
+            "add-internet-password", "-l", "Docker Credentials", "-a", "u", "-s", "coll.example", "-r", "htps", "-w", "dockerpw")
+        #expect(git(sandbox, "store", "protocol=https", "host=coll.example", "username=u", "password=gitpw") == Outcome(
+            status: 1, stdout: "",
+            stderr: "git-credential-keychain: failed to store: The specified item already exists in the keychain. (-25299)\n"))
+        #expect(sandbox.docker("get", stdin: "https://coll.example") == dockerFound("https://coll.example", "u", "dockerpw"))
+        // Once docker stores it again (security domain "docker"), both credentials live side by side.
+        #expect(dockerStore(sandbox, "https://coll.example", "u", "dockerpw2") == nothing)
+        #expect(git(sandbox, "store", "protocol=https", "host=coll.example", "username=u", "password=gitpw") == nothing)
+        #expect(git(sandbox, "get", "protocol=https", "host=coll.example").stdout == "username=u\npassword=gitpw\n")
+        #expect(sandbox.docker("get", stdin: "https://coll.example") == dockerFound("https://coll.example", "u", "dockerpw2"))
+    }
+
     // MARK: - 4. Registry keys round-trip
 
     @Test("fault 4: every key list prints is found by get and removed by erase", arguments: [

@@ -13,7 +13,9 @@ extension StoreSession {
     ///
     /// Candidates are selected by ``CredentialScope/query(groups:)``, their attributes opened, and
     /// the server and ownership checked (``CredentialScope/contains(_:)``); only the secrets of the
-    /// items in the scope are opened.
+    /// items in the scope are opened. With a `limit`, items stored under the canonical server name
+    /// are looked up through the index first, and the other internet passwords are scanned (for
+    /// items stored in another letter case) only when those are too few.
     /// - Parameters:
     ///   - scope: what the request selects.
     ///   - groups: the access groups searched; `nil` for all.
@@ -26,8 +28,19 @@ extension StoreSession {
         in scope: CredentialScope, groups: [String]?, withSecret: Bool, limit: Int? = nil
     ) throws(KeychainFailure) -> [ItemRecord] {
         var found: [ItemRecord] = []
-        for record in try search(scope.query(groups: groups), projection: [.attributes])
-        where scope.contains(record.attributes) {
+        var candidates: [ItemRecord]?
+        if limit != nil {
+            // Fast path through the server index: items stored in canonical form.
+            var exact = scope.query(groups: groups)
+            exact.filters["srvr"] = .string(CredentialScope.canonicalServer(scope.server))
+            let indexed = try search(exact, projection: [.attributes]).filter { scope.contains($0.attributes) }
+            if indexed.count >= limit ?? 0 { candidates = indexed }
+        }
+        if candidates == nil {
+            candidates = try search(scope.query(groups: groups), projection: [.attributes])
+                .filter { scope.contains($0.attributes) }
+        }
+        for record in candidates ?? [] {
             if let limit, found.count >= limit { break }
             var record = record
             if withSecret {
