@@ -91,7 +91,9 @@ struct DockerKeychain {
         }
         var entries: [String: String] = [:]
         for item in items {
-            func text(_ name: String) -> String { String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self) }
+            func text(_ name: String) -> String {
+                String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self)
+            }
             var port: UInt16?
             if case .integer(let number)? = item.attributes["port"], number != 0 { port = UInt16(clamping: number) }
             let url = RegistryURL(

@@ -45,7 +45,9 @@ struct GitKeychain {
                 lines.append(("capability[]", Array("state".utf8)))
                 lines.append(("state[]", Array(GitCredentialHelper.seenState.utf8)))
             }
-            if let (key, reason) = lines.lazy.compactMap({ key, value in Self.unsendable(value).map { (key, $0) } }).first {
+            if let (key, reason) = lines.lazy.compactMap({ key, value in Self.unsendable(value).map { (key, $0) } })
+                .first
+            {
                 io.error.line(
                     "\(GitCredentialHelper.name): skipped the credential for \(Self.describe(item)): its \(key) "
                         + "contains \(reason), which git's credential protocol cannot carry")
@@ -118,7 +120,10 @@ struct GitKeychain {
     /// `<protocol>://<server>[:<port>][/<path>]` of a stored item, for messages (no user name).
     private static func describe(_ item: ItemRecord) -> String {
         func text(_ name: String) -> String { String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self) }
-        let schemes = ["htps": "https", "http": "http", "ftp ": "ftp", "ftps": "ftps", "imap": "imap", "imps": "imaps", "smtp": "smtp"]
+        let schemes = [
+            "htps": "https", "http": "http", "ftp ": "ftp", "ftps": "ftps", "imap": "imap", "imps": "imaps",
+            "smtp": "smtp",
+        ]
         var url = (schemes[text("ptcl")] ?? text("ptcl")) + "://" + text("srvr")
         if case .integer(let port)? = item.attributes["port"], port != 0 { url += ":\(port)" }
         let path = text("path")

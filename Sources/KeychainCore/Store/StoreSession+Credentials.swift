@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// The credential helpers' item operations: each one whole inside the caller's transaction, so a
@@ -162,7 +162,8 @@ extension Keystore {
         first.limit = 1
         return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ItemRecord? in
             guard let item = try s.search(first, projection: projection).first else { return nil }
-            _ = try s.delete(ItemQuery(itemClass: item.itemClass, synchronizable: nil, persistentRef: item.persistentRef))
+            _ = try s.delete(
+                ItemQuery(itemClass: item.itemClass, synchronizable: nil, persistentRef: item.persistentRef))
             return item
         }
     }

@@ -72,7 +72,9 @@ struct SetKeychainPassword: SecuritySubcommand {
     }
 
     /// The old (when the keychain has one) and new passwords from the options and the terminal.
-    private func fromTerminal(_ input: PasswordInput, hasPassword: Bool) -> Result<(SecureBytes?, SecureBytes), ExitStatus> {
+    private func fromTerminal(
+        _ input: PasswordInput, hasPassword: Bool
+    ) -> Result<(SecureBytes?, SecureBytes), ExitStatus> {
         var old: SecureBytes?
         if hasPassword {
             old = input.read(given: oldPassword, prompt: "Old Password: ")
@@ -87,7 +89,9 @@ struct SetKeychainPassword: SecuritySubcommand {
 
     /// The old and new passwords from the options and standard input: old, new and confirmation,
     /// one line each, those given as options left out.
-    private func fromPipe(_ input: PasswordInput, _ context: SecurityContext) -> Result<(SecureBytes?, SecureBytes), ExitStatus> {
+    private func fromPipe(
+        _ input: PasswordInput, _ context: SecurityContext
+    ) -> Result<(SecureBytes?, SecureBytes), ExitStatus> {
         func line(_ what: String) -> Result<SecureBytes, ExitStatus> {
             if let bytes = input.nextLine() { return .success(bytes) }
             context.io.error.line(
