@@ -291,6 +291,8 @@ struct PublicBugReportTests {
     ])
     func setKeychainPasswordRefusedForms(_ stdin: String, _ status: Int32, _ message: String) throws {
         let sandbox = try Sandbox()
+        // Leave no class keys in the kernel keyring behind.
+        defer { try? Keystore(location: sandbox.location, create: false).withdrawAllClassKeys() }
         sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "x")
         let before = FileManager.default.contents(atPath: sandbox.location.databasePath)
         #expect(sandbox.security("set-keychain-password", stdin: stdin) == Outcome(status: status, stdout: "", stderr: message))
@@ -301,6 +303,8 @@ struct PublicBugReportTests {
     @Test("fault 7: the documented form (old, new, confirmation) sets the password, whatever the state")
     func setKeychainPasswordDocumentedForm() throws {
         let sandbox = try Sandbox()
+        // Leave no class keys in the kernel keyring behind.
+        defer { try? Keystore(location: sandbox.location, create: false).withdrawAllClassKeys() }
         sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "x")
         #expect(sandbox.security("set-keychain-password", stdin: "\nnew\nnew\n") == nothing)
         sandbox.security("lock-keychain")
