@@ -21,6 +21,10 @@ struct DockerKeychain {
 
     /// The items a URL selects: exactly its key (`exact`), or with osxkeychain's aliases (a URL
     /// without a port or path selects every port or path).
+    /// - Parameters:
+    ///   - url: the parsed registry URL.
+    ///   - exact: select only the item for exactly the URL's key.
+    /// - Returns: the scope, limited to docker's own items.
     func scope(_ url: RegistryURL, exact: Bool) -> CredentialScope {
         let port: CredentialScope.PortRule =
             exact ? .exactly(Int64(url.port ?? 0)) : url.port.map { .exactly(Int64($0)) } ?? .any
@@ -30,6 +34,10 @@ struct DockerKeychain {
             ownership: .labelled(DockerCredentialHelper.label))
     }
 
+    /// Stores the credential as docker's item for exactly its registry key.
+    /// - Parameter credentials: what docker sent.
+    /// - Throws: a message for a bad URL, or the keychain's message (another program's item with the
+    ///   same primary key is kept and reported as a duplicate).
     func store(_ credentials: DockerCredentials) throws(Failure) {
         let url = try RegistryURL(credentials.serverURL)
         guard let group = identity.defaultAccessGroup else { throw .message(KeychainStatus.missingEntitlement.message) }
@@ -48,7 +56,10 @@ struct DockerKeychain {
         }
     }
 
-    /// The JSON line `get` prints.
+    /// The JSON line `get` prints: the exact key's item, else one found through osxkeychain's aliases.
+    /// - Parameter serverURL: the URL as docker sent it (echoed back as `ServerURL`).
+    /// - Returns: `{"ServerURL":…,"Username":…,"Secret":…}` and a newline.
+    /// - Throws: `credentials not found in native keychain`, a URL message, or the keychain's message.
     func get(_ serverURL: String) throws(Failure) -> String {
         let url = try RegistryURL(serverURL)
         let item = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> ItemRecord in
@@ -69,6 +80,8 @@ struct DockerKeychain {
     }
 
     /// Deletes docker's item for exactly the URL's key.
+    /// - Parameter serverURL: the URL as docker sent it.
+    /// - Throws: `credentials not found in native keychain` when there is none.
     func erase(_ serverURL: String) throws(Failure) {
         let url = try RegistryURL(serverURL)
         try DockerCredentialHelper.keychain { () throws(KeychainFailure) in

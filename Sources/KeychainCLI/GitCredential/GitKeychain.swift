@@ -27,12 +27,19 @@ struct GitKeychain {
     }
 
     /// The items a `get` may answer with, with their secrets, oldest first.
+    /// - Parameter credential: the request.
+    /// - Returns: the items in ``scope(_:exactPath:)``; `[]` when none.
+    /// - Throws: `.interactionNotAllowed` when the keychain is locked; `.decode` for a damaged item.
     func find(_ credential: GitCredential) throws(KeychainFailure) -> [ItemRecord] {
         try store.credentials(in: scope(credential), groups: identity.searchGroups, withSecret: true)
     }
 
     /// Prints the first of `found` whose fields git's protocol can carry; each one skipped is named
     /// on stderr with the field and the reason. Nothing is printed when none can be sent.
+    /// - Parameters:
+    ///   - credential: the request (the user name is printed only when it did not give one).
+    ///   - io: where the answer and the notices go.
+    ///   - found: the candidates, from ``find(_:)``.
     func get(_ credential: GitCredential, io: CommandIO, found: [ItemRecord]) {
         for item in found {
             guard let secret = item.secret else { continue }
@@ -66,6 +73,11 @@ struct GitKeychain {
 
     /// Stores the credential, replacing only the item with exactly its key (and older copies of it
     /// whose host differs in case). Docker's item with the same key is never overwritten.
+    /// - Parameter credential: the request; without protocol, host, user name and password nothing
+    ///   is stored (git's libsecret helper's rule), and a credential git just read from this helper
+    ///   (`state[]`) is not stored again.
+    /// - Throws: `.duplicateItem` when docker's item holds the key; `.missingEntitlement` without an
+    ///   access group; `.dataTooLarge` over 1 MiB; `.interactionNotAllowed` when locked.
     func store(_ credential: GitCredential) throws(KeychainFailure) {
         if credential.states.contains(GitCredentialHelper.seenState) { return }
         guard let scheme = credential.protocolName, let code = GitCredential.appleProtocol(scheme),
@@ -89,6 +101,8 @@ struct GitKeychain {
 
     /// Deletes the matching items; with a password, only those whose password equals it (compared
     /// in constant time inside the delete's write transaction).
+    /// - Parameter credential: the request, matched as ``find(_:)`` matches.
+    /// - Throws: `.interactionNotAllowed` when locked; `.decode` for a damaged item.
     func erase(_ credential: GitCredential) throws(KeychainFailure) {
         let wanted = credential.password.map { SecureBytes(copying: $0) }
         _ = try store.deleteCredentials(in: scope(credential), groups: identity.searchGroups) { item in
