@@ -262,6 +262,17 @@ struct PublicBugReportTests {
                 + "a line feed, which git's credential protocol cannot carry\n"))
     }
 
+    @Test("fault 6: the rule covers git's own metadata fields: a refresh token ending in CR is never sent")
+    func gitSkipsUnsendableRefreshToken() throws {
+        let sandbox = try Sandbox()
+        // git's reader drops one CR before the newline; the second one is part of the value.
+        #expect(sandbox.git("store", "protocol=https\nhost=cr.example\nusername=u\npassword=p\noauth_refresh_token=tok\r\r\n\n") == nothing)
+        #expect(git(sandbox, "get", "protocol=https", "host=cr.example") == Outcome(
+            status: 0, stdout: "",
+            stderr: "git-credential-keychain: skipped the credential for https://cr.example: its oauth_refresh_token contains "
+                + "a trailing carriage return, which git's credential protocol cannot carry\n"))
+    }
+
     @Test("fault 6: after a skipped credential the next one that git can carry is returned")
     func gitReturnsNextSendableCredential() throws {
         let sandbox = try Sandbox()
