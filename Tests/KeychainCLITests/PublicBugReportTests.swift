@@ -297,6 +297,8 @@ struct PublicBugReportTests {
             + "(expected one line each: old password, empty when there is none; new password; new password again); nothing was changed\n"),
         ("\nnew\nother\n", Int32(1), "security: set-keychain-password: the new password and its confirmation differ; nothing was changed\n"),
         ("\n\n\n", Int32(1), "security: set-keychain-password: the new password is empty; nothing was changed\n"),
+        ("\n" + String(repeating: "n", count: 70_000) + "\n", Int32(1),
+            "security: set-keychain-password: the new password line is longer than 65536 bytes; nothing was changed\n"),
         ("old\nnew\nnew\n", Int32(51),
             "security: error changing password for \"<NULL>\": The user name or passphrase you entered is not correct.\n"),
     ])

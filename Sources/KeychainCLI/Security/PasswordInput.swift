@@ -18,6 +18,9 @@ final class PasswordInput {
     /// The longest password line accepted, in bytes.
     static let maximumBytes = 64 * 1024
 
+    /// Whether the last ``nextLine()`` returned `nil` because the line was longer than ``maximumBytes``.
+    private(set) var lastLineTooLong = false
+
     /// Whether answers come from the terminal (prompts are shown) rather than from standard input.
     var isInteractive: Bool { context.io.input.isTerminal }
 
@@ -50,13 +53,17 @@ final class PasswordInput {
     /// The next line of standard input, without its newline (and a CR before it).
     /// - Returns: `nil` at the end of input or for a line over ``maximumBytes``.
     func nextLine() -> SecureBytes? {
+        lastLineTooLong = false
         switch reader.next(limit: Self.maximumBytes) {
         case .line(var bytes):
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
             let secret = SecureBytes(copying: bytes)
             bytes.wipe()
             return secret
-        case .tooLong, .end:
+        case .tooLong:
+            lastLineTooLong = true
+            return nil
+        case .end:
             return nil
         }
     }

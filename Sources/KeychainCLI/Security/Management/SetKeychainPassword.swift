@@ -94,6 +94,12 @@ struct SetKeychainPassword: SecuritySubcommand {
     ) -> Result<(SecureBytes?, SecureBytes), ExitStatus> {
         func line(_ what: String) -> Result<SecureBytes, ExitStatus> {
             if let bytes = input.nextLine() { return .success(bytes) }
+            if input.lastLineTooLong {
+                context.io.error.line(
+                    "security: set-keychain-password: the \(what) line is longer than \(PasswordInput.maximumBytes) bytes; "
+                        + "nothing was changed")
+                return .failure(ExitStatus(1))
+            }
             context.io.error.line(
                 "security: set-keychain-password: standard input ended before the \(what) line (expected one line each: "
                     + "old password, empty when there is none; new password; new password again); nothing was changed")
