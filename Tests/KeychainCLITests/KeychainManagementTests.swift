@@ -228,13 +228,13 @@ struct KeychainManagementTests {
         #expect(!FileSystem.exists(sandbox.location.deviceKeyPath))
     }
 
-    @Test("set-keychain-password reads the old and new password lines; a wrong old password exits 51")
+    @Test("set-keychain-password reads the old, new and confirmation lines; a wrong old password exits 51")
     func changePassword() throws {
         let sandbox = try Sandbox()
         create(sandbox, "work")
-        #expect(sandbox.security("set-keychain-password", "work", stdin: "wrong\nnew\n") == Outcome(
+        #expect(sandbox.security("set-keychain-password", "work", stdin: "wrong\nnew\nnew\n") == Outcome(
             status: 51, stdout: "", stderr: "security: error changing password for \"work\": \(authFailed)\n"))
-        #expect(sandbox.security("set-keychain-password", "work", stdin: "correct horse\nnew\n") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("set-keychain-password", "work", stdin: "correct horse\nnew\nnew\n") == Outcome(status: 0, stdout: "", stderr: ""))
         sandbox.security("lock-keychain", "work")
         #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").status == 51)
         #expect(sandbox.security("unlock-keychain", "work", stdin: "new\n").status == 0)

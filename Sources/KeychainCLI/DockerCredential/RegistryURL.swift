@@ -1,10 +1,25 @@
 /// A registry server URL split as docker's `registryurl.Parse` and osxkeychain's `splitServer` split it.
+///
+/// The parts are kept in one canonical form, used by both helpers and shown by `security`: the
+/// host in ASCII lower case (DNS names are case-insensitive, RFC 4343) with an IPv6 literal in
+/// brackets, the path percent-decoded (a lone `/` is no path). ``key`` rebuilds a URL from them
+/// that parses back to the same parts, so every key `list` prints can be fed to `get` and `erase`.
 struct RegistryURL: Equatable {
     /// `"http"` or `"https"`; empty when the URL had no scheme (then https is used).
     var scheme: String
+    /// The canonical host (``CredentialScope/canonicalServer(_:)``); `[…]` for IPv6.
     var host: String
     var port: UInt16?
+    /// The decoded path, `""` for none.
     var path: String
+
+    /// Creates a URL from parts already in canonical form.
+    init(scheme: String, host: String, port: UInt16?, path: String) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+    }
 
     /// Parses `text`. A URL without `://` is read as `//text`, so the host is never taken for a path.
     /// - Throws: `unsupported scheme: x`, `no hostname in URL`, or `invalid port`.
@@ -25,18 +40,19 @@ struct RegistryURL: Equatable {
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         path = Self.percentDecoded(String(rest[authorityEnd...]))
+        if path == "/" { path = "" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         var hostPart = authority
         var portText: Substring = ""
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            hostPart = authority[...close]
             let after = authority[authority.index(after: close)...]
             if after.hasPrefix(":") { portText = after.dropFirst() }
         } else if let colon = authority.lastIndex(of: ":") {
             hostPart = authority[..<colon]
             portText = authority[authority.index(after: colon)...]
         }
-        host = String(hostPart)
+        host = CredentialScope.canonicalServer(String(hostPart))
         port = nil
         if !portText.isEmpty {
             guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(portText) else {
@@ -44,7 +60,16 @@ struct RegistryURL: Equatable {
             }
             port = number
         }
-        guard !host.isEmpty else { throw .message("no hostname in URL") }
+        guard !host.isEmpty, host != "[]" else { throw .message("no hostname in URL") }
+    }
+
+    /// The URL `list` prints: `http://` or `https://`, the host, `:port` when there is one, and the
+    /// path percent-encoded (everything but RFC 3986's unreserved characters, sub-delimiters,
+    /// `:`, `@` and `/`). Parsing it gives back these parts.
+    var key: String {
+        var text = (scheme == "http" ? "http" : "https") + "://" + host
+        if let port { text += ":\(port)" }
+        return text + Self.percentEncoded(path)
     }
 
     /// `kSecAttrProtocolHTTP` for `http://`, else `kSecAttrProtocolHTTPS`.
@@ -69,20 +94,39 @@ struct RegistryURL: Equatable {
         return nil
     }
 
-    private static func percentDecoded(_ text: String) -> String {
-        guard text.contains("%") else { return text }
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
+    private static func percentEncoded(_ path: String) -> String {
+        let kept = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/".utf8)
+        var text = ""
+        for byte in path.utf8 {
+            if kept.contains(byte) {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                bytes.append(byte)
+                let hex = String(byte, radix: 16, uppercase: true)
+                text += "%" + (hex.count == 1 ? "0" : "") + hex
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return text
+    }
+
+    /// Decodes `%XX` escapes; when the result would not be UTF-8, the text is kept as it is.
+    private static func percentDecoded(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        let input = Array(text.utf8)
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < input.count {
+            if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
+                input[(index + 1)...(index + 2)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+                let value = UInt8(String(decoding: input[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                index += 3
+            } else {
+                bytes.append(input[index])
+                index += 1
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? text
     }
 }
 

@@ -1,10 +1,20 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+internal import KeychainCore
+
 /// One credential as git sends it to a helper (git-credential(1), "INPUT/OUTPUT FORMAT").
 struct GitCredential {
     var protocolName: String?
+    /// The host without its port, in canonical form (ASCII lower case, RFC 4343); an IPv6 literal
+    /// keeps its brackets.
     var host: String?
     var port: UInt16?
-    var path: String?
-    var username: String?
+    /// Raw bytes: git passes paths and user names through unchanged, UTF-8 or not.
+    var path: [UInt8]?
+    var username: [UInt8]?
     /// Raw bytes: git passes them through unchanged.
     var password: [UInt8]?
     var passwordExpiry: [UInt8]?
@@ -25,7 +35,8 @@ struct GitCredential {
             switch self {
             case .noEquals(let line): "line \(line) has no '='"
             case .nulByte(let line): "line \(line) contains a NUL byte"
-            case .tooLong(let line): "line \(line) is longer than \(GitCredentialHelper.maximumLineBytes) bytes"
+            case .tooLong(let line):
+                "line \(line) is longer than \(GitCredentialHelper.maximumLineBytes) bytes, the keychain's limit for a secret"
             case .notUTF8(let key, let line): "the value of \(key) on line \(line) is not UTF-8"
             }
         }
@@ -62,7 +73,9 @@ struct GitCredential {
             case "password": credential.password = value
             case "password_expiry_utc": credential.passwordExpiry = value
             case "oauth_refresh_token": credential.oauthRefreshToken = value
-            case "protocol", "host", "path", "username", "capability[]", "state[]":
+            case "path": credential.path = value
+            case "username": credential.username = value
+            case "protocol", "host", "capability[]", "state[]":
                 let string: String
                 switch text() {
                 case .failure(let problem): return .failure(problem)
@@ -71,8 +84,6 @@ struct GitCredential {
                 switch key {
                 case "protocol": credential.protocolName = string
                 case "host": credential.setHost(string)
-                case "path": credential.path = string
-                case "username": credential.username = string
                 case "capability[]": credential.capabilities.insert(string)
                 default: credential.states.insert(string)
                 }
@@ -84,8 +95,10 @@ struct GitCredential {
     }
 
     /// Splits `host:port`. The port is the digits after the last `:` (an IPv6 literal keeps its
-    /// brackets); a host with no port, or a non-numeric one, is kept whole.
+    /// brackets); a host with no port, or a non-numeric one, is kept whole. The host is stored in
+    /// canonical form (``CredentialScope/canonicalServer(_:)``).
     mutating func setHost(_ value: String) {
+        let value = CredentialScope.canonicalServer(value)
         host = value
         port = nil
         guard let colon = value.lastIndex(of: ":") else { return }
@@ -114,10 +127,21 @@ struct GitCredential {
     }
 
     /// `Git: <protocol>://<host>[:<port>]/<path>`, the label git's libsecret helper uses.
-    var label: String {
-        var text = "Git: \(protocolName ?? "")://\(host ?? "")"
+    var label: String { "Git: " + description }
+
+    /// `<protocol>://<host>[:<port>][/<path>]`: how messages name the credential (never the
+    /// user name or the password).
+    var description: String {
+        var text = "\(protocolName ?? "")://\(host ?? "")"
         if let port { text += ":\(port)" }
-        if let path { text += "/" + path }
+        if let path { text += "/" + String(decoding: path, as: UTF8.self) }
         return text
+    }
+
+    /// An attribute value for raw bytes from git: text when they are UTF-8, data otherwise (the
+    /// engine matches both by their bytes).
+    static func attribute(_ bytes: [UInt8]) -> AttributeValue {
+        if let text = String(validating: bytes, as: UTF8.self) { return .string(text) }
+        return .data(Data(bytes))
     }
 }

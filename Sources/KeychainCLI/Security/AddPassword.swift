@@ -79,9 +79,10 @@ enum AddPassword {
     }
 
     /// Adds the item; with `update`, an existing item with the same primary key is updated in place
-    /// instead (an atomic upsert: add, and on `errSecDuplicateItem` update; never delete then add).
+    /// instead (``Keystore/addOrUpdate(_:attributes:secret:)``: one write transaction, never
+    /// delete then add).
     static func store(
-        _ itemClass: ItemClass, attributes: [String: AttributeValue], primaryKey: [String],
+        _ itemClass: ItemClass, attributes: [String: AttributeValue],
         secret: SecureBytes?, update: Bool, target: SecurityContext.Target, context: SecurityContext,
         operation: String
     ) -> Int32 {
@@ -91,29 +92,17 @@ enum AddPassword {
         let group = attributes["agrp"].flatMap { if case .string(let g) = $0 { g } else { nil } }
             ?? context.identity.defaultAccessGroup ?? ApplicationIdentity.unsignedAccessGroup
         attributes["agrp"] = .string(group)
-        for _ in 0..<3 {
-            do {
+        do {
+            if update {
+                // Add, or update the item with this primary key in place: one write transaction.
+                _ = try store.addOrUpdate(itemClass, attributes: attributes, secret: secret)
+            } else {
                 _ = try store.add(itemClass, attributes: attributes, secret: secret)
-                return 0
-            } catch where error.status == .duplicateItem && update {
-                var filters: [String: AttributeValue] = [:]
-                for name in primaryKey {
-                    filters[name] = attributes[name] ?? itemClass.descriptor(name)?.defaultValue
-                }
-                var changes = attributes
-                changes.removeValue(forKey: "agrp")
-                do {
-                    let query = ItemQuery(itemClass: itemClass, filters: filters, accessGroups: [group])
-                    if try store.update(query, changes: changes, secret: secret) > 0 { return 0 }
-                    // Deleted by another process in between: add again.
-                } catch {
-                    return context.fail("SecKeychainItemModifyContent", error)
-                }
-            } catch {
-                return context.fail(operation, error)
             }
+            return 0
+        } catch {
+            return context.fail(operation, error)
         }
-        return context.fail(operation, .duplicateItem)
     }
 
     private static func decodeHex(_ text: String) -> [UInt8]? {
@@ -201,7 +190,7 @@ struct AddGenericPassword: SecuritySubcommand {
             return status.code
         case .success(let secret):
             return AddPassword.store(
-                .genericPassword, attributes: attributes, primaryKey: ["acct", "svce"], secret: secret,
+                .genericPassword, attributes: attributes, secret: secret,
                 update: update, target: target, context: context, operation: operation)
         }
     }
@@ -238,8 +227,6 @@ struct AddInternetPassword: SecuritySubcommand {
         ] + AddPassword.passwordOptions,
         trailer: AddPassword.trailer, summary: "Add an internet password item.", reportsIllegalOptions: false)
 
-    static let primaryKey = ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path"]
-
     let attributes: [String: AttributeValue]
     let source: AddPassword.Source
     let update: Bool
@@ -272,7 +259,7 @@ struct AddInternetPassword: SecuritySubcommand {
             return status.code
         case .success(let secret):
             return AddPassword.store(
-                .internetPassword, attributes: attributes, primaryKey: Self.primaryKey, secret: secret,
+                .internetPassword, attributes: attributes, secret: secret,
                 update: update, target: target, context: context, operation: operation)
         }
     }

@@ -1,27 +1,28 @@
 internal import KeychainCore
 
-/// What both delete commands do (Apple's `do_keychain_delete_*_password`): find the first match,
-/// print its attribute block on stdout, delete it, and print `password has been deleted.` on stderr.
+/// What both delete commands do (Apple's `do_keychain_delete_*_password`): find the first match and
+/// delete it (one write transaction), print its attribute block on stdout, and print
+/// `password has been deleted.` on stderr.
 enum DeletePassword {
     static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) -> Int32 {
         let targets = context.targets(options.operands)
-        switch lookup.first(in: targets, context: context, withSecret: false) {
-        case .failed(let failure) where failure.isOrphanedItem:
-            return deleteUnreadable(lookup, targets, context) ?? context.fail("SecKeychainSearchCopyNext", failure)
-        case .failed(let failure):
-            return context.fail("SecKeychainSearchCopyNext", failure)
-        case .found(let item, let target, let store):
-            context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
+        var lastFailure = KeychainFailure(.itemNotFound)
+        for target in targets {
             do {
-                let deleted = try store.delete(
-                    ItemQuery(itemClass: item.itemClass, synchronizable: nil, persistentRef: item.persistentRef))
-                if deleted == 0 { return context.fail("SecKeychainItemDelete", .itemNotFound) }
+                let store = try context.open(target)
+                // Found and deleted in one write transaction: the item printed is the item deleted.
+                guard let item = try store.deleteFirst(lookup.query, projection: [.attributes]) else { continue }
+                context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
+                context.io.error.line("password has been deleted.")
+                return 0
             } catch {
-                return context.fail("SecKeychainItemDelete", error)
+                lastFailure = error
             }
-            context.io.error.line("password has been deleted.")
-            return 0
         }
+        if lastFailure.isOrphanedItem {
+            return deleteUnreadable(lookup, targets, context) ?? context.fail("SecKeychainSearchCopyNext", lastFailure)
+        }
+        return context.fail("SecKeychainSearchCopyNext", lastFailure)
     }
 
     /// Deletes a `…ThisDeviceOnly` item that an adopted keychain can no longer open (its

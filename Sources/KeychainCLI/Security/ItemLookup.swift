@@ -42,15 +42,18 @@ struct ItemLookup {
         case failed(KeychainFailure)
     }
 
+    /// The search in one keychain: the filters and the access group, any synchronizable state, one item.
+    var query: ItemQuery {
+        ItemQuery(
+            itemClass: itemClass, filters: filters, accessGroups: accessGroup.map { [$0] }, synchronizable: nil, limit: 1)
+    }
+
     /// The first match across `targets`, with attributes, and the secret when `withSecret`.
     func first(in targets: [SecurityContext.Target], context: SecurityContext, withSecret: Bool) -> Outcome {
         var lastFailure = KeychainFailure(.itemNotFound)
         for target in targets {
             do {
                 let store = try context.open(target)
-                let query = ItemQuery(
-                    itemClass: itemClass, filters: filters, accessGroups: accessGroup.map { [$0] },
-                    synchronizable: nil, limit: 1)
                 let found = try store.search(query, projection: withSecret ? [.attributes, .secret] : [.attributes])
                 if let item = found.first { return .found(item, target, store) }
             } catch {

@@ -7,7 +7,7 @@ internal import KeychainCore
 /// when standard input is not a terminal the password is read from it, one line each (the
 /// newline is not part of the password), so scripts need not put it in argv.
 final class PasswordInput {
-    private let context: SecurityContext
+    let context: SecurityContext
     private var reader: LineReader
 
     init(_ context: SecurityContext) {
@@ -17,6 +17,9 @@ final class PasswordInput {
 
     /// The longest password line accepted, in bytes.
     static let maximumBytes = 64 * 1024
+
+    /// Whether the last ``nextLine()`` returned `nil` because the line was longer than ``maximumBytes``.
+    private(set) var lastLineTooLong = false
 
     /// Whether answers come from the terminal (prompts are shown) rather than from standard input.
     var isInteractive: Bool { context.io.input.isTerminal }
@@ -47,14 +50,20 @@ final class PasswordInput {
         return nil
     }
 
-    private func nextLine() -> SecureBytes? {
+    /// The next line of standard input, without its newline (and a CR before it).
+    /// - Returns: `nil` at the end of input or for a line over ``maximumBytes``.
+    func nextLine() -> SecureBytes? {
+        lastLineTooLong = false
         switch reader.next(limit: Self.maximumBytes) {
         case .line(var bytes):
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
             let secret = SecureBytes(copying: bytes)
             bytes.wipe()
             return secret
-        case .tooLong, .end:
+        case .tooLong:
+            lastLineTooLong = true
+            return nil
+        case .end:
             return nil
         }
     }

@@ -95,4 +95,37 @@ extension Keystore {
             try s.upsert(itemClass, attributes: attributes, secret: secret, groups: groups)
         }
     }
+
+    /// Adds an item, or, when one with its primary key exists in its access group, updates that
+    /// one in place, in one write transaction (`security add-… -U`). Unlike
+    /// ``upsert(_:attributes:secret:groups:)``, `secret` may be `nil`: a new item then gets an
+    /// empty secret and an existing one keeps its own.
+    /// - Parameters:
+    ///   - itemClass: the item class.
+    ///   - attributes: the item's attributes, including `agrp`.
+    ///   - secret: the new secret, or `nil`.
+    /// - Returns: whether the item was inserted or updated.
+    /// - Throws: `.param` without `agrp`; otherwise as ``StoreSession/add(_:attributes:secret:now:)``
+    ///   and ``StoreSession/update(_:changes:secret:now:)``.
+    package func addOrUpdate(
+        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?
+    ) throws(KeychainFailure) -> UpsertOutcome {
+        guard case .string(let group)? = attributes["agrp"] else {
+            throw KeychainFailure(.param, "an item needs an access group")
+        }
+        let normalized = StoreSession.normalized(itemClass, attributes)
+        var filters: [String: AttributeValue] = [:]
+        for descriptor in itemClass.primaryKey { filters[descriptor.name] = normalized[descriptor.name] }
+        var sync = false
+        if case .bool(let flag)? = normalized["sync"] { sync = flag }
+        var changes = attributes
+        changes.removeValue(forKey: "agrp")
+        let query = ItemQuery(itemClass: itemClass, filters: filters, accessGroups: [group], synchronizable: sync)
+        return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> UpsertOutcome in
+            let updated = try s.update(query, changes: changes, secret: secret)
+            if updated > 0 { return .updated(updated) }
+            _ = try s.add(itemClass, attributes: attributes, secret: secret)
+            return .inserted
+        }
+    }
 }
