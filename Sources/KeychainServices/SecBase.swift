@@ -6,7 +6,7 @@ internal import KeychainCore
 /// No error.
 public let errSecSuccess: OSStatus = 0
 /// Function or operation not implemented. Returned for Apple features this keychain does not
-/// implement: certificate, key and identity items, `kSecAttrAccessControl`, `kSecReturnRef`.
+/// implement: certificate, key and identity items.
 public let errSecUnimplemented: OSStatus = -4
 /// The disk is full.
 public let errSecDiskFull: OSStatus = -34

@@ -21,8 +21,8 @@ internal import KeychainCore
 ///   - `errSecSuccess` when the item was added;
 ///   - `errSecDuplicateItem` (-25299) when an item with the same primary key exists;
 ///   - `errSecParam` (-50) for a missing class, a wrongly typed value, a `kSecMatch…` key, a
-///     `kSecValuePersistentRef`, a return key with a `nil` `result`, or a synchronizable
-///     `…ThisDeviceOnly` item;
+///     `kSecValuePersistentRef`, a return key with a `nil` `result`, `kSecReturnRef` as the only return
+///     key, or a `kSecAttrAccessible` that contradicts `kSecAttrAccessControl`;
 ///   - `errSecNoSuchClass` (-25306) for an unknown class; `errSecNoSuchAttr` (-25303) for an
 ///     attribute of another class; `errSecUnimplemented` (-4) for certificate, key and identity items;
 ///   - `errSecMissingEntitlement` (-34018) when the access group is not one of the process's groups,
@@ -39,6 +39,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let context = try KeychainContext.current()
         var itemAttributes = request.attributes
         itemAttributes["agrp"] = .string(try SecItemCall.accessGroupForAdd(request, context.identity))
+        if let access = request.accessControl, !access.flags.isEmpty {
+            itemAttributes[AccessConstraints.attributeName] = access.storedValue(applicationPassword: nil)
+        }
         let secret = request.secret.map { SecureBytes(copying: $0) }
         let ref = try context.keystore.add(request.itemClass, attributes: itemAttributes, secret: secret)
         guard request.hasReturnKey else { return nil }

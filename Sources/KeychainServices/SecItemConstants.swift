@@ -26,7 +26,8 @@ nonisolated(unsafe) public let kSecClassIdentity: CFString = "idnt"
 
 /// When the item's data can be read: one of the `kSecAttrAccessible…` values; default `kSecAttrAccessibleWhenUnlocked`.
 nonisolated(unsafe) public let kSecAttrAccessible: CFString = "pdmn"
-/// Access control object (not supported on Linux: `errSecUnimplemented`).
+/// A `SecAccessControl`: the item's protection class and constraints (see `SecAccessControlCreateWithFlags`).
+/// Returned in every item's attributes. A value of another type is `errSecParam`.
 nonisolated(unsafe) public let kSecAttrAccessControl: CFString = "accc"
 /// The access group (String). Part of the primary key.
 nonisolated(unsafe) public let kSecAttrAccessGroup: CFString = "agrp"
@@ -42,9 +43,9 @@ nonisolated(unsafe) public let kSecAttrModificationDate: CFString = "mdat"
 nonisolated(unsafe) public let kSecAttrDescription: CFString = "desc"
 /// User-editable comment (String).
 nonisolated(unsafe) public let kSecAttrComment: CFString = "icmt"
-/// Creator code (CFNumber, a four-character code).
+/// Creator code (CFNumber, a four-character code). A numeric string is stored as its number, any other string as given.
 nonisolated(unsafe) public let kSecAttrCreator: CFString = "crtr"
-/// Item type (CFNumber, a four-character code).
+/// Item type (CFNumber, a four-character code). Strings as for `kSecAttrCreator`.
 nonisolated(unsafe) public let kSecAttrType: CFString = "type"
 /// User-visible label (String).
 nonisolated(unsafe) public let kSecAttrLabel: CFString = "labl"
@@ -189,7 +190,8 @@ nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = "m_CaseInsen
 nonisolated(unsafe) public let kSecReturnData: CFString = "r_Data"
 /// Return the item's attributes as a dictionary (CFBoolean).
 nonisolated(unsafe) public let kSecReturnAttributes: CFString = "r_Attributes"
-/// Return a reference (only meaningful for keys and certificates; `errSecParam` for passwords).
+/// Return a reference (only meaningful for keys and certificates). Alone on a password: `errSecParam`;
+/// beside other return keys it adds nothing (a password has no reference).
 nonisolated(unsafe) public let kSecReturnRef: CFString = "r_Ref"
 /// Return an opaque persistent reference, stable across processes (CFBoolean).
 nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = "r_PersistentRef"

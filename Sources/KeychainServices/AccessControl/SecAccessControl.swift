@@ -37,6 +37,25 @@ public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible
     func constraints(applicationPassword: SecureBytes?) -> AccessConstraints {
         AccessConstraints(rawValue: UInt64(flags.rawValue), applicationPassword: applicationPassword)
     }
+
+    /// The sealed `accc` attribute an item keeps for these flags.
+    func storedValue(applicationPassword: SecureBytes?) -> AttributeValue {
+        .data(Data(constraints(applicationPassword: applicationPassword).encoded))
+    }
+
+    /// The object returned as `kSecAttrAccessControl` for an item: its protection class and the flags
+    /// of its stored constraints (none for an item added without access control).
+    convenience init(item: ItemRecord) {
+        self.init(protection: item.protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(item.constraints?.rawValue ?? 0)))
+    }
+}
+
+extension ItemRecord {
+    /// The item's access-control constraints, decoded from its sealed `accc` attribute.
+    var constraints: AccessConstraints? {
+        guard case .data(let bytes)? = attributes[AccessConstraints.attributeName] else { return nil }
+        return AccessConstraints(encoded: Array(bytes))
+    }
 }
 
 /// Returns the type identifier of `SecAccessControl` objects.

@@ -79,16 +79,20 @@ enum SecItemCall {
             }
             var keys: [NSObject] = []
             var objects: [AnyObject] = []
-            let capacity = (request.returnAttributes ? item.attributes.count + 1 : 0) + 2
+            let capacity = (request.returnAttributes ? item.attributes.count + 2 : 0) + 2
             keys.reserveCapacity(capacity)
             objects.reserveCapacity(capacity)
             if request.returnAttributes {
                 keys.append(Keys.intern("class"))
                 objects.append(item.itemClass.rawValue._bridgeToObjectiveC())
-                for (name, value) in item.attributes {
+                for (name, value) in item.attributes where name != AccessConstraints.attributeName {
                     keys.append(Keys.intern(name))
                     objects.append(foundationObject(value))
                 }
+                // Since iOS 11.3 every item's attributes carry kSecAttrAccessControl, derived from its
+                // accessibility when it has no constraints.
+                keys.append(Keys.intern(AccessConstraints.attributeName))
+                objects.append(SecAccessControl(item: item))
             }
             if request.returnData {
                 keys.append(Keys.intern("v_Data"))

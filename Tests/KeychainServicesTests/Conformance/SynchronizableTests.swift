@@ -84,11 +84,18 @@ struct SynchronizableTests {
         }
     }
 
-    @Test("A synchronizable …ThisDeviceOnly item is refused with errSecParam (-50)")
+    /// SecItem.h says synchronizable items "may only" use migratable accessibility, but securityd's
+    /// `_SecItemAdd` (keychain/securityd/SecItemServer.c, apple-oss-distributions/Security) has no such
+    /// check, so iOS stores the item; KeychainAccess's suite, run on iOS, expects success.
+    @Test("A synchronizable …ThisDeviceOnly item is stored, as securityd does (no check in _SecItemAdd)")
     func syncThisDeviceOnly() throws {
         try withKeychain {
-            let attributes = genericPassword([sync: kCFBooleanTrue!, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly])
-            #expect(add(attributes, secret: "x") == errSecParam)
+            let item = genericPassword([sync: kCFBooleanTrue!, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly])
+            #expect(add(item, secret: "x") == errSecSuccess)
+            #expect(secret(genericPassword([sync: kCFBooleanTrue!])) == "x")
+            let found = attributes(genericPassword([sync: kCFBooleanTrue!]))
+            #expect(found?[kSecAttrAccessible as String] as? String == "aku")
+            #expect((found?[kSecAttrSynchronizable as String] as? NSNumber)?.boolValue == true)
         }
     }
 }

@@ -173,11 +173,11 @@ struct ValidationTests {
         }
     }
 
-    @Test("kSecAttrAccessControl is not implemented: errSecUnimplemented (-4), nothing stored")
-    func accessControlUnimplemented() throws {
-        // Deliberate difference from iOS (no Secure Enclave / biometry on Linux).
+    @Test("kSecAttrAccessControl that is not a SecAccessControl returns errSecParam (-50), nothing stored")
+    func accessControlWrongType() throws {
+        // securityd's query_add_attribute rejects a value of another CF type (SecDbQuery.c).
         try withKeychain {
-            #expect(add(genericPassword([kSecAttrAccessControl as String: Data([1])]), secret: "x") == errSecUnimplemented)
+            #expect(add(genericPassword([kSecAttrAccessControl as String: Data([1])]), secret: "x") == errSecParam)
             #expect(count(genericPassword()) == 0)
         }
     }
