@@ -40,14 +40,23 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         var itemAttributes = request.attributes
         itemAttributes["agrp"] = .string(try SecItemCall.accessGroupForAdd(request, context.identity))
         if let access = request.accessControl, !access.flags.isEmpty {
-            itemAttributes[AccessConstraints.attributeName] = access.storedValue(applicationPassword: nil)
+            var applicationPassword: SecureBytes?
+            if access.flags.contains(.applicationPassword) {
+                var authorizer = AccessAuthorizer(
+                    keystore: context.keystore, context: request.authenticationContext, ui: request.authenticationUI,
+                    reason: request.operationPrompt)
+                applicationPassword = try authorizer.applicationPasswordForNewItem()
+            }
+            itemAttributes[AccessConstraints.attributeName] = access.storedValue(applicationPassword: applicationPassword)
         }
         let secret = request.secret.map { SecureBytes(copying: $0) }
         let ref = try context.keystore.add(request.itemClass, attributes: itemAttributes, secret: secret)
         guard request.hasReturnKey else { return nil }
         let query = ItemQuery(itemClass: request.itemClass, synchronizable: nil, persistentRef: ref, limit: 1)
         let items = try context.keystore.search(query, projection: SecItemCall.projection(request))
-        return SecItemCall.shape(items, request)
+        let allowed = try SecItemCall.authorized(items, request, context.keystore)
+        guard !allowed.isEmpty else { throw KeychainFailure(.itemNotFound) }
+        return SecItemCall.shape(allowed, request)
     }
 }
 
@@ -84,7 +93,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let context = try KeychainContext.current()
         var search = try SecItemCall.query(request, context.identity)
         search.limit = request.limitGiven ? request.limit : 1
-        let items = try context.keystore.search(search, projection: SecItemCall.projection(request))
+        let items = try SecItemCall.authorized(
+            try context.keystore.search(search, projection: SecItemCall.projection(request)), request, context.keystore)
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
         return request.hasReturnKey ? SecItemCall.shape(items, request) : nil
     }

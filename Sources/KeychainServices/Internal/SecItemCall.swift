@@ -56,11 +56,34 @@ enum SecItemCall {
             protection: protection, persistentRef: request.persistentRef, limit: nil)
     }
 
+    /// What to decrypt. Reading secrets also reads attributes: an item's access-control constraints
+    /// are among them and decide whether the secret may be returned.
     static func projection(_ request: SecItemRequest) -> ItemProjection {
         var projection: ItemProjection = []
-        if request.returnAttributes { projection.insert(.attributes) }
+        if request.returnAttributes || request.returnData { projection.insert(.attributes) }
         if request.returnData { projection.insert(.secret) }
         return projection
+    }
+
+    /// The items whose secrets may be returned: access-controlled ones are authorized (asking the
+    /// user when the call allows it) or, under `kSecUseAuthenticationUISkip`, left out.
+    /// Only secrets are guarded: attributes of access-controlled items are readable, as on iOS.
+    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ keystore: Keystore) throws(KeychainFailure)
+        -> [ItemRecord]
+    {
+        guard request.returnData else { return items }
+        var authorizer = AccessAuthorizer(
+            keystore: keystore, context: request.authenticationContext, ui: request.authenticationUI,
+            reason: request.operationPrompt)
+        var allowed: [ItemRecord] = []
+        allowed.reserveCapacity(items.count)
+        for item in items {
+            if let constraints = item.constraints, constraints.requiresAuthentication {
+                guard try authorizer.authorize(constraints) else { continue }
+            }
+            allowed.append(item)
+        }
+        return allowed
     }
 
     /// Builds the result object Apple returns for these items and return keys.

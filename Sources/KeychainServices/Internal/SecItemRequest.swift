@@ -28,13 +28,17 @@ struct SecItemRequest {
     /// `kSecAttrAccessControl`: its protection class becomes `pdmn`; on add and update its
     /// constraints are kept with the item.
     var accessControl: SecAccessControl?
+    /// `kSecUseAuthenticationUI` (or the deprecated `kSecUseNoAuthenticationUI`).
+    var authenticationUI: AccessAuthorizer.UI = .allow
+    /// `kSecUseAuthenticationContext`: an `LAContext`'s engine context.
+    var authenticationContext: AuthenticationContext?
+    /// `kSecUseOperationPrompt`: shown when the user is asked.
+    var operationPrompt: String?
 
     var hasReturnKey: Bool { returnData || returnAttributes || returnPersistentRef }
 
     /// Keys Apple accepts that change nothing here.
-    static let ignoredKeys: Set<String> = [
-        "u_AuthUI", "u_AuthCtx", "u_OpPrompt", "u_NoAuthUI", "nleg",
-    ]
+    static let ignoredKeys: Set<String> = ["nleg"]
 
     /// Parses `dictionary` for `operation`.
     /// - Throws: the status Apple returns for the first rule broken (see each check).
@@ -99,6 +103,23 @@ struct SecItemRequest {
             case "accc":
                 guard let access = value as? SecAccessControl else { throw .param }
                 request.accessControl = access
+            case "u_AuthUI":
+                // [H] kSecUseAuthenticationUIAllow (the default), …Fail, …Skip.
+                switch Self.string(value) {
+                case "u_AuthUIA": request.authenticationUI = .allow
+                case "u_AuthUIF": request.authenticationUI = .fail
+                case "u_AuthUIS": request.authenticationUI = .skip
+                default: throw .param
+                }
+            case "u_NoAuthUI":
+                // [H] deprecated kSecUseNoAuthenticationUI: true is kSecUseAuthenticationUIFail.
+                if try boolean(value) { request.authenticationUI = .fail }
+            case "u_AuthCtx":
+                guard let provider = value as? any AuthenticationContextProviding else { throw .param }
+                request.authenticationContext = provider.authenticationContext
+            case "u_OpPrompt":
+                guard let prompt = Self.string(value) else { throw .param }
+                request.operationPrompt = prompt
             case _ where ignoredKeys.contains(key):
                 continue
             case "m_CaseInsensitive":
