@@ -105,6 +105,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// Follows Apple's `SecItemUpdate` (https://developer.apple.com/documentation/security/secitemupdate).
 /// All matches are updated in one transaction; `kSecAttrModificationDate` is refreshed, the creation
 /// date kept. Changing `kSecAttrAccessible` moves the item's key to the new protection class.
+/// Changing the protection or access control of an access-controlled item first satisfies its
+/// current constraints (asking the user as `SecItemCopyMatching` would), so constraints cannot be
+/// removed without them.
 ///
 /// - Parameters:
 ///   - query: `kSecClass` and attributes to match (no `kSecMatch…` or return keys).
@@ -119,6 +122,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   - `errSecNoSuchAttr` (-25303) for a key in `attributesToUpdate` that is not an attribute of the
 ///     class, including `kSecClass`;
 ///   - `errSecMissingEntitlement` (-34018) when either dictionary names a group the process does not hold;
+///   - `errSecAuthFailed`, `errSecUserCanceled` when changing an access-controlled item's protection
+///     fails authentication (see `SecItemCopyMatching`);
 ///   - `errSecInteractionNotAllowed`, `errSecDecode` and keychain file statuses as above.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
@@ -134,8 +139,12 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
             throw KeychainFailure(.missingEntitlement)
         }
         let search = try SecItemCall.query(request, context.identity)
+        var attributes = changes.attributes
+        if attributes[AccessConstraints.attributeName] != nil || attributes["pdmn"] != nil {
+            try SecItemCall.authorizeProtectionChange(search, request, &attributes, context.keystore)
+        }
         let secret = changes.secret.map { SecureBytes(copying: $0) }
-        let count = try context.keystore.update(search, changes: changes.attributes, secret: secret)
+        let count = try context.keystore.update(search, changes: attributes, secret: secret)
         guard count > 0 else { throw KeychainFailure(.itemNotFound) }
         return nil
     }

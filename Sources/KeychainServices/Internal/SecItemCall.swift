@@ -86,6 +86,30 @@ enum SecItemCall {
         return allowed
     }
 
+    /// Before an update changes protection or access control: every matching access-controlled item's
+    /// current constraints must be satisfied (with `kSecUseAuthenticationUISkip` too: nothing is
+    /// skipped silently in an update), and new `.applicationPassword` constraints get their verifier.
+    static func authorizeProtectionChange(
+        _ search: ItemQuery, _ request: SecItemRequest, _ attributes: inout [String: AttributeValue], _ keystore: Keystore
+    ) throws(KeychainFailure) {
+        var authorizer = AccessAuthorizer(
+            keystore: keystore, context: request.authenticationContext, ui: request.authenticationUI,
+            reason: request.operationPrompt)
+        for item in try keystore.search(search, projection: .attributes) {
+            guard let constraints = item.constraints, constraints.requiresAuthentication else { continue }
+            guard try authorizer.authorize(constraints) else {
+                throw KeychainFailure(.interactionNotAllowed, "the item needs authentication to change its access control")
+            }
+        }
+        if case .data(let bytes)? = attributes[AccessConstraints.attributeName],
+            let new = AccessConstraints(encoded: Array(bytes)), new.needsApplicationPassword
+        {
+            let password = try authorizer.applicationPasswordForNewItem()
+            attributes[AccessConstraints.attributeName] = .data(
+                Data(AccessConstraints(rawValue: new.rawValue, applicationPassword: password).encoded))
+        }
+    }
+
     /// Builds the result object Apple returns for these items and return keys.
     ///
     /// Builds each `NSDictionary` from Foundation objects and interned `NSString` keys directly: going

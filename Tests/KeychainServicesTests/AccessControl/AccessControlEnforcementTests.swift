@@ -231,3 +231,34 @@ struct EnvironmentPrompter: Prompter {
         try Pinentry.fromEnvironment(environment, terminal: nil).requestPassword(prompt)
     }
 }
+
+@Suite("Access control on update")
+struct AccessControlUpdateTests {
+    @Test("Removing an item's constraints through SecItemUpdate needs them satisfied first")
+    func removingConstraintsAsks() throws {
+        let fixture = try PasswordKeychain()
+        try fixture.run {
+            let item = genericPassword([kSecAttrAccessControl as String: accessControl(.devicePasscode)])
+            #expect(add(item, secret: "s") == errSecSuccess)
+            let plain = [kSecAttrAccessControl as String: accessControl([])]
+            #expect(update(genericPassword([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]), plain)
+                == errSecInteractionNotAllowed)
+            #expect(fixture.pinentry.prompts == 0)
+            #expect(update(genericPassword(), plain) == errSecSuccess)
+            #expect(fixture.pinentry.prompts == 1)
+            #expect(secret(genericPassword()) == "s")
+            #expect(fixture.pinentry.prompts == 1, "no constraints any more")
+        }
+    }
+
+    @Test("Changing only the secret or a label of an access-controlled item asks nothing")
+    func plainChanges() throws {
+        let fixture = try PasswordKeychain()
+        try fixture.run {
+            #expect(add(genericPassword([kSecAttrAccessControl as String: accessControl(.devicePasscode)]), secret: "s") == errSecSuccess)
+            #expect(update(genericPassword(), [kSecAttrLabel as String: "l", kSecValueData as String: Data("t".utf8)]) == errSecSuccess)
+            #expect(fixture.pinentry.prompts == 0)
+            #expect(secret(genericPassword()) == "t")
+        }
+    }
+}

@@ -71,12 +71,14 @@ struct PasswordKeychain {
     var context: KeychainContext { KeychainContext(keystore: keystore, identity: .unsigned) }
 
     /// Runs `body` with this keychain and the scripted pinentry, then withdraws the class keys.
+    @discardableResult
     func run<R>(_ body: () throws -> R) throws -> R {
         defer { try? keystore.withdrawAllClassKeys() }
         return try Prompters.withOverride(pinentry.prompter) { try KeychainContext.withOverride(context, body) }
     }
 
     /// As ``run(_:)``, for async bodies.
+    @discardableResult
     func run<R>(_ body: () async throws -> R) async throws -> R {
         defer { try? keystore.withdrawAllClassKeys() }
         return try await Prompters.withOverride(pinentry.prompter) { try await KeychainContext.withOverride(context, body) }
