@@ -192,6 +192,12 @@ public final class LAContext: Sendable {
     }
 }
 
+/// As Apple's `LAContext` (an `NSObject`), contexts are equal only to themselves.
+extension LAContext: Hashable {
+    public static func == (lhs: LAContext, rhs: LAContext) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
 extension LAContext: AuthenticationContextProviding {
     var authenticationContext: AuthenticationContext { engine }
 }

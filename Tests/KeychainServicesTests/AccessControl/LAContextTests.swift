@@ -24,6 +24,14 @@ struct LAContextTests {
         #expect(bridged.domain == LAErrorDomain && bridged.code == -2)
     }
 
+    @Test("LAContext is Equatable and Hashable by identity, as NSObject is")
+    func identity() {
+        let a = LAContext()
+        let b = LAContext()
+        #expect(a == a && a != b)
+        #expect(Set([a, a, b]).count == 2)
+    }
+
     @Test("canEvaluatePolicy: the keychain password makes .deviceOwnerAuthentication available")
     func canEvaluateWithPassword() throws {
         let fixture = try PasswordKeychain()
