@@ -122,11 +122,13 @@ package enum Sodium {
     package static func keyedHash(_ message: UnsafeRawBufferPointer, key: SecureBytes, length: Int = 32) -> [UInt8] {
         ensureInitialized()
         var out = [UInt8](repeating: 0, count: length)
-        key.withUnsafeBytes { k in
-            _ = crypto_generichash(
+        let status = key.withUnsafeBytes { k in
+            crypto_generichash(
                 &out, length, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
                 k.baseAddress?.assumingMemoryBound(to: UInt8.self), k.count)
         }
+        // Fails only for lengths outside BLAKE2b's 16…64 bytes: a caller's bug.
+        precondition(status == 0, "crypto_generichash failed (length \(length), key \(key.count) bytes)")
         return out
     }
 
