@@ -80,6 +80,24 @@ public func CFErrorCopyDescription(_ err: CFError!) -> CFString! {
     err.localizedDescription._bridgeToObjectiveC()
 }
 
+/// Returns the error's failure reason, if it has one.
+///
+/// Follows CFError.h `CFErrorCopyFailureReason` (the `NSLocalizedFailureReason` user-info entry).
+/// - Parameter err: the error.
+/// - Returns: the reason, or `nil`.
+public func CFErrorCopyFailureReason(_ err: CFError!) -> CFString! {
+    err.localizedFailureReason?._bridgeToObjectiveC()
+}
+
+/// Returns the error's recovery suggestion, if it has one.
+///
+/// Follows CFError.h `CFErrorCopyRecoverySuggestion` (the `NSLocalizedRecoverySuggestion` user-info entry).
+/// - Parameter err: the error.
+/// - Returns: the suggestion, or `nil`.
+public func CFErrorCopyRecoverySuggestion(_ err: CFError!) -> CFString! {
+    err.localizedRecoverySuggestion?._bridgeToObjectiveC()
+}
+
 // MARK: - Internal
 
 extension CFError {

@@ -44,5 +44,14 @@ public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 /// Core Foundation's `false`, typed `CFBoolean!` as on Apple platforms.
 public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
 
+/// Returns the value of a `CFBoolean`.
+///
+/// Follows CFNumber.h `CFBooleanGetValue`.
+/// - Parameter boolean: `kCFBooleanTrue`, `kCFBooleanFalse`, or any `CFBoolean`.
+/// - Returns: its value.
+public func CFBooleanGetValue(_ boolean: CFBoolean!) -> Bool {
+    boolean.boolValue
+}
+
 /// No error (Carbon's name for `errSecSuccess`).
 public let noErr: OSStatus = 0

@@ -41,6 +41,24 @@ struct CoreFoundationNamesTests {
         }
     }
 
+    @Test("CFBooleanGetValue reads kCFBooleanTrue and kCFBooleanFalse")
+    func booleanGetValue() {
+        #expect(CFBooleanGetValue(kCFBooleanTrue) && !CFBooleanGetValue(kCFBooleanFalse))
+    }
+
+    @Test("CFErrorCopyFailureReason and CFErrorCopyRecoverySuggestion read the user info, or give nil")
+    func errorReasonAndSuggestion() throws {
+        let info: NSDictionary = [
+            NSLocalizedFailureReasonErrorKey: "locked" as NSString,
+            NSLocalizedRecoverySuggestionErrorKey: "unlock it" as NSString,
+        ]
+        let error: CFError = try #require(CFErrorCreate(nil, kCFErrorDomainOSStatus, -25308, info))
+        #expect(CFErrorCopyFailureReason(error) as String? == "locked")
+        #expect(CFErrorCopyRecoverySuggestion(error) as String? == "unlock it")
+        let bare: CFError = try #require(CFErrorCreate(nil, kCFErrorDomainOSStatus, -50, nil))
+        #expect(CFErrorCopyFailureReason(bare) == nil)
+    }
+
     @Test("kCFAllocatorDefault is nil, typed CFAllocator!, as in CFBase.h")
     func allocatorDefault() {
         let allocator: CFAllocator? = kCFAllocatorDefault
