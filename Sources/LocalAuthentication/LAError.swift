@@ -58,7 +58,9 @@ public struct LAError: Error, Hashable, Sendable, CustomNSError {
 
     public static var errorDomain: String { LAErrorDomain }
     public var errorCode: Int { code.rawValue }
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: "LocalAuthentication error \(code.rawValue)"] }
+    public var errorUserInfo: [String: Any] {
+        [NSLocalizedDescriptionKey: "LocalAuthentication error \(code.rawValue)"]
+    }
 
     public static let authenticationFailed = Code.authenticationFailed
     public static let userCancel = Code.userCancel

@@ -34,14 +34,18 @@ package struct AccessAuthorizer {
             throw KeychainFailure(
                 .authFailed, "the item needs biometry or a paired watch; this system has no enrolled biometry")
         }
-        if context?.isInvalidated == true { throw KeychainFailure(.authFailed, "the authentication context was invalidated") }
+        if context?.isInvalidated == true {
+            throw KeychainFailure(.authFailed, "the authentication context was invalidated")
+        }
         if ui == .skip { return false }
         if ui == .fail || context?.interactionNotAllowed == true {
-            throw KeychainFailure(.interactionNotAllowed, "the item needs authentication and interaction is not allowed")
+            throw KeychainFailure(
+                .interactionNotAllowed, "the item needs authentication and interaction is not allowed")
         }
         if !userOnly.isSatisfied(by: evidence) {
             try DeviceOwnerAuthentication.authenticate(
-                keystore: keystore, prompt: PasswordPrompt(description: reason ?? "An app wants to use a protected keychain item."))
+                keystore: keystore,
+                prompt: PasswordPrompt(description: reason ?? "An app wants to use a protected keychain item."))
             passcodeVerified = true
             context?.recordDevicePasscode()
         }
@@ -49,7 +53,8 @@ package struct AccessAuthorizer {
             if context?.applicationPassword == nil && enteredApplicationPassword == nil {
                 enteredApplicationPassword = try Prompters.current().requestPassword(
                     PasswordPrompt(
-                        description: reason ?? "An app wants to use a keychain item protected by its application password.",
+                        description: reason
+                            ?? "An app wants to use a keychain item protected by its application password.",
                         label: "Application password:"))
             }
         }
@@ -64,10 +69,13 @@ package struct AccessAuthorizer {
     package mutating func applicationPasswordForNewItem() throws(KeychainFailure) -> SecureBytes {
         if let password = context?.applicationPassword ?? enteredApplicationPassword { return password }
         guard ui == .allow, context?.interactionNotAllowed != true else {
-            throw KeychainFailure(.interactionNotAllowed, "the item needs an application password and interaction is not allowed")
+            throw KeychainFailure(
+                .interactionNotAllowed, "the item needs an application password and interaction is not allowed")
         }
         let password = try Prompters.current().requestPassword(
-            PasswordPrompt(description: reason ?? "Choose an application password for this keychain item.", label: "Application password:"))
+            PasswordPrompt(
+                description: reason ?? "Choose an application password for this keychain item.",
+                label: "Application password:"))
         enteredApplicationPassword = password
         return password
     }

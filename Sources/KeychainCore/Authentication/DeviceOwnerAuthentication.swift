@@ -23,7 +23,8 @@ package enum DeviceOwnerAuthentication {
         keystore: Keystore, prompt: PasswordPrompt, prompter: (any Prompter)? = nil
     ) throws(KeychainFailure) {
         guard try keystore.hasPassword() else {
-            throw KeychainFailure(.authFailed, "the keychain has no password, so the device owner cannot be authenticated")
+            throw KeychainFailure(
+                .authFailed, "the keychain has no password, so the device owner cannot be authenticated")
         }
         let chosen: any Prompter
         if let prompter { chosen = prompter } else { chosen = try Prompters.current() }

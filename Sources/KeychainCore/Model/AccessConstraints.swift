@@ -109,7 +109,9 @@ package struct AccessConstraints: Sendable, Hashable {
     /// biometric and watch constraints are never satisfied (no enrolled biometry, no paired watch).
     package func isSatisfied(by evidence: Evidence) -> Bool {
         if needsApplicationPassword {
-            guard let password = evidence.applicationPassword, verifies(applicationPassword: password) else { return false }
+            guard let password = evidence.applicationPassword, verifies(applicationPassword: password) else {
+                return false
+            }
         }
         let results = userConstraints.map { constraint in
             switch constraint {

@@ -1,4 +1,5 @@
 internal import Foundation
+
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -75,7 +76,9 @@ final class AssuanConnection {
         bytes.append(0x0A)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw KeychainFailure(.interactionNotAllowed, "the pinentry program stopped") }
             offset += n
@@ -101,7 +104,9 @@ final class AssuanConnection {
                 if let previous = data {
                     data = SecureBytes(count: previous.count + decoded.count) { out in
                         previous.withUnsafeBytes { out.copyMemory(from: $0) }
-                        decoded.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[previous.count...]).copyMemory(from: $0) }
+                        decoded.withUnsafeBytes {
+                            UnsafeMutableRawBufferPointer(rebasing: out[previous.count...]).copyMemory(from: $0)
+                        }
                     }
                 } else {
                     data = decoded
@@ -157,7 +162,9 @@ final class AssuanConnection {
                 var index = start
                 var written = 0
                 while index < end {
-                    if bytes[index] == 0x25, index + 2 < end, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
+                    if bytes[index] == 0x25, index + 2 < end, let high = hex(bytes[index + 1]),
+                        let low = hex(bytes[index + 2])
+                    {
                         out[written] = high << 4 | low
                         index += 3
                     } else {

@@ -1,4 +1,5 @@
 internal import Foundation
+
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -33,14 +34,16 @@ package struct Pinentry: Prompter {
     ///     `DISPLAY`, `WAYLAND_DISPLAY`, `GPG_TTY`, `TERM`); the process's by default.
     ///   - terminal: the terminal standard input is on, if any; found with `ttyname(0)` by default.
     package static func fromEnvironment(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment, terminal: String? = standardInputTerminal()
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        terminal: String? = standardInputTerminal()
     ) throws(KeychainFailure) -> Pinentry {
         let tty = environment["GPG_TTY"].flatMap { $0.isEmpty ? nil : $0 } ?? terminal
         let locator = PinentryLocator(environment: environment)
         guard let (path, source) = locator.locate(hasTerminal: tty != nil) else {
             throw KeychainFailure(
                 .interactionNotAllowed,
-                "no pinentry program to ask for the password: install pinentry-tty (or another pinentry), or set \(PinentryLocator.overrideVariable)")
+                "no pinentry program to ask for the password: install pinentry-tty (or another pinentry), or set \(PinentryLocator.overrideVariable)"
+            )
         }
         if source != .override && tty == nil && !locator.hasDisplay {
             throw KeychainFailure(
@@ -77,7 +80,9 @@ package struct Pinentry: Prompter {
         case .error(let code, _):
             // GPG_ERR_CANCELED (99) and GPG_ERR_FULLY_CANCELED (198), in the low 16 bits of the code.
             let gpgError = code & 0xFFFF
-            if gpgError == 99 || gpgError == 198 { throw KeychainFailure(.userCanceled, "the password prompt was canceled") }
+            if gpgError == 99 || gpgError == 198 {
+                throw KeychainFailure(.userCanceled, "the password prompt was canceled")
+            }
             throw KeychainFailure(.interactionNotAllowed, "pinentry could not ask for the password (error \(code))")
         }
     }

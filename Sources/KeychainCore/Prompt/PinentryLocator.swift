@@ -42,7 +42,9 @@ package struct PinentryLocator: Sendable {
         }
         let home = environment["HOME"] ?? ""
         let gnupgHome = environment["GNUPGHOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.gnupg"
-        if let configured = readFile(gnupgHome + "/gpg-agent.conf").flatMap(Self.pinentryProgram), isExecutable(configured) {
+        if let configured = readFile(gnupgHome + "/gpg-agent.conf").flatMap(Self.pinentryProgram),
+            isExecutable(configured)
+        {
             return (configured, .gpgAgentConf)
         }
         if let path = resolve("pinentry") { return (path, .defaultPinentry) }

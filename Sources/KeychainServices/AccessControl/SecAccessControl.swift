@@ -46,7 +46,9 @@ public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible
     /// The object returned as `kSecAttrAccessControl` for an item: its protection class and the flags
     /// of its stored constraints (none for an item added without access control).
     convenience init(item: ItemRecord) {
-        self.init(protection: item.protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(item.constraints?.rawValue ?? 0)))
+        self.init(
+            protection: item.protection,
+            flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(item.constraints?.rawValue ?? 0)))
     }
 }
 

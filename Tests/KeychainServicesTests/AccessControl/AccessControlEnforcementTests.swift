@@ -55,7 +55,8 @@ struct AccessControlEnforcementTests {
         let fixture = try PasswordKeychain()
         try fixture.run {
             #expect(add(protected(.devicePasscode), secret: "s") == errSecSuccess)
-            let query = genericPassword(readData.merging([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]) { $1 })
+            let query = genericPassword(
+                readData.merging([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]) { $1 })
             #expect(copy(query).status == errSecInteractionNotAllowed)
             #expect(fixture.pinentry.prompts == 0)
         }
@@ -73,9 +74,15 @@ struct AccessControlEnforcementTests {
             let (status, result) = copy(query)
             #expect(status == errSecSuccess)
             #expect((result as? [Data]) == [Data("p".utf8)])
-            #expect(copy(genericPassword(account: "guarded", [
-                kSecReturnData as String: true, kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip,
-            ])).status == errSecItemNotFound)
+            #expect(
+                copy(
+                    genericPassword(
+                        account: "guarded",
+                        [
+                            kSecReturnData as String: true,
+                            kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip,
+                        ])
+                ).status == errSecItemNotFound)
             #expect(fixture.pinentry.prompts == 0)
         }
     }
@@ -117,8 +124,9 @@ struct AccessControlEnforcementTests {
             #expect(add(protected(.devicePasscode), secret: "s") == errSecSuccess)
             let context = LAContext()
             context.interactionNotAllowed = true
-            #expect(copy(genericPassword(readData.merging([kSecUseAuthenticationContext as String: context]) { $1 })).status
-                == errSecInteractionNotAllowed)
+            #expect(
+                copy(genericPassword(readData.merging([kSecUseAuthenticationContext as String: context]) { $1 })).status
+                    == errSecInteractionNotAllowed)
             #expect(fixture.pinentry.prompts == 0)
         }
     }
@@ -143,9 +151,11 @@ struct AccessControlEnforcementTests {
     }
 
     /// Linux behaves as an Apple device with no enrolled biometry: biometry can never be satisfied.
-    @Test("Biometry-only constraints fail with errSecAuthFailed (-25293) without asking", arguments: [
-        SecAccessControlCreateFlags.biometryAny, .biometryCurrentSet, [.biometryAny, .and, .devicePasscode],
-    ])
+    @Test(
+        "Biometry-only constraints fail with errSecAuthFailed (-25293) without asking",
+        arguments: [
+            SecAccessControlCreateFlags.biometryAny, .biometryCurrentSet, [.biometryAny, .and, .devicePasscode],
+        ])
     func biometryOnly(flags: SecAccessControlCreateFlags) throws {
         let fixture = try PasswordKeychain()
         try fixture.run {
@@ -186,15 +196,22 @@ struct AccessControlEnforcementTests {
 
             let reader = LAContext()
             reader.setCredential(Data("app-secret".utf8), type: .applicationPassword)
-            #expect(copy(genericPassword(readData.merging([kSecUseAuthenticationContext as String: reader]) { $1 })).result as? Data
-                == Data("s".utf8))
+            #expect(
+                copy(genericPassword(readData.merging([kSecUseAuthenticationContext as String: reader]) { $1 })).result
+                    as? Data
+                    == Data("s".utf8))
 
             let wrong = LAContext()
             wrong.setCredential(Data("other".utf8), type: .applicationPassword)
-            #expect(copy(genericPassword(readData.merging([kSecUseAuthenticationContext as String: wrong]) { $1 })).status
-                == errSecAuthFailed)
-            #expect(copy(genericPassword(readData.merging([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]) { $1 })).status
-                == errSecInteractionNotAllowed)
+            #expect(
+                copy(genericPassword(readData.merging([kSecUseAuthenticationContext as String: wrong]) { $1 })).status
+                    == errSecAuthFailed)
+            #expect(
+                copy(
+                    genericPassword(
+                        readData.merging([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]) { $1 })
+                ).status
+                    == errSecInteractionNotAllowed)
             #expect(fixture.pinentry.prompts == 0)
         }
     }
@@ -241,8 +258,9 @@ struct AccessControlUpdateTests {
             let item = genericPassword([kSecAttrAccessControl as String: accessControl(.devicePasscode)])
             #expect(add(item, secret: "s") == errSecSuccess)
             let plain = [kSecAttrAccessControl as String: accessControl([])]
-            #expect(update(genericPassword([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]), plain)
-                == errSecInteractionNotAllowed)
+            #expect(
+                update(genericPassword([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]), plain)
+                    == errSecInteractionNotAllowed)
             #expect(fixture.pinentry.prompts == 0)
             #expect(update(genericPassword(), plain) == errSecSuccess)
             #expect(fixture.pinentry.prompts == 1)
@@ -255,8 +273,12 @@ struct AccessControlUpdateTests {
     func plainChanges() throws {
         let fixture = try PasswordKeychain()
         try fixture.run {
-            #expect(add(genericPassword([kSecAttrAccessControl as String: accessControl(.devicePasscode)]), secret: "s") == errSecSuccess)
-            #expect(update(genericPassword(), [kSecAttrLabel as String: "l", kSecValueData as String: Data("t".utf8)]) == errSecSuccess)
+            #expect(
+                add(genericPassword([kSecAttrAccessControl as String: accessControl(.devicePasscode)]), secret: "s")
+                    == errSecSuccess)
+            #expect(
+                update(genericPassword(), [kSecAttrLabel as String: "l", kSecValueData as String: Data("t".utf8)])
+                    == errSecSuccess)
             #expect(fixture.pinentry.prompts == 0)
             #expect(secret(genericPassword()) == "t")
         }

@@ -13,7 +13,8 @@ struct PinentryTests {
     @Test("KEYCHAIN_PINENTRY wins over gpg-agent.conf and PATH")
     func override() {
         let found = locator(
-            ["KEYCHAIN_PINENTRY": "/opt/my-pinentry", "PATH": "/usr/bin"], executables: ["/opt/my-pinentry", "/usr/bin/pinentry"],
+            ["KEYCHAIN_PINENTRY": "/opt/my-pinentry", "PATH": "/usr/bin"],
+            executables: ["/opt/my-pinentry", "/usr/bin/pinentry"],
             conf: "pinentry-program /usr/bin/pinentry-tty\n"
         ).locate(hasTerminal: true)
         #expect(found?.path == "/opt/my-pinentry" && found?.source == .override)
@@ -30,11 +31,14 @@ struct PinentryTests {
 
     @Test("Otherwise GnuPG's default, pinentry on PATH; then a flavour that can be shown")
     func defaults() {
-        #expect(locator(["PATH": "/a:/usr/bin"], executables: ["/usr/bin/pinentry"]).locate(hasTerminal: false)?.path == "/usr/bin/pinentry")
+        #expect(
+            locator(["PATH": "/a:/usr/bin"], executables: ["/usr/bin/pinentry"]).locate(hasTerminal: false)?.path
+                == "/usr/bin/pinentry")
         let tty = locator(["PATH": "/usr/bin"], executables: ["/usr/bin/pinentry-tty", "/usr/bin/pinentry-gnome3"])
         #expect(tty.locate(hasTerminal: true)?.path == "/usr/bin/pinentry-tty")
         #expect(tty.locate(hasTerminal: false) == nil, "pinentry-gnome3 needs a display")
-        let display = locator(["PATH": "/usr/bin", "WAYLAND_DISPLAY": "wayland-0"], executables: ["/usr/bin/pinentry-gnome3"])
+        let display = locator(
+            ["PATH": "/usr/bin", "WAYLAND_DISPLAY": "wayland-0"], executables: ["/usr/bin/pinentry-gnome3"])
         #expect(display.locate(hasTerminal: false)?.path == "/usr/bin/pinentry-gnome3")
     }
 
@@ -43,7 +47,9 @@ struct PinentryTests {
         let keychain = try TemporaryKeychain()
         let empty = keychain.root + "/bin"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-        #expect(throws: KeychainFailure.self) { try Pinentry.fromEnvironment(["PATH": empty, "HOME": keychain.root], terminal: nil) }
+        #expect(throws: KeychainFailure.self) {
+            try Pinentry.fromEnvironment(["PATH": empty, "HOME": keychain.root], terminal: nil)
+        }
         let pinentry = try ScriptedPinentry(in: keychain.root, pin: "x")
         let dir = (pinentry.program as NSString).deletingLastPathComponent
         do {
@@ -53,8 +59,12 @@ struct PinentryTests {
             #expect(error.status == .interactionNotAllowed)
             #expect(error.detail?.contains("no terminal and no display") == true)
         }
-        #expect(try Pinentry.fromEnvironment(["PATH": dir, "HOME": keychain.root], terminal: "/dev/pts/9").ttyName == "/dev/pts/9")
-        #expect(try Pinentry.fromEnvironment([PinentryLocator.overrideVariable: pinentry.program], terminal: nil).program == pinentry.program)
+        #expect(
+            try Pinentry.fromEnvironment(["PATH": dir, "HOME": keychain.root], terminal: "/dev/pts/9").ttyName
+                == "/dev/pts/9")
+        #expect(
+            try Pinentry.fromEnvironment([PinentryLocator.overrideVariable: pinentry.program], terminal: nil).program
+                == pinentry.program)
     }
 
     @Test("GETPIN's percent-escaped D line is decoded into zeroising memory")
@@ -89,7 +99,8 @@ struct PinentryTests {
         }
     }
 
-    @Test("The real pinentry-tty speaks the protocol: with no terminal it reports an error, not a PIN",
+    @Test(
+        "The real pinentry-tty speaks the protocol: with no terminal it reports an error, not a PIN",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pinentry-tty")))
     func realPinentryTTY() throws {
         do {

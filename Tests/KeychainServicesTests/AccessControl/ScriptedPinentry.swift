@@ -45,7 +45,9 @@ struct ScriptedPinentry: Sendable {
 
     /// The descriptions shown, Assuan-escaped as sent.
     var descriptions: [String] {
-        (try? String(contentsOfFile: directory + "/descriptions", encoding: .utf8)).map { $0.split(separator: "\n").map(String.init) } ?? []
+        (try? String(contentsOfFile: directory + "/descriptions", encoding: .utf8)).map {
+            $0.split(separator: "\n").map(String.init)
+        } ?? []
     }
 }
 
@@ -63,7 +65,8 @@ struct PasswordKeychain {
         keychain = try TemporaryKeychain()
         keystore = try Keystore(location: keychain.location)
         if withPassword {
-            try keystore.setPassword(SecureBytes(copying: Array(Self.password.utf8)), current: nil, parameters: .testing)
+            try keystore.setPassword(
+                SecureBytes(copying: Array(Self.password.utf8)), current: nil, parameters: .testing)
         }
         pinentry = try ScriptedPinentry(in: keychain.root, pin: pin, cancel: cancel)
     }
@@ -81,12 +84,16 @@ struct PasswordKeychain {
     @discardableResult
     func run<R>(_ body: () async throws -> R) async throws -> R {
         defer { try? keystore.withdrawAllClassKeys() }
-        return try await Prompters.withOverride(pinentry.prompter) { try await KeychainContext.withOverride(context, body) }
+        return try await Prompters.withOverride(pinentry.prompter) {
+            try await KeychainContext.withOverride(context, body)
+        }
     }
 }
 
 /// `SecAccessControlCreateWithFlags` for a test, which must succeed.
-func accessControl(_ flags: SecAccessControlCreateFlags, _ protection: CFString = kSecAttrAccessibleWhenUnlocked) -> SecAccessControl {
+func accessControl(_ flags: SecAccessControlCreateFlags, _ protection: CFString = kSecAttrAccessibleWhenUnlocked)
+    -> SecAccessControl
+{
     var error: Unmanaged<CFError>?
     return SecAccessControlCreateWithFlags(kCFAllocatorDefault, protection, flags, &error)!
 }

@@ -20,7 +20,9 @@ struct CoreFoundationNamesTests {
         let asString = kSecClassGenericPassword as String
         let asObject: AnyObject = kSecClassGenericPassword
         let asTypeRef: CFTypeRef = kSecAttrAccessibleWhenUnlocked
-        let query: [String: AnyObject] = [kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: kCFBooleanTrue]
+        let query: [String: AnyObject] = [
+            kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: kCFBooleanTrue,
+        ]
         let hashable: [String: AnyHashable] = [kSecClass as String: kSecClassInternetPassword]
         #expect(asString == "genp")
         #expect(asObject as? String == "genp")
@@ -33,7 +35,8 @@ struct CoreFoundationNamesTests {
     func cfStringDictionary() throws {
         try withKeychain {
             let query: NSDictionary = [
-                kSecClass: kSecClassGenericPassword, kSecAttrService: "svc" as NSString, kSecAttrAccount: "acct" as NSString,
+                kSecClass: kSecClassGenericPassword, kSecAttrService: "svc" as NSString,
+                kSecAttrAccount: "acct" as NSString,
                 kSecValueData: Data("pw".utf8) as NSData,
             ]
             #expect(SecItemAdd(query, nil) == errSecSuccess)

@@ -27,21 +27,26 @@ struct SecAccessControlTests {
         #expect(SecAccessControlCreateFlags(rawValue: 1 << 4) == .devicePasscode)
     }
 
-    @Test("Every kSecAttrAccessible value is a valid protection", arguments: [
-        kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAlways,
-        kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-        kSecAttrAccessibleAlwaysThisDeviceOnly, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
-    ].map { $0 as String })
+    @Test(
+        "Every kSecAttrAccessible value is a valid protection",
+        arguments: [
+            kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAlways,
+            kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+            kSecAttrAccessibleAlwaysThisDeviceOnly, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
+        ].map { $0 as String })
     func validProtections(protection: String) {
         let (access, error) = create(protection as NSString, .userPresence)
         #expect(access != nil && error == nil)
     }
 
-    @Test("Valid combinations succeed: no flags, one constraint, .or/.and, .applicationPassword", arguments: [
-        SecAccessControlCreateFlags(), [.userPresence], [.devicePasscode], [.biometryAny], [.biometryCurrentSet],
-        [.biometryAny, .or, .devicePasscode], [.biometryCurrentSet, .and, .devicePasscode], [.userPresence, .applicationPassword],
-        [.applicationPassword], [.userPresence, .privateKeyUsage],
-    ])
+    @Test(
+        "Valid combinations succeed: no flags, one constraint, .or/.and, .applicationPassword",
+        arguments: [
+            SecAccessControlCreateFlags(), [.userPresence], [.devicePasscode], [.biometryAny], [.biometryCurrentSet],
+            [.biometryAny, .or, .devicePasscode], [.biometryCurrentSet, .and, .devicePasscode],
+            [.userPresence, .applicationPassword],
+            [.applicationPassword], [.userPresence, .privateKeyUsage],
+        ])
     func validFlags(flags: SecAccessControlCreateFlags) {
         #expect(create(kSecAttrAccessibleWhenUnlocked, flags).0 != nil)
     }
@@ -54,7 +59,8 @@ struct SecAccessControlTests {
         ("ak", [.userPresence, .biometryAny, .or]),
     ]
 
-    @Test("Invalid arguments give nil and a CFError in NSOSStatusErrorDomain with errSecParam (-50)",
+    @Test(
+        "Invalid arguments give nil and a CFError in NSOSStatusErrorDomain with errSecParam (-50)",
         arguments: invalidArguments)
     func invalid(protection: String, flags: SecAccessControlCreateFlags) throws {
         let (access, error) = create(protection as NSString, flags)

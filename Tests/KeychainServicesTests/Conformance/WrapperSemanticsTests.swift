@@ -11,10 +11,11 @@ struct WrapperSemanticsTests {
     func returnRefWithOtherKeys() throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "pw") == errSecSuccess)
-            let (status, result) = copy(genericPassword([
-                kSecReturnRef as String: kCFBooleanTrue!, kSecReturnData as String: kCFBooleanTrue!,
-                kSecReturnAttributes as String: kCFBooleanTrue!,
-            ]))
+            let (status, result) = copy(
+                genericPassword([
+                    kSecReturnRef as String: kCFBooleanTrue!, kSecReturnData as String: kCFBooleanTrue!,
+                    kSecReturnAttributes as String: kCFBooleanTrue!,
+                ]))
             #expect(status == errSecSuccess)
             let found = try #require(result as? [String: Any])
             #expect((found[kSecValueData as String] as? Data) == Data("pw".utf8))
@@ -46,7 +47,10 @@ struct WrapperSemanticsTests {
     @Test("A non-numeric string for a numeric attribute is kept as a string and matches itself")
     func nonNumericString() throws {
         try withKeychain {
-            #expect(add(genericPassword([kSecAttrCreator as String: "Creator Test", kSecAttrType as String: "+12"]), secret: "x") == errSecSuccess)
+            #expect(
+                add(
+                    genericPassword([kSecAttrCreator as String: "Creator Test", kSecAttrType as String: "+12"]),
+                    secret: "x") == errSecSuccess)
             let found = try #require(attributes(genericPassword()))
             #expect(found[kSecAttrCreator as String] as? String == "Creator Test")
             #expect(found[kSecAttrType as String] as? String == "+12")
@@ -60,7 +64,9 @@ struct WrapperSemanticsTests {
     @Test("Returned attributes carry a SecAccessControl with the item's protection, for every item")
     func accessControlInAttributes() throws {
         try withKeychain {
-            #expect(add(genericPassword([kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock]), secret: "x") == errSecSuccess)
+            #expect(
+                add(genericPassword([kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock]), secret: "x")
+                    == errSecSuccess)
             let found = try #require(attributes(genericPassword()))
             let access = try #require(found[kSecAttrAccessControl as String] as? SecAccessControl)
             var error: Unmanaged<CFError>?
@@ -73,7 +79,9 @@ struct WrapperSemanticsTests {
     func accessControlRoundTrip() throws {
         try withKeychain {
             var error: Unmanaged<CFError>?
-            let access = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .devicePasscode, &error))
+            let access = try #require(
+                SecAccessControlCreateWithFlags(
+                    nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .devicePasscode, &error))
             #expect(add(genericPassword([kSecAttrAccessControl as String: access]), secret: "x") == errSecSuccess)
             let found = try #require(attributes(genericPassword()))
             #expect(found[kSecAttrAccessible as String] as? String == "aku")
