@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCore
 import KeychainServices
+import KeychainTestSupport
 import LocalAuthentication
 import Testing
 
@@ -282,5 +283,50 @@ struct AccessControlUpdateTests {
             #expect(fixture.pinentry.prompts == 0)
             #expect(secret(genericPassword()) == "t")
         }
+    }
+}
+
+/// The prompter another process gets from its environment: `KEYCHAIN_PINENTRY` names the program;
+/// without it, no terminal and no display mean nothing can be asked.
+@Suite("Access control in another process")
+struct AccessControlProcessTests {
+    @Test("A helper process with KEYCHAIN_PINENTRY reads a .userPresence item through that pinentry")
+    func pinentryFromEnvironment() throws {
+        let fixture = try PasswordKeychain()
+        defer { try? fixture.keystore.withdrawAllClassKeys() }
+        // Unlocked (as setting the password leaves it) for the helper: only the constraint should ask.
+        KeychainContext.withOverride(fixture.context) {
+            let item = genericPassword(
+                service: "svc", account: "acct", [kSecAttrAccessControl as String: accessControl(.userPresence)])
+            #expect(add(item, secret: "from-another-process") == errSecSuccess)
+        }
+        var environment = fixture.keychain.environment
+        environment[PinentryLocator.overrideVariable] = fixture.pinentry.program
+        let output = try HelperProcess.run(["get", "svc", "acct"], environment: environment)
+        #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "0 from-another-process")
+        #expect(fixture.pinentry.prompts == 1)
+    }
+
+    @Test("With no pinentry, no terminal and no display, another process gets errSecInteractionNotAllowed")
+    func nothingToAsk() throws {
+        let fixture = try PasswordKeychain()
+        defer { try? fixture.keystore.withdrawAllClassKeys() }
+        KeychainContext.withOverride(fixture.context) {
+            let item = genericPassword(
+                service: "svc", account: "acct", [kSecAttrAccessControl as String: accessControl(.devicePasscode)])
+            #expect(add(item, secret: "s") == errSecSuccess)
+            #expect(add(genericPassword(service: "svc", account: "plain"), secret: "p") == errSecSuccess)
+        }
+        let empty = fixture.keychain.root + "/no-programs"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        var environment = fixture.keychain.environment
+        environment.merge([
+            PinentryLocator.overrideVariable: "", "PATH": empty, "DISPLAY": "", "WAYLAND_DISPLAY": "", "GPG_TTY": "",
+            "GNUPGHOME": empty,
+        ]) { $1 }
+        let output = try HelperProcess.run(["get", "svc", "acct"], environment: environment)
+        #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "\(errSecInteractionNotAllowed)")
+        let plain = try HelperProcess.run(["get", "svc", "plain"], environment: environment)
+        #expect(plain.trimmingCharacters(in: .whitespacesAndNewlines) == "0 p", "the keychain itself is unlocked")
     }
 }
