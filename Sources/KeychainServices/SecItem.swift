@@ -28,7 +28,9 @@ internal import KeychainCore
 ///   - `errSecMissingEntitlement` (-34018) when the access group is not one of the process's groups,
 ///     or the process has none;
 ///   - `errSecDataTooLarge` (-25302) for a secret over 1 MiB;
-///   - `errSecInteractionNotAllowed` (-25308) when the item's protection class is locked;
+///   - `errSecInteractionNotAllowed` (-25308) when the item's protection class is locked, or when
+///     `kSecAttrAccessControl` has `.applicationPassword`, the context supplies none, and asking is not
+///     allowed;
 ///   - `errSecInvalidKeychain`, `errSecWrongSecVersion`, `errSecDecode`, `errSecDiskFull` or
 ///     `errSecIO` when the keychain file cannot be used or written.
 @discardableResult
@@ -63,6 +65,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// Returns one or more items that match a search query, or their attributes.
 ///
 /// Follows Apple's `SecItemCopyMatching` (https://developer.apple.com/documentation/security/secitemcopymatching).
+/// Access-controlled items (`kSecAttrAccessControl`) return their data only when their constraints are
+/// satisfied: the keychain password, asked for through pinentry, stands in for the device passcode
+/// (see the "Access control on Linux" article); their attributes need nothing.
 /// Matching is exact and byte-wise; a `String` matches `Data` with the same UTF-8 bytes. Without
 /// `kSecAttrSynchronizable` only non-synchronizable items match; `kSecAttrSynchronizableAny` matches
 /// both. Without `kSecAttrAccessGroup` every group of the process is searched.
@@ -78,9 +83,18 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///   - `errSecSuccess` when at least one item matched;
 ///   - `errSecItemNotFound` (-25300) when none did (never an empty array);
 ///   - `errSecInteractionNotAllowed` (-25308) when a matching candidate's protection class is locked
-///     (never `errSecItemNotFound` for an item that exists);
+///     (never `errSecItemNotFound` for an item that exists), or when `kSecReturnData` meets an
+///     access-controlled item that needs authentication and `kSecUseAuthenticationUI` is
+///     `kSecUseAuthenticationUIFail`, the `kSecUseAuthenticationContext` forbids interaction, or no
+///     prompt can be shown (no pinentry; no terminal and no display);
+///   - `errSecAuthFailed` (-25293) when such an item's constraints cannot be satisfied here (biometry or
+///     a watch only; a keychain without a password; an invalidated context) or after three wrong
+///     passwords or a wrong application password; `errSecUserCanceled` (-128) when the user cancels;
+///   - `errSecItemNotFound` also when `kSecUseAuthenticationUISkip` left out every match;
 ///   - `errSecParam` (-50) for a missing class, a wrongly typed value, an unknown limit, a return key
-///     with a `nil` `result`, or a persistent reference combined with attributes;
+///     with a `nil` `result`, a persistent reference combined with attributes, `kSecReturnRef` as the
+///     only return key, or a `kSecAttrAccessControl` that is not a `SecAccessControl` or a
+///     `kSecUseAuthenticationContext` that is not an `LAContext`;
 ///   - `errSecNoSuchClass`, `errSecNoSuchAttr`, `errSecUnimplemented` as for `SecItemAdd`;
 ///   - `errSecMissingEntitlement` (-34018) when the query names an access group the process does not hold;
 ///   - `errSecDecode` (-26275) when a matching item fails authentication (tampered file);

@@ -207,19 +207,21 @@ nonisolated(unsafe) public let kSecValuePersistentRef: CFString = "v_PersistentR
 
 // MARK: - Other keys
 
-/// Whether authentication UI may be shown. Accepted; Linux never prompts from SecItem calls.
+/// Whether the user may be asked to authenticate for an access-controlled item: `kSecUseAuthenticationUIAllow`
+/// (the default; asks through pinentry), `…Fail` (`errSecInteractionNotAllowed`) or `…Skip` (leaves such
+/// items out of the results). Another value is `errSecParam`.
 nonisolated(unsafe) public let kSecUseAuthenticationUI: CFString = "u_AuthUI"
-/// `u_AuthUIA` (raw value `"u_AuthUIA"`).
+/// Ask when an item needs authentication (raw value `"u_AuthUIA"`).
 nonisolated(unsafe) public let kSecUseAuthenticationUIAllow: CFString = "u_AuthUIA"
-/// `u_AuthUIF` (raw value `"u_AuthUIF"`).
+/// Fail with `errSecInteractionNotAllowed` instead of asking (raw value `"u_AuthUIF"`).
 nonisolated(unsafe) public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
-/// `u_AuthUIS` (raw value `"u_AuthUIS"`).
+/// Leave items that need authentication out of the results (raw value `"u_AuthUIS"`).
 nonisolated(unsafe) public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
-/// Accepted and ignored.
+/// An `LAContext` whose authentication (or application password) the call uses; another value is `errSecParam`.
 nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
-/// Accepted and ignored.
+/// The text the password prompt shows (String).
 nonisolated(unsafe) public let kSecUseOperationPrompt: CFString = "u_OpPrompt"
-/// Accepted and ignored (deprecated by Apple).
+/// `true` is `kSecUseAuthenticationUIFail` (deprecated by Apple).
 nonisolated(unsafe) public let kSecUseNoAuthenticationUI: CFString = "u_NoAuthUI"
 /// Accepted: this keychain is always the data-protection keychain.
 nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = "nleg"
