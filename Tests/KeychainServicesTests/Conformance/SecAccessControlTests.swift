@@ -2,7 +2,8 @@ import Foundation
 import KeychainServices
 import Testing
 
-/// `SecAccessControlCreateWithFlags` validation, as Apple's SecAccessControl.c does it
+/// `SecAccessControlCreateWithFlags` validation (APPLE-SEMANTICS.md rule 21), as Apple's
+/// SecAccessControl.c does it
 /// (https://developer.apple.com/documentation/security/secaccesscontrolcreatewithflags(_:_:_:_:)).
 @Suite("SecAccessControlCreateWithFlags")
 struct SecAccessControlTests {

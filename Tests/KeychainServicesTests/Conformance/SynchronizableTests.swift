@@ -84,7 +84,8 @@ struct SynchronizableTests {
         }
     }
 
-    /// SecItem.h says synchronizable items "may only" use migratable accessibility, but securityd's
+    /// APPLE-SEMANTICS.md rule 20. SecItem.h says synchronizable items "may only" use migratable
+    /// accessibility, but securityd's
     /// `_SecItemAdd` (keychain/securityd/SecItemServer.c, apple-oss-distributions/Security) has no such
     /// check, so iOS stores the item; KeychainAccess's suite, run on iOS, expects success.
     @Test("A synchronizable …ThisDeviceOnly item is stored, as securityd does (no check in _SecItemAdd)")

@@ -2,10 +2,10 @@ import Foundation
 import KeychainServices
 import Testing
 
-/// Behaviours iOS wrappers rely on (issue 16, "Behaving"), each with its source.
+/// Behaviours iOS wrappers rely on (issue 16, "Behaving"): APPLE-SEMANTICS.md rules 18–21.
 @Suite("Semantics wrappers rely on")
 struct WrapperSemanticsTests {
-    /// securityd's `handle_result` adds `v_Ref` only for classes that have references (keys,
+    /// APPLE-SEMANTICS.md rule 18: securityd adds `v_Ref` only for classes that have references (keys,
     /// certificates, identities); SecItem.h: kSecReturnRef is for those classes.
     @Test("kSecReturnRef beside other return keys on a password succeeds; the result has no v_Ref")
     func returnRefWithOtherKeys() throws {
@@ -31,8 +31,8 @@ struct WrapperSemanticsTests {
         }
     }
 
-    /// securityd's `copyNumber` (SecDbItem.c): a string that prints back as the same Int32 becomes that
-    /// number; any other string is kept as a string.
+    /// APPLE-SEMANTICS.md rule 19, securityd's `copyNumber` (SecDbItem.c): a string that prints back as
+    /// the same Int32 becomes that number; any other string is kept as a string.
     @Test("A numeric string for a numeric attribute is stored as that number", arguments: ["crtr", "type"])
     func numericString(attribute: String) throws {
         try withKeychain {
@@ -59,8 +59,9 @@ struct WrapperSemanticsTests {
         }
     }
 
-    /// Since iOS 11.3 the attributes of every item include kSecAttrAccessControl (derived from its
-    /// accessibility); https://developer.apple.com/documentation/security/ksecattraccesscontrol.
+    /// APPLE-SEMANTICS.md rule 21: since iOS 11.3 the attributes of every item include
+    /// kSecAttrAccessControl (derived from its accessibility);
+    /// https://developer.apple.com/documentation/security/ksecattraccesscontrol.
     @Test("Returned attributes carry a SecAccessControl with the item's protection, for every item")
     func accessControlInAttributes() throws {
         try withKeychain {
@@ -89,8 +90,8 @@ struct WrapperSemanticsTests {
         }
     }
 
-    /// SecDbQuery.c: kSecAttrAccessible beside a kSecAttrAccessControl of another protection is
-    /// "conflicting kSecAccess and kSecAccessControl attributes" (errSecParam).
+    /// APPLE-SEMANTICS.md rule 21, SecDbQuery.c: kSecAttrAccessible beside a kSecAttrAccessControl of
+    /// another protection is "conflicting kSecAccess and kSecAccessControl attributes" (errSecParam).
     @Test("kSecAttrAccessible that contradicts kSecAttrAccessControl is errSecParam (-50)")
     func conflictingProtection() throws {
         try withKeychain {
