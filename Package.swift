@@ -11,6 +11,10 @@ let package = Package(
     products: [
         .library(name: "KeychainServices", targets: ["KeychainServices"]),
         .library(name: "Keychain", targets: ["Keychain"]),
+        // Apple's module name on Linux: re-exports KeychainServices so `import Security` compiles unchanged.
+        .library(name: "Security", targets: ["Security"]),
+        // Apple's LocalAuthentication on Linux: LAContext asks for the keychain password.
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .executable(name: "security", targets: ["security"]),
         .executable(name: "git-credential-keychain", targets: ["git-credential-keychain"]),
         .executable(name: "docker-credential-keychain", targets: ["docker-credential-keychain"]),
@@ -27,6 +31,10 @@ let package = Package(
         .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring"], swiftSettings: strictSettings),
         // Apple's SecItem API, names and statuses unchanged.
         .target(name: "KeychainServices", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        // `import Security` on Linux (design brief: module `Security`); no code of its own.
+        .target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strictSettings),
+        // LAContext, LAPolicy, LAError (design brief: product `LocalAuthentication`).
+        .target(name: "LocalAuthentication", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         // The high-level Swift API.
         .target(name: "Keychain", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         // The command-line tools' code; the executables are thin mains over it.
@@ -63,7 +71,10 @@ let package = Package(
         .target(name: "CTestKeyring", path: "Tests/TestKeyring"),
         .testTarget(
             name: "KeychainServicesTests",
-            dependencies: ["KeychainServices", "KeychainCore", "KeychainTestSupport", "keychain-test-helper"],
+            dependencies: [
+                "KeychainServices", "Security", "LocalAuthentication", "KeychainCore", "KeychainTestSupport",
+                "keychain-test-helper",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainTests", dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "keychain-test-helper"],

@@ -1,3 +1,4 @@
+public import Foundation
 internal import KeychainCore
 
 // Result codes with Apple's values and SecBase.h meanings (macOS 10.15 SDK, SecBase.h).
@@ -5,7 +6,7 @@ internal import KeychainCore
 /// No error.
 public let errSecSuccess: OSStatus = 0
 /// Function or operation not implemented. Returned for Apple features this keychain does not
-/// implement: certificate, key and identity items, `kSecAttrAccessControl`, `kSecReturnRef`.
+/// implement: certificate, key and identity items.
 public let errSecUnimplemented: OSStatus = -4
 /// The disk is full.
 public let errSecDiskFull: OSStatus = -34
@@ -49,10 +50,14 @@ public let errSecInvalidItemRef: OSStatus = -25304
 public let errSecNoSuchClass: OSStatus = -25306
 /// A default keychain could not be found.
 public let errSecNoDefaultKeychain: OSStatus = -25307
-/// User interaction is not allowed (the item's protection class is locked).
+/// User interaction is not allowed: the item's protection class is locked, or the item needs
+/// authentication and `kSecUseAuthenticationUI` is `kSecUseAuthenticationUIFail` (or no prompter is
+/// available).
 public let errSecInteractionNotAllowed: OSStatus = -25308
 /// This keychain was created by a different version of the system software and cannot be opened.
 public let errSecWrongSecVersion: OSStatus = -25310
+/// An internal component failed (SecBase.h `errSecInternalComponent`).
+public let errSecInternalComponent: OSStatus = -2070
 /// The specified item has no access control.
 public let errSecNoAccessForItem: OSStatus = -25243
 /// Unable to decode the provided data.
@@ -67,5 +72,5 @@ public let errSecDecode: OSStatus = -26275
 ///   - reserved: must be `nil`.
 /// - Returns: the message; never `nil` on Linux.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    KeychainStatus(status).message
+    KeychainStatus(status).message._bridgeToObjectiveC()
 }

@@ -21,14 +21,16 @@ internal import KeychainCore
 ///   - `errSecSuccess` when the item was added;
 ///   - `errSecDuplicateItem` (-25299) when an item with the same primary key exists;
 ///   - `errSecParam` (-50) for a missing class, a wrongly typed value, a `kSecMatch…` key, a
-///     `kSecValuePersistentRef`, a return key with a `nil` `result`, or a synchronizable
-///     `…ThisDeviceOnly` item;
+///     `kSecValuePersistentRef`, a return key with a `nil` `result`, `kSecReturnRef` as the only return
+///     key, or a `kSecAttrAccessible` that contradicts `kSecAttrAccessControl`;
 ///   - `errSecNoSuchClass` (-25306) for an unknown class; `errSecNoSuchAttr` (-25303) for an
 ///     attribute of another class; `errSecUnimplemented` (-4) for certificate, key and identity items;
 ///   - `errSecMissingEntitlement` (-34018) when the access group is not one of the process's groups,
 ///     or the process has none;
 ///   - `errSecDataTooLarge` (-25302) for a secret over 1 MiB;
-///   - `errSecInteractionNotAllowed` (-25308) when the item's protection class is locked;
+///   - `errSecInteractionNotAllowed` (-25308) when the item's protection class is locked, or when
+///     `kSecAttrAccessControl` has `.applicationPassword`, the context supplies none, and asking is not
+///     allowed;
 ///   - `errSecInvalidKeychain`, `errSecWrongSecVersion`, `errSecDecode`, `errSecDiskFull` or
 ///     `errSecIO` when the keychain file cannot be used or written.
 @discardableResult
@@ -39,18 +41,33 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let context = try KeychainContext.current()
         var itemAttributes = request.attributes
         itemAttributes["agrp"] = .string(try SecItemCall.accessGroupForAdd(request, context.identity))
+        if let access = request.accessControl, !access.flags.isEmpty {
+            var applicationPassword: SecureBytes?
+            if access.flags.contains(.applicationPassword) {
+                var authorizer = AccessAuthorizer(
+                    keystore: context.keystore, context: request.authenticationContext, ui: request.authenticationUI,
+                    reason: request.operationPrompt)
+                applicationPassword = try authorizer.applicationPasswordForNewItem()
+            }
+            itemAttributes[AccessConstraints.attributeName] = access.storedValue(applicationPassword: applicationPassword)
+        }
         let secret = request.secret.map { SecureBytes(copying: $0) }
         let ref = try context.keystore.add(request.itemClass, attributes: itemAttributes, secret: secret)
         guard request.hasReturnKey else { return nil }
         let query = ItemQuery(itemClass: request.itemClass, synchronizable: nil, persistentRef: ref, limit: 1)
         let items = try context.keystore.search(query, projection: SecItemCall.projection(request))
-        return SecItemCall.shape(items, request)
+        let allowed = try SecItemCall.authorized(items, request, context.keystore)
+        guard !allowed.isEmpty else { throw KeychainFailure(.itemNotFound) }
+        return SecItemCall.shape(allowed, request)
     }
 }
 
 /// Returns one or more items that match a search query, or their attributes.
 ///
 /// Follows Apple's `SecItemCopyMatching` (https://developer.apple.com/documentation/security/secitemcopymatching).
+/// Access-controlled items (`kSecAttrAccessControl`) return their data only when their constraints are
+/// satisfied: the keychain password, asked for through pinentry, stands in for the device passcode
+/// (see the "Access control on Linux" article); their attributes need nothing.
 /// Matching is exact and byte-wise; a `String` matches `Data` with the same UTF-8 bytes. Without
 /// `kSecAttrSynchronizable` only non-synchronizable items match; `kSecAttrSynchronizableAny` matches
 /// both. Without `kSecAttrAccessGroup` every group of the process is searched.
@@ -66,9 +83,18 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///   - `errSecSuccess` when at least one item matched;
 ///   - `errSecItemNotFound` (-25300) when none did (never an empty array);
 ///   - `errSecInteractionNotAllowed` (-25308) when a matching candidate's protection class is locked
-///     (never `errSecItemNotFound` for an item that exists);
+///     (never `errSecItemNotFound` for an item that exists), or when `kSecReturnData` meets an
+///     access-controlled item that needs authentication and `kSecUseAuthenticationUI` is
+///     `kSecUseAuthenticationUIFail`, the `kSecUseAuthenticationContext` forbids interaction, or no
+///     prompt can be shown (no pinentry; no terminal and no display);
+///   - `errSecAuthFailed` (-25293) when such an item's constraints cannot be satisfied here (biometry or
+///     a watch only; a keychain without a password; an invalidated context) or after three wrong
+///     passwords or a wrong application password; `errSecUserCanceled` (-128) when the user cancels;
+///   - `errSecItemNotFound` also when `kSecUseAuthenticationUISkip` left out every match;
 ///   - `errSecParam` (-50) for a missing class, a wrongly typed value, an unknown limit, a return key
-///     with a `nil` `result`, or a persistent reference combined with attributes;
+///     with a `nil` `result`, a persistent reference combined with attributes, `kSecReturnRef` as the
+///     only return key, or a `kSecAttrAccessControl` that is not a `SecAccessControl` or a
+///     `kSecUseAuthenticationContext` that is not an `LAContext`;
 ///   - `errSecNoSuchClass`, `errSecNoSuchAttr`, `errSecUnimplemented` as for `SecItemAdd`;
 ///   - `errSecMissingEntitlement` (-34018) when the query names an access group the process does not hold;
 ///   - `errSecDecode` (-26275) when a matching item fails authentication (tampered file);
@@ -81,7 +107,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let context = try KeychainContext.current()
         var search = try SecItemCall.query(request, context.identity)
         search.limit = request.limitGiven ? request.limit : 1
-        let items = try context.keystore.search(search, projection: SecItemCall.projection(request))
+        let items = try SecItemCall.authorized(
+            try context.keystore.search(search, projection: SecItemCall.projection(request)), request, context.keystore)
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
         return request.hasReturnKey ? SecItemCall.shape(items, request) : nil
     }
@@ -92,6 +119,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// Follows Apple's `SecItemUpdate` (https://developer.apple.com/documentation/security/secitemupdate).
 /// All matches are updated in one transaction; `kSecAttrModificationDate` is refreshed, the creation
 /// date kept. Changing `kSecAttrAccessible` moves the item's key to the new protection class.
+/// Changing the protection or access control of an access-controlled item first satisfies its
+/// current constraints (asking the user as `SecItemCopyMatching` would), so constraints cannot be
+/// removed without them.
 ///
 /// - Parameters:
 ///   - query: `kSecClass` and attributes to match (no `kSecMatch…` or return keys).
@@ -106,6 +136,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   - `errSecNoSuchAttr` (-25303) for a key in `attributesToUpdate` that is not an attribute of the
 ///     class, including `kSecClass`;
 ///   - `errSecMissingEntitlement` (-34018) when either dictionary names a group the process does not hold;
+///   - `errSecAuthFailed`, `errSecUserCanceled` when changing an access-controlled item's protection
+///     fails authentication (see `SecItemCopyMatching`);
 ///   - `errSecInteractionNotAllowed`, `errSecDecode` and keychain file statuses as above.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
@@ -121,8 +153,12 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
             throw KeychainFailure(.missingEntitlement)
         }
         let search = try SecItemCall.query(request, context.identity)
+        var attributes = changes.attributes
+        if attributes[AccessConstraints.attributeName] != nil || attributes["pdmn"] != nil {
+            try SecItemCall.authorizeProtectionChange(search, request, &attributes, context.keystore)
+        }
         let secret = changes.secret.map { SecureBytes(copying: $0) }
-        let count = try context.keystore.update(search, changes: changes.attributes, secret: secret)
+        let count = try context.keystore.update(search, changes: attributes, secret: secret)
         guard count > 0 else { throw KeychainFailure(.itemNotFound) }
         return nil
     }

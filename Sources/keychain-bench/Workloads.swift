@@ -64,14 +64,14 @@ struct SizeRun {
 
     func addQuery(_ i: Int) -> NSDictionary {
         [
-            kSecClass: kSecClassGenericPassword, kSecAttrService: data.service(i), kSecAttrAccount: data.account(i),
-            kSecValueData: Data(data.secret(i)),
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: data.service(i), kSecAttrAccount as String: data.account(i),
+            kSecValueData as String: Data(data.secret(i)),
         ] as NSDictionary
     }
 
     func keyQuery(_ i: Int, extra: [String: Any] = [:]) -> NSDictionary {
         var query: [String: Any] = [
-            kSecClass: kSecClassGenericPassword, kSecAttrService: data.service(i), kSecAttrAccount: data.account(i),
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: data.service(i), kSecAttrAccount as String: data.account(i),
         ]
         query.merge(extra) { $1 }
         return query as NSDictionary
@@ -227,7 +227,7 @@ struct SizeRun {
             var base: [UInt64] = []
             let rssReset = resetPeakRSS()
             for i in picks {
-                let query = keyQuery(i, extra: [kSecReturnData: true])
+                let query = keyQuery(i, extra: [kSecReturnData as String: true])
                 var result: CFTypeRef?
                 let status = timed(&ours) { SecItemCopyMatching(query, &result) }
                 check(status, "SecItemCopyMatching(data)")
@@ -251,11 +251,11 @@ struct SizeRun {
             var base: [UInt64] = []
             let rssReset = resetPeakRSS()
             for i in picks.reversed() {
-                let query = keyQuery(i, extra: [kSecReturnAttributes: true])
+                let query = keyQuery(i, extra: [kSecReturnAttributes as String: true])
                 var result: CFTypeRef?
                 let status = timed(&ours) { SecItemCopyMatching(query, &result) }
                 check(status, "SecItemCopyMatching(attributes)")
-                guard let attributes = result as? [String: Any], attributes[kSecAttrAccount] as? String == data.account(i)
+                guard let attributes = result as? [String: Any], attributes[kSecAttrAccount as String] as? String == data.account(i)
                 else { fatal("wrong attributes for item \(i)") }
                 let service = data.service(i)
                 let account = data.account(i)
@@ -275,7 +275,7 @@ struct SizeRun {
             let rssReset = resetPeakRSS()
             for i in picks {
                 let query =
-                    [kSecClass: kSecClassGenericPassword, kSecValuePersistentRef: refs[i], kSecReturnData: true]
+                    [kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: refs[i], kSecReturnData as String: true]
                     as NSDictionary
                 var result: CFTypeRef?
                 let status = timed(&ours) { SecItemCopyMatching(query, &result) }
@@ -299,8 +299,8 @@ struct SizeRun {
         let expected = data.enumerateCount
         let query =
             [
-                kSecClass: kSecClassGenericPassword, kSecAttrService: DataSet.enumerateService,
-                kSecMatchLimit: kSecMatchLimitAll, kSecReturnAttributes: true,
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: DataSet.enumerateService,
+                kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true,
             ] as NSDictionary
         var ours: [UInt64] = []
         var base: [UInt64] = []
@@ -341,7 +341,7 @@ struct SizeRun {
             let rssReset = resetPeakRSS()
             for i in updates {
                 let query = keyQuery(i)
-                let changes = [kSecValueData: Data(data.secret(i, version: 1))] as NSDictionary
+                let changes = [kSecValueData as String: Data(data.secret(i, version: 1))] as NSDictionary
                 let status = timed(&ours) { SecItemUpdate(query, changes) }
                 check(status, "SecItemUpdate")
                 let service = data.service(i)

@@ -68,7 +68,7 @@ func add(_ service: String, _ account: String, _ secret: String, _ group: String
 
 func get(_ service: String, _ account: String, _ group: String?) -> (OSStatus, String?) {
     var query = baseQuery(service, account, group)
-    query[kSecReturnData as String] = kCFBooleanTrue
+    query[kSecReturnData as String] = kCFBooleanTrue!
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query as CFDictionary, &result)
     return (status, (result as? Data).map { String(decoding: $0, as: UTF8.self) })
@@ -120,7 +120,7 @@ enum CHKeychain {
     static func load(_ service: String, group: String? = nil) -> (OSStatus, Any?) {
         var query = keychainQuery(service)
         if let group { query[kSecAttrAccessGroup as String] = group }
-        query[kSecReturnData as String] = kCFBooleanTrue
+        query[kSecReturnData as String] = kCFBooleanTrue!
         query[kSecMatchLimit as String] = kSecMatchLimitOne
         var keyData: CFTypeRef?
         let status = SecItemCopyMatching(query as CFDictionary, &keyData)
@@ -232,19 +232,19 @@ case "delete":
     print(delete(argument(0), argument(1), optional(2)))
 case "ref":
     var query = baseQuery(argument(0), argument(1), nil)
-    query[kSecReturnPersistentRef as String] = kCFBooleanTrue
+    query[kSecReturnPersistentRef as String] = kCFBooleanTrue!
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query as CFDictionary, &result)
     print((result as? Data).map { "\(status) \(hex($0))" } ?? "\(status)")
 case "get-ref":
     guard let ref = unhex(argument(0)) else { usage() }
-    let query: [String: Any] = [kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue]
+    let query: [String: Any] = [kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue!]
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query as CFDictionary, &result)
     print((result as? Data).map { "\(status) \(String(decoding: $0, as: UTF8.self))" } ?? "\(status)")
 case "attrs":
     var query = baseQuery(argument(0), argument(1), nil)
-    query[kSecReturnAttributes as String] = kCFBooleanTrue
+    query[kSecReturnAttributes as String] = kCFBooleanTrue!
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query as CFDictionary, &result)
     let group = (result as? [String: Any])?[kSecAttrAccessGroup as String] as? String

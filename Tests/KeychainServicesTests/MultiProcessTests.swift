@@ -102,8 +102,8 @@ struct MultiProcessTests {
             for worker in 0..<workers {
                 let service = "stress-w\(worker)"
                 let result = copy(genericPassword(service: service, account: nil, [
-                    kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: kCFBooleanTrue,
-                    kSecReturnData as String: kCFBooleanTrue,
+                    kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: kCFBooleanTrue!,
+                    kSecReturnData as String: kCFBooleanTrue!,
                 ]))
                 var actual: [String: String] = [:]
                 for item in (result.result as? [[String: Any]]) ?? [] {

@@ -43,6 +43,8 @@ package struct AttributeDescriptor: Sendable, Hashable {
         AttributeDescriptor("agrp", .string, primaryKey: true),
         AttributeDescriptor("sync", .bool, primaryKey: true),
         AttributeDescriptor("pdmn", .string),
+        // kSecAttrAccessControl: the item's constraints, an AccessConstraints encoding (sealed like the rest).
+        AttributeDescriptor("accc", .blob),
         AttributeDescriptor("cdat", .date, managed: true),
         AttributeDescriptor("mdat", .date, managed: true),
         AttributeDescriptor("desc", .blob),

@@ -14,6 +14,7 @@ package struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertibl
     package static let io = KeychainStatus(-36)
     package static let param = KeychainStatus(-50)
     package static let allocate = KeychainStatus(-108)
+    package static let internalComponent = KeychainStatus(-2070)
     package static let userCanceled = KeychainStatus(-128)
     package static let notAvailable = KeychainStatus(-25291)
     package static let readOnly = KeychainStatus(-25292)
@@ -50,6 +51,7 @@ package struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertibl
         -61: "Write permissions error.",
         -108: "Failed to allocate memory.",
         -128: "User canceled the operation.",
+        -2070: "An internal component failed.",
         -909: "Bad parameter or invalid state for operation.",
         -34018: "A required entitlement isn't present.",
         -25291: "No keychain is available. You may need to restart your computer.",

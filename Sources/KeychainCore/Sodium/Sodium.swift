@@ -22,6 +22,12 @@ package enum Sodium {
         precondition(initialization, "sodium_init failed")
     }
 
+    /// Fills `buffer` from libsodium's CSPRNG in place (no copy left behind): `SecRandomCopyBytes`.
+    package static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
+        ensureInitialized()
+        if let base = buffer.baseAddress, buffer.count > 0 { randombytes_buf(base, buffer.count) }
+    }
+
     /// Random bytes from libsodium's CSPRNG, for non-secret values (nonces, identifiers, salts).
     package static func randomBytes(_ count: Int) -> [UInt8] {
         ensureInitialized()
@@ -110,6 +116,20 @@ package enum Sodium {
             }
         }
         return ok ? output : nil
+    }
+
+    /// Keyed BLAKE2b of bytes in place (a secret held in a ``SecureBytes``), so no copy is made.
+    package static func keyedHash(_ message: UnsafeRawBufferPointer, key: SecureBytes, length: Int = 32) -> [UInt8] {
+        ensureInitialized()
+        var out = [UInt8](repeating: 0, count: length)
+        let status = key.withUnsafeBytes { k in
+            crypto_generichash(
+                &out, length, message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
+                k.baseAddress?.assumingMemoryBound(to: UInt8.self), k.count)
+        }
+        // Fails only for lengths outside BLAKE2b's 16…64 bytes: a caller's bug.
+        precondition(status == 0, "crypto_generichash failed (length \(length), key \(key.count) bytes)")
+        return out
     }
 
     /// Keyed BLAKE2b of `message`, `length` bytes long (16…64).

@@ -56,11 +56,58 @@ enum SecItemCall {
             protection: protection, persistentRef: request.persistentRef, limit: nil)
     }
 
+    /// What to decrypt. Reading secrets also reads attributes: an item's access-control constraints
+    /// are among them and decide whether the secret may be returned.
     static func projection(_ request: SecItemRequest) -> ItemProjection {
         var projection: ItemProjection = []
-        if request.returnAttributes { projection.insert(.attributes) }
+        if request.returnAttributes || request.returnData { projection.insert(.attributes) }
         if request.returnData { projection.insert(.secret) }
         return projection
+    }
+
+    /// The items whose secrets may be returned: access-controlled ones are authorized (asking the
+    /// user when the call allows it) or, under `kSecUseAuthenticationUISkip`, left out.
+    /// Only secrets are guarded: attributes of access-controlled items are readable, as on iOS.
+    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ keystore: Keystore) throws(KeychainFailure)
+        -> [ItemRecord]
+    {
+        guard request.returnData else { return items }
+        var authorizer = AccessAuthorizer(
+            keystore: keystore, context: request.authenticationContext, ui: request.authenticationUI,
+            reason: request.operationPrompt)
+        var allowed: [ItemRecord] = []
+        allowed.reserveCapacity(items.count)
+        for item in items {
+            if let constraints = item.constraints, constraints.requiresAuthentication {
+                guard try authorizer.authorize(constraints) else { continue }
+            }
+            allowed.append(item)
+        }
+        return allowed
+    }
+
+    /// Before an update changes protection or access control: every matching access-controlled item's
+    /// current constraints must be satisfied (with `kSecUseAuthenticationUISkip` too: nothing is
+    /// skipped silently in an update), and new `.applicationPassword` constraints get their verifier.
+    static func authorizeProtectionChange(
+        _ search: ItemQuery, _ request: SecItemRequest, _ attributes: inout [String: AttributeValue], _ keystore: Keystore
+    ) throws(KeychainFailure) {
+        var authorizer = AccessAuthorizer(
+            keystore: keystore, context: request.authenticationContext, ui: request.authenticationUI,
+            reason: request.operationPrompt)
+        for item in try keystore.search(search, projection: .attributes) {
+            guard let constraints = item.constraints, constraints.requiresAuthentication else { continue }
+            guard try authorizer.authorize(constraints) else {
+                throw KeychainFailure(.interactionNotAllowed, "the item needs authentication to change its access control")
+            }
+        }
+        if case .data(let bytes)? = attributes[AccessConstraints.attributeName],
+            let new = AccessConstraints(encoded: Array(bytes)), new.needsApplicationPassword
+        {
+            let password = try authorizer.applicationPasswordForNewItem()
+            attributes[AccessConstraints.attributeName] = .data(
+                Data(AccessConstraints(rawValue: new.rawValue, applicationPassword: password).encoded))
+        }
     }
 
     /// Builds the result object Apple returns for these items and return keys.
@@ -79,16 +126,20 @@ enum SecItemCall {
             }
             var keys: [NSObject] = []
             var objects: [AnyObject] = []
-            let capacity = (request.returnAttributes ? item.attributes.count + 1 : 0) + 2
+            let capacity = (request.returnAttributes ? item.attributes.count + 2 : 0) + 2
             keys.reserveCapacity(capacity)
             objects.reserveCapacity(capacity)
             if request.returnAttributes {
                 keys.append(Keys.intern("class"))
                 objects.append(item.itemClass.rawValue._bridgeToObjectiveC())
-                for (name, value) in item.attributes {
+                for (name, value) in item.attributes where name != AccessConstraints.attributeName {
                     keys.append(Keys.intern(name))
                     objects.append(foundationObject(value))
                 }
+                // Since iOS 11.3 every item's attributes carry kSecAttrAccessControl, derived from its
+                // accessibility when it has no constraints.
+                keys.append(Keys.intern(AccessConstraints.attributeName))
+                objects.append(SecAccessControl(item: item))
             }
             if request.returnData {
                 keys.append(Keys.intern("v_Data"))

@@ -22,13 +22,23 @@ struct SecItemRequest {
     var returnData = false
     var returnAttributes = false
     var returnPersistentRef = false
+    /// `kSecReturnRef`: a password has no reference, so with other return keys it adds nothing
+    /// (securityd's result handling gives no `v_Ref` for passwords).
+    var returnRef = false
+    /// `kSecAttrAccessControl`: its protection class becomes `pdmn`; on add and update its
+    /// constraints are kept with the item.
+    var accessControl: SecAccessControl?
+    /// `kSecUseAuthenticationUI` (or the deprecated `kSecUseNoAuthenticationUI`).
+    var authenticationUI: AccessAuthorizer.UI = .allow
+    /// `kSecUseAuthenticationContext`: an `LAContext`'s engine context.
+    var authenticationContext: AuthenticationContext?
+    /// `kSecUseOperationPrompt`: shown when the user is asked.
+    var operationPrompt: String?
 
     var hasReturnKey: Bool { returnData || returnAttributes || returnPersistentRef }
 
     /// Keys Apple accepts that change nothing here.
-    static let ignoredKeys: Set<String> = [
-        "u_AuthUI", "u_AuthCtx", "u_OpPrompt", "u_NoAuthUI", "nleg",
-    ]
+    static let ignoredKeys: Set<String> = ["nleg"]
 
     /// Parses `dictionary` for `operation`.
     /// - Throws: the status Apple returns for the first rule broken (see each check).
@@ -67,7 +77,7 @@ struct SecItemRequest {
                 case "r_Data": request.returnData = flag
                 case "r_Attributes": request.returnAttributes = flag
                 case "r_PersistentRef": request.returnPersistentRef = flag
-                default: if flag { throw .param }  // errSecItemReturnRefUnsupported → -50 [BP]
+                default: request.returnRef = flag
                 }
             case "m_Limit":
                 request.limitGiven = true
@@ -91,7 +101,25 @@ struct SecItemRequest {
             case "v_Ref":
                 throw .param  // errSecValueRefUnsupported → -50 [BP]
             case "accc":
-                throw .unimplemented
+                guard let access = value as? SecAccessControl else { throw .param }
+                request.accessControl = access
+            case "u_AuthUI":
+                // [H] kSecUseAuthenticationUIAllow (the default), …Fail, …Skip.
+                switch Self.string(value) {
+                case "u_AuthUIA": request.authenticationUI = .allow
+                case "u_AuthUIF": request.authenticationUI = .fail
+                case "u_AuthUIS": request.authenticationUI = .skip
+                default: throw .param
+                }
+            case "u_NoAuthUI":
+                // [H] deprecated kSecUseNoAuthenticationUI: true is kSecUseAuthenticationUIFail.
+                if try boolean(value) { request.authenticationUI = .fail }
+            case "u_AuthCtx":
+                guard let provider = value as? any AuthenticationContextProviding else { throw .param }
+                request.authenticationContext = provider.authenticationContext
+            case "u_OpPrompt":
+                guard let prompt = Self.string(value) else { throw .param }
+                request.operationPrompt = prompt
             case _ where ignoredKeys.contains(key):
                 continue
             case "m_CaseInsensitive":
@@ -118,6 +146,19 @@ struct SecItemRequest {
             }
         }
 
+        // [H] kSecReturnRef is for keys, certificates and identities: alone on a password it is
+        // errSecItemReturnRefUnsupported (-50 [BP]); beside other return keys the result simply has no
+        // v_Ref (securityd's handle_result; KeychainAccess relies on it on iOS).
+        if request.returnRef && !request.hasReturnKey { throw .param }
+        if let access = request.accessControl {
+            // [S SecDbQuery.c] the protection comes from the access control; a different
+            // kSecAttrAccessible beside it is "conflicting kSecAccess and kSecAccessControl attributes".
+            if case .string(let given)? = request.attributes["pdmn"], given != access.protection.rawValue {
+                throw .param
+            }
+            request.attributes["pdmn"] = .string(access.protection.rawValue)
+        }
+
         // [S] "row_id and other attributes can't be searched at the same time".
         if request.persistentRef != nil && !request.attributes.isEmpty { throw .param }
         if request.persistentRef != nil, let inferred = classOf(persistentRef: request.persistentRef!),
@@ -130,12 +171,10 @@ struct SecItemRequest {
         case .add:
             if request.limitGiven { throw .param }  // match keys in add [S]
             if request.persistentRef != nil { throw .param }  // [H] kSecValuePersistentRef is not for add
-            if case .bool(true)? = request.attributes["sync"],
-                case .string(let raw)? = request.attributes["pdmn"], let protection = ProtectionClass(rawValue: raw),
-                !protection.isMigratable
-            {
-                throw .param  // [H] synchronizable items cannot be ThisDeviceOnly
-            }
+            // A synchronizable …ThisDeviceOnly item is accepted: SecItem.h and the kSecAttrAccessible
+            // page say such items "may only" use migratable classes, but securityd's _SecItemAdd and
+            // query_add_attribute do not check it; the item is stored and never leaves the device
+            // (docs/ARCHITECTURE.md, "Where Linux differs"; ThisDeviceOnly items are not in backups).
         case .update, .delete:
             // [S] _SecItemDelete / s3dl_query_update: any match key or return key → errSecParam.
             if request.limitGiven || request.hasReturnKey { throw .param }
@@ -167,7 +206,9 @@ struct SecItemRequest {
                 if value is String { throw .param }
                 attributes["sync"] = .bool(try boolean(value))
             case "accc":
-                throw .unimplemented
+                guard let access = value as? SecAccessControl else { throw .param }
+                attributes["pdmn"] = .string(access.protection.rawValue)
+                attributes["accc"] = access.storedValue(applicationPassword: nil)
             default:
                 guard let descriptor = itemClass.descriptor(key) else { throw .noSuchAttr }
                 if descriptor.isManaged { continue }  // cdat/mdat are the keychain's to set
@@ -253,6 +294,12 @@ struct SecItemRequest {
             if let string = Self.string(value) { return .string(string) }
         case .number:
             if let number = integer(value) { return .integer(number) }
+            // [S SecDbItem.c copyNumber] a string that is an Int32 printed back ("1234") becomes that
+            // number; any other string ("Creator Test") is kept as a string.
+            if let string = Self.string(value) {
+                if let number = Int32(string), String(number) == string { return .integer(Int64(number)) }
+                return .string(string)
+            }
         case .bool:
             return .bool(try boolean(value))
         case .date:

@@ -164,7 +164,7 @@ struct ErrorMessageTests {
     @Test("Each status has SecBase.h's message", arguments: messages.indices)
     func message(index: Int) {
         let (status, text) = Self.messages[index]
-        #expect(SecCopyErrorMessageString(status, nil) == text)
+        #expect(SecCopyErrorMessageString(status, nil) as String? == text)
     }
 
     @Test("The errSec constants have Apple's values")

@@ -9,7 +9,7 @@ struct NotFoundTests {
     @Test("SecItemCopyMatching matching nothing returns errSecItemNotFound (-25300) and leaves the result nil")
     func copyNothing() throws {
         try withKeychain {
-            let (status, result) = copy(genericPassword([kSecReturnData as String: kCFBooleanTrue]))
+            let (status, result) = copy(genericPassword([kSecReturnData as String: kCFBooleanTrue!]))
             #expect(status == errSecItemNotFound)
             #expect(result == nil)
         }
@@ -20,7 +20,7 @@ struct NotFoundTests {
         try withKeychain {
             #expect(add(genericPassword(service: "other"), secret: "x") == errSecSuccess)
             let (status, result) = copy(
-                genericPassword([kSecReturnData as String: kCFBooleanTrue, kSecMatchLimit as String: kSecMatchLimitAll]))
+                genericPassword([kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll]))
             #expect(status == errSecItemNotFound)
             #expect(result == nil)
         }

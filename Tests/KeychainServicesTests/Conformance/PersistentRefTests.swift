@@ -8,7 +8,7 @@ import Testing
 struct PersistentRefTests {
     func persistentRef(_ query: [String: Any]) -> Data? {
         var query = query
-        query[kSecReturnPersistentRef as String] = kCFBooleanTrue
+        query[kSecReturnPersistentRef as String] = kCFBooleanTrue!
         return copy(query).result as? Data
     }
 
@@ -18,7 +18,7 @@ struct PersistentRefTests {
             #expect(add(genericPassword(account: "a"), secret: "A") == errSecSuccess)
             #expect(add(genericPassword(account: "b"), secret: "B") == errSecSuccess)
             let ref = try #require(persistentRef(genericPassword(account: "b")))
-            let result = copy([kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue]).result
+            let result = copy([kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue!]).result
             #expect((result as? Data)?.utf8Text == "B")
         }
     }
@@ -60,7 +60,7 @@ struct PersistentRefTests {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
             let ref = try #require(persistentRef(genericPassword()))
-            let query = genericPassword(service: nil, [kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue])
+            let query = genericPassword(service: nil, [kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue!])
             #expect(copy(query).status == errSecParam)
             #expect(delete([kSecValuePersistentRef as String: ref, kSecAttrLabel as String: "l"]) == errSecParam)
         }
@@ -91,8 +91,8 @@ struct PersistentRefTests {
     @Test("A persistent-reference query finds a synchronizable item without kSecAttrSynchronizableAny")
     func refSkipsSyncFilter() throws {
         try withKeychain {
-            #expect(add(genericPassword([kSecAttrSynchronizable as String: kCFBooleanTrue]), secret: "synced") == errSecSuccess)
-            let ref = try #require(persistentRef(genericPassword([kSecAttrSynchronizable as String: kCFBooleanTrue])))
+            #expect(add(genericPassword([kSecAttrSynchronizable as String: kCFBooleanTrue!]), secret: "synced") == errSecSuccess)
+            let ref = try #require(persistentRef(genericPassword([kSecAttrSynchronizable as String: kCFBooleanTrue!])))
             #expect(secret([kSecValuePersistentRef as String: ref]) == "synced")
         }
     }

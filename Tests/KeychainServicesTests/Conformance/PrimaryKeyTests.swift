@@ -20,9 +20,9 @@ struct PrimaryKeyTests {
     @Test("A generic password differing in one primary-key attribute is a distinct item", arguments: ["acct", "svce", "agrp", "sync"])
     func genericPasswordKeyAttributes(attribute: String) throws {
         let identity = ApplicationIdentity(accessGroups: ["TEAM.one", "TEAM.two"])
-        let base = genericPassword(["agrp": "TEAM.one", "sync": kCFBooleanFalse])
+        let base = genericPassword(["agrp": "TEAM.one", "sync": kCFBooleanFalse!])
         let changed: [String: Any] = [
-            "acct": "other-account", "svce": "other-service", "agrp": "TEAM.two", "sync": kCFBooleanTrue,
+            "acct": "other-account", "svce": "other-service", "agrp": "TEAM.two", "sync": kCFBooleanTrue!,
         ]
         var variant = base
         variant[attribute] = changed[attribute]
@@ -105,8 +105,8 @@ struct PrimaryKeyTests {
         let values: [String: (Any, Any)] = [
             "labl": ("label one", "label two"), "gena": (Data([1]), Data([2])), "desc": ("d1", "d2"),
             "icmt": ("c1", "c2"), "pdmn": (kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock),
-            "crtr": (1, 2), "type": (3, 4), "invi": (kCFBooleanTrue, kCFBooleanFalse),
-            "nega": (kCFBooleanFalse, kCFBooleanTrue),
+            "crtr": (1, 2), "type": (3, 4), "invi": (kCFBooleanTrue!, kCFBooleanFalse!),
+            "nega": (kCFBooleanFalse!, kCFBooleanTrue!),
         ]
         let (first, second) = try #require(values[attribute])
         try withKeychain {

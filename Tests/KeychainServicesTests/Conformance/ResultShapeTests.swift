@@ -15,13 +15,13 @@ struct ResultShapeTests {
     func dataAlone() throws {
         try withKeychain {
             twoItems()
-            let result = copy(genericPassword(account: "a", [kSecReturnData as String: kCFBooleanTrue])).result
+            let result = copy(genericPassword(account: "a", [kSecReturnData as String: kCFBooleanTrue!])).result
             #expect((result as? Data)?.utf8Text == "secret-a")
             #expect(!(result is NSDictionary) && !(result is NSArray))
         }
     }
 
-    @Test("Return keys given as Swift Bool or NSNumber work like kCFBooleanTrue", arguments: ["Bool", "NSNumber"])
+    @Test("Return keys given as Swift Bool or NSNumber work like kCFBooleanTrue!", arguments: ["Bool", "NSNumber"])
     func swiftBooleans(kind: String) throws {
         try withKeychain {
             twoItems()
@@ -34,7 +34,7 @@ struct ResultShapeTests {
     func persistentRefAlone() throws {
         try withKeychain {
             twoItems()
-            let result = copy(genericPassword(account: "a", [kSecReturnPersistentRef as String: kCFBooleanTrue])).result
+            let result = copy(genericPassword(account: "a", [kSecReturnPersistentRef as String: kCFBooleanTrue!])).result
             let ref = try #require(result as? Data)
             #expect(!ref.isEmpty)
             #expect(ref != Data("secret-a".utf8))
@@ -46,12 +46,12 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             let found = try #require(attributes(genericPassword(account: "a")))
-            #expect(found[kSecClass as String] as? String == kSecClassGenericPassword)
+            #expect(found[kSecClass as String] as? String == kSecClassGenericPassword as String)
             #expect(found[kSecAttrService as String] as? String == "svc")
             #expect(found[kSecAttrAccount as String] as? String == "a")
             #expect(found[kSecAttrAccessGroup as String] as? String != nil)
             // kSecAttrAccessibleWhenUnlocked is the default ([D] ksecattraccessiblewhenunlocked).
-            #expect(found[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked)
+            #expect(found[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked as String)
             #expect(found[kSecAttrCreationDate as String] is Date)
             #expect(found[kSecAttrModificationDate as String] is Date)
             #expect(found[kSecValueData as String] == nil)
@@ -63,7 +63,7 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             let result = copy(
-                genericPassword(account: "b", [kSecReturnData as String: kCFBooleanTrue, kSecReturnAttributes as String: kCFBooleanTrue])
+                genericPassword(account: "b", [kSecReturnData as String: kCFBooleanTrue!, kSecReturnAttributes as String: kCFBooleanTrue!])
             ).result
             let found = try #require(result as? [String: Any])
             #expect((found[kSecValueData as String] as? Data)?.utf8Text == "secret-b")
@@ -76,12 +76,12 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             let result = copy(
-                genericPassword(account: "b", [kSecReturnData as String: kCFBooleanTrue, kSecReturnPersistentRef as String: kCFBooleanTrue])
+                genericPassword(account: "b", [kSecReturnData as String: kCFBooleanTrue!, kSecReturnPersistentRef as String: kCFBooleanTrue!])
             ).result
             let found = try #require(result as? [String: Any])
             #expect((found[kSecValueData as String] as? Data)?.utf8Text == "secret-b")
             let ref = try #require(found[kSecValuePersistentRef as String] as? Data)
-            let alone = copy(genericPassword(account: "b", [kSecReturnPersistentRef as String: kCFBooleanTrue])).result as? Data
+            let alone = copy(genericPassword(account: "b", [kSecReturnPersistentRef as String: kCFBooleanTrue!])).result as? Data
             #expect(ref == alone)
         }
     }
@@ -90,7 +90,7 @@ struct ResultShapeTests {
     func allData() throws {
         try withKeychain {
             twoItems()
-            let result = copy(genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue, kSecMatchLimit as String: kSecMatchLimitAll])).result
+            let result = copy(genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])).result
             let array = try #require(result as? [Data])
             #expect(Set(array.map(\.utf8Text)) == ["secret-a", "secret-b"])
         }
@@ -101,7 +101,7 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             let result = copy(
-                genericPassword(account: nil, [kSecReturnAttributes as String: kCFBooleanTrue, kSecMatchLimit as String: kSecMatchLimitAll])
+                genericPassword(account: nil, [kSecReturnAttributes as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])
             ).result
             let array = try #require(result as? [[String: Any]])
             #expect(Set(array.compactMap { $0[kSecAttrAccount as String] as? String }) == ["a", "b"])
@@ -112,7 +112,7 @@ struct ResultShapeTests {
     func allWithOneMatch() throws {
         try withKeychain {
             twoItems()
-            let result = copy(genericPassword(account: "a", [kSecReturnData as String: kCFBooleanTrue, kSecMatchLimit as String: kSecMatchLimitAll])).result
+            let result = copy(genericPassword(account: "a", [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])).result
             #expect((result as? [Data])?.map(\.utf8Text) == ["secret-a"])
         }
     }
@@ -121,7 +121,7 @@ struct ResultShapeTests {
     func defaultLimitIsOne(explicitLimitOne: Bool) throws {
         try withKeychain {
             twoItems()
-            var query = genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue])
+            var query = genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue!])
             if explicitLimitOne { query[kSecMatchLimit as String] = kSecMatchLimitOne }
             let result = copy(query).result
             let data = try #require(result as? Data)
@@ -134,7 +134,7 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             #expect(add(genericPassword(account: "c"), secret: "secret-c") == errSecSuccess)
-            let result = copy(genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue, kSecMatchLimit as String: 2])).result
+            let result = copy(genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: 2])).result
             #expect((result as? [Data])?.count == 2)
         }
     }
@@ -155,7 +155,7 @@ struct ResultShapeTests {
     func itemWithoutData() throws {
         try withKeychain {
             #expect(add(genericPassword()) == errSecSuccess)
-            #expect((copy(genericPassword([kSecReturnData as String: kCFBooleanTrue])).result as? Data) == Data())
+            #expect((copy(genericPassword([kSecReturnData as String: kCFBooleanTrue!])).result as? Data) == Data())
         }
     }
 
@@ -163,11 +163,11 @@ struct ResultShapeTests {
     func addReturnsPersistentRef() throws {
         try withKeychain {
             var attributes = genericPassword([kSecValueData as String: Data("s".utf8)])
-            attributes[kSecReturnPersistentRef as String] = kCFBooleanTrue
+            attributes[kSecReturnPersistentRef as String] = kCFBooleanTrue!
             var result: CFTypeRef?
             #expect(SecItemAdd(attributes as CFDictionary, &result) == errSecSuccess)
             let ref = try #require(result as? Data)
-            #expect(copy(genericPassword([kSecReturnPersistentRef as String: kCFBooleanTrue])).result as? Data == ref)
+            #expect(copy(genericPassword([kSecReturnPersistentRef as String: kCFBooleanTrue!])).result as? Data == ref)
         }
     }
 
@@ -175,7 +175,7 @@ struct ResultShapeTests {
     func addReturnsAttributes() throws {
         try withKeychain {
             var attributes = genericPassword([kSecValueData as String: Data("s".utf8)])
-            attributes[kSecReturnAttributes as String] = kCFBooleanTrue
+            attributes[kSecReturnAttributes as String] = kCFBooleanTrue!
             var result: CFTypeRef?
             #expect(SecItemAdd(attributes as CFDictionary, &result) == errSecSuccess)
             let found = try #require(result as? [String: Any])

@@ -7,13 +7,13 @@ import Testing
 struct RobustnessTests {
     /// Keys: every SecItem key, plus strings that are no key at all.
     static let keys: [String] = [
-        kSecClass, kSecAttrAccessible, kSecAttrAccessControl, kSecAttrAccessGroup, kSecAttrSynchronizable,
-        kSecAttrCreationDate, kSecAttrModificationDate, kSecAttrDescription, kSecAttrComment, kSecAttrCreator,
-        kSecAttrType, kSecAttrLabel, kSecAttrIsInvisible, kSecAttrIsNegative, kSecAttrAccount, kSecAttrService,
-        kSecAttrGeneric, kSecAttrSecurityDomain, kSecAttrServer, kSecAttrProtocol, kSecAttrAuthenticationType,
-        kSecAttrPort, kSecAttrPath, kSecMatchLimit, kSecMatchCaseInsensitive, kSecReturnData, kSecReturnAttributes,
-        kSecReturnRef, kSecReturnPersistentRef, kSecValueData, kSecValueRef, kSecValuePersistentRef,
-        kSecUseAuthenticationUI, kSecUseDataProtectionKeychain, "", "m_", "r_", "v_", "\u{0}", "x-unknown",
+        kSecClass as String, kSecAttrAccessible as String, kSecAttrAccessControl as String, kSecAttrAccessGroup as String, kSecAttrSynchronizable as String,
+        kSecAttrCreationDate as String, kSecAttrModificationDate as String, kSecAttrDescription as String, kSecAttrComment as String, kSecAttrCreator as String,
+        kSecAttrType as String, kSecAttrLabel as String, kSecAttrIsInvisible as String, kSecAttrIsNegative as String, kSecAttrAccount as String, kSecAttrService as String,
+        kSecAttrGeneric as String, kSecAttrSecurityDomain as String, kSecAttrServer as String, kSecAttrProtocol as String, kSecAttrAuthenticationType as String,
+        kSecAttrPort as String, kSecAttrPath as String, kSecMatchLimit as String, kSecMatchCaseInsensitive as String, kSecReturnData as String, kSecReturnAttributes as String,
+        kSecReturnRef as String, kSecReturnPersistentRef as String, kSecValueData as String, kSecValueRef as String, kSecValuePersistentRef as String,
+        kSecUseAuthenticationUI as String, kSecUseDataProtectionKeychain as String, "", "m_", "r_", "v_", "\u{0}", "x-unknown",
     ]
 
     /// Values of every awkward shape.
@@ -23,7 +23,7 @@ struct RobustnessTests {
             NSNumber(value: UInt64.max), NSNumber(value: Int64.min), NSNumber(value: Double.nan),
             NSNumber(value: Double.infinity), NSNumber(value: -1.5), NSNumber(value: 1e300), -1, 0, 1, 2,
             "", "\u{0}", String(repeating: "x", count: 100_000), Data(), Data(count: 64),
-            Data([0x67, 0x65, 0x6e, 0x70]), Data(count: 20), Date(), Date.distantPast, kCFBooleanTrue, kCFBooleanFalse,
+            Data([0x67, 0x65, 0x6e, 0x70]), Data(count: 20), Date(), Date.distantPast, kCFBooleanTrue!, kCFBooleanFalse!,
             kSecClassGenericPassword, kSecClassInternetPassword, "cert", kSecMatchLimitAll, kSecAttrSynchronizableAny,
             NSDictionary(objects: ["v"], forKeys: [NSNumber(value: 1)]), NSObject(), UUID(),
             URL(fileURLWithPath: "/tmp"),

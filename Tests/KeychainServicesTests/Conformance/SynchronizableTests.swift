@@ -9,7 +9,7 @@ struct SynchronizableTests {
     let sync = kSecAttrSynchronizable as String
 
     func addBoth() {
-        #expect(add(genericPassword([sync: kCFBooleanTrue]), secret: "synced") == errSecSuccess)
+        #expect(add(genericPassword([sync: kCFBooleanTrue!]), secret: "synced") == errSecSuccess)
         #expect(add(genericPassword(), secret: "local") == errSecSuccess)
     }
 
@@ -17,7 +17,7 @@ struct SynchronizableTests {
     func syncIsPartOfPrimaryKey() throws {
         try withKeychain {
             addBoth()
-            #expect(add(genericPassword([sync: kCFBooleanTrue]), secret: "again") == errSecDuplicateItem)
+            #expect(add(genericPassword([sync: kCFBooleanTrue!]), secret: "again") == errSecDuplicateItem)
         }
     }
 
@@ -27,7 +27,7 @@ struct SynchronizableTests {
             addBoth()
             #expect(count(genericPassword()) == 1)
             #expect(secret(genericPassword()) == "local")
-            #expect(add(genericPassword(account: "only-synced", [sync: kCFBooleanTrue]), secret: "s") == errSecSuccess)
+            #expect(add(genericPassword(account: "only-synced", [sync: kCFBooleanTrue!]), secret: "s") == errSecSuccess)
             #expect(copy(genericPassword(account: "only-synced")).status == errSecItemNotFound)
         }
     }
@@ -36,8 +36,8 @@ struct SynchronizableTests {
     func trueMeansOnlySynced() throws {
         try withKeychain {
             addBoth()
-            #expect(count(genericPassword([sync: kCFBooleanTrue])) == 1)
-            #expect(secret(genericPassword([sync: kCFBooleanTrue])) == "synced")
+            #expect(count(genericPassword([sync: kCFBooleanTrue!])) == 1)
+            #expect(secret(genericPassword([sync: kCFBooleanTrue!])) == "synced")
         }
     }
 
@@ -54,7 +54,7 @@ struct SynchronizableTests {
         try withKeychain {
             addBoth()
             #expect(delete(genericPassword()) == errSecSuccess)
-            #expect(secret(genericPassword([sync: kCFBooleanTrue])) == "synced")
+            #expect(secret(genericPassword([sync: kCFBooleanTrue!])) == "synced")
             #expect(add(genericPassword(), secret: "local") == errSecSuccess)
             #expect(delete(genericPassword([sync: kSecAttrSynchronizableAny])) == errSecSuccess)
             #expect(count(genericPassword([sync: kSecAttrSynchronizableAny])) == 0)
@@ -67,7 +67,7 @@ struct SynchronizableTests {
             addBoth()
             #expect(update(genericPassword([sync: kSecAttrSynchronizableAny]), [kSecAttrLabel as String: "both"]) == errSecSuccess)
             let result = copy(
-                genericPassword([sync: kSecAttrSynchronizableAny, kSecReturnAttributes as String: kCFBooleanTrue,
+                genericPassword([sync: kSecAttrSynchronizableAny, kSecReturnAttributes as String: kCFBooleanTrue!,
                     kSecMatchLimit as String: kSecMatchLimitAll])
             ).result
             #expect((result as? [[String: Any]])?.map { $0[kSecAttrLabel as String] as? String } == ["both", "both"])
@@ -79,16 +79,24 @@ struct SynchronizableTests {
         try withKeychain {
             #expect(add(genericPassword([sync: kSecAttrSynchronizableAny]), secret: "x") == errSecSuccess)
             #expect(secret(genericPassword()) == "x")
-            #expect(copy(genericPassword([sync: kCFBooleanTrue])).status == errSecItemNotFound)
+            #expect(copy(genericPassword([sync: kCFBooleanTrue!])).status == errSecItemNotFound)
             #expect(add(genericPassword(), secret: "y") == errSecDuplicateItem)
         }
     }
 
-    @Test("A synchronizable …ThisDeviceOnly item is refused with errSecParam (-50)")
+    /// APPLE-SEMANTICS.md rule 20. SecItem.h says synchronizable items "may only" use migratable
+    /// accessibility, but securityd's
+    /// `_SecItemAdd` (keychain/securityd/SecItemServer.c, apple-oss-distributions/Security) has no such
+    /// check, so iOS stores the item; KeychainAccess's suite, run on iOS, expects success.
+    @Test("A synchronizable …ThisDeviceOnly item is stored, as securityd does (no check in _SecItemAdd)")
     func syncThisDeviceOnly() throws {
         try withKeychain {
-            let attributes = genericPassword([sync: kCFBooleanTrue, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly])
-            #expect(add(attributes, secret: "x") == errSecParam)
+            let item = genericPassword([sync: kCFBooleanTrue!, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly])
+            #expect(add(item, secret: "x") == errSecSuccess)
+            #expect(secret(genericPassword([sync: kCFBooleanTrue!])) == "x")
+            let found = attributes(genericPassword([sync: kCFBooleanTrue!]))
+            #expect(found?[kSecAttrAccessible as String] as? String == "aku")
+            #expect((found?[kSecAttrSynchronizable as String] as? NSNumber)?.boolValue == true)
         }
     }
 }

@@ -127,7 +127,7 @@ struct ValueTypeTests {
     @Test("Numbers and booleans come back as numbers: port, creator, invisible")
     func numbers() throws {
         try withKeychain {
-            #expect(add(internetPassword([kSecAttrServer as String: "h", kSecAttrPort as String: 8080, kSecAttrCreator as String: 1234, kSecAttrIsInvisible as String: kCFBooleanTrue]), secret: "x") == errSecSuccess)
+            #expect(add(internetPassword([kSecAttrServer as String: "h", kSecAttrPort as String: 8080, kSecAttrCreator as String: 1234, kSecAttrIsInvisible as String: kCFBooleanTrue!]), secret: "x") == errSecSuccess)
             let found = try #require(attributes(internetPassword([kSecAttrServer as String: "h"])))
             #expect((found[kSecAttrPort as String] as? NSNumber)?.intValue == 8080)
             #expect((found[kSecAttrCreator as String] as? NSNumber)?.intValue == 1234)

@@ -24,7 +24,7 @@ enum Operation: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// the internal errSecItem… codes to errSecParam).
 @Suite("Validation of query and attribute dictionaries")
 struct ValidationTests {
-    @Test("A dictionary without kSecClass returns errSecParam (-50)", arguments: Operation.allCases)
+    @Test("A dictionary without kSecClass as String returns errSecParam (-50)", arguments: Operation.allCases)
     func missingClass(operation: Operation) throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
@@ -34,7 +34,7 @@ struct ValidationTests {
         }
     }
 
-    @Test("An unknown kSecClass returns errSecNoSuchClass (-25306)", arguments: Operation.allCases)
+    @Test("An unknown kSecClass as String returns errSecNoSuchClass (-25306)", arguments: Operation.allCases)
     func unknownClass(operation: Operation) throws {
         try withKeychain {
             #expect(operation([kSecClass as String: "nope", kSecAttrAccount as String: "a"]) == errSecNoSuchClass)
@@ -78,12 +78,12 @@ struct ValidationTests {
         }
     }
 
-    @Test("A return key with a nil result pointer returns errSecParam (-50)", arguments: [kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef])
+    @Test("A return key with a nil result pointer returns errSecParam (-50)", arguments: [kSecReturnData as String, kSecReturnAttributes as String, kSecReturnPersistentRef as String])
     func returnKeyWithoutResult(returnKey: String) throws {
         try withKeychain {
             #expect(add(genericPassword(account: "present"), secret: "x") == errSecSuccess)
-            #expect(SecItemCopyMatching(genericPassword(account: "present", [returnKey: kCFBooleanTrue]) as CFDictionary, nil) == errSecParam)
-            let attributes = genericPassword(account: "new", [returnKey: kCFBooleanTrue, kSecValueData as String: Data("y".utf8)])
+            #expect(SecItemCopyMatching(genericPassword(account: "present", [returnKey: kCFBooleanTrue!]) as CFDictionary, nil) == errSecParam)
+            let attributes = genericPassword(account: "new", [returnKey: kCFBooleanTrue!, kSecValueData as String: Data("y".utf8)])
             #expect(SecItemAdd(attributes as CFDictionary, nil) == errSecParam)
             #expect(copy(genericPassword(account: "new")).status == errSecItemNotFound)
         }
@@ -99,12 +99,12 @@ struct ValidationTests {
             let atLimit = genericPassword(account: "big", [kSecValueData as String: Data(repeating: 7, count: limit)])
             #expect(SecItemAdd(atLimit as CFDictionary, nil) == errSecSuccess)
             #expect(update(genericPassword(account: "big"), [kSecValueData as String: Data(count: limit + 1)]) == errSecDataTooLarge)
-            #expect((copy(genericPassword(account: "big", [kSecReturnData as String: kCFBooleanTrue])).result as? Data)?.count == limit)
+            #expect((copy(genericPassword(account: "big", [kSecReturnData as String: kCFBooleanTrue!])).result as? Data)?.count == limit)
         }
     }
 
     @Test("kSecMatchLimit in a SecItemUpdate or SecItemDelete query returns errSecParam (-50), even kSecMatchLimitAll",
-        arguments: [Operation.update, .delete], [kSecMatchLimitOne, kSecMatchLimitAll])
+        arguments: [Operation.update, .delete], [kSecMatchLimitOne as String, kSecMatchLimitAll as String])
     func matchLimitInUpdateOrDelete(operation: Operation, limit: String) throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
@@ -120,15 +120,15 @@ struct ValidationTests {
     func caseInsensitiveInUpdateOrDelete(operation: Operation) throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
-            #expect(operation(genericPassword([kSecMatchCaseInsensitive as String: kCFBooleanTrue])) == errSecParam)
+            #expect(operation(genericPassword([kSecMatchCaseInsensitive as String: kCFBooleanTrue!])) == errSecParam)
             #expect(count(genericPassword()) == 1)
         }
     }
 
-    @Test("A kSecMatch… key in SecItemAdd returns errSecParam (-50)", arguments: [kSecMatchLimit, kSecMatchCaseInsensitive])
+    @Test("A kSecMatch as String… key in SecItemAdd returns errSecParam (-50)", arguments: [kSecMatchLimit as String, kSecMatchCaseInsensitive as String])
     func matchKeyInAdd(key: String) throws {
         try withKeychain {
-            let value: Any = key == kSecMatchLimit ? kSecMatchLimitOne : kCFBooleanTrue
+            let value: Any = key == kSecMatchLimit as String ? kSecMatchLimitOne : kCFBooleanTrue!
             #expect(add(genericPassword([key: value]), secret: "x") == errSecParam)
             #expect(count(genericPassword()) == 0)
         }
@@ -138,16 +138,16 @@ struct ValidationTests {
     func returnKeyInUpdateOrDelete(operation: Operation) throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
-            #expect(operation(genericPassword([kSecReturnData as String: kCFBooleanTrue])) == errSecParam)
+            #expect(operation(genericPassword([kSecReturnData as String: kCFBooleanTrue!])) == errSecParam)
             #expect(count(genericPassword()) == 1)
         }
     }
 
     /// securityd looks every key of attributesToUpdate up as an attribute (apple-semantics.md §2.2 item 7).
     @Test("kSecClass, a return key or a match key in attributesToUpdate returns errSecNoSuchAttr (-25303)",
-        arguments: [kSecClass, kSecReturnData, kSecMatchLimit])
+        arguments: [kSecClass as String, kSecReturnData as String, kSecMatchLimit as String])
     func metaKeyInAttributesToUpdate(key: String) throws {
-        let values: [String: Any] = [kSecClass: kSecClassGenericPassword, kSecReturnData: kCFBooleanTrue, kSecMatchLimit: kSecMatchLimitAll]
+        let values: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll]
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
             #expect(update(genericPassword(), [key: values[key]!, kSecValueData as String: Data("y".utf8)]) == errSecNoSuchAttr)
@@ -165,7 +165,7 @@ struct ValidationTests {
     }
 
     @Test("Certificate, key and identity items are recognised but not stored: errSecUnimplemented (-4)",
-        arguments: [kSecClassCertificate, kSecClassKey, kSecClassIdentity])
+        arguments: [kSecClassCertificate as String, kSecClassKey as String, kSecClassIdentity as String])
     func unsupportedClasses(itemClass: String) throws {
         // Deliberate difference from iOS, which stores these classes (documented in SecBase.swift).
         try withKeychain {
@@ -173,11 +173,11 @@ struct ValidationTests {
         }
     }
 
-    @Test("kSecAttrAccessControl is not implemented: errSecUnimplemented (-4), nothing stored")
-    func accessControlUnimplemented() throws {
-        // Deliberate difference from iOS (no Secure Enclave / biometry on Linux).
+    @Test("kSecAttrAccessControl that is not a SecAccessControl returns errSecParam (-50), nothing stored")
+    func accessControlWrongType() throws {
+        // securityd's query_add_attribute rejects a value of another CF type (SecDbQuery.c).
         try withKeychain {
-            #expect(add(genericPassword([kSecAttrAccessControl as String: Data([1])]), secret: "x") == errSecUnimplemented)
+            #expect(add(genericPassword([kSecAttrAccessControl as String: Data([1])]), secret: "x") == errSecParam)
             #expect(count(genericPassword()) == 0)
         }
     }

@@ -19,7 +19,7 @@ enum WQKeyChain {
     /// `+loadDataWithService:`.
     static func loadData(service: String) -> Any? {
         var keyChainQuery = keychainQuery(service)
-        keyChainQuery[kSecReturnData as String] = kCFBooleanTrue
+        keyChainQuery[kSecReturnData as String] = kCFBooleanTrue!
         keyChainQuery[kSecMatchLimit as String] = kSecMatchLimitOne
         var keyData: CFTypeRef?
         if SecItemCopyMatching(keyChainQuery as CFDictionary, &keyData) == noErr, let data = keyData as? Data {
@@ -88,7 +88,7 @@ struct Seed000Tests {
             #expect(UserDataManager.loadPassword() == "two")
             #expect(count(genericPassword(service: UserDataManager.keyInKeychain, account: nil)) == 1)
             let stored = attributes(genericPassword(service: UserDataManager.keyInKeychain, account: UserDataManager.keyInKeychain))
-            #expect(stored?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlock)
+            #expect(stored?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlock as String)
         }
     }
 

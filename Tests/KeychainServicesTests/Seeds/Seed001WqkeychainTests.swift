@@ -26,7 +26,7 @@ enum Wqkeychain {
 
     static func load(_ service: String) -> Any? {
         var keychainQuery = getKeychainQuery(service)
-        keychainQuery[kSecReturnData as String] = kCFBooleanTrue
+        keychainQuery[kSecReturnData as String] = kCFBooleanTrue!
         keychainQuery[kSecMatchLimit as String] = kSecMatchLimitOne
         var keyData: CFTypeRef?
         guard SecItemCopyMatching(keychainQuery as CFDictionary, &keyData) == noErr, let data = keyData as? Data else { return nil }
@@ -101,8 +101,8 @@ struct Seed001Tests {
             WQUserDataManager.savePassword("x")
             let key = WQUserDataManager.keyInKeychain
             let found = try #require(attributes(genericPassword(service: key, account: key)))
-            #expect(found[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlock)
-            #expect(found[kSecClass as String] as? String == kSecClassGenericPassword)
+            #expect(found[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlock as String)
+            #expect(found[kSecClass as String] as? String == kSecClassGenericPassword as String)
         }
     }
 }

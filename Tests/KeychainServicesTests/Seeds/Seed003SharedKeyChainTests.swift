@@ -31,7 +31,7 @@ enum Seed003 {
 
         static func load(_ service: String) -> Any? {
             var keychainQuery = getKeychainQuery(service)
-            keychainQuery[kSecReturnData as String] = kCFBooleanTrue
+            keychainQuery[kSecReturnData as String] = kCFBooleanTrue!
             keychainQuery[kSecMatchLimit as String] = kSecMatchLimitOne
             var keyData: CFTypeRef?
             var ret: Any?

@@ -93,7 +93,7 @@ final class UYLPasswordManager {
     private func searchKeychain() {
         guard keychainValue == nil, var searchDictionary = newSearchDictionary() else { return }
         searchDictionary[kSecMatchLimit as String] = kSecMatchLimitOne
-        searchDictionary[kSecReturnData as String] = kCFBooleanTrue
+        searchDictionary[kSecReturnData as String] = kCFBooleanTrue!
         var cfResult: CFTypeRef?
         SecItemCopyMatching(searchDictionary as CFDictionary, &cfResult)
         if let result = cfResult as? Data {
@@ -139,10 +139,10 @@ final class UYLPasswordManager {
 
     private func attributeAccess() -> String {
         switch accessMode {
-        case .accessibleWhenUnlocked: migrate ? kSecAttrAccessibleWhenUnlocked : kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        case .accessibleWhenUnlocked: migrate ? kSecAttrAccessibleWhenUnlocked as String : kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String
         case .accessibleAfterFirstUnlock:
-            migrate ? kSecAttrAccessibleAfterFirstUnlock : kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
-        case .accessibleAlways: migrate ? kSecAttrAccessibleAlways : kSecAttrAccessibleAlwaysThisDeviceOnly
+            migrate ? kSecAttrAccessibleAfterFirstUnlock as String : kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String
+        case .accessibleAlways: migrate ? kSecAttrAccessibleAlways as String : kSecAttrAccessibleAlwaysThisDeviceOnly as String
         }
     }
 }
@@ -165,7 +165,7 @@ struct Seed004Tests {
             let stored = try #require(storedItem("alice"))
             #expect(stored[kSecAttrAccount as String] as? Data == Data("alice".utf8))
             #expect(stored[kSecAttrGeneric as String] as? Data == Data("alice".utf8))
-            #expect(stored[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked)
+            #expect(stored[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked as String)
         }
     }
 
@@ -181,7 +181,7 @@ struct Seed004Tests {
             manager.purge()
             #expect(manager.keyForIdentifier("bob") == "v2")
             let stored = try #require(storedItem("bob"))
-            #expect(stored[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly)
+            #expect(stored[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String)
             #expect(stored[kSecAttrCreationDate as String] as? Date == created)
             #expect(count(genericPassword(service: UYLPasswordManager.keychainService, account: nil)) == 1)
         }

@@ -82,14 +82,14 @@ func copy(_ query: [String: Any]) -> (status: OSStatus, result: CFTypeRef?) {
 /// The secret of the one item `query` matches, as UTF-8 text.
 func secret(_ query: [String: Any]) -> String? {
     var query = query
-    query[kSecReturnData as String] = kCFBooleanTrue
+    query[kSecReturnData as String] = kCFBooleanTrue!
     return (copy(query).result as? Data).map { String(decoding: $0, as: UTF8.self) }
 }
 
 /// The attributes of the one item `query` matches.
 func attributes(_ query: [String: Any]) -> [String: Any]? {
     var query = query
-    query[kSecReturnAttributes as String] = kCFBooleanTrue
+    query[kSecReturnAttributes as String] = kCFBooleanTrue!
     return copy(query).result as? [String: Any]
 }
 
@@ -105,7 +105,7 @@ func delete(_ query: [String: Any]) -> OSStatus {
 func count(_ query: [String: Any]) -> Int {
     var query = query
     query[kSecMatchLimit as String] = kSecMatchLimitAll
-    query[kSecReturnPersistentRef as String] = kCFBooleanTrue
+    query[kSecReturnPersistentRef as String] = kCFBooleanTrue!
     let (status, result) = copy(query)
     if status == errSecItemNotFound { return 0 }
     return (result as? [Any])?.count ?? -1
