@@ -4,7 +4,7 @@ import KeychainCore
 import KeychainServices
 import Testing
 
-/// Access groups and entitlements: apple-semantics.md §2.2 items 8 and 9 (SecItem.h kSecAttrAccessGroup;
+/// Access groups and entitlements: docs/APPLE-SEMANTICS.md rules 8 and 9 (SecItem.h kSecAttrAccessGroup;
 /// SecItemServer.c `_SecItemAdd`; "Sharing access to keychain items among a collection of apps").
 @Suite("Access groups and entitlements")
 struct AccessGroupTests {
@@ -83,7 +83,7 @@ struct AccessGroupTests {
         }
     }
 
-    /// Deliberate difference: the securityd source quoted in apple-semantics.md §2.2 item 7 returns
+    /// Deliberate difference: the securityd source cited in docs/APPLE-SEMANTICS.md rule 7 returns
     /// errSecNoAccessForItem (-25243) here; current OSes and our design brief use errSecMissingEntitlement.
     @Test("An update moving an item to a group the app does not hold returns errSecMissingEntitlement (-34018)")
     func updateToForeignGroup() throws {

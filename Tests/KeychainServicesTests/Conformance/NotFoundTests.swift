@@ -2,7 +2,7 @@ import Foundation
 import KeychainServices
 import Testing
 
-/// errSecItemNotFound and the default match limits: apple-semantics.md §2.2 items 2 and 5
+/// errSecItemNotFound and the default match limits: docs/APPLE-SEMANTICS.md rules 2 and 5
 /// (SecItemServer.c `s3dl_query`, "No items updated", "Delete failed to delete anything").
 @Suite("Nothing matched, and how many items each call touches")
 struct NotFoundTests {

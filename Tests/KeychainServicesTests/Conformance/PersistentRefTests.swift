@@ -3,7 +3,7 @@ import KeychainTestSupport
 import KeychainServices
 import Testing
 
-/// Persistent references: apple-semantics.md §2.2 item 13 (SecItem.h; SecItemServer.c `query_add_value`).
+/// Persistent references: docs/APPLE-SEMANTICS.md rule 13 (SecItem.h; SecItemServer.c `query_add_value`).
 @Suite("Persistent references")
 struct PersistentRefTests {
     func persistentRef(_ query: [String: Any]) -> Data? {

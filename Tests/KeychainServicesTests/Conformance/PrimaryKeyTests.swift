@@ -3,7 +3,7 @@ import KeychainCore
 import KeychainServices
 import Testing
 
-/// Uniqueness: apple-semantics.md §2.2 items 1 and 3 (SecItemSchema.c `P` flags; errSecDuplicateItem docs;
+/// Uniqueness: docs/APPLE-SEMANTICS.md rules 1 and 3 (SecItemSchema.c `P` flags; errSecDuplicateItem docs;
 /// Quinn, "SecItem: Pitfalls and Best Practices").
 @Suite("Primary keys and uniqueness")
 struct PrimaryKeyTests {
@@ -97,7 +97,7 @@ struct PrimaryKeyTests {
         }
     }
 
-    /// Non-key attributes narrow searches but play no part in uniqueness (apple-semantics.md §2.2 item 1).
+    /// Non-key attributes narrow searches but play no part in uniqueness (docs/APPLE-SEMANTICS.md rule 1).
     @Test(
         "A non-key attribute does not make an item unique: adding with another value returns errSecDuplicateItem",
         arguments: ["labl", "gena", "desc", "icmt", "pdmn", "crtr", "type", "invi", "nega"])

@@ -2,7 +2,7 @@ import Foundation
 import KeychainServices
 import Testing
 
-/// Result shapes: apple-semantics.md §2.2 items 4, 5, 13 and 16 (SecItem.h; SecItemServer.c `handle_result`).
+/// Result shapes: docs/APPLE-SEMANTICS.md rules 4, 5, 13 and 16 (SecItem.h; SecItemServer.c `handle_result`).
 @Suite("Result shapes of SecItemCopyMatching and SecItemAdd")
 struct ResultShapeTests {
     /// Two items under one service, so that limits matter.

@@ -2,7 +2,7 @@ import Foundation
 import KeychainServices
 import Testing
 
-/// kSecAttrSynchronizable: apple-semantics.md §2.2 item 11 (SecItem.h; SecItemServer.c
+/// kSecAttrSynchronizable: docs/APPLE-SEMANTICS.md rule 11 (SecItem.h; SecItemServer.c
 /// `query_add_attribute_with_desc`, `query_create_with_limit`).
 @Suite("kSecAttrSynchronizable and kSecAttrSynchronizableAny")
 struct SynchronizableTests {

@@ -2,7 +2,7 @@ import Foundation
 import KeychainServices
 import Testing
 
-/// SecItemUpdate: apple-semantics.md §2.2 item 7 (SecItem.h; SecItemServer.c `_SecItemUpdate`).
+/// SecItemUpdate: docs/APPLE-SEMANTICS.md rule 7 (SecItem.h; SecItemServer.c `_SecItemUpdate`).
 @Suite("SecItemUpdate")
 struct UpdateTests {
     @Test("An update giving an item another item's primary key returns errSecDuplicateItem (-25299) and changes nothing")
@@ -85,7 +85,7 @@ struct UpdateTests {
     }
 }
 
-/// Attribute value types: apple-semantics.md §2.2 item 17 (inferred from SecItemSchema.c; Valet #113, #226).
+/// Attribute value types: docs/APPLE-SEMANTICS.md rule 17 (inferred from SecItemSchema.c; Valet #113, #226).
 @Suite("Attribute value types")
 struct ValueTypeTests {
     @Test("An account stored as Data comes back as Data and is matched by a String with the same bytes")

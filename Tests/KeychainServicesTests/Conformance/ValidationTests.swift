@@ -20,7 +20,7 @@ enum Operation: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
-/// Query validation: apple-semantics.md §2.2 items 6, 7, 15 and 16 (SecItemServer.c; SecBasePriv.h maps
+/// Query validation: docs/APPLE-SEMANTICS.md rules 6, 7, 15 and 16 (SecItemServer.c; SecBasePriv.h maps
 /// the internal errSecItem… codes to errSecParam).
 @Suite("Validation of query and attribute dictionaries")
 struct ValidationTests {
@@ -114,7 +114,7 @@ struct ValidationTests {
         }
     }
 
-    /// Every `m_*` key counts as a match pair (apple-semantics.md §2.2 items 6 and 14).
+    /// Every `m_*` key counts as a match pair (docs/APPLE-SEMANTICS.md rules 6 and 14).
     @Test("kSecMatchCaseInsensitive in a SecItemUpdate or SecItemDelete query returns errSecParam (-50)",
         arguments: [Operation.update, .delete])
     func caseInsensitiveInUpdateOrDelete(operation: Operation) throws {
@@ -143,7 +143,7 @@ struct ValidationTests {
         }
     }
 
-    /// securityd looks every key of attributesToUpdate up as an attribute (apple-semantics.md §2.2 item 7).
+    /// securityd looks every key of attributesToUpdate up as an attribute (docs/APPLE-SEMANTICS.md rule 7).
     @Test("kSecClass, a return key or a match key in attributesToUpdate returns errSecNoSuchAttr (-25303)",
         arguments: [kSecClass as String, kSecReturnData as String, kSecMatchLimit as String])
     func metaKeyInAttributesToUpdate(key: String) throws {
