@@ -149,6 +149,17 @@ struct PublicBugReportTests {
         #expect(sandbox.docker("get", stdin: "https://hand.example") == dockerFound("https://hand.example", "me2", "pw2"))
     }
 
+    @Test("fault 4: a hand-made Docker Credentials item for an IPv6 host without brackets lists as [host] and round-trips")
+    func handMadeIPv6ItemRoundTrips() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.security(
+            "add-internet-password", "-l", "Docker Credentials", "-a", "h6", "-s", "fe80::3", "-r", "htps", "-w", "H6") == nothing)
+        #expect(sandbox.docker("list").stdout == "{\"https://[fe80::3]\":\"h6\"}\n")
+        #expect(sandbox.docker("get", stdin: "https://[fe80::3]") == dockerFound("https://[fe80::3]", "h6", "H6"))
+        #expect(sandbox.docker("erase", stdin: "https://[fe80::3]").status == 0)
+        #expect(sandbox.docker("list").stdout == "{}\n")
+    }
+
     @Test("fault 3: git's store never overwrites docker's item with the same key; docker's own store migrates it")
     func gitStoreKeepsDockersItem() throws {
         let sandbox = try Sandbox()
