@@ -52,6 +52,7 @@ struct KeyringQuotaTests {
             $S create-keychain -p pw q >/dev/null 2>&1 || { echo "create failed"; exit 1; }
             $S add-generic-password -a acct -s svc -w secret q 2>/dev/null || { echo "add failed"; exit 1; }
             $S lock-keychain -a
+            $S create-keychain -p other held >/dev/null 2>&1 || { echo "create held failed"; exit 1; }
             filler=$(keyctl newring swkc-quota-filler @u) || { echo "no filler"; exit 1; }
             i=0
             while keyctl add user "fill$i" "$(printf '%0200d' 0)" "$filler" >/dev/null 2>&1; do i=$((i+1)); done
@@ -60,6 +61,8 @@ struct KeyringQuotaTests {
             echo "unlock: exit=$? $notice"
             $S find-generic-password -a acct -s svc -w q >/dev/null 2>&1
             echo "second process: $?"
+            created=$($S create-keychain -p pw2 q2 2>&1)
+            echo "create: exit=$? $created"
             echo "info: $($S show-keychain-info q 2>&1)"
             """
         let process = Process()
@@ -84,9 +87,13 @@ struct KeyringQuotaTests {
         #expect(unlock.contains("your key quota is full"), "the cause: \(unlock)")
         #expect(unlock.contains("keys,") && unlock.contains("/proc/key-users"), "the figures: \(unlock)")
         #expect(unlock.contains("lasts only for this process"), "the scope: \(unlock)")
-        #expect(unlock.contains("security lock-keychain -a"), "the fix: \(unlock)")
+        #expect(unlock.contains("security lock-keychain -a") && unlock.contains("keyctl show @u"), "the fix: \(unlock)")
+        #expect(unlock.contains("\(directory)/data/keychains/held.keychain-db"), "which keychains hold entries: \(unlock)")
         #expect(unlock.components(separatedBy: "key quota is full").count == 2, "said once: \(unlock)")
         #expect(lines.contains("second process: 36"), "locked, never 'not found' (44): \(text)")
+        // A new keychain is left unlocked by create-keychain: the same notice, once.
+        let create = try #require(lines.first { $0.hasPrefix("create: ") }, "\(text)")
+        #expect(create.hasPrefix("create: exit=0 security: ") && create.contains("key quota is full"), "\(create)")
         #expect(lines.contains { $0.hasPrefix("info: ") && $0.hasSuffix(" locked") }, "\(text)")
     }
 }

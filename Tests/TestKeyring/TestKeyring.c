@@ -7,8 +7,8 @@
 // and every keyring a test made beside it ("swift-keychain-test-<pid>-<label>…", for tests that
 // need one of their own), is unlinked and invalidated, which frees every entry in them at once,
 // whatever the tests did (a failed test, a child killed with SIGKILL). A test run that was itself
-// killed leaves its keyrings behind: the next run withdraws every test keyring whose process is
-// gone before it starts.
+// interrupted (Ctrl-C, SIGTERM, SIGHUP) removes them before it dies; one killed with SIGKILL leaves
+// them behind, and the next run withdraws every test keyring whose process is gone before it starts.
 //
 // A process started with KEYCHAIN_KEYRING already set (a parent test run, or the CI script) keeps it
 // and owns nothing. It is C because only a constructor runs early enough; Swift has none.
@@ -66,6 +66,12 @@ static int is_abandoned(const char *name) {
 
 static void remove_owned_keyrings(void) { remove_keyrings(is_owned); }
 
+// Removes the run's keyrings, then dies of the signal as it would have (SA_RESETHAND restored the default).
+static void remove_then_die(int signal_number) {
+    remove_owned_keyrings();
+    raise(signal_number);
+}
+
 __attribute__((constructor)) static void swkc_test_keyring_start(void) {
     const char *given = getenv("KEYCHAIN_KEYRING");
     if (given != NULL && given[0] != '\0') return;
@@ -73,4 +79,17 @@ __attribute__((constructor)) static void swkc_test_keyring_start(void) {
     snprintf(owned_name, sizeof owned_name, PREFIX "%d", (int)getpid());
     setenv("KEYCHAIN_KEYRING", owned_name, 1);
     atexit(remove_owned_keyrings);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = remove_then_die;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t index = 0; index < sizeof signals / sizeof signals[0]; index++) {
+        struct sigaction previous;
+        // Keep a handler the runner installed; only the default (die) is replaced.
+        if (sigaction(signals[index], NULL, &previous) == 0 && previous.sa_handler == SIG_DFL) {
+            sigaction(signals[index], &action, NULL);
+        }
+    }
 }

@@ -328,11 +328,13 @@ package enum ClassKeyStore {
         }
         text += ", so it lasts only for this process; other programs still see the keychain locked."
         let holders = holders()
-        if !holders.isEmpty {
+        if holders.isEmpty {
+            text += " This project holds no entries there: free keys other programs hold (`keyctl show @u`)."
+        } else {
             let named = holders.map { $0.path ?? "keyring id \($0.keyringID)" }
-            text += " Keychains holding entries in the keyring \"\(keyringName)\": " + named.joined(separator: ", ") + "."
+            text += " Keychains holding entries in the keyring \"\(keyringName)\": " + named.joined(separator: ", ")
+                + ". Free them with `security lock-keychain -a`, or free keys other programs hold (`keyctl show @u`)."
         }
-        text += " Free them with `security lock-keychain -a`, or free keys other programs hold (`keyctl show @u`)."
         return text
     }
 

@@ -40,7 +40,9 @@ struct CreateKeychain: SecuritySubcommand {
         for name in keychains {
             let location = KeychainLocation.named(name, environment: context.io.environment)
             do {
-                _ = try Keystore.create(location: location, password: secret, parameters: context.kdfParameters)
+                let store = try Keystore.create(location: location, password: secret, parameters: context.kdfParameters)
+                // A new keychain with a password is left unlocked: say so when only this process sees it.
+                if try store.unlockPlacement() == .thisProcess { context.io.error.line(UnlockKeychain.thisProcessNotice) }
             } catch {
                 return context.fail("SecKeychainCreate \(name)", error)
             }

@@ -65,6 +65,8 @@ struct SetKeychainPassword: SecuritySubcommand {
         }
         do {
             try store.setPassword(new, current: hasPassword ? old : nil, parameters: context.kdfParameters)
+            // The keychain stays unlocked: say so when only this process sees it (a full key quota).
+            if try store.unlockPlacement() == .thisProcess { context.io.error.line(UnlockKeychain.thisProcessNotice) }
             return 0
         } catch {
             return context.fail(failure, error)
