@@ -8,8 +8,9 @@ package import KeychainCore
 /// readable, like a device without a passcode. With one, the keychain starts locked, and:
 /// - ``Accessibility/whenUnlocked`` items (and their `ThisDeviceOnly` and `WhenPasscodeSet` twins)
 ///   are readable from ``unlock(password:)-klr7`` until ``lock()`` or the auto-lock timeout;
-/// - ``Accessibility/afterFirstUnlock`` items are readable from the first unlock until the user's
-///   login session ends (their class keys survive ``lock()``);
+/// - ``Accessibility/afterFirstUnlock`` items are readable from the first unlock until ``lockAll()``
+///   or a restart (their class keys survive ``lock()``; the Linux user keyring outlives the login
+///   session);
 /// - ``Accessibility/always`` items are always readable.
 ///
 /// Reading or writing an item whose class is locked throws ``KeychainError/interactionNotAllowed``;
@@ -202,7 +203,7 @@ public final class KeychainFile: Sendable {
     /// Locks the keychain at once, for every process of the user.
     ///
     /// The WhenUnlocked and WhenPasscodeSet class keys are withdrawn; AfterFirstUnlock keys stay until
-    /// the login session ends, as on iOS, so ``Accessibility/afterFirstUnlock`` items remain readable.
+    /// ``lockAll()`` or a restart, as on iOS, so ``Accessibility/afterFirstUnlock`` items remain readable.
     /// Locking a locked keychain, or one without a password, does nothing.
     ///
     /// - Throws: ``KeychainError`` with operation ``KeychainError/Operation/lock`` and code

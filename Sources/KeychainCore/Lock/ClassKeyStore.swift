@@ -40,7 +40,8 @@ package enum ClassKeyStore {
     package enum Lifetime: String, Sendable, CaseIterable {
         /// WhenUnlocked, WhenUnlockedThisDeviceOnly, WhenPasscodeSetThisDeviceOnly: withdrawn by a lock.
         case whenUnlocked = "wu"
-        /// AfterFirstUnlock, AfterFirstUnlockThisDeviceOnly: kept until the session ends.
+        /// AfterFirstUnlock, AfterFirstUnlockThisDeviceOnly: kept until `lock-keychain -a` or a restart
+        /// (the user keyring's lifetime; since Linux 5.3 it outlives the user's processes).
         case afterFirstUnlock = "afu"
 
         /// The lifetime of class entry `entry`.
