@@ -325,6 +325,19 @@ struct KeychainManagementTests {
             status: 50, stdout: "", stderr: "security: SecKeychainDelete: The specified keychain could not be found.\n"))
     }
 
+    @Test("a search list entry whose file was removed is skipped: a miss is 44, a hit is found (fresh-eyes review)")
+    func missingSearchListEntrySkipped() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "gone")
+        #expect(sandbox.security("add-generic-password", "-a", "me", "-s", "kept", "-w", "pw").status == 0)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path(sandbox, "gone") + suffix) }
+        #expect(sandbox.security("find-generic-password", "-s", "nosuch").status == 44)
+        #expect(sandbox.security("delete-generic-password", "-s", "nosuch").status == 44)
+        #expect(sandbox.security("find-generic-password", "-s", "kept", "-w").stdout == "pw\n")
+        // Named explicitly, a missing keychain is still "could not be found" (50), as on macOS.
+        #expect(sandbox.security("find-generic-password", "-s", "kept", "gone").status == 50)
+    }
+
     @Test("lock-keychain -a locks every keychain; lock-keychain on a missing keychain exits 50")
     func lockAll() throws {
         // `-a` locks every keychain of the user's keyring: run as processes with a keyring of the test's

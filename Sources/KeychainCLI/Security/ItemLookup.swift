@@ -56,6 +56,9 @@ struct ItemLookup {
                 let store = try context.open(target)
                 let found = try store.search(query, projection: withSecret ? [.attributes, .secret] : [.attributes])
                 if let item = found.first { return .found(item, target, store) }
+            } catch where error.status == .noSuchKeychain && targets.count > 1 {
+                // A search list entry whose file is gone is skipped: a miss stays "not found" (44).
+                continue
             } catch {
                 lastFailure = error
             }
