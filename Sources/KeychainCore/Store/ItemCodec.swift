@@ -129,21 +129,33 @@ struct ItemCodec {
 
     static let rowLabel: [UInt8] = Array("swkc.row.v1".utf8)
 
-    /// The attributes as a binary property list, written by Foundation's `PropertyListEncoder`.
-    ///
-    /// A hand-written reader and writer for this one plist shape once cut attribute reads by a third
-    /// and bulk adds by half (callgrind: 360k → 12k instructions per decode, 155k → 18k per encode);
-    /// they were removed because the project writes no serializer a well-kept library already
-    /// provides (design brief). The costs are reported in the benchmark.
-    static func encodeAttributes(_ attributes: [String: AttributeValue]) -> [UInt8] {
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
-        // Encoding a dictionary of Codable enums cannot fail.
-        return Array((try? encoder.encode(attributes)) ?? Data())
+    /// The attributes as an item record (``ItemRecordFormat``, `docs/RECORD-FORMAT.md`).
+    /// - Throws: `.param` when they cannot be encoded (more than 255 attributes, or a value of 4 GiB).
+    static func encodeAttributes(_ attributes: [String: AttributeValue]) throws(KeychainFailure) -> [UInt8] {
+        guard let record = ItemRecordFormat.encode(attributes) else {
+            throw KeychainFailure(.param, "an item's attributes are too many or too large to store")
+        }
+        return record
     }
 
-    /// The attributes from their binary property list (Foundation's `PropertyListDecoder`), or `nil`.
+    /// The attributes of an item record, or of a legacy binary property list (what builds before the
+    /// record format sealed, and backups they made), or `nil` when `bytes` is neither.
     static func decodeAttributes(_ bytes: [UInt8]) -> [String: AttributeValue]? {
-        try? PropertyListDecoder().decode([String: AttributeValue].self, from: Data(bytes))
+        if ItemRecordFormat.isRecord(bytes) { return ItemRecordFormat.decode(bytes) }
+        return decodeLegacyAttributes(bytes)
+    }
+
+    /// Whether `bytes` is a legacy binary property list (`bplist00`) rather than an item record.
+    static func isLegacyAttributes(_ bytes: [UInt8]) -> Bool { bytes.starts(with: legacyMagic) }
+
+    static let legacyMagic: [UInt8] = Array("bplist00".utf8)
+
+    /// Attributes sealed by builds before the record format: a binary property list of
+    /// `[String: AttributeValue]` written by Foundation's `PropertyListEncoder` (a dictionary of
+    /// one-key dictionaries `s`, `d`, `i`, `b`, `t`). Read with Foundation's `PropertyListDecoder`
+    /// only while old rows are converted and old backups restored.
+    static func decodeLegacyAttributes(_ bytes: [UInt8]) -> [String: AttributeValue]? {
+        guard isLegacyAttributes(bytes) else { return nil }
+        return try? PropertyListDecoder().decode([String: AttributeValue].self, from: Data(bytes))
     }
 }

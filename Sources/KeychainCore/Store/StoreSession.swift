@@ -311,7 +311,7 @@ package struct StoreSession: ~Copyable {
         let itemKey = SecureBytes.random(count: Sodium.keyBytes)
         let wrapped = Sodium.seal(itemKey, key: classKey, associatedData: associatedData(.key, row))
         let sealedAttributes = Sodium.seal(
-            ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: associatedData(.attributes, row))
+            try ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: associatedData(.attributes, row))
         let sealedSecret = Sodium.seal(
             secret ?? SecureBytes(count: 0) { _ in }, key: itemKey, associatedData: associatedData(.secret, row))
         return (
