@@ -55,7 +55,8 @@ package enum ItemRecordFormat {
     // MARK: - Encoding
 
     /// The record of `attributes`, or `nil` when it cannot be encoded (more than 255 attributes, a name
-    /// without a number longer than 255 bytes, or a string or data value of 4 GiB or more).
+    /// without a number longer than 255 bytes, a string or data value of 4 GiB or more, or a date that
+    /// is not finite: the encoder refuses what the decoder would).
     package static func encode(_ attributes: [String: AttributeValue]) -> [UInt8]? {
         guard attributes.count <= maximumEntries else { return nil }
         // Entries in ascending attribute number, named ones (number 0) last, by name: one canonical form.
@@ -79,7 +80,10 @@ package enum ItemRecordFormat {
             case .data(let data):
                 guard data.count <= Int(UInt32.max) else { return nil }
                 size += 4 + data.count
-            case .integer, .date: size += 8
+            case .date(let date):
+                guard date.timeIntervalSinceReferenceDate.isFinite else { return nil }
+                size += 8
+            case .integer: size += 8
             case .bool: size += 1
             }
         }

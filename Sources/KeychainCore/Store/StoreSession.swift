@@ -358,18 +358,90 @@ package struct StoreSession: ~Copyable {
                 skippedOrphans = true
                 continue
             }
-            var attributes = try openAttributes(row, itemKey: key)
-            guard Self.satisfies(attributes, query) else { continue }
-            let currentSecret: SecureBytes
-            if let secret { currentSecret = secret } else { currentSecret = try openSecret(row, itemKey: key) }
+            let stored = try openAttributes(row, itemKey: key)
+            guard Self.satisfies(stored, query) else { continue }
+            var attributes = stored
             for (name, value) in changes { attributes[name] = value }
             attributes = Self.normalized(row.itemClass, attributes)
             attributes["mdat"] = .date(now)
-            try rewrite(row, attributes: attributes, secret: currentSecret)
+            if Self.keepsRowIdentity(row.itemClass, stored, attributes) {
+                try reseal(row, itemKey: key, attributes: attributes, secret: secret)
+            } else {
+                let currentSecret: SecureBytes
+                if let secret { currentSecret = secret } else { currentSecret = try openSecret(row, itemKey: key) }
+                try rewrite(row, attributes: attributes, secret: currentSecret)
+            }
             updated += 1
         }
         if updated == 0 && skippedOrphans { throw Self.orphanedFailure }
         return updated
+    }
+
+    /// Whether an update from `old` to `new` attributes leaves every value the row's index columns and
+    /// associated data are made of unchanged: the access group, `sync`, the protection class and the
+    /// whole primary key (which includes the account and the service or server). Then
+    /// ``reseal(_:itemKey:attributes:secret:)`` can keep the row's item key and columns.
+    static func keepsRowIdentity(
+        _ itemClass: ItemClass, _ old: [String: AttributeValue], _ new: [String: AttributeValue]
+    ) -> Bool {
+        guard old["pdmn"] == new["pdmn"], old["agrp"] == new["agrp"], old["sync"] == new["sync"] else { return false }
+        for descriptor in itemClass.primaryKey where old[descriptor.name] != new[descriptor.name] { return false }
+        return true
+    }
+
+    /// Updates one row in place under its existing item key: seals the new attributes (and the new
+    /// secret, when given) with fresh nonces and rewrites only those columns and the tag. The item key,
+    /// its wrapping, the persistent reference and every index column stay as they are, so SQLite touches
+    /// no index. Only valid when ``keepsRowIdentity(_:_:_:)`` holds: the associated data (made of those
+    /// columns) is then the same, so the row still authenticates.
+    ///
+    /// Keeping the item key is sound: XChaCha20-Poly1305's 192-bit random nonces make reuse of a key
+    /// for many seals safe, and the key is no more exposed than before (it is only ever unwrapped with
+    /// the class key, which opens every item of the class anyway). A fresh key would cost a random key,
+    /// a wrap and, since the old secret is re-sealed under it, an open of the secret; and changing any
+    /// column bound into the associated data (the class, the group, a digest) needs the full
+    /// ``rewrite(_:attributes:secret:)``.
+    /// - Parameters:
+    ///   - row: the row as read, with its sealed secret when `secret` is `nil` (it is kept as it is).
+    ///   - itemKey: the row's item key.
+    ///   - secret: the new secret, or `nil` to keep the stored one.
+    /// - Throws: `.dataTooLarge`; `.param` when the attributes cannot be encoded; SQLite failures.
+    func reseal(_ row: Row, itemKey: SecureBytes, attributes: [String: AttributeValue], secret: SecureBytes?)
+        throws(KeychainFailure)
+    {
+        if let secret, secret.count > Self.maximumSecretBytes {
+            throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
+        }
+        var ad = associatedData(.attributes, row)
+        let sealedAttributes = Sodium.seal(try ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: ad)
+        let sealedSecret: [UInt8]
+        if let secret {
+            ad[ItemCodec.partOffset] = ItemCodec.Part.secret.rawValue
+            sealedSecret = Sodium.seal(secret, key: itemKey, associatedData: ad)
+        } else {
+            guard let kept = row.secret else { throw KeychainFailure(.decode, "an item's secret was not read") }
+            sealedSecret = kept
+        }
+        let tag = codec.rowTag([
+            .blob(row.persistentRef), .integer(ItemCodec.classCode(row.itemClass)), .integer(row.protection.code),
+            .integer(row.sync ? 1 : 0), .blob(row.digests.accessGroup), .blob(row.digests.primaryKey),
+            .blob(row.digests.account), .blob(row.digests.name), .blob(row.wrappedKey), .blob(sealedAttributes),
+            .blob(sealedSecret),
+        ])
+        do throws(SQLiteError) {
+            if secret != nil {
+                try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
+                    .blob(sealedAttributes), .blob(sealedSecret), .blob(tag), .integer(row.rowid),
+                ])
+            } else {
+                try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
+                    .blob(sealedAttributes), .blob(tag), .integer(row.rowid),
+                ])
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+        try accumulate(zip(row.tag, tag).map { $0 ^ $1 })
     }
 
     /// Re-seals one row in place with a fresh item key.
