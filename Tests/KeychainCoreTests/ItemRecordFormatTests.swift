@@ -88,11 +88,12 @@ struct ItemRecordFormatTests {
         #expect(ItemCodec.decodeAttributes(bytes) == nil, "\(name)")
     }
 
-    @Test("the encoder refuses what the decoder would: a non-finite date, a name longer than 255 bytes")
+    @Test("the encoder refuses what the decoder would: a non-finite date, an empty name, a name over 255 bytes")
     func encoderRefuses() {
         #expect(ItemRecordFormat.encode(["cdat": .date(Date(timeIntervalSinceReferenceDate: .nan))]) == nil)
         #expect(ItemRecordFormat.encode(["cdat": .date(Date(timeIntervalSinceReferenceDate: .infinity))]) == nil)
         #expect(ItemRecordFormat.encode([String(repeating: "n", count: 256): .bool(true)]) == nil)
+        #expect(ItemRecordFormat.encode(["": .bool(true)]) == nil)
         #expect(ItemRecordFormat.encode([String(repeating: "n", count: 255): .bool(true)]) != nil)
     }
 

@@ -55,7 +55,7 @@ package enum ItemRecordFormat {
     // MARK: - Encoding
 
     /// The record of `attributes`, or `nil` when it cannot be encoded (more than 255 attributes, a name
-    /// without a number longer than 255 bytes, a string or data value of 4 GiB or more, or a date that
+    /// without a number that is empty or longer than 255 bytes, a string or data value of 4 GiB or more, or a date that
     /// is not finite: the encoder refuses what the decoder would).
     package static func encode(_ attributes: [String: AttributeValue]) -> [UInt8]? {
         guard attributes.count <= maximumEntries else { return nil }
@@ -69,7 +69,7 @@ package enum ItemRecordFormat {
                 numbered.append((number, value))
                 size += 2
             } else {
-                guard name.utf8.count <= 255 else { return nil }
+                guard !name.isEmpty, name.utf8.count <= 255 else { return nil }
                 named.append((name, value))
                 size += 3 + name.utf8.count
             }
