@@ -8,7 +8,7 @@ import Testing
 struct ItemRecordFormatTests {
     static let sample: [String: AttributeValue] = [
         "svce": .string("mail"), "acct": .data(Data([0xFF, 0])), "port": .integer(-2), "sync": .bool(true),
-        "cdat": .date(Date(timeIntervalSinceReferenceDate: 1.5)), "accc": .string("x"),
+        "cdat": .date(Date(timeIntervalSinceReferenceDate: 1.5)), "tomb": .string("x"),
     ]
 
     @Test("a record's bytes are exactly as the format document gives them")
@@ -21,7 +21,7 @@ struct ItemRecordFormatTests {
             + [13, 2, 0, 0, 0, 2, 0xFF, 0]  // acct (13): data FF 00
             + [14, 1, 0, 0, 0, 4] + Array("mail".utf8)  // svce (14): string "mail"
             + [20, 3, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE]  // port (20): integer -2
-            + [0, 4] + Array("accc".utf8) + [1, 0, 0, 0, 1] + Array("x".utf8)  // named "accc": string "x"
+            + [0, 4] + Array("tomb".utf8) + [1, 0, 0, 0, 1] + Array("x".utf8)  // named "tomb": string "x"
         #expect(bytes == expected)
         #expect(ItemRecordFormat.decode(bytes) == Self.sample)
     }
@@ -73,7 +73,7 @@ struct ItemRecordFormatTests {
             ("version 2", [2, 0]),
             ("unknown type 6", [1, 1, 14, 6]),
             ("unknown type 0", [1, 1, 14, 0]),
-            ("attribute number 22", [1, 1, 22, 4, 1]),
+            ("attribute number 23", [1, 1, 23, 4, 1]),
             ("bool 2", [1, 1, 2, 4, 2]),
             ("repeated attribute", [1, 2, 2, 4, 1, 2, 4, 0]),
             ("invalid UTF-8", [1, 1, 14, 1, 0, 0, 0, 2, 0xC3, 0x28]),

@@ -40,12 +40,13 @@ package enum ItemRecordFormat {
         case date = 5
     }
 
-    /// The attribute numbers: index `n` (1…21) names attribute number `n`; 0 means "named in the entry".
+    /// The attribute numbers: index `n` (1…22) names attribute number `n`; 0 means "named in the entry".
     /// Both classes' attributes, in Apple's schema order (`AttributeDescriptor.common`, then generic
-    /// password's, then internet password's). Numbers are permanent: a new attribute is appended.
+    /// password's, then internet password's), then `accc` (access control, added after the others).
+    /// Numbers are permanent: a new attribute is appended.
     static let attributeNames: [String] = [
         "", "agrp", "sync", "pdmn", "cdat", "mdat", "desc", "icmt", "crtr", "type", "labl", "invi", "nega", "acct",
-        "svce", "gena", "sdmn", "srvr", "ptcl", "atyp", "port", "path",
+        "svce", "gena", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "accc",
     ]
 
     /// The number of each attribute name of ``attributeNames``.
