@@ -159,6 +159,18 @@ struct ItemCodec {
         return decodeLegacyAttributes(bytes)
     }
 
+    /// The access control (`accc`) of a sealed attributes record, without decoding the rest of an item
+    /// record (a legacy property list is decoded whole).
+    /// - Returns: `.some(nil)` when the item has none; `nil` when `bytes` is not well-formed.
+    static func accessControl(_ bytes: [UInt8]) -> AttributeValue?? {
+        if ItemRecordFormat.isRecord(bytes) { return ItemRecordFormat.value(number: accessControlNumber, in: bytes) }
+        guard let attributes = decodeLegacyAttributes(bytes) else { return nil }
+        return .some(attributes["accc"])
+    }
+
+    /// The item record's number for `accc`.
+    static let accessControlNumber = UInt8(ItemRecordFormat.attributeNames.firstIndex(of: "accc")!)
+
     /// Whether `bytes` is a legacy binary property list (`bplist00`) rather than an item record.
     static func isLegacyAttributes(_ bytes: [UInt8]) -> Bool { bytes.starts(with: legacyMagic) }
 

@@ -167,6 +167,36 @@ package enum ItemRecordFormat {
         return attributes
     }
 
+    /// The value of one numbered attribute of a record, read in place without building the others.
+    ///
+    /// Every entry's framing is checked as ``decode(_:)-(UnsafeRawBufferPointer)`` checks it (version,
+    /// numbers, types, every length, no trailing bytes); only the wanted entry's value is decoded
+    /// (strings of the others are not validated as UTF-8).
+    /// - Returns: `.some(nil)` when the record has no such attribute, `nil` when it is not well-formed.
+    static func value(number wanted: UInt8, in bytes: [UInt8]) -> AttributeValue?? {
+        bytes.withUnsafeBytes { buffer -> AttributeValue?? in
+            var reader = Reader(buffer: buffer)
+            guard let version = reader.byte(), version == Self.version, let count = reader.byte() else { return nil }
+            var found: AttributeValue?
+            for _ in 0..<count {
+                guard let number = reader.byte() else { return nil }
+                if number == 0 {
+                    guard let length = reader.byte(), length > 0, reader.bytes(Int(length)) != nil else { return nil }
+                } else if Int(number) >= attributeNames.count {
+                    return nil
+                }
+                if number == wanted {
+                    guard found == nil, let value = reader.value() else { return nil }
+                    found = value
+                } else {
+                    guard reader.skipValue() else { return nil }
+                }
+            }
+            guard reader.isAtEnd else { return nil }
+            return .some(found)
+        }
+    }
+
     /// Bounds-checked reading of a record: every read returns `nil` rather than pass the end.
     private struct Reader {
         let buffer: UnsafeRawBufferPointer
@@ -197,6 +227,20 @@ package enum ItemRecordFormat {
         static func string(_ bytes: UnsafeRawBufferPointer) -> String? {
             for byte in bytes where byte >= 0x80 { return String(validating: bytes, as: UTF8.self) }
             return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// Moves past one value (type and payload), checking its framing; `false` when it is malformed.
+        mutating func skipValue() -> Bool {
+            guard let raw = byte(), let type = ValueType(rawValue: raw) else { return false }
+            switch type {
+            case .string, .data:
+                guard let length = bigEndian(UInt32.self) else { return false }
+                return bytes(Int(length)) != nil
+            case .integer, .date: return bytes(8) != nil
+            case .bool:
+                guard let flag = byte() else { return false }
+                return flag <= 1
+            }
         }
 
         mutating func value() -> AttributeValue? {

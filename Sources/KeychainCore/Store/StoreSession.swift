@@ -229,6 +229,8 @@ package struct StoreSession: ~Copyable {
     ///   result is returned as `[]`; callers map it.
     package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
         let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
+        // Only the access control: its entry is read from the record without building the other attributes.
+        let needsAccessControl = !needsAttributes && projection.contains(.accessControl)
         let rows = try candidateRows(query, withSecret: projection.contains(.secret))
         var results: [ItemRecord] = []
         var skippedOrphans = false
@@ -245,6 +247,12 @@ package struct StoreSession: ~Copyable {
                 ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
                 attributes = try openAttributes(row, itemKey: key, associatedData: ad)
                 guard Self.satisfies(attributes, query) else { continue }
+            } else if needsAccessControl {
+                ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+                guard let plain = Sodium.open(row.attributes, key: key, associatedData: ad),
+                    let access = ItemCodec.accessControl(plain)
+                else { throw KeychainFailure(.decode, "an item's attributes do not authenticate") }
+                if let access { attributes["accc"] = access }
             }
             var secret: SecureBytes?
             if projection.contains(.secret) {
@@ -253,7 +261,8 @@ package struct StoreSession: ~Copyable {
             }
             results.append(
                 ItemRecord(
-                    itemClass: row.itemClass, attributes: projection.contains(.attributes) ? attributes : [:],
+                    itemClass: row.itemClass,
+                    attributes: projection.contains(.attributes) || needsAccessControl ? attributes : [:],
                     persistentRef: Data(row.persistentRef), secret: secret))
         }
         if results.isEmpty && skippedOrphans { throw Self.orphanedFailure }
