@@ -3,10 +3,16 @@
 #   make test                       the CLI tests (KeychainCLITests)
 #   make install [PREFIX=~/.local]  release build; installs security, git-credential-keychain and
 #                                   docker-credential-keychain into $(PREFIX)/bin
+# The installed tools link the Swift standard library and Foundation statically (--static-swift-stdlib):
+# they run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
+# runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0).
+# They are built in their own scratch folder, .build/static, so that switching between this and the
+# ordinary release build (scripts/bench) never rebuilds either.
 PREFIX ?= $(HOME)/.local
 BINDIR := $(PREFIX)/bin
 TOOLS := security git-credential-keychain docker-credential-keychain
 SWIFT ?= swift
+STATIC := -c release --static-swift-stdlib --scratch-path .build/static
 
 .PHONY: build test release install uninstall
 
@@ -17,11 +23,11 @@ test:
 	$(SWIFT) test --filter KeychainCLITests
 
 release:
-	for tool in $(TOOLS); do $(SWIFT) build -c release --product $$tool || exit 1; done
+	for tool in $(TOOLS); do $(SWIFT) build $(STATIC) --product $$tool || exit 1; done
 
 install: release
 	install -d "$(BINDIR)"
-	for tool in $(TOOLS); do install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/$$tool" "$(BINDIR)/$$tool"; done
+	for tool in $(TOOLS); do install -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/$$tool" "$(BINDIR)/$$tool"; done
 
 uninstall:
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done

@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestSupport"],
-            swiftSettings: strictSettings),
+            exclude: ["Fixtures"], swiftSettings: strictSettings),
         // Shared by the suites that start keychain-test-helper processes.
         .target(name: "KeychainTestSupport", dependencies: ["CTestKeyring"], path: "Tests/Support", swiftSettings: strictSettings),
         // The test run's own kernel keyring ($KEYCHAIN_KEYRING), made at start-up and removed at exit.

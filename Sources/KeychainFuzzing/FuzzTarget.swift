@@ -26,6 +26,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The same bytes also go to the record parser directly (`BackupRecordParser`), which mutated
     /// files never reach past the stream's authentication.
     case backup
+    /// Sealed item attributes as decrypted (`docs/RECORD-FORMAT.md`), through `ItemRecordParser`: the
+    /// item record decoder, the legacy property-list decoder for `bplist00` input, and a round trip of
+    /// every record that decodes.
+    case record
 
     /// Runs the target on one input.
     package func run(_ data: Data) {
@@ -38,6 +42,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .dockerJSON: FuzzTarget.helper(data, actions: ["store", "get", "erase", "list"], DockerCredentialHelper.run)
         case .csv: FuzzTarget.csv(data)
         case .backup: FuzzTarget.backup(data)
+        case .record: _ = ItemRecordParser.parse(Array(data))
         }
     }
 

@@ -7,12 +7,18 @@ import CSodium
 /// bookkeeping).
 ///
 /// Its table has the same definition and indexes as the engine's `items` table, so index
-/// maintenance costs the same; a row holds the digest columns and one sealed secret (the engine's
-/// wrapped key and sealed attributes are left empty). Per operation:
-/// - insert: 4 keyed BLAKE2b digests (group, primary key, account, service), one
-///   XChaCha20-Poly1305 seal, one INSERT;
-/// - lookup: 2 keyed BLAKE2b digests (service, account) or a persistent ref, one indexed SELECT,
-///   one XChaCha20-Poly1305 open of the secret;
+/// maintenance costs the same; a row holds the digest columns, the sealed attributes and the sealed
+/// secret (the engine's wrapped key is left empty: the floor has one key for every row). Per operation:
+/// - insert: 4 keyed BLAKE2b digests (group, primary key, account, service); the attributes written
+///   as one flat byte string the size of the engine's item record (service, account, group,
+///   protection class, sync, two dates); two XChaCha20-Poly1305 seals (attributes, secret); one INSERT;
+/// - lookup of the secret: 2 keyed BLAKE2b digests (service, account) or a persistent ref, one indexed
+///   SELECT, one XChaCha20-Poly1305 open of the secret;
+/// - lookup of the attributes: the same SELECT of the attributes column and one open of them (no
+///   decoding: the floor takes the plaintext bytes as they are);
+/// - enumeration: one indexed SELECT, one open of each row's attributes;
+/// - durable update of the secret: the attributes (a new modification date) and the secret sealed
+///   again, one UPDATE of both columns;
 /// - durable write: `BEGIN IMMEDIATE`, one statement, `COMMIT`, in WAL with `synchronous=FULL`.
 final class FloorStore {
     let path: String
@@ -155,20 +161,36 @@ final class FloorStore {
         var ref = Array("genp".utf8) + [UInt8](repeating: 0, count: 16)
         ref.withUnsafeMutableBufferPointer { randombytes_buf($0.baseAddress! + 4, 16) }
         let sealed = seal(secret, ad: name + acct)
+        let sealedAttributes = seal(Self.attributes(service: service, account: account), ad: acct + name)
         let insert = statement(
             """
             INSERT INTO items (persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret)
-            VALUES (?, 1, 1, 0, ?, ?, ?, ?, X'', X'', ?)
+            VALUES (?, 1, 1, 0, ?, ?, ?, ?, X'', ?, ?)
             """)
         bindBlob(insert, 1, ref)
         bindBlob(insert, 2, agrp)
         bindBlob(insert, 3, pk)
         bindBlob(insert, 4, acct)
         bindBlob(insert, 5, name)
-        bindBlob(insert, 6, sealed)
+        bindBlob(insert, 6, sealedAttributes)
+        bindBlob(insert, 7, sealed)
         run(insert)
         return ref
     }
+
+    /// The attributes as the floor stores them: service and account after a fixed part standing for the
+    /// group, protection class, sync flag and two dates, as many bytes as the engine's item record.
+    static func attributes(service: String, account: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + service.utf8.count + account.utf8.count)
+        bytes += fixedAttributes
+        bytes += service.utf8
+        bytes += account.utf8
+        return bytes
+    }
+
+    /// 2 + 15 (group "unsigned") + 3 (sync) + 9 (protection class) + 2 × 10 (dates) + 2 × 6 (entry headers).
+    static let fixedAttributes = [UInt8](repeating: 0x5A, count: 61)
 
     /// Durable single add: one transaction.
     @discardableResult
@@ -184,11 +206,13 @@ final class FloorStore {
         let name = digest("svce", service)
         let acct = digest("acct", account)
         let sealed = seal(secret, ad: name + acct)
+        let sealedAttributes = seal(Self.attributes(service: service, account: account), ad: acct + name)
         begin()
-        let update = statement("UPDATE items SET secret = ? WHERE class = 1 AND name = ? AND acct = ?")
-        bindBlob(update, 1, sealed)
-        bindBlob(update, 2, name)
-        bindBlob(update, 3, acct)
+        let update = statement("UPDATE items SET attributes = ?, secret = ? WHERE class = 1 AND name = ? AND acct = ?")
+        bindBlob(update, 1, sealedAttributes)
+        bindBlob(update, 2, sealed)
+        bindBlob(update, 3, name)
+        bindBlob(update, 4, acct)
         run(update)
         commit()
     }
@@ -219,6 +243,19 @@ final class FloorStore {
         return openColumn(select, 0, ad: name + acct, into: &output)
     }
 
+    /// Looks one item up by service and account and opens its attributes into `output`; returns their
+    /// length or -1.
+    func lookupAttributes(service: String, account: String, into output: inout [UInt8]) -> Int {
+        let name = digest("svce", service)
+        let acct = digest("acct", account)
+        let select = statement("SELECT attributes FROM items WHERE class = 1 AND name = ? AND acct = ?")
+        bindBlob(select, 1, name)
+        bindBlob(select, 2, acct)
+        defer { sqlite3_reset(select) }
+        guard sqlite3_step(select) == SQLITE_ROW else { return -1 }
+        return openColumn(select, 0, ad: acct + name, into: &output)
+    }
+
     /// Looks one item up by persistent ref and opens its secret.
     func lookup(persistentRef: [UInt8], into output: inout [UInt8]) -> Int {
         let select = statement("SELECT secret, name, acct FROM items WHERE persistref = ?")
@@ -235,18 +272,18 @@ final class FloorStore {
         return openColumn(select, 0, ad: ad, into: &output)
     }
 
-    /// Opens every item of one service; returns how many opened.
+    /// Opens the attributes of every item of one service; returns how many opened.
     func enumerate(service: String) -> Int {
         let name = digest("svce", service)
-        let select = statement("SELECT secret, acct FROM items WHERE class = 1 AND name = ?")
+        let select = statement("SELECT attributes, acct FROM items WHERE class = 1 AND name = ?")
         bindBlob(select, 1, name)
         defer { sqlite3_reset(select) }
-        var output = [UInt8](repeating: 0, count: 64)
-        var ad = name + [UInt8](repeating: 0, count: 16)
+        var output = [UInt8](repeating: 0, count: 128)
+        var ad = [UInt8](repeating: 0, count: 16) + name
         var opened = 0
         while sqlite3_step(select) == SQLITE_ROW {
             if let acct = sqlite3_column_blob(select, 1) {
-                ad.withUnsafeMutableBytes { ($0.baseAddress! + 16).copyMemory(from: acct, byteCount: 16) }
+                ad.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: acct, byteCount: 16) }
             }
             if openColumn(select, 0, ad: ad, into: &output) >= 0 { opened += 1 }
         }

@@ -138,7 +138,7 @@ if let smallest = options.sizes.first, let largest = options.sizes.last, largest
 }
 
 var notes = [
-    "floor: same SQL schema and indexes, keyed BLAKE2b digests, one XChaCha20-Poly1305 seal/open per item, no layers",
+    "floor: same SQL schema and indexes, keyed BLAKE2b digests, XChaCha20-Poly1305 seals of attributes and secret per add, one open per read of what it returns (the secret; the attributes for attribute reads and enumeration), no layers",
     "our calls and floor calls are interleaved operation by operation; the machine has \(ProcessInfo.processInfo.activeProcessorCount) cores and may run other builds, so expect noise",
     resettable
         ? "peak RSS is VmHWM reset (clear_refs) at the start of each workload; it covers ours and the floor together"

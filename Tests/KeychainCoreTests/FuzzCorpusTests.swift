@@ -44,4 +44,16 @@ struct FuzzCorpusTests {
             #expect(!BackupRecordParser.parse(Array(bytes.dropLast())), "\(name) truncated")
         }
     }
+
+    @Test("the record seeds are the well-formed sample records, written from the format document by an independent encoder")
+    func itemRecordSeeds() throws {
+        let folder = Self.corpus.appendingPathComponent("record")
+        let seeds = try (0..<3).map { Array(try Data(contentsOf: folder.appendingPathComponent("seed-\($0).bin"))) }
+        #expect(seeds == ItemRecordParser.sampleRecords())
+        for seed in seeds { #expect(ItemRecordParser.parse(seed)) }
+        #expect(ItemRecordParser.parse(Array(try Data(contentsOf: folder.appendingPathComponent("legacy-plist.bplist")))))
+        for malformed in ["truncated.bin", "repeated-attribute.bin", "huge-length.bin"] {
+            #expect(!ItemRecordParser.parse(Array(try Data(contentsOf: folder.appendingPathComponent(malformed)))), "\(malformed)")
+        }
+    }
 }

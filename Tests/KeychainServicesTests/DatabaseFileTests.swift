@@ -61,7 +61,7 @@ struct DatabaseFileTests {
         case .empty: return Data()
         case .truncated: return valid.prefix(valid.count / 2)
         case .foreignDatabase: return patched(valid, offset: 68, value: 0x4142_4344)
-        case .newerSchema: return patched(valid, offset: 60, value: 2)
+        case .newerSchema: return patched(valid, offset: 60, value: UInt32(Schema.version + 1))
         case .corruptHeader:
             var bytes = valid
             bytes.replaceSubrange(0..<16, with: Data(repeating: 0x5A, count: 16))

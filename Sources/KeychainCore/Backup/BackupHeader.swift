@@ -3,7 +3,7 @@
 /// ```
 /// offset size
 ///      0    8  magic "SWKCBKUP"
-///      8    2  format version, big-endian (1)
+///      8    2  format version, big-endian (2; 1 is still read)
 ///     10    2  flags (0)
 ///     12    4  KDF algorithm, big-endian (2: Argon2id v1.3, crypto_pwhash_ALG_ARGON2ID13)
 ///     16    8  Argon2id opslimit, big-endian
@@ -17,8 +17,11 @@
 /// authenticated by the passphrase key; the checksum only tells corruption from a wrong passphrase.
 package struct BackupHeader: Sendable, Equatable {
     static let magic: [UInt8] = Array("SWKCBKUP".utf8)
-    /// The format version this build writes and reads.
-    package static let currentVersion: UInt16 = 1
+    /// The format version this build writes: 2, whose item attributes are item records
+    /// (`docs/RECORD-FORMAT.md`).
+    package static let currentVersion: UInt16 = 2
+    /// The version before item records, still read: item attributes are binary property lists.
+    package static let legacyVersion: UInt16 = 1
     static let argon2id: UInt32 = 2
     /// Bytes in the header.
     package static let size = 104
@@ -61,9 +64,10 @@ package struct BackupHeader: Sendable, Equatable {
             throw KeychainFailure(.decode, "the backup's header is damaged")
         }
         let version = UInt16(integer(bytes, 8, 2))
-        guard version == currentVersion else {
+        guard version == currentVersion || version == legacyVersion else {
             throw KeychainFailure(
-                .wrongSecVersion, "the backup has format version \(version); this build reads version \(currentVersion)")
+                .wrongSecVersion,
+                "the backup has format version \(version); this build reads versions \(legacyVersion) and \(currentVersion)")
         }
         guard integer(bytes, 10, 2) == 0, integer(bytes, 12, 4) == UInt64(argon2id) else {
             throw KeychainFailure(.decode, "the backup uses flags or a key derivation this build does not know")

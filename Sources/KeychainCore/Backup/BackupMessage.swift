@@ -57,21 +57,23 @@ enum BackupMessage {
     }
 
     /// A migratable item's message.
-    static func item(_ record: ItemRecord) -> SecureBytes {
-        body(record, prefix: [Kind.item.rawValue, UInt8(ItemCodec.classCode(record.itemClass)), UInt8(record.protection.code)])
+    /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
+    static func item(_ record: ItemRecord) throws(KeychainFailure) -> SecureBytes {
+        try body(record, prefix: [Kind.item.rawValue, UInt8(ItemCodec.classCode(record.itemClass)), UInt8(record.protection.code)])
     }
 
     /// A ThisDeviceOnly item's message: its body sealed under the device-binding key.
-    static func deviceBound(_ record: ItemRecord, bindingKey: SecureBytes) -> [UInt8] {
+    /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
+    static func deviceBound(_ record: ItemRecord, bindingKey: SecureBytes) throws(KeychainFailure) -> [UInt8] {
         let prefix = [Kind.deviceBound.rawValue, UInt8(ItemCodec.classCode(record.itemClass)), UInt8(record.protection.code)]
-        let box = Sodium.seal(body(record, prefix: []), key: bindingKey, associatedData: deviceBindingContext + prefix)
+        let box = Sodium.seal(try body(record, prefix: []), key: bindingKey, associatedData: deviceBindingContext + prefix)
         return prefix + box
     }
 
     /// `prefix ‖ body` in protected memory.
-    private static func body(_ record: ItemRecord, prefix: [UInt8]) -> SecureBytes {
+    private static func body(_ record: ItemRecord, prefix: [UInt8]) throws(KeychainFailure) -> SecureBytes {
         let reference = Array(record.persistentRef)
-        let attributes = ItemCodec.encodeAttributes(record.attributes)
+        let attributes = try ItemCodec.encodeAttributes(record.attributes)
         let secretCount = record.secret?.count ?? 0
         let count = prefix.count + 1 + reference.count + 4 + attributes.count + 4 + secretCount
         return SecureBytes(count: count) { out in

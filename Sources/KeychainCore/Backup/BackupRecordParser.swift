@@ -41,11 +41,12 @@ package enum BackupRecordParser {
                 persistentRef: Data("genp".utf8 + [UInt8](repeating: 7, count: 16)),
                 secret: SecureBytes(copying: Array(secret.utf8)))
         }
-        let item = BackupMessage.item(record(.whenUnlocked, secret: "s3cret")).withUnsafeBytes { Array($0) }
+        // Both records are a handful of short attributes, which always encode.
+        let item = (try? BackupMessage.item(record(.whenUnlocked, secret: "s3cret")))?.withUnsafeBytes { Array($0) } ?? []
         return [
             BackupMessage.begin(created: Date(timeIntervalSince1970: 1_700_000_000), deviceCheck: [UInt8](repeating: 1, count: 16)),
             item,
-            BackupMessage.deviceBound(record(.whenUnlockedThisDeviceOnly, secret: "device"), bindingKey: fuzzBindingKey),
+            (try? BackupMessage.deviceBound(record(.whenUnlockedThisDeviceOnly, secret: "device"), bindingKey: fuzzBindingKey)) ?? [],
             BackupMessage.end(BackupMessage.Counts(items: 2, migratable: 1, deviceBound: 1, excluded: 0)),
         ]
     }

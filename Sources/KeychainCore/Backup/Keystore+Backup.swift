@@ -60,10 +60,10 @@ extension Keystore {
                 return true
             }) { (record: ItemRecord) throws(KeychainFailure) in
                 if record.protection.isMigratable {
-                    try writer.write(BackupMessage.item(record))
+                    try writer.write(try BackupMessage.item(record))
                     counts.migratable += 1
                 } else {
-                    try writer.write(BackupMessage.deviceBound(record, bindingKey: bindingKey))
+                    try writer.write(try BackupMessage.deviceBound(record, bindingKey: bindingKey))
                     counts.deviceBound += 1
                 }
                 counts.items += 1

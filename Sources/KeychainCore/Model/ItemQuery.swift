@@ -44,4 +44,7 @@ package struct ItemProjection: Sendable, OptionSet {
     package static let attributes = ItemProjection(rawValue: 1)
     /// Decrypt and return the secret.
     package static let secret = ItemProjection(rawValue: 2)
+    /// Decrypt the attributes only to return the access control (`accc`), when the item has one: what
+    /// a read of the secret needs to decide whether it may be returned. Implied by ``attributes``.
+    package static let accessControl = ItemProjection(rawValue: 4)
 }

@@ -41,8 +41,22 @@ struct ItemCodec {
         }
     }
 
+    /// Access-group digests already computed: a process uses a handful of groups, and every search,
+    /// add and update digests them again (3.4k instructions each; callgrind, keychain-bench read.data).
+    let groupDigests = GroupDigestMemo()
+
     /// 16-byte keyed digest of one attribute value, for the indexed columns.
     func digest(_ attribute: String, _ value: AttributeValue) -> [UInt8] {
+        if attribute == "agrp", case .string(let group) = value {
+            if let known = groupDigests.digests[group] { return known }
+            let digest = computeDigest(attribute, value)
+            groupDigests.remember(group, digest)
+            return digest
+        }
+        return computeDigest(attribute, value)
+    }
+
+    private func computeDigest(_ attribute: String, _ value: AttributeValue) -> [UInt8] {
         // One allocation for the message (it was three arrays and two regrowths per digest).
         var message: [UInt8] = []
         message.reserveCapacity(attribute.utf8.count + 1 + value.matchByteCount)
@@ -129,21 +143,56 @@ struct ItemCodec {
 
     static let rowLabel: [UInt8] = Array("swkc.row.v1".utf8)
 
-    /// The attributes as a binary property list, written by Foundation's `PropertyListEncoder`.
-    ///
-    /// A hand-written reader and writer for this one plist shape once cut attribute reads by a third
-    /// and bulk adds by half (callgrind: 360k → 12k instructions per decode, 155k → 18k per encode);
-    /// they were removed because the project writes no serializer a well-kept library already
-    /// provides (design brief). The costs are reported in the benchmark.
-    static func encodeAttributes(_ attributes: [String: AttributeValue]) -> [UInt8] {
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
-        // Encoding a dictionary of Codable enums cannot fail.
-        return Array((try? encoder.encode(attributes)) ?? Data())
+    /// The attributes as an item record (``ItemRecordFormat``, `docs/RECORD-FORMAT.md`).
+    /// - Throws: `.param` when they cannot be encoded (more than 255 attributes, or a value of 4 GiB).
+    static func encodeAttributes(_ attributes: [String: AttributeValue]) throws(KeychainFailure) -> [UInt8] {
+        guard let record = ItemRecordFormat.encode(attributes) else {
+            throw KeychainFailure(.param, "an item's attributes are too many or too large to store")
+        }
+        return record
     }
 
-    /// The attributes from their binary property list (Foundation's `PropertyListDecoder`), or `nil`.
+    /// The attributes of an item record, or of a legacy binary property list (what builds before the
+    /// record format sealed, and backups they made), or `nil` when `bytes` is neither.
     static func decodeAttributes(_ bytes: [UInt8]) -> [String: AttributeValue]? {
-        try? PropertyListDecoder().decode([String: AttributeValue].self, from: Data(bytes))
+        if ItemRecordFormat.isRecord(bytes) { return ItemRecordFormat.decode(bytes) }
+        return decodeLegacyAttributes(bytes)
+    }
+
+    /// The access control (`accc`) of a sealed attributes record, without decoding the rest of an item
+    /// record (a legacy property list is decoded whole).
+    /// - Returns: `.some(nil)` when the item has none; `nil` when `bytes` is not well-formed.
+    static func accessControl(_ bytes: [UInt8]) -> AttributeValue?? {
+        if ItemRecordFormat.isRecord(bytes) { return ItemRecordFormat.value(number: accessControlNumber, in: bytes) }
+        guard let attributes = decodeLegacyAttributes(bytes) else { return nil }
+        return .some(attributes["accc"])
+    }
+
+    /// The item record's number for `accc`.
+    static let accessControlNumber = UInt8(ItemRecordFormat.attributeNames.firstIndex(of: "accc")!)
+
+    /// Whether `bytes` is a legacy binary property list (`bplist00`) rather than an item record.
+    static func isLegacyAttributes(_ bytes: [UInt8]) -> Bool { bytes.starts(with: legacyMagic) }
+
+    static let legacyMagic: [UInt8] = Array("bplist00".utf8)
+
+    /// Attributes sealed by builds before the record format: a binary property list of
+    /// `[String: AttributeValue]` written by Foundation's `PropertyListEncoder` (a dictionary of
+    /// one-key dictionaries `s`, `d`, `i`, `b`, `t`). Read with Foundation's `PropertyListDecoder`
+    /// only while old rows are converted and old backups restored.
+    static func decodeLegacyAttributes(_ bytes: [UInt8]) -> [String: AttributeValue]? {
+        guard isLegacyAttributes(bytes) else { return nil }
+        return try? PropertyListDecoder().decode([String: AttributeValue].self, from: Data(bytes))
+    }
+}
+
+/// The access-group digests of one ``ItemCodec`` (its index key never changes), at most 64.
+/// Not `Sendable`: it lives inside the session's codec, under the keystore's mutex.
+final class GroupDigestMemo {
+    private(set) var digests: [String: [UInt8]] = [:]
+
+    func remember(_ group: String, _ digest: [UInt8]) {
+        if digests.count >= 64 { digests.removeAll(keepingCapacity: true) }
+        digests[group] = digest
     }
 }

@@ -32,7 +32,9 @@ package final class Keystore: Sendable {
     ///   as locked, and every item call returns `.interactionNotAllowed` until
     ///   ``unlock(password:)`` adopts it);
     ///   `.io` or `.diskFull` when files cannot be written.
-    package init(location: KeychainLocation, create: Bool = true) throws(KeychainFailure) {
+    /// - Parameter convertingRecords: convert legacy item records at once (``migrateLegacyRecords(batchSize:)``);
+    ///   `false` only for tests that look at a keychain as an interrupted conversion left it.
+    package init(location: KeychainLocation, create: Bool = true, convertingRecords: Bool = true) throws(KeychainFailure) {
         self.location = location
         let path = location.databasePath
         if !FileSystem.exists(path) {
@@ -51,7 +53,7 @@ package final class Keystore: Sendable {
         } catch {
             throw KeychainFailure(.invalidKeychain, "cannot open \(path): \(error.message)")
         }
-        try Schema.validate(database, path: path)
+        let schemaVersion = try Schema.validate(database, path: path)
         do {
             try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON")
         } catch {
@@ -64,14 +66,20 @@ package final class Keystore: Sendable {
             keychainID: keychainID, keychainPath: path, deviceKey: try DeviceKey.load(path: location.deviceKeyPath),
             deviceKeyPath: location.deviceKeyPath)
         do { try database.execute("BEGIN") } catch { throw StoreSession.failure(error) }
+        var hasLegacyRecords = schemaVersion == Schema.legacyRecordVersion
         do {
             try keys.beginTransaction(database)
+            if !hasLegacyRecords { hasLegacyRecords = try Meta.integer(database, StoreSession.legacyRecordsMeta) != 0 }
             try? database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
             throw error
         }
         session = Mutex(StoreSession(database: database, keys: keys))
+        // A keychain made before the item record format (or whose conversion was interrupted, or waited
+        // for a locked class): convert what can be converted now. Both formats read correctly, so a
+        // failure here (a busy or full disk, a foreign keychain) only postpones it to a later open.
+        if hasLegacyRecords && convertingRecords { _ = try? migrateLegacyRecords() }
     }
 
     /// Creates a keychain at `location` that has a password from the start (`security create-keychain`).

@@ -1,4 +1,4 @@
-/// The on-disk schema (version 1), and the checks made before a file is used.
+/// The on-disk schema (version 2), and the checks made before a file is used.
 ///
 /// A file is used only when SQLite can read it, its `application_id` is ours, and its
 /// `user_version` is one this build knows. Anything else is refused with a status, and the
@@ -6,8 +6,12 @@
 package enum Schema {
     /// `PRAGMA application_id`: the bytes "SWKC".
     package static let applicationID: Int64 = 0x5357_4B43
-    /// `PRAGMA user_version` written by this build.
-    package static let version: Int64 = 1
+    /// `PRAGMA user_version` written by this build: 2, item records (`docs/RECORD-FORMAT.md`).
+    package static let version: Int64 = 2
+    /// The version before the item record format: the same tables, attributes sealed as binary property
+    /// lists. Opening such a file upgrades it (``Keystore/migrateLegacyRecords()``); builds that know
+    /// only version 1 refuse a version 2 file with `errSecWrongSecVersion` instead of failing on its items.
+    package static let legacyRecordVersion: Int64 = 1
 
     static let create = """
         PRAGMA application_id = \(applicationID);
@@ -42,19 +46,23 @@ package enum Schema {
         """
 
     /// Verifies that an opened file is a keychain this build can use.
+    /// - Returns: its schema version: ``version`` or ``legacyRecordVersion``.
     /// - Throws: `.invalidKeychain` for a file that is not an SQLite database, is corrupt, or is
     ///   another application's database; `.wrongSecVersion` for a newer schema.
-    static func validate(_ database: Database, path: String) throws(KeychainFailure) {
+    @discardableResult
+    static func validate(_ database: Database, path: String) throws(KeychainFailure) -> Int64 {
         do {
             let application = try database.scalar("PRAGMA application_id")
             let version = try database.scalar("PRAGMA user_version")
             guard application == applicationID else {
                 throw KeychainFailure(.invalidKeychain, "\(path) is not a swift-keychain database")
             }
-            guard version == Schema.version else {
+            guard version == Schema.version || version == legacyRecordVersion else {
                 throw KeychainFailure(
-                    .wrongSecVersion, "\(path) has schema version \(version); this build reads version \(Schema.version)")
+                    .wrongSecVersion,
+                    "\(path) has schema version \(version); this build reads versions \(legacyRecordVersion) and \(Schema.version)")
             }
+            return version
         } catch let failure as KeychainFailure {
             throw failure
         } catch {

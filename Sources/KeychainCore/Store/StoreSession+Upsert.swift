@@ -51,11 +51,16 @@ extension StoreSession {
             keyAttributes["agrp"] = .string(group)
             guard let row = try rowByPrimaryKey(itemClass, keyAttributes) else { continue }
             let key = try itemKey(row)
-            var attributes = try openAttributes(row, itemKey: key)
+            let stored = try openAttributes(row, itemKey: key)
+            var attributes = stored
             for (name, value) in changes { attributes[name] = value }
             attributes = Self.normalized(itemClass, attributes)
             attributes["mdat"] = .date(now)
-            try rewrite(row, attributes: attributes, secret: secret)
+            if Self.keepsRowIdentity(itemClass, stored, attributes) {
+                try reseal(row, itemKey: key, attributes: attributes, secret: secret)
+            } else {
+                try rewrite(row, attributes: attributes, secret: secret)
+            }
             updated += 1
         }
         if updated > 0 { return .updated(updated) }

@@ -229,6 +229,8 @@ package struct StoreSession: ~Copyable {
     ///   result is returned as `[]`; callers map it.
     package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
         let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
+        // Only the access control: its entry is read from the record without building the other attributes.
+        let needsAccessControl = !needsAttributes && projection.contains(.accessControl)
         let rows = try candidateRows(query, withSecret: projection.contains(.secret))
         var results: [ItemRecord] = []
         var skippedOrphans = false
@@ -245,6 +247,12 @@ package struct StoreSession: ~Copyable {
                 ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
                 attributes = try openAttributes(row, itemKey: key, associatedData: ad)
                 guard Self.satisfies(attributes, query) else { continue }
+            } else if needsAccessControl {
+                ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+                guard let plain = Sodium.open(row.attributes, key: key, associatedData: ad),
+                    let access = ItemCodec.accessControl(plain)
+                else { throw KeychainFailure(.decode, "an item's attributes do not authenticate") }
+                if let access { attributes["accc"] = access }
             }
             var secret: SecureBytes?
             if projection.contains(.secret) {
@@ -253,7 +261,8 @@ package struct StoreSession: ~Copyable {
             }
             results.append(
                 ItemRecord(
-                    itemClass: row.itemClass, attributes: projection.contains(.attributes) ? attributes : [:],
+                    itemClass: row.itemClass,
+                    attributes: projection.contains(.attributes) || needsAccessControl ? attributes : [:],
                     persistentRef: Data(row.persistentRef), secret: secret))
         }
         if results.isEmpty && skippedOrphans { throw Self.orphanedFailure }
@@ -311,7 +320,7 @@ package struct StoreSession: ~Copyable {
         let itemKey = SecureBytes.random(count: Sodium.keyBytes)
         let wrapped = Sodium.seal(itemKey, key: classKey, associatedData: associatedData(.key, row))
         let sealedAttributes = Sodium.seal(
-            ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: associatedData(.attributes, row))
+            try ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: associatedData(.attributes, row))
         let sealedSecret = Sodium.seal(
             secret ?? SecureBytes(count: 0) { _ in }, key: itemKey, associatedData: associatedData(.secret, row))
         return (
@@ -358,18 +367,90 @@ package struct StoreSession: ~Copyable {
                 skippedOrphans = true
                 continue
             }
-            var attributes = try openAttributes(row, itemKey: key)
-            guard Self.satisfies(attributes, query) else { continue }
-            let currentSecret: SecureBytes
-            if let secret { currentSecret = secret } else { currentSecret = try openSecret(row, itemKey: key) }
+            let stored = try openAttributes(row, itemKey: key)
+            guard Self.satisfies(stored, query) else { continue }
+            var attributes = stored
             for (name, value) in changes { attributes[name] = value }
             attributes = Self.normalized(row.itemClass, attributes)
             attributes["mdat"] = .date(now)
-            try rewrite(row, attributes: attributes, secret: currentSecret)
+            if Self.keepsRowIdentity(row.itemClass, stored, attributes) {
+                try reseal(row, itemKey: key, attributes: attributes, secret: secret)
+            } else {
+                let currentSecret: SecureBytes
+                if let secret { currentSecret = secret } else { currentSecret = try openSecret(row, itemKey: key) }
+                try rewrite(row, attributes: attributes, secret: currentSecret)
+            }
             updated += 1
         }
         if updated == 0 && skippedOrphans { throw Self.orphanedFailure }
         return updated
+    }
+
+    /// Whether an update from `old` to `new` attributes leaves every value the row's index columns and
+    /// associated data are made of unchanged: the access group, `sync`, the protection class and the
+    /// whole primary key (which includes the account and the service or server). Then
+    /// ``reseal(_:itemKey:attributes:secret:)`` can keep the row's item key and columns.
+    static func keepsRowIdentity(
+        _ itemClass: ItemClass, _ old: [String: AttributeValue], _ new: [String: AttributeValue]
+    ) -> Bool {
+        guard old["pdmn"] == new["pdmn"], old["agrp"] == new["agrp"], old["sync"] == new["sync"] else { return false }
+        for descriptor in itemClass.primaryKey where old[descriptor.name] != new[descriptor.name] { return false }
+        return true
+    }
+
+    /// Updates one row in place under its existing item key: seals the new attributes (and the new
+    /// secret, when given) with fresh nonces and rewrites only those columns and the tag. The item key,
+    /// its wrapping, the persistent reference and every index column stay as they are, so SQLite touches
+    /// no index. Only valid when ``keepsRowIdentity(_:_:_:)`` holds: the associated data (made of those
+    /// columns) is then the same, so the row still authenticates.
+    ///
+    /// Keeping the item key is sound: XChaCha20-Poly1305's 192-bit random nonces make reuse of a key
+    /// for many seals safe, and the key is no more exposed than before (it is only ever unwrapped with
+    /// the class key, which opens every item of the class anyway). A fresh key would cost a random key,
+    /// a wrap and, since the old secret is re-sealed under it, an open of the secret; and changing any
+    /// column bound into the associated data (the class, the group, a digest) needs the full
+    /// ``rewrite(_:attributes:secret:)``.
+    /// - Parameters:
+    ///   - row: the row as read, with its sealed secret when `secret` is `nil` (it is kept as it is).
+    ///   - itemKey: the row's item key.
+    ///   - secret: the new secret, or `nil` to keep the stored one.
+    /// - Throws: `.dataTooLarge`; `.param` when the attributes cannot be encoded; SQLite failures.
+    func reseal(_ row: Row, itemKey: SecureBytes, attributes: [String: AttributeValue], secret: SecureBytes?)
+        throws(KeychainFailure)
+    {
+        if let secret, secret.count > Self.maximumSecretBytes {
+            throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
+        }
+        var ad = associatedData(.attributes, row)
+        let sealedAttributes = Sodium.seal(try ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: ad)
+        let sealedSecret: [UInt8]
+        if let secret {
+            ad[ItemCodec.partOffset] = ItemCodec.Part.secret.rawValue
+            sealedSecret = Sodium.seal(secret, key: itemKey, associatedData: ad)
+        } else {
+            guard let kept = row.secret else { throw KeychainFailure(.decode, "an item's secret was not read") }
+            sealedSecret = kept
+        }
+        let tag = codec.rowTag([
+            .blob(row.persistentRef), .integer(ItemCodec.classCode(row.itemClass)), .integer(row.protection.code),
+            .integer(row.sync ? 1 : 0), .blob(row.digests.accessGroup), .blob(row.digests.primaryKey),
+            .blob(row.digests.account), .blob(row.digests.name), .blob(row.wrappedKey), .blob(sealedAttributes),
+            .blob(sealedSecret),
+        ])
+        do throws(SQLiteError) {
+            if secret != nil {
+                try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
+                    .blob(sealedAttributes), .blob(sealedSecret), .blob(tag), .integer(row.rowid),
+                ])
+            } else {
+                try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
+                    .blob(sealedAttributes), .blob(tag), .integer(row.rowid),
+                ])
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+        try accumulate(zip(row.tag, tag).map { $0 ^ $1 })
     }
 
     /// Re-seals one row in place with a fresh item key.

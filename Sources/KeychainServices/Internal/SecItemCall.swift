@@ -56,12 +56,13 @@ enum SecItemCall {
             protection: protection, persistentRef: request.persistentRef, limit: nil)
     }
 
-    /// What to decrypt. Reading secrets also reads attributes: an item's access-control constraints
-    /// are among them and decide whether the secret may be returned.
+    /// What to decrypt. Reading secrets also reads the access control, among the attributes: an item's
+    /// constraints decide whether the secret may be returned. Without `kSecReturnAttributes` only that
+    /// entry is read (``ItemProjection/accessControl``), not every attribute.
     static func projection(_ request: SecItemRequest) -> ItemProjection {
         var projection: ItemProjection = []
-        if request.returnAttributes || request.returnData { projection.insert(.attributes) }
-        if request.returnData { projection.insert(.secret) }
+        if request.returnAttributes { projection.insert(.attributes) }
+        if request.returnData { projection.formUnion([.secret, .accessControl]) }
         return projection
     }
 

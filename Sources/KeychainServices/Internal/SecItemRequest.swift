@@ -203,7 +203,7 @@ struct SecItemRequest {
                 guard let name = Self.string(value), ProtectionClass(rawValue: name) != nil else { throw .param }
                 attributes["pdmn"] = .string(name)
             case "sync":
-                if value is String { throw .param }
+                if string(value) != nil { throw .param }
                 attributes["sync"] = .bool(try boolean(value))
             case "accc":
                 guard let access = value as? SecAccessControl else { throw .param }
@@ -222,38 +222,39 @@ struct SecItemRequest {
 
     /// The dictionary's entries with `String` keys, or `nil` when a key is not a string.
     ///
-    /// One pass over the `NSDictionary`: bridging it with `as? [String: Any]` built and hashed a whole
-    /// Swift dictionary on every call, only to be iterated once (with the casts below, 49k → ~30k
-    /// instructions of a 132k-instruction read, keychain-bench issue 7). Keys of an `NSDictionary` are
-    /// unique, so the entries are too.
+    /// From `allKeys` and `allValues`, which swift-corelibs-foundation answers for a plain `NSDictionary`
+    /// with its stored objects as they are (`NSString`, `NSNumber`, `NSData`, …), in matching order (one
+    /// storage, walked twice). `enumerateKeysAndObjects` bridged every key and value back to a Swift
+    /// value first (`getObjects`, with a dynamic cast each) and took a lock per entry: 21k of the 101k
+    /// instructions of a `SecItemCopyMatching` by service and account (callgrind, issue 15). The casts
+    /// below accept both the Foundation objects and Swift values (what a subclass's enumerator hands
+    /// out). Keys of an `NSDictionary` are unique, so the entries are too.
     static func entries(_ dictionary: NSDictionary) -> [(key: String, value: Any)]? {
+        let keys = dictionary.allKeys
+        let values = dictionary.allValues
+        guard keys.count == values.count else { return nil }
         var entries: [(key: String, value: Any)] = []
-        entries.reserveCapacity(dictionary.count)
-        var nonString = false
-        dictionary.enumerateKeysAndObjects { key, value, stop in
-            if let name = key as? String {
-                entries.append((name, value))
-            } else {
-                nonString = true
-                stop.pointee = true
-            }
+        entries.reserveCapacity(keys.count)
+        for index in keys.indices {
+            guard let name = string(keys[index]) else { return nil }
+            entries.append((name, values[index]))
         }
-        return nonString ? nil : entries
+        return entries
     }
 
-    // Casts of dictionary values. `enumerateKeysAndObjects` hands out strings and data as Swift `String`
-    // and `Data` already, so the exact-type casts come first (cheap); anything else (an NSString subclass
-    // instance, a value of another type) takes the generic bridging cast, so answers are unchanged.
+    // Casts of dictionary values. `allValues` hands out the stored Foundation objects, so the class casts
+    // come first (cheap); a Swift `String` or `Data` (from a dictionary subclass) takes the exact-type
+    // cast, and anything else the generic bridging cast, so answers are unchanged.
 
     static func string(_ value: Any) -> String? {
-        if let string = value as? String { return string }
         if let object = value as? NSString { return String._unconditionallyBridgeFromObjectiveC(object) }
+        if let string = value as? String { return string }
         return nil
     }
 
     static func data(_ value: Any) -> Data? {
-        if let data = value as? Data { return data }
         if let object = value as? NSData { return Data._unconditionallyBridgeFromObjectiveC(object) }
+        if let data = value as? Data { return data }
         return nil
     }
 
@@ -303,6 +304,7 @@ struct SecItemRequest {
         case .bool:
             return .bool(try boolean(value))
         case .date:
+            if let date = value as? NSDate { return .date(date._bridgeToSwift()) }
             if let date = value as? Date { return .date(date) }
         }
         throw .param

@@ -1,0 +1,270 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// The item record: the project's own encoding of an item's attributes, sealed in the `attributes`
+/// column and carried in backups (specified byte by byte in `docs/RECORD-FORMAT.md`).
+///
+/// ```
+/// record = version (u8 = 1) ‖ count (u8) ‖ entry × count
+/// entry  = attribute (u8) [‖ name length (u8) ‖ name, when attribute = 0] ‖ type (u8) ‖ value
+/// value  = string/data: length (u32 BE) ‖ bytes;  integer: i64 BE;  bool: u8 (0/1);
+///          date: IEEE 754 binary64 bit pattern, BE (seconds since 2001-01-01 00:00:00 UTC)
+/// ```
+///
+/// Attributes with a number in ``attributeNames`` (every attribute of both password classes) take one
+/// byte; any other name (an attribute a later build adds) is written out after attribute number 0.
+/// The decoder reads straight from the plaintext buffer, checks every length against what remains,
+/// and refuses unknown versions, types and numbers, invalid UTF-8, booleans other than 0/1, a
+/// repeated attribute and trailing bytes: hostile or damaged input gives `nil`, never a trap.
+///
+/// It replaces the binary property list written by Foundation's `PropertyListEncoder`, whose decoder
+/// cost about 360k instructions per item (tracker issue 15). Records written before then start with
+/// `bplist00`; ``ItemCodec/decodeAttributes(_:)`` still reads them, and opening a keychain converts
+/// them (``Keystore/migrateLegacyRecords()``).
+package enum ItemRecordFormat {
+    /// The version byte this build writes (the only one it reads besides legacy property lists).
+    static let version: UInt8 = 1
+
+    /// The most entries a record holds (its count byte).
+    static let maximumEntries = 255
+
+    /// Value types, as stored in an entry's type byte.
+    enum ValueType: UInt8 {
+        case string = 1
+        case data = 2
+        case integer = 3
+        case bool = 4
+        case date = 5
+    }
+
+    /// The attribute numbers: index `n` (1…22) names attribute number `n`; 0 means "named in the entry".
+    /// Both classes' attributes, in Apple's schema order (`AttributeDescriptor.common`, then generic
+    /// password's, then internet password's), then `accc` (access control, added after the others).
+    /// Numbers are permanent: a new attribute is appended.
+    static let attributeNames: [String] = [
+        "", "agrp", "sync", "pdmn", "cdat", "mdat", "desc", "icmt", "crtr", "type", "labl", "invi", "nega", "acct",
+        "svce", "gena", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "accc",
+    ]
+
+    /// The number of each attribute name of ``attributeNames``.
+    static let attributeNumbers: [String: UInt8] = Dictionary(
+        uniqueKeysWithValues: attributeNames.enumerated().dropFirst().map { ($0.element, UInt8($0.offset)) })
+
+    // MARK: - Encoding
+
+    /// The record of `attributes`, or `nil` when it cannot be encoded (more than 255 attributes, a name
+    /// without a number that is empty or longer than 255 bytes, a string or data value of 4 GiB or more, or a date that
+    /// is not finite: the encoder refuses what the decoder would).
+    package static func encode(_ attributes: [String: AttributeValue]) -> [UInt8]? {
+        guard attributes.count <= maximumEntries else { return nil }
+        // Entries in ascending attribute number, named ones (number 0) last, by name: one canonical form.
+        var numbered: [(number: UInt8, value: AttributeValue)] = []
+        numbered.reserveCapacity(attributes.count)
+        var named: [(name: String, value: AttributeValue)] = []
+        var size = 2
+        for (name, value) in attributes {
+            if let number = attributeNumbers[name] {
+                numbered.append((number, value))
+                size += 2
+            } else {
+                guard !name.isEmpty, name.utf8.count <= 255 else { return nil }
+                named.append((name, value))
+                size += 3 + name.utf8.count
+            }
+            switch value {
+            case .string(let string):
+                guard string.utf8.count <= Int(UInt32.max) else { return nil }
+                size += 4 + string.utf8.count
+            case .data(let data):
+                guard data.count <= Int(UInt32.max) else { return nil }
+                size += 4 + data.count
+            case .date(let date):
+                guard date.timeIntervalSinceReferenceDate.isFinite else { return nil }
+                size += 8
+            case .integer: size += 8
+            case .bool: size += 1
+            }
+        }
+        numbered.sort { $0.number < $1.number }
+        named.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        bytes.append(version)
+        bytes.append(UInt8(attributes.count))
+        for entry in numbered {
+            bytes.append(entry.number)
+            append(entry.value, to: &bytes)
+        }
+        for entry in named {
+            bytes.append(0)
+            bytes.append(UInt8(entry.name.utf8.count))
+            bytes.append(contentsOf: entry.name.utf8)
+            append(entry.value, to: &bytes)
+        }
+        return bytes
+    }
+
+    private static func append(_ value: AttributeValue, to bytes: inout [UInt8]) {
+        switch value {
+        case .string(let string):
+            bytes.append(ValueType.string.rawValue)
+            appendBigEndian(UInt32(string.utf8.count), to: &bytes)
+            bytes.append(contentsOf: string.utf8)
+        case .data(let data):
+            bytes.append(ValueType.data.rawValue)
+            appendBigEndian(UInt32(data.count), to: &bytes)
+            bytes.append(contentsOf: data)
+        case .integer(let integer):
+            bytes.append(ValueType.integer.rawValue)
+            appendBigEndian(UInt64(bitPattern: integer), to: &bytes)
+        case .bool(let flag):
+            bytes.append(ValueType.bool.rawValue)
+            bytes.append(flag ? 1 : 0)
+        case .date(let date):
+            bytes.append(ValueType.date.rawValue)
+            appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
+        }
+    }
+
+    private static func appendBigEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    // MARK: - Decoding
+
+    /// Whether `bytes` starts with this format's version byte (rather than a legacy property list).
+    static func isRecord(_ bytes: [UInt8]) -> Bool { bytes.first == version }
+
+    /// The attributes of a record, or `nil` when `bytes` is not a well-formed record of ``version``.
+    package static func decode(_ bytes: [UInt8]) -> [String: AttributeValue]? {
+        bytes.withUnsafeBytes { decode($0) }
+    }
+
+    /// The attributes of a record read in place from `buffer`, or `nil` when it is not well-formed.
+    static func decode(_ buffer: UnsafeRawBufferPointer) -> [String: AttributeValue]? {
+        var reader = Reader(buffer: buffer)
+        guard let version = reader.byte(), version == Self.version, let count = reader.byte() else { return nil }
+        var attributes: [String: AttributeValue] = [:]
+        attributes.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let number = reader.byte() else { return nil }
+            let name: String
+            if number == 0 {
+                guard let length = reader.byte(), let bytes = reader.bytes(Int(length)), length > 0,
+                    let text = Reader.string(bytes), attributeNumbers[text] == nil
+                else { return nil }
+                name = text
+            } else {
+                guard Int(number) < attributeNames.count else { return nil }
+                name = attributeNames[Int(number)]
+            }
+            guard let value = reader.value(), attributes.updateValue(value, forKey: name) == nil else { return nil }
+        }
+        guard reader.isAtEnd else { return nil }
+        return attributes
+    }
+
+    /// The value of one numbered attribute of a record, read in place without building the others.
+    ///
+    /// Every entry's framing is checked as ``decode(_:)-(UnsafeRawBufferPointer)`` checks it (version,
+    /// numbers, types, every length, no trailing bytes); only the wanted entry's value is decoded
+    /// (strings of the others are not validated as UTF-8).
+    /// - Returns: `.some(nil)` when the record has no such attribute, `nil` when it is not well-formed.
+    static func value(number wanted: UInt8, in bytes: [UInt8]) -> AttributeValue?? {
+        bytes.withUnsafeBytes { buffer -> AttributeValue?? in
+            var reader = Reader(buffer: buffer)
+            guard let version = reader.byte(), version == Self.version, let count = reader.byte() else { return nil }
+            var found: AttributeValue?
+            for _ in 0..<count {
+                guard let number = reader.byte() else { return nil }
+                if number == 0 {
+                    guard let length = reader.byte(), length > 0, reader.bytes(Int(length)) != nil else { return nil }
+                } else if Int(number) >= attributeNames.count {
+                    return nil
+                }
+                if number == wanted {
+                    guard found == nil, let value = reader.value() else { return nil }
+                    found = value
+                } else {
+                    guard reader.skipValue() else { return nil }
+                }
+            }
+            guard reader.isAtEnd else { return nil }
+            return .some(found)
+        }
+    }
+
+    /// Bounds-checked reading of a record: every read returns `nil` rather than pass the end.
+    private struct Reader {
+        let buffer: UnsafeRawBufferPointer
+        var offset = 0
+
+        var isAtEnd: Bool { offset == buffer.count }
+
+        mutating func byte() -> UInt8? {
+            guard offset < buffer.count else { return nil }
+            defer { offset += 1 }
+            return buffer[offset]
+        }
+
+        mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer? {
+            guard count >= 0, count <= buffer.count - offset else { return nil }
+            defer { offset += count }
+            return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
+        }
+
+        mutating func bigEndian<T: FixedWidthInteger>(_: T.Type) -> T? {
+            guard let bytes = bytes(MemoryLayout<T>.size) else { return nil }
+            return bytes.reduce(T(0)) { $0 << 8 | T($1) }
+        }
+
+        /// The string of `bytes`, or `nil` when they are not UTF-8. ASCII (nearly every attribute) takes a
+        /// byte scan and a direct copy; anything else goes through the standard library's validation,
+        /// which costs several times as much (callgrind, keychain-bench read.enumerate).
+        static func string(_ bytes: UnsafeRawBufferPointer) -> String? {
+            for byte in bytes where byte >= 0x80 { return String(validating: bytes, as: UTF8.self) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// Moves past one value (type and payload), checking its framing; `false` when it is malformed.
+        mutating func skipValue() -> Bool {
+            guard let raw = byte(), let type = ValueType(rawValue: raw) else { return false }
+            switch type {
+            case .string, .data:
+                guard let length = bigEndian(UInt32.self) else { return false }
+                return bytes(Int(length)) != nil
+            case .integer, .date: return bytes(8) != nil
+            case .bool:
+                guard let flag = byte() else { return false }
+                return flag <= 1
+            }
+        }
+
+        mutating func value() -> AttributeValue? {
+            guard let raw = byte(), let type = ValueType(rawValue: raw) else { return nil }
+            switch type {
+            case .string:
+                guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)),
+                    let string = Self.string(bytes)
+                else { return nil }
+                return .string(string)
+            case .data:
+                guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)) else { return nil }
+                return .data(Data(bytes))
+            case .integer:
+                return bigEndian(UInt64.self).map { .integer(Int64(bitPattern: $0)) }
+            case .bool:
+                guard let flag = byte(), flag <= 1 else { return nil }
+                return .bool(flag == 1)
+            case .date:
+                guard let bits = bigEndian(UInt64.self) else { return nil }
+                let seconds = Double(bitPattern: bits)
+                guard seconds.isFinite else { return nil }
+                return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+extension StoreSession {
+    // MARK: - Internal
+
+    /// What one batch of ``convertLegacyRecords(_:after:limit:)`` did.
+    struct RecordBatch {
+        /// The rowid of the last row examined (the next batch starts after it).
+        var lastRowID: Int64
+        /// Rows whose property list was converted to an item record.
+        var converted = 0
+        /// Rows that already held an item record (converted by an earlier, interrupted run).
+        var alreadyCurrent = 0
+        /// Rows that do not open (orphaned `…ThisDeviceOnly` items, damaged rows): left as they are.
+        var unopenable = 0
+        /// No row of the class is left after this batch.
+        var isLast = false
+    }
+
+    /// The `meta` entry holding the protection classes that may still have legacy records: bit `code`
+    /// for each class code (1…7), as an 8-byte big-endian integer; absent or 0 when there are none.
+    static let legacyRecordsMeta = "legacy_records"
+
+    /// Upgrades a schema version 1 keychain to version 2, in the caller's write transaction: records
+    /// in ``legacyRecordsMeta`` which protection classes hold (property-list) rows, and sets
+    /// `user_version` to ``Schema/version``. Does nothing when another process already did it.
+    /// - Returns: the classes marked (bit `code` per class), or `nil` when the file was already version 2.
+    /// - Throws: `.invalidKeychain`, `.io` or `.diskFull` for SQLite failures.
+    func markLegacyRecords() throws(KeychainFailure) -> Int64? {
+        do throws(SQLiteError) {
+            guard try database.scalar("PRAGMA user_version") == Schema.legacyRecordVersion else { return nil }
+            var mask: Int64 = 0
+            let classes = try database.prepare("SELECT DISTINCT pdmn FROM items")
+            try classes.bind([])
+            defer { classes.finish() }
+            while try classes.step() {
+                let code = classes.int64(0)
+                if (1...7).contains(code) { mask |= 1 << code }
+            }
+            try Meta.set(database, Self.legacyRecordsMeta, integer: mask)
+            try database.execute("PRAGMA user_version = \(Schema.version)")
+            return mask
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// The classes that may still hold legacy records (see ``legacyRecordsMeta``).
+    func legacyRecordClasses() throws(KeychainFailure) -> Int64 {
+        try Meta.integer(database, Self.legacyRecordsMeta)
+    }
+
+    /// Converts up to `limit` rows of `protection` after `rowid` from property lists to item records,
+    /// in the caller's write transaction; when the class has no rows left, clears its bit in
+    /// ``legacyRecordsMeta``.
+    ///
+    /// Each row keeps its item key, wrapped key, secret and every index column: only the `attributes`
+    /// ciphertext (sealed again under the same item key and associated data, with a fresh nonce) and the
+    /// row's tag change, and the accumulator takes the tag's change. A row's plaintext tells the formats
+    /// apart (`bplist00` or the record's version byte), so a batch interrupted by a crash is simply done
+    /// again. The class key must be available (the caller checks ``SessionKeys/classKey(_:)``).
+    /// - Throws: `.interactionNotAllowed` when the class key is locked; SQLite failures.
+    func convertLegacyRecords(_ protection: ProtectionClass, after rowid: Int64, limit: Int) throws(KeychainFailure)
+        -> RecordBatch
+    {
+        var rows: [Row] = []
+        let select: Statement
+        do throws(SQLiteError) {
+            select = try database.prepare(
+                "SELECT \(Self.rowColumns), secret FROM items WHERE pdmn = ? AND rowid > ? ORDER BY rowid LIMIT ?")
+            try select.bind([.integer(protection.code), .integer(rowid), .integer(Int64(limit))])
+        } catch {
+            throw Self.failure(error)
+        }
+        defer { select.finish() }
+        while true {
+            let more: Bool
+            do { more = try select.step() } catch { throw Self.failure(error) }
+            guard more else { break }
+            rows.append(try Self.row(select, withSecret: true))
+        }
+        var batch = RecordBatch(lastRowID: rows.last?.rowid ?? rowid, isLast: rows.count < limit)
+        for row in rows {
+            var ad = associatedData(.key, row)
+            guard let key = try? itemKey(row, associatedData: ad) else {
+                batch.unopenable += 1
+                continue
+            }
+            ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+            guard let plain = Sodium.open(row.attributes, key: key, associatedData: ad) else {
+                batch.unopenable += 1
+                continue
+            }
+            if ItemRecordFormat.isRecord(plain) {
+                batch.alreadyCurrent += 1
+                continue
+            }
+            guard let attributes = ItemCodec.decodeLegacyAttributes(plain),
+                let record = ItemRecordFormat.encode(attributes)
+            else {
+                batch.unopenable += 1
+                continue
+            }
+            let sealed = Sodium.seal(record, key: key, associatedData: ad)
+            let columns: [SQLValue] = [
+                .blob(row.persistentRef), .integer(ItemCodec.classCode(row.itemClass)), .integer(row.protection.code),
+                .integer(row.sync ? 1 : 0), .blob(row.digests.accessGroup), .blob(row.digests.primaryKey),
+                .blob(row.digests.account), .blob(row.digests.name), .blob(row.wrappedKey), .blob(sealed),
+                .blob(row.secret ?? []),
+            ]
+            let tag = codec.rowTag(columns)
+            do throws(SQLiteError) {
+                try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
+                    .blob(sealed), .blob(tag), .integer(row.rowid),
+                ])
+            } catch {
+                throw Self.failure(error)
+            }
+            try accumulate(zip(row.tag, tag).map { $0 ^ $1 })
+            batch.converted += 1
+        }
+        if batch.isLast {
+            let remaining = try legacyRecordClasses() & ~(1 << protection.code)
+            do { try Meta.set(database, Self.legacyRecordsMeta, remaining == 0 ? nil : Self.bigEndian(remaining)) } catch {
+                throw Self.failure(error)
+            }
+        }
+        return batch
+    }
+
+    private static func bigEndian(_ value: Int64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+}
