@@ -36,19 +36,29 @@ final class AssuanConnection {
             throw KeychainFailure(.interactionNotAllowed, "cannot create a socket for pinentry")
         }
         let child = FileHandle(fileDescriptor: pair[1], closeOnDealloc: false)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.standardInput = child
-        process.standardOutput = child
-        process.standardError = FileHandle.nullDevice
         socket = pair[0]
-        do {
-            try process.run()
-        } catch {
-            close(pair[1])
-            close(pair[0])
-            throw KeychainFailure(.interactionNotAllowed, "cannot start the pinentry program \(program)")
+        var attempt = 0
+        while true {
+            let started = Process()
+            started.executableURL = URL(fileURLWithPath: program)
+            started.arguments = arguments
+            started.standardInput = child
+            started.standardOutput = child
+            started.standardError = FileHandle.nullDevice
+            do {
+                try started.run()
+                process = started
+                break
+            } catch where (error as NSError).code == Int(ETXTBSY) && attempt < 20 {
+                // The program file is still open for writing somewhere (being installed or replaced,
+                // or inherited by a process forked at that moment): it becomes runnable a moment later.
+                attempt += 1
+                usleep(10_000)
+            } catch {
+                close(pair[1])
+                close(pair[0])
+                throw KeychainFailure(.interactionNotAllowed, "cannot start the pinentry program \(program)")
+            }
         }
         close(pair[1])
         guard case .ok = try readReply() else {
