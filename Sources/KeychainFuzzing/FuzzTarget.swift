@@ -32,6 +32,17 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case record
 
     /// Runs the target on one input.
+    /// Whether the scratch keychain this target's inputs run against could be made: `false` means
+    /// ``run(_:)`` would return at once and test nothing, so the corpus replay fails on it rather than
+    /// pass without testing (tracker issue 13).
+    package var isReady: Bool {
+        switch self {
+        case .secItem: FuzzTarget.scratch != nil
+        case .csv, .backup: FuzzTarget.transferScratch != nil
+        case .database, .entitlements, .gitCredential, .dockerJSON, .record: true
+        }
+    }
+
     package func run(_ data: Data) {
         _ = FuzzTarget.scratchFoldersRemovedAtExit
         switch self {
