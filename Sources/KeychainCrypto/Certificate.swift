@@ -24,12 +24,12 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// - Throws: `CryptoError.decode` if the bytes are not exactly one DER X.509 certificate.
     package init(der bytes: [UInt8]) throws(CryptoError) {
         let decoded = try OpenSSL.decode(bytes, what: "X.509 certificate") { d2i_X509(nil, $0, $1) }
-        x509 = decoded.object
-        der = bytes
         guard decoded.free else {
-            X509_free(x509)
+            X509_free(decoded.object)
             throw .decode("X.509 certificate: trailing bytes")
         }
+        x509 = decoded.object
+        der = bytes
     }
 
     deinit { X509_free(x509) }

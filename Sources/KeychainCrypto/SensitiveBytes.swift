@@ -17,14 +17,16 @@ package final class SensitiveBytes: @unchecked Sendable, CustomStringConvertible
 
     /// Allocates `count` bytes and lets `initialize` write them; wipes them if it throws.
     package init<E: Error>(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
-        buffer = .allocate(byteCount: max(count, 1), alignment: 16)
-        storedCount = count
-        let used = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-        do { try initialize(used) } catch {
+        // Initialized before the stored properties are set: a throwing class init that has set
+        // them all would also run deinit, freeing the buffer twice.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        do { try initialize(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])) } catch {
             OPENSSL_cleanse(buffer.baseAddress, buffer.count)
             buffer.deallocate()
             throw error
         }
+        self.buffer = buffer
+        self.storedCount = count
     }
 
     private let storedCount: Int
