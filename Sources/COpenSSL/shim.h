@@ -56,6 +56,7 @@ static inline unsigned long copenssl_name_flags_rfc2253(void) { return XN_FLAG_R
 static inline const char *copenssl_param_group(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
 static inline const char *copenssl_param_pub(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
 static inline const char *copenssl_param_priv(void) { return OSSL_PKEY_PARAM_PRIV_KEY; }
+static inline const char *copenssl_param_encoding(void) { return OSSL_PKEY_PARAM_EC_ENCODING; }
 static inline const char *copenssl_param_digest(void) { return OSSL_KDF_PARAM_DIGEST; }
 static inline const char *copenssl_param_key(void) { return OSSL_KDF_PARAM_KEY; }
 static inline const char *copenssl_param_info(void) { return OSSL_KDF_PARAM_INFO; }

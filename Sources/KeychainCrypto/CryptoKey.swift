@@ -66,6 +66,16 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
                 _ = OpenSSL.drainErrors()
                 throw .unsupported("EC keys on curves other than P-256, P-384 and P-521")
             }
+            // RFC 5480 §2.1.1: named curves only; explicit parameters (even equal to a named
+            // curve's) are refused, as Apple's Security does.
+            var encoding = [CChar](repeating: 0, count: 32)
+            if EVP_PKEY_get_utf8_string_param(pkey, copenssl_param_encoding(), &encoding, encoding.count, nil) == 1,
+                String(decoding: encoding.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) != "named_curve"
+            {
+                EVP_PKEY_free(pkey)
+                throw .unsupported("EC keys with explicit curve parameters")
+            }
+            _ = OpenSSL.drainErrors()
             kind = .ec(curve)
         case EVP_PKEY_RSA:
             kind = .rsa(bits: Int(EVP_PKEY_get_bits(pkey)))
@@ -169,6 +179,32 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
             throw .decode("EC key: not a point on \(curve)")
         }
         return pkey
+    }
+
+    /// An EC private key from its scalar alone (`K`, big-endian, `coordinateBytes` long): the
+    /// public point `K·G` is computed with OpenSSL's `EC_POINT_mul`, then the key is imported as
+    /// `04 ‖ X ‖ Y ‖ K`. For keys that arrive without their public half (test vectors, some PEM).
+    /// - Throws: `CryptoError.decode` if the scalar is zero, not below the order, or the wrong length.
+    package convenience init(ecPrivateScalar scalar: [UInt8], curve: Curve) throws(CryptoError) {
+        guard scalar.count == curve.coordinateBytes else { throw .decode("EC private scalar: wrong length") }
+        let nid = curve.groupName.withCString { OBJ_sn2nid($0) }
+        guard let group = EC_GROUP_new_by_curve_name(nid) else { throw .library("EC_GROUP_new_by_curve_name") }
+        defer { EC_GROUP_free(group) }
+        guard let point = EC_POINT_new(group), let number = BN_secure_new() else { throw .library("EC_POINT_new") }
+        defer {
+            EC_POINT_free(point)
+            BN_clear_free(number)
+        }
+        let width = curve.coordinateBytes
+        var encoded = [UInt8](repeating: 0, count: 1 + 2 * width)
+        let ok = scalar.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32(width), number) } != nil
+            && EC_POINT_mul(group, point, number, nil, nil, nil) == 1
+            && EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, &encoded, encoded.count, nil) == encoded.count
+        guard ok else {
+            _ = OpenSSL.drainErrors()
+            throw .decode("EC private scalar")
+        }
+        try self.init(externalRepresentation: encoded + scalar, rsa: false, isPrivate: true)
     }
 
     /// OpenSSL's key selections (`EVP_PKEY_PUBLIC_KEY`, `EVP_PKEY_KEYPAIR`; macros of macros).
