@@ -52,7 +52,7 @@ let package = Package(
             swiftSettings: strictSettings),
         // libFuzzer targets (scripts/fuzz) and their corpus replayer.
         .target(
-            name: "KeychainFuzzing", dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI"], swiftSettings: strictSettings),
+            name: "KeychainFuzzing", dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI", "KeychainCrypto"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
         // The floor of keychain-bench's CLI workload: opens a database without Foundation.
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
