@@ -34,7 +34,7 @@ let package = Package(
         // Keys, certificates and PKCS #12 over libcrypto: the engine behind SecKey, SecCertificate, SecIdentity.
         .target(name: "KeychainCrypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         // Apple's SecItem API, names and statuses unchanged.
-        .target(name: "KeychainServices", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        .target(name: "KeychainServices", dependencies: ["KeychainCore", "KeychainCrypto"], swiftSettings: strictSettings),
         // `import Security` on Linux (design brief: module `Security`); no code of its own.
         .target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strictSettings),
         // LAContext, LAPolicy, LAError (design brief: product `LocalAuthentication`).
