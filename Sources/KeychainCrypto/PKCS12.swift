@@ -24,21 +24,32 @@ package enum PKCS12 {
     ///   or a MAC-less file does not decrypt); `.decode` when the bytes are not PKCS #12, or it
     ///   holds no private key with its certificate.
     package static func parse(_ bytes: [UInt8], passphrase: String) throws(CryptoError) -> Contents {
+        _ = legacyAlgorithms
         let decoded = try OpenSSL.decode(bytes, what: "PKCS #12 file") { d2i_PKCS12(nil, $0, $1) }
         let p12 = decoded.object
         defer { PKCS12_free(p12) }
         guard decoded.free else { throw .decode("PKCS #12 file: trailing bytes") }
+        // An empty passphrase may have been encoded as no password at all or as an empty one
+        // (PKCS12_parse tries both the same way).
+        let candidates: [String?] = passphrase.isEmpty ? [nil, ""] : [passphrase]
         let hasMAC = PKCS12_mac_present(p12) == 1
-        if hasMAC {
-            guard PKCS12_verify_mac(p12, passphrase, Int32(passphrase.utf8.count)) == 1 else {
-                _ = OpenSSL.drainErrors()
-                throw .authFailed
+        var chosen: String?? = .none
+        for candidate in candidates {
+            let verified =
+                !hasMAC
+                || (candidate.map { PKCS12_verify_mac(p12, $0, Int32($0.utf8.count)) } ?? PKCS12_verify_mac(p12, nil, 0)) == 1
+            if verified {
+                chosen = .some(candidate)
+                break
             }
         }
+        _ = OpenSSL.drainErrors()
+        guard case .some(let password) = chosen else { throw .authFailed }
         var pkey: OpaquePointer?
         var x509: OpaquePointer?
         var ca: OpaquePointer?
-        guard PKCS12_parse(p12, passphrase, &pkey, &x509, &ca) == 1 else {
+        let parsed = password.map { PKCS12_parse(p12, $0, &pkey, &x509, &ca) } ?? PKCS12_parse(p12, nil, &pkey, &x509, &ca)
+        guard parsed == 1 else {
             _ = OpenSSL.drainErrors()
             throw hasMAC ? .decode("PKCS #12 contents") : .authFailed
         }
@@ -47,7 +58,11 @@ package enum PKCS12 {
             if let x509 { X509_free(x509) }
             throw .decode("PKCS #12 file: no private key")
         }
-        let key = try CryptoKey(owning: pkey, isPrivate: true)
+        let key: CryptoKey
+        do { key = try CryptoKey(owning: pkey, isPrivate: true) } catch {
+            if let x509 { X509_free(x509) }
+            throw error
+        }
         guard let x509 else { throw .decode("PKCS #12 file: no certificate for the private key") }
         var keyID: [UInt8]?
         var length: Int32 = 0
@@ -66,6 +81,16 @@ package enum PKCS12 {
         }
         return Contents(privateKey: key, certificate: leaf, chain: chain, keyID: keyID, label: label)
     }
+
+    /// The legacy provider (RC2-40, the cipher of PKCS #12 files from older macOS, Windows and
+    /// `openssl pkcs12 -legacy`) beside the default one, loaded once into OpenSSL's default library
+    /// context for the life of the process (loading any provider stops the implicit default one,
+    /// so both are loaded). Without the legacy module such files fail as malformed.
+    static let legacyAlgorithms: Bool = {
+        let loaded = OSSL_PROVIDER_load(nil, "default") != nil && OSSL_PROVIDER_load(nil, "legacy") != nil
+        _ = OpenSSL.drainErrors()
+        return loaded
+    }()
 
     /// Writes a PKCS #12 file (`security export -f pkcs12`) with OpenSSL 3's defaults: keys and
     /// certificates in AES-256-CBC with PBKDF2, a SHA-256 MAC.

@@ -144,6 +144,30 @@ struct PKCS12Tests {
         #expect(contents.certificate.matches(contents.privateKey))
     }
 
+    @Test("legacy files (RC2-40, openssl pkcs12 -legacy, as older macOS and Windows export) import")
+    func legacy() throws {
+        let tool = try OpenSSLTool()
+        defer { tool.cleanUp() }
+        let contents = try PKCS12.parse(try Self.export(tool, key: Fixtures.p256, options: ["-legacy"]), passphrase: "correct horse")
+        #expect(contents.privateKey == Fixtures.p256)
+        #expect(contents.chain.count == 2)
+        #expect(throws: CryptoError.authFailed) {
+            try PKCS12.parse(try tool.read("id.p12"), passphrase: "wrong")
+        }
+    }
+
+    @Test("an empty passphrase opens files exported with an empty password")
+    func emptyPassphrase() throws {
+        let tool = try OpenSSLTool()
+        defer { tool.cleanUp() }
+        _ = try Self.export(tool, key: Fixtures.p256)
+        try tool.ok([
+            "pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem", "-passout", "pass:", "-out", "empty.p12",
+        ])
+        #expect(try PKCS12.parse(try tool.read("empty.p12"), passphrase: "").privateKey == Fixtures.p256)
+        #expect(throws: CryptoError.authFailed) { try PKCS12.parse(try tool.read("empty.p12"), passphrase: "x") }
+    }
+
     @Test("a wrong passphrase is errSecAuthFailed, distinct from a malformed file")
     func wrongPassphrase() throws {
         let tool = try OpenSSLTool()
