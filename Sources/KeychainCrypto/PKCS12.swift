@@ -84,13 +84,22 @@ package enum PKCS12 {
 
     /// The legacy provider (RC2-40, the cipher of PKCS #12 files from older macOS, Windows and
     /// `openssl pkcs12 -legacy`) beside the default one, loaded once into OpenSSL's default library
-    /// context for the life of the process (loading any provider stops the implicit default one,
-    /// so both are loaded). Without the legacy module such files fail as malformed.
-    static let legacyAlgorithms: Bool = {
-        let loaded = OSSL_PROVIDER_load(nil, "default") != nil && OSSL_PROVIDER_load(nil, "legacy") != nil
-        _ = OpenSSL.drainErrors()
-        return loaded
-    }()
+    /// context (loading any provider stops the implicit default one, so both are loaded). Without
+    /// the legacy module such files fail as malformed.
+    static let legacyAlgorithms = Providers()
+
+    /// The two provider handles, owned for the life of the process (the default library context
+    /// uses them until exit, so they are never unloaded).
+    // @unchecked Sendable: two handles written once in init and never used again.
+    final class Providers: @unchecked Sendable {
+        let handles: [OpaquePointer]
+
+        init() {
+            let names: [String] = ["default", "legacy"]
+            handles = names.compactMap { name in name.withCString { OSSL_PROVIDER_load(nil, $0) } }
+            _ = OpenSSL.drainErrors()
+        }
+    }
 
     /// Writes a PKCS #12 file (`security export -f pkcs12`) with OpenSSL 3's defaults: keys and
     /// certificates in AES-256-CBC with PBKDF2, a SHA-256 MAC.

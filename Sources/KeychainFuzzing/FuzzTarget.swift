@@ -377,6 +377,32 @@ extension FuzzTarget {
             _ = try? key.externalRepresentation()
             _ = try? key.publicKey().publicKeyBytes
             _ = try? key.subjectPublicKeyInfo
+            // Every operation once, with the input's own bytes as message (keys above 4096 bits
+            // would only make the run slow).
+            guard key.sizeInBits <= 4096 else { continue }
+            let algorithms: [KeyAlgorithm] =
+                switch key.kind {
+                case .ec:
+                    [.ecdsaSignatureMessageX962(.sha256), .ecdsaSignatureRFC4754, .ecies(cofactor: false, variableIV: true, hash: .sha256)]
+                case .rsa: [.rsaSignatureMessagePSS(.sha256), .rsaSignatureDigestPKCS1v15Raw, .rsaEncryptionOAEP(.sha1)]
+                }
+            for algorithm in algorithms {
+                let message = Array(bytes.prefix(32))
+                if algorithm.operation == .sign {
+                    if let signature = try? key.sign(message, algorithm: algorithm) {
+                        _ = try? key.verify(signature, for: message, algorithm: algorithm)
+                    }
+                    _ = try? key.verify(bytes, for: message, algorithm: algorithm)
+                } else {
+                    if let ciphertext = try? key.encrypt(message, algorithm: algorithm) {
+                        _ = try? key.decrypt(ciphertext, algorithm: algorithm)
+                    }
+                    _ = try? key.decrypt(bytes, algorithm: algorithm)
+                }
+            }
+            if case .ec = key.kind, let peer = try? key.publicKey() {
+                _ = try? key.keyExchange(with: peer, algorithm: .ecdh(cofactor: true, kdf: .sha256), requestedSize: 32, sharedInfo: bytes)
+            }
         }
     }
 }
