@@ -18,10 +18,25 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// Whether ``SecKeyCopyExternalRepresentation(_:_:)`` may return a private key's bytes
     /// (`kSecAttrIsExtractable`, default `true`).
     let isExtractable: Bool
+    /// `kSecAttrApplicationTag` given at creation, reported by ``SecKeyCopyAttributes(_:)``.
+    let applicationTag: Data?
+    /// `kSecAttrLabel` given at creation, reported by ``SecKeyCopyAttributes(_:)``.
+    let label: String?
 
-    init(_ key: CryptoKey, isExtractable: Bool = true) {
+    init(_ key: CryptoKey, isExtractable: Bool = true, applicationTag: Data? = nil, label: String? = nil) {
         self.key = key
         self.isExtractable = isExtractable
+        self.applicationTag = applicationTag
+        self.label = label
+    }
+
+    /// A key with the creation attributes of `parameters` (`kSecAttrIsExtractable`,
+    /// `kSecAttrApplicationTag`, `kSecAttrLabel`), each looked up in `specific` first.
+    convenience init(_ key: CryptoKey, attributes parameters: KeyParameters, specific: KeyParameters? = nil) {
+        let extractable = specific?.bool(kSecAttrIsExtractable) ?? parameters.bool(kSecAttrIsExtractable) ?? true
+        let tag = specific?.data(kSecAttrApplicationTag) ?? parameters.data(kSecAttrApplicationTag)
+        let label = specific?.string(kSecAttrLabel) ?? parameters.string(kSecAttrLabel)
+        self.init(key, isExtractable: extractable, applicationTag: tag.map { Data($0) }, label: label)
     }
 
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool { lhs.key == rhs.key }
@@ -60,8 +75,10 @@ public func SecKeyGetTypeID() -> CFTypeID {
 ///
 /// Follows Apple's `SecKeyCreateRandomKey` (SecKey.h). `kSecAttrKeyType` is
 /// `kSecAttrKeyTypeECSECPrimeRandom` (with `kSecAttrKeySizeInBits` 256, 384 or 521) or
-/// `kSecAttrKeyTypeRSA` (1024 to 4096 bits, a multiple of 8). `kSecAttrIsExtractable` (top level or
-/// in `kSecPrivateKeyAttrs`) set to `false` makes the private key refuse export.
+/// `kSecAttrKeyTypeRSA` (1024 to 4096 bits, a multiple of 8). `kSecAttrIsExtractable` (in
+/// `kSecPrivateKeyAttrs` or at the top level) set to `false` makes the private key refuse export;
+/// `kSecAttrApplicationTag` and `kSecAttrLabel` (likewise) are kept and reported by
+/// ``SecKeyCopyAttributes(_:)``.
 ///
 /// ```swift
 /// let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
@@ -104,8 +121,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     default: return CFError.report(errSecParam, "unsupported key type \(type)", to: error)
     }
     do {
-        let extractable = privateAttributes?.bool(kSecAttrIsExtractable) ?? parameters.bool(kSecAttrIsExtractable) ?? true
-        return SecKey(try CryptoKey.generate(kind), isExtractable: extractable)
+        return SecKey(try CryptoKey.generate(kind), attributes: parameters, specific: privateAttributes)
     } catch let failure {
         return failure.report(to: error)
     }
@@ -161,7 +177,7 @@ public func SecKeyCreateWithData(
     if let bits = attributes.int(kSecAttrKeySizeInBits), bits != key.sizeInBits {
         return CFError.report(errSecParam, "kSecAttrKeySizeInBits \(bits) does not match the key", to: error)
     }
-    return SecKey(key, isExtractable: attributes.bool(kSecAttrIsExtractable) ?? true)
+    return SecKey(key, attributes: attributes)
 }
 
 /// Returns the public key of a key.
@@ -204,7 +220,8 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// (`kSecClassKey`), `kSecAttrKeyClass`, `kSecAttrKeyType`, `kSecAttrKeySizeInBits`,
 /// `kSecAttrEffectiveKeySize`, `kSecAttrApplicationLabel` (SHA-1 of the public key), the usage
 /// flags (`kSecAttrCanSign`, `…Verify`, `…Encrypt`, `…Decrypt`, `…Derive`, `…Wrap`, `…Unwrap`),
-/// `kSecAttrIsExtractable`, and `kSecValueData` (the external representation) when extractable.
+/// `kSecAttrIsExtractable`, `kSecAttrApplicationTag` and `kSecAttrLabel` when given at creation,
+/// and `kSecValueData` (the external representation) when extractable.
 /// - Parameter key: the key.
 /// - Returns: the attributes.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
@@ -225,6 +242,8 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
         String(describing: kSecAttrIsExtractable): NSNumber(value: key.isExtractable),
     ]
     if let label = try? key.key.publicKeyHash { attributes[String(describing: kSecAttrApplicationLabel)] = cfData(label) }
+    if let tag = key.applicationTag { attributes[String(describing: kSecAttrApplicationTag)] = NSData(data: tag) }
+    if let label = key.label { attributes[String(describing: kSecAttrLabel)] = NSString(string: label) }
     if !isPrivate || key.isExtractable, let data = try? key.key.externalRepresentation() {
         attributes[String(describing: kSecValueData)] = data.withUnsafeBytes { cfData($0) }
     }

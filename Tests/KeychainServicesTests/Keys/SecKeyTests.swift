@@ -99,6 +99,21 @@ struct SecKeyTests {
         #expect(Self.status(error) == -50)
     }
 
+    @Test("kSecAttrApplicationTag and kSecAttrLabel given at creation are reported by SecKeyCopyAttributes")
+    func creationAttributes() throws {
+        var error: Unmanaged<CFError>?
+        let parameters: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: "384",
+            kSecAttrLabel as String: "top",
+            kSecPrivateKeyAttrs as String: [kSecAttrApplicationTag as String: Data("com.example.key".utf8)],
+        ]
+        let key = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, &error))
+        let attributes = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+        #expect(attributes[kSecAttrApplicationTag as String] as? Data == Data("com.example.key".utf8))
+        #expect(attributes[kSecAttrLabel as String] as? String == "top")
+        #expect((attributes[kSecAttrKeySizeInBits as String] as? NSNumber)?.intValue == 384)
+    }
+
     @Test("a non-extractable private key refuses export")
     func nonExtractable() throws {
         var error: Unmanaged<CFError>?
