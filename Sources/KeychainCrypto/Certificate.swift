@@ -227,6 +227,19 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
         }
     }
 
+    /// The X.509 version as written in the certificate: 0 for v1, 2 for v3.
+    package var version: Int { Int(X509_get_version(x509)) }
+
+    /// `kSecAttrSubjectKeyID` of certificate items: the subject key identifier extension's key
+    /// identifier, or `nil` when the certificate has none.
+    package var subjectKeyIdentifier: [UInt8]? {
+        guard let identifier = X509_get0_subject_key_id(x509) else {
+            _ = OpenSSL.drainErrors()
+            return nil
+        }
+        return Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(identifier), count: Int(ASN1_STRING_length(identifier))))
+    }
+
     // MARK: - Hashable
 
     package static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.der == rhs.der }

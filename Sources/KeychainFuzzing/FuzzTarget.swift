@@ -349,6 +349,7 @@ extension FuzzTarget {
             _ = try? certificate.normalizedIssuerSequence
             _ = try? certificate.normalizedSubjectSequence
             _ = try? certificate.publicKeyHash
+            _ = certificate.subjectKeyIdentifier
             _ = try? certificate.pem
             if let key = try? certificate.publicKey() { _ = try? key.publicKeyBytes }
         }

@@ -91,6 +91,8 @@ struct CertificateTests {
         #expect(try certificate.publicKey() == key.publicKey())
         #expect(try certificate.publicKeyHash == key.publicKeyHash)
         #expect(certificate.matches(key))
+        // openssl req -x509 adds a subject key identifier: SHA-1 of the public key BIT STRING (RFC 5280 method 1).
+        #expect(certificate.subjectKeyIdentifier == (try certificate.publicKeyHash))
         #expect(!certificate.matches(Fixtures.p256))
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainServices
+@testable import KeychainServices
 import Testing
 
 /// SecCertificate, SecIdentity and SecPKCS12Import conformance, with files made by the openssl tool.
@@ -58,6 +58,26 @@ struct SecCertificateTests {
             let pem = try Data(contentsOf: folder.appendingPathComponent("cert.pem"))
             #expect(SecCertificateCreateWithData(nil, pem as CFData) == nil)
             #expect(SecCertificateCreateWithData(nil, Data() as CFData) == nil)
+        }
+    }
+
+    @Test("certificate items derive Apple's attributes: type 3, DER encoding, normalized names, serial, key hashes")
+    func itemAttributes() throws {
+        try Self.files { folder in
+            let der = try Data(contentsOf: folder.appendingPathComponent("cert.der"))
+            let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData))
+            let attributes = try #require(certificate.itemAttributes)
+            #expect(attributes[kSecClass as String] as? String == kSecClassCertificate as String)
+            #expect((attributes[kSecAttrCertificateType as String] as? NSNumber)?.intValue == 3)
+            #expect((attributes[kSecAttrCertificateEncoding as String] as? NSNumber)?.intValue == 3)
+            #expect(attributes[kSecAttrSerialNumber as String] as? Data == Data([0x12, 0x34]))
+            #expect(attributes[kSecAttrIssuer as String] as? Data == SecCertificateCopyNormalizedIssuerSequence(certificate) as Data?)
+            #expect(attributes[kSecValueData as String] as? Data == der)
+            // The certificate's public key hash is its key's application label (how identities pair).
+            let key = try #require(SecCertificateCopyKey(certificate))
+            let label = (SecKeyCopyAttributes(key) as? [String: Any])?[kSecAttrApplicationLabel as String] as? Data
+            #expect(attributes[kSecAttrPublicKeyHash as String] as? Data == label)
+            #expect((attributes[kSecAttrSubjectKeyID as String] as? Data)?.count == 20)
         }
     }
 
