@@ -165,9 +165,11 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
             previousSet = set
             if ASN1_STRING_type(data) == V_ASN1_PRINTABLESTRING {
                 let value = normalizedPrintable(
-                    Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(data), count: Int(ASN1_STRING_length(data)))))
+                    Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(data), count: Int(ASN1_STRING_length(data))))
+                )
                 guard let object = X509_NAME_ENTRY_get_object(entry),
-                    X509_NAME_add_entry_by_OBJ(result, object, V_ASN1_PRINTABLESTRING, value, Int32(value.count), -1, position)
+                    X509_NAME_add_entry_by_OBJ(
+                        result, object, V_ASN1_PRINTABLESTRING, value, Int32(value.count), -1, position)
                         == 1
                 else { throw .library("X509_NAME_add_entry_by_OBJ: \(OpenSSL.drainErrors())") }
             } else {
@@ -199,7 +201,9 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// `SecCertificateCopyKey`: the subject public key.
     /// - Throws: `CryptoError.unsupported` for keys other than EC (P-256/384/521) and RSA.
     package func publicKey() throws(CryptoError) -> CryptoKey {
-        guard let pkey = X509_get_pubkey(x509) else { throw .decode("certificate public key: \(OpenSSL.drainErrors())") }
+        guard let pkey = X509_get_pubkey(x509) else {
+            throw .decode("certificate public key: \(OpenSSL.drainErrors())")
+        }
         return try CryptoKey(owning: pkey, isPrivate: false)
     }
 
@@ -209,7 +213,8 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     package var publicKeyHash: [UInt8] {
         get throws(CryptoError) {
             guard let bits = X509_get0_pubkey_bitstr(x509) else { throw .decode("certificate public key") }
-            let bytes = Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(bits), count: Int(ASN1_STRING_length(bits))))
+            let bytes = Array(
+                UnsafeBufferPointer(start: ASN1_STRING_get0_data(bits), count: Int(ASN1_STRING_length(bits))))
             return try HashFunction.sha1.hash(bytes)
         }
     }
@@ -237,7 +242,8 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
             _ = OpenSSL.drainErrors()
             return nil
         }
-        return Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(identifier), count: Int(ASN1_STRING_length(identifier))))
+        return Array(
+            UnsafeBufferPointer(start: ASN1_STRING_get0_data(identifier), count: Int(ASN1_STRING_length(identifier))))
     }
 
     // MARK: - Hashable

@@ -56,7 +56,9 @@ extension CryptoKey {
         guard sized == 1 else { throw .parameter("input for \(algorithm.rawValue): \(OpenSSL.drainErrors())") }
         var signature = [UInt8](repeating: 0, count: length)
         let signed = input.withUnsafeBufferPointer { tbs in
-            signature.withUnsafeMutableBufferPointer { EVP_PKEY_sign(context, $0.baseAddress, &length, tbs.baseAddress, tbs.count) }
+            signature.withUnsafeMutableBufferPointer {
+                EVP_PKEY_sign(context, $0.baseAddress, &length, tbs.baseAddress, tbs.count)
+            }
         }
         guard signed == 1 else { throw .parameter("input for \(algorithm.rawValue): \(OpenSSL.drainErrors())") }
         signature.removeSubrange(length...)
@@ -121,7 +123,8 @@ extension CryptoKey {
             return (data, padding(RSA_NO_PADDING, hash: nil))
         case .rsaSignatureDigestPKCS1v15Raw: return (data, padding(RSA_PKCS1_PADDING, hash: nil))
         case .rsaSignatureDigestPKCS1v15(let hash): return (try digest(hash), padding(RSA_PKCS1_PADDING, hash: hash))
-        case .rsaSignatureMessagePKCS1v15(let hash): return (try hash.hash(data), padding(RSA_PKCS1_PADDING, hash: hash))
+        case .rsaSignatureMessagePKCS1v15(let hash):
+            return (try hash.hash(data), padding(RSA_PKCS1_PADDING, hash: hash))
         case .rsaSignatureDigestPSS(let hash): return (try digest(hash), padding(RSA_PKCS1_PSS_PADDING, hash: hash))
         case .rsaSignatureMessagePSS(let hash): return (try hash.hash(data), padding(RSA_PKCS1_PSS_PADDING, hash: hash))
         case .ecdsaSignatureRFC4754, .ecdsaSignatureDigestX962: return (data, none)
@@ -182,7 +185,9 @@ extension CryptoKey {
         try OpenSSL.check(EVP_PKEY_encrypt_init(context), "EVP_PKEY_encrypt_init")
         try rsaEncryptionSetup(context, algorithm, inputLength: plaintext.count)
         var length = 0
-        guard plaintext.withUnsafeBufferPointer({ EVP_PKEY_encrypt(context, nil, &length, $0.baseAddress, $0.count) }) == 1
+        guard
+            plaintext.withUnsafeBufferPointer({ EVP_PKEY_encrypt(context, nil, &length, $0.baseAddress, $0.count) })
+                == 1
         else { throw .parameter("plaintext for \(algorithm.rawValue): \(OpenSSL.drainErrors())") }
         var ciphertext = [UInt8](repeating: 0, count: length)
         let result = plaintext.withUnsafeBufferPointer { input in
@@ -229,7 +234,9 @@ extension CryptoKey {
     {
         switch algorithm {
         case .rsaEncryptionRaw:
-            if let inputLength, inputLength != blockSize { throw .parameter("raw RSA input must be \(blockSize) bytes") }
+            if let inputLength, inputLength != blockSize {
+                throw .parameter("raw RSA input must be \(blockSize) bytes")
+            }
             try OpenSSL.check(EVP_PKEY_CTX_set_rsa_padding(context, RSA_NO_PADDING), "set_rsa_padding")
         case .rsaEncryptionPKCS1:
             try OpenSSL.check(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "set_rsa_padding")
@@ -280,7 +287,8 @@ extension CryptoKey {
         return try derived.withUnsafeBytes { (material) throws(CryptoError) -> SensitiveBytes in
             let iv = variableIV ? Array(material[keyLength..<(keyLength + 16)]) : [UInt8](repeating: 0, count: 16)
             return try AESGCM.open(
-                Array(ciphertext[pointLength...]), key: UnsafeRawBufferPointer(rebasing: material[0..<keyLength]), iv: iv)
+                Array(ciphertext[pointLength...]), key: UnsafeRawBufferPointer(rebasing: material[0..<keyLength]),
+                iv: iv)
         }
     }
 
@@ -349,8 +357,10 @@ package enum X963KDF {
                 sharedInfo.withUnsafeBytes { info in
                     hash.rawValue.withCString { digestName in
                         var params = [
-                            OSSL_PARAM_construct_utf8_string(copenssl_param_digest(), UnsafeMutablePointer(mutating: digestName), 0),
-                            OSSL_PARAM_construct_octet_string(copenssl_param_key(), UnsafeMutableRawPointer(mutating: key.baseAddress), key.count),
+                            OSSL_PARAM_construct_utf8_string(
+                                copenssl_param_digest(), UnsafeMutablePointer(mutating: digestName), 0),
+                            OSSL_PARAM_construct_octet_string(
+                                copenssl_param_key(), UnsafeMutableRawPointer(mutating: key.baseAddress), key.count),
                             OSSL_PARAM_construct_octet_string(
                                 copenssl_param_info(), UnsafeMutableRawPointer(mutating: info.baseAddress), info.count),
                             OSSL_PARAM_construct_end(),
@@ -377,13 +387,15 @@ enum AESGCM {
         try OpenSSL.check(
             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(iv.count), nil), "EVP_CTRL_GCM_SET_IVLEN")
         try OpenSSL.check(
-            EVP_EncryptInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv), "EncryptInit")
+            EVP_EncryptInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv),
+            "EncryptInit")
         var output = [UInt8](repeating: 0, count: plaintext.count + 16)
         var length: Int32 = 0
         var final: Int32 = 0
         let result = output.withUnsafeMutableBufferPointer { out -> Int32 in
-            guard plaintext.isEmpty
-                || EVP_EncryptUpdate(context, out.baseAddress, &length, plaintext, Int32(plaintext.count)) == 1
+            guard
+                plaintext.isEmpty
+                    || EVP_EncryptUpdate(context, out.baseAddress, &length, plaintext, Int32(plaintext.count)) == 1
             else { return 0 }
             guard EVP_EncryptFinal_ex(context, out.baseAddress! + Int(length), &final) == 1 else { return 0 }
             return EVP_CIPHER_CTX_ctrl(
@@ -394,7 +406,8 @@ enum AESGCM {
     }
 
     /// The plaintext of `ciphertext ‖ tag`, wiped on release.
-    static func open(_ sealed: [UInt8], key: UnsafeRawBufferPointer, iv: [UInt8]) throws(CryptoError) -> SensitiveBytes {
+    static func open(_ sealed: [UInt8], key: UnsafeRawBufferPointer, iv: [UInt8]) throws(CryptoError) -> SensitiveBytes
+    {
         guard sealed.count >= 16 else { throw .decryptFailed("AES-GCM input too short") }
         guard let context = EVP_CIPHER_CTX_new() else { throw .library("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
@@ -402,7 +415,8 @@ enum AESGCM {
         try OpenSSL.check(
             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(iv.count), nil), "EVP_CTRL_GCM_SET_IVLEN")
         try OpenSSL.check(
-            EVP_DecryptInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv), "DecryptInit")
+            EVP_DecryptInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv),
+            "DecryptInit")
         let bodyLength = sealed.count - 16
         var tag = Array(sealed[bodyLength...])
         return try SensitiveBytes(count: bodyLength) { (out) throws(CryptoError) in
@@ -410,8 +424,9 @@ enum AESGCM {
             var final: Int32 = 0
             let outBase = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
             let ok = sealed.withUnsafeBufferPointer { input -> Bool in
-                guard bodyLength == 0
-                    || EVP_DecryptUpdate(context, outBase, &length, input.baseAddress, Int32(bodyLength)) == 1
+                guard
+                    bodyLength == 0
+                        || EVP_DecryptUpdate(context, outBase, &length, input.baseAddress, Int32(bodyLength)) == 1
                 else { return false }
                 guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1 else { return false }
                 var scratch = [UInt8](repeating: 0, count: 16)

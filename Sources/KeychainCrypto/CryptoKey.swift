@@ -60,7 +60,8 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
             var name = [CChar](repeating: 0, count: 64)
             var length = 0
             guard EVP_PKEY_get_group_name(pkey, &name, name.count, &length) == 1,
-                let curve = Curve(groupName: String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                let curve = Curve(
+                    groupName: String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
             else {
                 EVP_PKEY_free(pkey)
                 _ = OpenSSL.drainErrors()
@@ -70,7 +71,8 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
             // curve's) are refused, as Apple's Security does.
             var encoding = [CChar](repeating: 0, count: 32)
             if EVP_PKEY_get_utf8_string_param(pkey, copenssl_param_encoding(), &encoding, encoding.count, nil) == 1,
-                String(decoding: encoding.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) != "named_curve"
+                String(decoding: encoding.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    != "named_curve"
             {
                 EVP_PKEY_free(pkey)
                 throw .unsupported("EC keys with explicit curve parameters")
@@ -125,7 +127,8 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
             let decoded = try OpenSSL.decode(bytes, what: isPrivate ? "RSA private key" : "RSA public key") {
                 cursor, length in
                 isPrivate
-                    ? d2i_PrivateKey(EVP_PKEY_RSA, nil, cursor, length) : d2i_PublicKey(EVP_PKEY_RSA, nil, cursor, length)
+                    ? d2i_PrivateKey(EVP_PKEY_RSA, nil, cursor, length)
+                    : d2i_PublicKey(EVP_PKEY_RSA, nil, cursor, length)
             }
             pkey = decoded.object
             guard decoded.free else {
@@ -159,7 +162,8 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
                 else { return nil }
                 if isPrivate {
                     scalar = BN_secure_new()
-                    guard let scalar, BN_bin2bn(raw.baseAddress! + pointLength, Int32(curve.coordinateBytes), scalar) != nil,
+                    guard let scalar,
+                        BN_bin2bn(raw.baseAddress! + pointLength, Int32(curve.coordinateBytes), scalar) != nil,
                         OSSL_PARAM_BLD_push_BN(builder, copenssl_param_priv(), scalar) == 1
                     else { return nil }
                 }
@@ -197,9 +201,11 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
         }
         let width = curve.coordinateBytes
         var encoded = [UInt8](repeating: 0, count: 1 + 2 * width)
-        let ok = scalar.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32(width), number) } != nil
+        let ok =
+            scalar.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32(width), number) } != nil
             && EC_POINT_mul(group, point, number, nil, nil, nil) == 1
-            && EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, &encoded, encoded.count, nil) == encoded.count
+            && EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, &encoded, encoded.count, nil)
+                == encoded.count
         guard ok else {
             _ = OpenSSL.drainErrors()
             throw .decode("EC private scalar")
@@ -287,7 +293,8 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw .library("EVP_PKEY_CTX_new") }
         defer { EVP_PKEY_CTX_free(context) }
         var result: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(context) == 1, EVP_PKEY_fromdata(context, &result, Selection.publicKey, params) == 1,
+        guard EVP_PKEY_fromdata_init(context) == 1,
+            EVP_PKEY_fromdata(context, &result, Selection.publicKey, params) == 1,
             let result
         else { throw .library("EVP_PKEY_fromdata: \(OpenSSL.drainErrors())") }
         return try CryptoKey(owning: result, isPrivate: false)

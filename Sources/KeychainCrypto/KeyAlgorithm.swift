@@ -94,7 +94,8 @@ package enum KeyAlgorithm: Hashable, Sendable {
     /// What the algorithm does.
     package var operation: Operation {
         switch self {
-        case .rsaSignatureRaw, .rsaSignatureDigestPKCS1v15Raw, .rsaSignatureDigestPKCS1v15, .rsaSignatureMessagePKCS1v15,
+        case .rsaSignatureRaw, .rsaSignatureDigestPKCS1v15Raw, .rsaSignatureDigestPKCS1v15,
+            .rsaSignatureMessagePKCS1v15,
             .rsaSignatureDigestPSS, .rsaSignatureMessagePSS, .ecdsaSignatureRFC4754, .ecdsaSignatureDigestX962,
             .ecdsaSignatureDigestX962Hash, .ecdsaSignatureMessageX962:
             .sign
@@ -106,7 +107,8 @@ package enum KeyAlgorithm: Hashable, Sendable {
     /// Whether the algorithm is for RSA keys (otherwise for EC keys).
     package var isRSA: Bool {
         switch self {
-        case .rsaSignatureRaw, .rsaSignatureDigestPKCS1v15Raw, .rsaSignatureDigestPKCS1v15, .rsaSignatureMessagePKCS1v15,
+        case .rsaSignatureRaw, .rsaSignatureDigestPKCS1v15Raw, .rsaSignatureDigestPKCS1v15,
+            .rsaSignatureMessagePKCS1v15,
             .rsaSignatureDigestPSS, .rsaSignatureMessagePSS, .rsaEncryptionRaw, .rsaEncryptionPKCS1, .rsaEncryptionOAEP:
             true
         default: false

@@ -37,7 +37,8 @@ package enum PKCS12 {
         for candidate in candidates {
             let verified =
                 !hasMAC
-                || (candidate.map { PKCS12_verify_mac(p12, $0, Int32($0.utf8.count)) } ?? PKCS12_verify_mac(p12, nil, 0)) == 1
+                || (candidate.map { PKCS12_verify_mac(p12, $0, Int32($0.utf8.count)) } ?? PKCS12_verify_mac(p12, nil, 0))
+                    == 1
             if verified {
                 chosen = .some(candidate)
                 break
@@ -48,7 +49,8 @@ package enum PKCS12 {
         var pkey: OpaquePointer?
         var x509: OpaquePointer?
         var ca: OpaquePointer?
-        let parsed = password.map { PKCS12_parse(p12, $0, &pkey, &x509, &ca) } ?? PKCS12_parse(p12, nil, &pkey, &x509, &ca)
+        let parsed =
+            password.map { PKCS12_parse(p12, $0, &pkey, &x509, &ca) } ?? PKCS12_parse(p12, nil, &pkey, &x509, &ca)
         guard parsed == 1 else {
             _ = OpenSSL.drainErrors()
             throw hasMAC ? .decode("PKCS #12 contents") : .authFailed
@@ -66,7 +68,9 @@ package enum PKCS12 {
         guard let x509 else { throw .decode("PKCS #12 file: no certificate for the private key") }
         var keyID: [UInt8]?
         var length: Int32 = 0
-        if let id = X509_keyid_get0(x509, &length), length > 0 { keyID = Array(UnsafeBufferPointer(start: id, count: Int(length))) }
+        if let id = X509_keyid_get0(x509, &length), length > 0 {
+            keyID = Array(UnsafeBufferPointer(start: id, count: Int(length)))
+        }
         var label: String?
         if let alias = X509_alias_get0(x509, &length), length > 0 {
             label = String(decoding: UnsafeBufferPointer(start: alias, count: Int(length)), as: UTF8.self)

@@ -3,7 +3,9 @@ import Testing
 
 @testable import KeychainCrypto
 
-@Suite("Certificates: DER and PEM, names, serial number, key", .enabled(if: OpenSSLTool.available, "openssl is not installed"))
+@Suite(
+    "Certificates: DER and PEM, names, serial number, key",
+    .enabled(if: OpenSSLTool.available, "openssl is not installed"))
 struct CertificateTests {
     /// A self-signed certificate made by openssl: two common names, an emailAddress in the
     /// subject, an rfc822Name in the subject alternative name, a PrintableString organization
@@ -15,7 +17,8 @@ struct CertificateTests {
         try tool.ok([
             "req", "-config", "req.cnf", "-new", "-x509", "-key", "key.pem", "-days", "30", "-set_serial", "0x8f00aa",
             "-subj", "/C=US/O=  Example   corp. /CN=First Name/CN=Jane Appleseed/emailAddress=jane@example.com",
-            "-addext", "subjectAltName=email:jane.alt@example.org,DNS:example.org", "-outform", "DER", "-out", "cert.der",
+            "-addext", "subjectAltName=email:jane.alt@example.org,DNS:example.org", "-outform", "DER", "-out",
+            "cert.der",
         ])
         return try tool.read("cert.der")
     }
@@ -53,7 +56,9 @@ struct CertificateTests {
         #expect(try certificate.serialNumber == [0x00, 0x8f, 0x00, 0xaa])
     }
 
-    @Test("normalized names upper-case PrintableStrings and collapse their blanks, as Security's createNormalizedX501Name")
+    @Test(
+        "normalized names upper-case PrintableStrings and collapse their blanks, as Security's createNormalizedX501Name"
+    )
     func normalizedNames() throws {
         let tool = try OpenSSLTool()
         defer { tool.cleanUp() }
@@ -106,7 +111,8 @@ struct CertificateTests {
         }
         #expect(throws: CryptoError.self) { try Certificate.certificates(pem: Array("hello".utf8)) }
         #expect(throws: CryptoError.self) {
-            try Certificate.certificates(pem: Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8))
+            try Certificate.certificates(
+                pem: Array("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".utf8))
         }
     }
 }
@@ -125,7 +131,8 @@ struct PKCS12Tests {
         ])
         try tool.ok(
             [
-                "pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem", "-certfile", "ca.pem", "-name", "My Identity",
+                "pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem", "-certfile", "ca.pem", "-name",
+                "My Identity",
                 "-passout", "pass:correct horse", "-out", "id.p12",
             ] + options)
         return try tool.read("id.p12")
@@ -150,7 +157,8 @@ struct PKCS12Tests {
     func legacy() throws {
         let tool = try OpenSSLTool()
         defer { tool.cleanUp() }
-        let contents = try PKCS12.parse(try Self.export(tool, key: Fixtures.p256, options: ["-legacy"]), passphrase: "correct horse")
+        let contents = try PKCS12.parse(
+            try Self.export(tool, key: Fixtures.p256, options: ["-legacy"]), passphrase: "correct horse")
         #expect(contents.privateKey == Fixtures.p256)
         #expect(contents.chain.count == 2)
         #expect(throws: CryptoError.authFailed) {
@@ -190,7 +198,8 @@ struct PKCS12Tests {
         defer { tool.cleanUp() }
         let original = try PKCS12.parse(try Self.export(tool, key: Fixtures.p384), passphrase: "correct horse")
         let file = try PKCS12.create(
-            privateKey: original.privateKey, certificate: original.certificate, chain: Array(original.chain.dropFirst()),
+            privateKey: original.privateKey, certificate: original.certificate,
+            chain: Array(original.chain.dropFirst()),
             passphrase: "s3cret", label: "Exported")
         let again = try PKCS12.parse(file, passphrase: "s3cret")
         #expect(again.privateKey == original.privateKey)

@@ -8,7 +8,9 @@ struct EncryptionTests {
     static let plaintext = Array("attack at dawn, bring snacks".utf8)
     static let sha: [HashFunction] = [.sha1, .sha224, .sha256, .sha384, .sha512]
 
-    @Test("RSA PKCS #1 and OAEP with every hash round-trip; ciphertexts are one block", arguments: [KeyAlgorithm.rsaEncryptionPKCS1] + sha.map { .rsaEncryptionOAEP($0) })
+    @Test(
+        "RSA PKCS #1 and OAEP with every hash round-trip; ciphertexts are one block",
+        arguments: [KeyAlgorithm.rsaEncryptionPKCS1] + sha.map { .rsaEncryptionOAEP($0) })
     func rsa(algorithm: KeyAlgorithm) throws {
         let key = Fixtures.rsa2048
         let ciphertext = try key.publicKey().encrypt(Self.plaintext, algorithm: algorithm)
@@ -43,7 +45,8 @@ struct EncryptionTests {
             + sha.dropFirst().map { KeyAlgorithm.ecies(cofactor: cofactor, variableIV: true, hash: $0) }
     }
 
-    @Test("ECIES: ephemeral key ‖ ciphertext ‖ 16-byte tag, round-trips on every curve; tampering fails",
+    @Test(
+        "ECIES: ephemeral key ‖ ciphertext ‖ 16-byte tag, round-trips on every curve; tampering fails",
         arguments: eciesAlgorithms, CryptoKey.Curve.allCases)
     func ecies(algorithm: KeyAlgorithm, curve: CryptoKey.Curve) throws {
         let key = Fixtures.ec(curve)
@@ -59,7 +62,9 @@ struct EncryptionTests {
                 try key.decrypt(tampered, algorithm: algorithm)
             }
         }
-        #expect(throws: CryptoError.self) { try key.decrypt(Array(ciphertext.prefix(pointLength + 15)), algorithm: algorithm) }
+        #expect(throws: CryptoError.self) {
+            try key.decrypt(Array(ciphertext.prefix(pointLength + 15)), algorithm: algorithm)
+        }
     }
 
     @Test("ECIES of an empty message is the ephemeral key and a tag")
@@ -73,7 +78,8 @@ struct EncryptionTests {
     /// Apple's construction, computed independently with Python's `cryptography` package (X9.63
     /// KDF, ECDH, AES-GCM with a 16-byte nonce): the standard variant uses a zero IV and AES-128
     /// for P-256, AES-256 above; the VariableIV variant takes the IV from KDF bytes after the key.
-    @Test("ECIES matches an independent implementation of Apple's construction (Python cryptography)",
+    @Test(
+        "ECIES matches an independent implementation of Apple's construction (Python cryptography)",
         .enabled(if: Self.pythonCryptography, "python3 with the cryptography package is not installed"),
         arguments: [
             (KeyAlgorithm.ecies(cofactor: false, variableIV: false, hash: .sha256), CryptoKey.Curve.p256),
@@ -108,7 +114,9 @@ struct EncryptionTests {
             sys.stdout.write((d.update(body) + d.finalize()).hex())
             """
         try tool.write("ecies.py", script)
-        let result = try Self.python([tool.path("ecies.py"), tool.path("key.pem"), ciphertext.hex, variableIV ? "1" : "0", hash.rawValue])
+        let result = try Self.python([
+            tool.path("ecies.py"), tool.path("key.pem"), ciphertext.hex, variableIV ? "1" : "0", hash.rawValue,
+        ])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output == Self.plaintext.hex)
     }
@@ -129,23 +137,31 @@ struct EncryptionTests {
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         let error = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self)
+        )
     }
 
-    @Test("our OAEP ciphertexts decrypt with openssl pkeyutl, and openssl's decrypt with ours",
-        .enabled(if: OpenSSLTool.available, "openssl is not installed"), arguments: [HashFunction.sha1, .sha256, .sha512])
+    @Test(
+        "our OAEP ciphertexts decrypt with openssl pkeyutl, and openssl's decrypt with ours",
+        .enabled(if: OpenSSLTool.available, "openssl is not installed"),
+        arguments: [HashFunction.sha1, .sha256, .sha512])
     func opensslOAEP(hash: HashFunction) throws {
         let tool = try OpenSSLTool()
         defer { tool.cleanUp() }
         let key = Fixtures.rsa2048
         let name = hash.rawValue.lowercased()
-        let options = ["-pkeyopt", "rsa_padding_mode:oaep", "-pkeyopt", "rsa_oaep_md:\(name)", "-pkeyopt", "rsa_mgf1_md:\(name)"]
+        let options = [
+            "-pkeyopt", "rsa_padding_mode:oaep", "-pkeyopt", "rsa_oaep_md:\(name)", "-pkeyopt", "rsa_mgf1_md:\(name)",
+        ]
         try tool.write("key.pem", try key.pkcs8PEM().unprotectedCopy)
         try tool.write("pub.der", try key.subjectPublicKeyInfo)
         try tool.write("ours.bin", try key.encrypt(Self.plaintext, algorithm: .rsaEncryptionOAEP(hash)))
-        #expect(try tool.ok(["pkeyutl", "-decrypt", "-inkey", "key.pem", "-in", "ours.bin"] + options) == Self.plaintext)
+        #expect(
+            try tool.ok(["pkeyutl", "-decrypt", "-inkey", "key.pem", "-in", "ours.bin"] + options) == Self.plaintext)
         try tool.write("plain", Self.plaintext)
-        let theirs = try tool.ok(["pkeyutl", "-encrypt", "-pubin", "-keyform", "DER", "-inkey", "pub.der", "-in", "plain"] + options)
+        let theirs = try tool.ok(
+            ["pkeyutl", "-encrypt", "-pubin", "-keyform", "DER", "-inkey", "pub.der", "-in", "plain"] + options)
         #expect(try key.decrypt(theirs, algorithm: .rsaEncryptionOAEP(hash)).unprotectedCopy == Self.plaintext)
     }
 }

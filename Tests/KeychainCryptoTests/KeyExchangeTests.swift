@@ -5,7 +5,8 @@ import Testing
 
 @Suite("Key exchange: ECDH standard and cofactor, X9.63 KDF")
 struct KeyExchangeTests {
-    @Test("both parties derive the same secret, one block long; cofactor equals standard on the NIST curves",
+    @Test(
+        "both parties derive the same secret, one block long; cofactor equals standard on the NIST curves",
         arguments: CryptoKey.Curve.allCases)
     func agreement(curve: CryptoKey.Curve) throws {
         let alice = Fixtures.ec(curve)
@@ -27,12 +28,15 @@ struct KeyExchangeTests {
         #expect(throws: CryptoError.self) {
             try Fixtures.p256.keyExchange(with: bob, algorithm: algorithm, requestedSize: nil, sharedInfo: nil)
         }
-        let secret = try Fixtures.p256.keyExchange(with: bob, algorithm: algorithm, requestedSize: 42, sharedInfo: [1, 2])
+        let secret = try Fixtures.p256.keyExchange(
+            with: bob, algorithm: algorithm, requestedSize: 42, sharedInfo: [1, 2])
         #expect(secret.count == 42)
-        let other = try Fixtures.p256.keyExchange(with: bob, algorithm: algorithm, requestedSize: 42, sharedInfo: [1, 3])
+        let other = try Fixtures.p256.keyExchange(
+            with: bob, algorithm: algorithm, requestedSize: 42, sharedInfo: [1, 3])
         #expect(secret.unprotectedCopy != other.unprotectedCopy)
         #expect(throws: CryptoError.self) {
-            try Fixtures.p256.keyExchange(with: Fixtures.p384.publicKey(), algorithm: algorithm, requestedSize: 16, sharedInfo: nil)
+            try Fixtures.p256.keyExchange(
+                with: Fixtures.p384.publicKey(), algorithm: algorithm, requestedSize: 16, sharedInfo: nil)
         }
     }
 
@@ -46,7 +50,8 @@ struct KeyExchangeTests {
         #expect(derived.unprotectedCopy == expected)
     }
 
-    @Test("ECDH and the X9.63 KDF agree with openssl pkeyutl -derive and openssl kdf",
+    @Test(
+        "ECDH and the X9.63 KDF agree with openssl pkeyutl -derive and openssl kdf",
         .enabled(if: OpenSSLTool.available, "openssl is not installed"))
     func opensslInterop() throws {
         let tool = try OpenSSLTool()

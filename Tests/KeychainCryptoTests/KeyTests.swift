@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Keys: generation and Apple's external representations")
 struct KeyTests {
-    @Test("EC keys use ANSI X9.63: 04‖X‖Y public, 04‖X‖Y‖K private, with Apple's sizes", arguments: CryptoKey.Curve.allCases)
+    @Test(
+        "EC keys use ANSI X9.63: 04‖X‖Y public, 04‖X‖Y‖K private, with Apple's sizes",
+        arguments: CryptoKey.Curve.allCases)
     func ecExternalRepresentation(curve: CryptoKey.Curve) throws {
         let key = Fixtures.ec(curve)
         let expected: (Int, Int, Int) =
@@ -61,11 +63,17 @@ struct KeyTests {
         var wrongScalar = good
         wrongScalar[96] ^= 1
         for bytes in [[], [0x04], Array(good.prefix(64)), offCurve] {
-            #expect(throws: CryptoError.self) { try CryptoKey(externalRepresentation: bytes, rsa: false, isPrivate: false) }
+            #expect(throws: CryptoError.self) {
+                try CryptoKey(externalRepresentation: bytes, rsa: false, isPrivate: false)
+            }
         }
-        #expect(throws: CryptoError.self) { try CryptoKey(externalRepresentation: wrongScalar, rsa: false, isPrivate: true) }
+        #expect(throws: CryptoError.self) {
+            try CryptoKey(externalRepresentation: wrongScalar, rsa: false, isPrivate: true)
+        }
         let rsa = try Fixtures.rsa2048.publicKeyBytes
-        #expect(throws: CryptoError.self) { try CryptoKey(externalRepresentation: rsa + [0], rsa: true, isPrivate: false) }
+        #expect(throws: CryptoError.self) {
+            try CryptoKey(externalRepresentation: rsa + [0], rsa: true, isPrivate: false)
+        }
         #expect(throws: CryptoError.self) { try CryptoKey(externalRepresentation: good, rsa: true, isPrivate: true) }
     }
 
@@ -77,7 +85,8 @@ struct KeyTests {
         }
     }
 
-    @Test("keys we export load with openssl pkey/ec/rsa, and openssl's keys import into ours",
+    @Test(
+        "keys we export load with openssl pkey/ec/rsa, and openssl's keys import into ours",
         .enabled(if: OpenSSLTool.available, "openssl is not installed"))
     func opensslInterop() throws {
         let tool = try OpenSSLTool()
@@ -96,7 +105,9 @@ struct KeyTests {
         try tool.write("rsa.der", try Fixtures.rsa2048.externalRepresentation().unprotectedCopy)
         try tool.ok(["rsa", "-inform", "DER", "-in", "rsa.der", "-check", "-noout"])
         try tool.write("rsapub.der", try Fixtures.rsa2048.publicKeyBytes)
-        let modulus = try tool.ok(["rsa", "-RSAPublicKey_in", "-inform", "DER", "-in", "rsapub.der", "-noout", "-modulus"])
+        let modulus = try tool.ok([
+            "rsa", "-RSAPublicKey_in", "-inform", "DER", "-in", "rsapub.der", "-noout", "-modulus",
+        ])
         #expect(!modulus.isEmpty)
 
         // openssl → ours.

@@ -19,7 +19,8 @@ struct SignatureTests {
     /// The input an algorithm signs: the message, or a digest of the right length.
     static func input(_ algorithm: KeyAlgorithm) throws -> [UInt8] {
         switch algorithm {
-        case .ecdsaSignatureDigestX962Hash(let hash), .rsaSignatureDigestPKCS1v15(let hash), .rsaSignatureDigestPSS(let hash):
+        case .ecdsaSignatureDigestX962Hash(let hash), .rsaSignatureDigestPKCS1v15(let hash),
+            .rsaSignatureDigestPSS(let hash):
             try hash.hash(message)
         case .ecdsaSignatureRFC4754, .ecdsaSignatureDigestX962, .rsaSignatureDigestPKCS1v15Raw:
             try HashFunction.sha256.hash(message)
@@ -27,7 +28,8 @@ struct SignatureTests {
         }
     }
 
-    @Test("every ECDSA algorithm signs and verifies on every curve; a changed input or signature fails with errSecVerifyFailed",
+    @Test(
+        "every ECDSA algorithm signs and verifies on every curve; a changed input or signature fails with errSecVerifyFailed",
         arguments: ecAlgorithms, CryptoKey.Curve.allCases)
     func ecdsa(algorithm: KeyAlgorithm, curve: CryptoKey.Curve) throws {
         let key = Fixtures.ec(curve)
@@ -48,7 +50,8 @@ struct SignatureTests {
         #expect(throws: CryptoError.verifyFailed) { try key.verify(tampered, for: input, algorithm: algorithm) }
     }
 
-    @Test("every RSA algorithm signs and verifies; a changed input or signature fails with errSecVerifyFailed",
+    @Test(
+        "every RSA algorithm signs and verifies; a changed input or signature fails with errSecVerifyFailed",
         arguments: rsaAlgorithms)
     func rsa(algorithm: KeyAlgorithm) throws {
         let key = Fixtures.rsa2048
@@ -68,7 +71,9 @@ struct SignatureTests {
     func pkcs1Deterministic() throws {
         let digest = try HashFunction.sha256.hash(Self.message)
         let algorithm = KeyAlgorithm.rsaSignatureDigestPKCS1v15(.sha256)
-        #expect(try Fixtures.rsa2048.sign(digest, algorithm: algorithm) == Fixtures.rsa2048.sign(digest, algorithm: algorithm))
+        #expect(
+            try Fixtures.rsa2048.sign(digest, algorithm: algorithm)
+                == Fixtures.rsa2048.sign(digest, algorithm: algorithm))
     }
 
     @Test("raw RSA signing is the private-key operation: verifying recovers the block")
@@ -93,8 +98,12 @@ struct SignatureTests {
 
     @Test("algorithms of the other family, and signing with a public key, are unsupported (errSecUnimplemented)")
     func unsupported() throws {
-        #expect(throws: CryptoError.self) { try Fixtures.p256.sign(Self.message, algorithm: .rsaSignatureMessagePSS(.sha256)) }
-        #expect(throws: CryptoError.self) { try Fixtures.rsa2048.sign(Self.message, algorithm: .ecdsaSignatureMessageX962(.sha256)) }
+        #expect(throws: CryptoError.self) {
+            try Fixtures.p256.sign(Self.message, algorithm: .rsaSignatureMessagePSS(.sha256))
+        }
+        #expect(throws: CryptoError.self) {
+            try Fixtures.rsa2048.sign(Self.message, algorithm: .ecdsaSignatureMessageX962(.sha256))
+        }
         #expect(throws: CryptoError.self) {
             try Fixtures.p256.publicKey().sign(Self.message, algorithm: .ecdsaSignatureMessageX962(.sha256))
         }
@@ -106,7 +115,8 @@ struct SignatureTests {
         #expect(CryptoError.verifyFailed.osStatus == -67808)
     }
 
-    @Test("our signatures verify with openssl dgst -verify, and openssl's verify with ours",
+    @Test(
+        "our signatures verify with openssl dgst -verify, and openssl's verify with ours",
         .enabled(if: OpenSSLTool.available, "openssl is not installed"))
     func opensslInterop() throws {
         let tool = try OpenSSLTool()
@@ -121,11 +131,17 @@ struct SignatureTests {
             ("rsa5", Fixtures.rsa2048, .rsaSignatureMessagePKCS1v15(.sha512), ["-sha512"]),
             (
                 "pss", Fixtures.rsa2048, .rsaSignatureMessagePSS(.sha256),
-                ["-sha256", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:32", "-sigopt", "rsa_mgf1_md:sha256"]
+                [
+                    "-sha256", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:32", "-sigopt",
+                    "rsa_mgf1_md:sha256",
+                ]
             ),
             (
                 "pss384", Fixtures.rsa2048, .rsaSignatureMessagePSS(.sha384),
-                ["-sha384", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:48", "-sigopt", "rsa_mgf1_md:sha384"]
+                [
+                    "-sha384", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:48", "-sigopt",
+                    "rsa_mgf1_md:sha384",
+                ]
             ),
         ]
         for (name, key, algorithm, options) in cases {
@@ -133,7 +149,9 @@ struct SignatureTests {
             try tool.write("\(name).pub", try key.subjectPublicKeyInfo)
             try tool.write("\(name).sig", try key.sign(Self.message, algorithm: algorithm))
             let verified = try tool.ok(
-                ["dgst"] + options + ["-verify", "\(name).pub", "-keyform", "DER", "-signature", "\(name).sig", "message"])
+                ["dgst"] + options + [
+                    "-verify", "\(name).pub", "-keyform", "DER", "-signature", "\(name).sig", "message",
+                ])
             #expect(String(decoding: verified, as: UTF8.self).contains("Verified OK"), "\(name)")
             let theirs = try tool.ok(["dgst"] + options + ["-sign", "\(name).pem", "message"])
             try key.publicKey().verify(theirs, for: Self.message, algorithm: algorithm)

@@ -48,7 +48,9 @@ struct OpenSSLTool {
     /// The path of `name` in the scratch folder.
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
-    func write(_ name: String, _ bytes: [UInt8]) throws { try Data(bytes).write(to: folder.appendingPathComponent(name)) }
+    func write(_ name: String, _ bytes: [UInt8]) throws {
+        try Data(bytes).write(to: folder.appendingPathComponent(name))
+    }
     func write(_ name: String, _ text: String) throws { try write(name, Array(text.utf8)) }
     func read(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: folder.appendingPathComponent(name))) }
 

@@ -14,7 +14,8 @@ struct WycheproofTests {
         var description: String { "\(valid) valid, \(invalid) invalid" }
     }
 
-    @Test("ECDSA X9.62 verification (message variants)",
+    @Test(
+        "ECDSA X9.62 verification (message variants)",
         arguments: [
             ("ecdsa_secp256r1_sha256_test", HashFunction.sha256), ("ecdsa_secp384r1_sha384_test", .sha384),
             ("ecdsa_secp521r1_sha512_test", .sha512),
@@ -31,7 +32,8 @@ struct WycheproofTests {
                 let message = [UInt8](hex: test["msg"] as! String)
                 let signature = [UInt8](hex: test["sig"] as! String)
                 let result = test["result"] as! String
-                let verified = (try? key.verify(signature, for: message, algorithm: .ecdsaSignatureMessageX962(hash))) != nil
+                let verified =
+                    (try? key.verify(signature, for: message, algorithm: .ecdsaSignatureMessageX962(hash))) != nil
                 switch result {
                 case "valid":
                     #expect(verified, "tcId \(test["tcId"]!)")
@@ -46,9 +48,11 @@ struct WycheproofTests {
         #expect(tally.valid > 0 && tally.invalid > 0, "\(tally)")
     }
 
-    @Test("ECDH shared secrets (standard and cofactor)",
+    @Test(
+        "ECDH shared secrets (standard and cofactor)",
         arguments: [
-            ("ecdh_secp256r1_test", CryptoKey.Curve.p256), ("ecdh_secp384r1_test", .p384), ("ecdh_secp521r1_test", .p521),
+            ("ecdh_secp256r1_test", CryptoKey.Curve.p256), ("ecdh_secp384r1_test", .p384),
+            ("ecdh_secp521r1_test", .p521),
         ])
     func ecdh(file: String, curve: CryptoKey.Curve) throws {
         try #require(Wycheproof.available(file), "Wycheproof \(file).json is absent: run scripts/wycheproof")
@@ -61,7 +65,8 @@ struct WycheproofTests {
                 var scalar = [UInt8](hex: test["private"] as! String)
                 while scalar.count > curve.coordinateBytes, scalar.first == 0 { scalar.removeFirst() }
                 scalar = [UInt8](repeating: 0, count: max(0, curve.coordinateBytes - scalar.count)) + scalar
-                let shared = try? derive(scalar: scalar, peerSPKI: [UInt8](hex: test["public"] as! String), curve: curve)
+                let shared = try? derive(
+                    scalar: scalar, peerSPKI: [UInt8](hex: test["public"] as! String), curve: curve)
                 switch result {
                 case "valid":
                     #expect(shared == [UInt8](hex: test["shared"] as! String), "tcId \(test["tcId"]!)")
@@ -79,8 +84,10 @@ struct WycheproofTests {
     private func derive(scalar: [UInt8], peerSPKI: [UInt8], curve: CryptoKey.Curve) throws -> [UInt8] {
         let peer = try CryptoKey(subjectPublicKeyInfo: peerSPKI)
         let key = try CryptoKey(ecPrivateScalar: scalar, curve: curve)
-        return try key.keyExchange(with: peer, algorithm: .ecdh(cofactor: false, kdf: nil), requestedSize: nil, sharedInfo: nil)
-            .unprotectedCopy
+        return try key.keyExchange(
+            with: peer, algorithm: .ecdh(cofactor: false, kdf: nil), requestedSize: nil, sharedInfo: nil
+        )
+        .unprotectedCopy
     }
 
     @Test("RSA PKCS #1 v1.5 signatures (SHA-256, 2048 bits)")
@@ -98,12 +105,14 @@ struct WycheproofTests {
         var tally = Tally()
         for group in try Wycheproof.groups(file) {
             let key = try CryptoKey(
-                externalRepresentation: [UInt8](hex: try #require(group["publicKeyAsn"] as? String)), rsa: true, isPrivate: false)
+                externalRepresentation: [UInt8](hex: try #require(group["publicKeyAsn"] as? String)), rsa: true,
+                isPrivate: false)
             for test in try #require(group["tests"] as? [[String: Any]]) {
                 let result = test["result"] as! String
                 let verified =
                     (try? key.verify(
-                        [UInt8](hex: test["sig"] as! String), for: [UInt8](hex: test["msg"] as! String), algorithm: algorithm)) != nil
+                        [UInt8](hex: test["sig"] as! String), for: [UInt8](hex: test["msg"] as! String),
+                        algorithm: algorithm)) != nil
                 switch result {
                 case "valid":
                     #expect(verified, "tcId \(test["tcId"]!)")
@@ -118,8 +127,11 @@ struct WycheproofTests {
         #expect(tally.valid > 0 && tally.invalid > 0, "\(tally)")
     }
 
-    @Test("RSA OAEP decryption (empty labels, as Apple's algorithms use)",
-        arguments: [("rsa_oaep_2048_sha1_mgf1sha1_test", HashFunction.sha1), ("rsa_oaep_2048_sha256_mgf1sha256_test", .sha256)])
+    @Test(
+        "RSA OAEP decryption (empty labels, as Apple's algorithms use)",
+        arguments: [
+            ("rsa_oaep_2048_sha1_mgf1sha1_test", HashFunction.sha1), ("rsa_oaep_2048_sha256_mgf1sha256_test", .sha256),
+        ])
     func oaep(file: String, hash: HashFunction) throws {
         try #require(Wycheproof.available(file), "Wycheproof \(file).json is absent: run scripts/wycheproof")
         var tally = Tally()
@@ -127,7 +139,8 @@ struct WycheproofTests {
             let key = try CryptoKey(privateKeyDER: [UInt8](hex: try #require(group["privateKeyPkcs8"] as? String)))
             for test in try #require(group["tests"] as? [[String: Any]]) where (test["label"] as? String) == "" {
                 let result = test["result"] as! String
-                let plaintext = try? key.decrypt([UInt8](hex: test["ct"] as! String), algorithm: .rsaEncryptionOAEP(hash))
+                let plaintext = try? key.decrypt(
+                    [UInt8](hex: test["ct"] as! String), algorithm: .rsaEncryptionOAEP(hash))
                 switch result {
                 case "valid":
                     #expect(plaintext?.unprotectedCopy == [UInt8](hex: test["msg"] as! String), "tcId \(test["tcId"]!)")

@@ -105,7 +105,8 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         return CFError.report(errSecUnimplemented, "Secure Enclave keys are not available on this device", to: error)
     }
     if parameters.bool(kSecAttrIsPermanent) == true || privateAttributes?.bool(kSecAttrIsPermanent) == true {
-        return CFError.report(errSecUnimplemented, "kSecAttrIsPermanent keys are not stored in the keychain yet", to: error)
+        return CFError.report(
+            errSecUnimplemented, "kSecAttrIsPermanent keys are not stored in the keychain yet", to: error)
     }
     guard let type = parameters.string(kSecAttrKeyType), let bits = parameters.int(kSecAttrKeySizeInBits) else {
         return CFError.report(errSecParam, "kSecAttrKeyType and kSecAttrKeySizeInBits are required", to: error)
@@ -241,7 +242,9 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
         String(describing: kSecAttrCanUnwrap): NSNumber(value: isPrivate),
         String(describing: kSecAttrIsExtractable): NSNumber(value: key.isExtractable),
     ]
-    if let label = try? key.key.publicKeyHash { attributes[String(describing: kSecAttrApplicationLabel)] = cfData(label) }
+    if let label = try? key.key.publicKeyHash {
+        attributes[String(describing: kSecAttrApplicationLabel)] = cfData(label)
+    }
     if let tag = key.applicationTag { attributes[String(describing: kSecAttrApplicationTag)] = NSData(data: tag) }
     if let label = key.label { attributes[String(describing: kSecAttrLabel)] = NSString(string: label) }
     if !isPrivate || key.isExtractable, let data = try? key.key.externalRepresentation() {
@@ -319,7 +322,8 @@ private func parse(_ algorithm: SecKeyAlgorithm) -> KeyAlgorithm? {
 ///   family, public key, unknown algorithm); `errSecParam` (-50) for a digest of the wrong length or
 ///   input too long for the key.
 public func SecKeyCreateSignature(
-    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     guard let parsed = parse(algorithm) else {
         return CFError.report(errSecUnimplemented, "algorithm not supported by the key \(key)", to: error)
@@ -370,7 +374,8 @@ public func SecKeyVerifySignature(
 /// - Returns: the ciphertext, or `nil` with `error` set: `errSecUnimplemented` (-4) when the key
 ///   cannot use the algorithm; `errSecParam` (-50) for a plaintext too long for an RSA key.
 public func SecKeyCreateEncryptedData(
-    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     guard let parsed = parse(algorithm) else {
         return CFError.report(errSecUnimplemented, "algorithm not supported by the key \(key)", to: error)
@@ -393,7 +398,8 @@ public func SecKeyCreateEncryptedData(
 ///   malformed or fails its padding or authentication check.
 /// - Important: The returned plaintext is ordinary `Data`; wipe it when done if it is secret.
 public func SecKeyCreateDecryptedData(
-    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     guard let parsed = parse(algorithm) else {
         return CFError.report(errSecUnimplemented, "algorithm not supported by the key \(key)", to: error)

@@ -109,41 +109,59 @@ public struct SecKeyAlgorithm: Hashable, RawRepresentable, @unchecked Sendable {
     /// RSAES-OAEP with SHA512 and MGF1-SHA512, empty label. (`"algid:encrypt:RSA:OAEP:SHA512"`)
     public static let rsaEncryptionOAEPSHA512 = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512")
     /// ECIES (standard ECDH, X9.63 KDF with SHA1, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM"`)
-    public static let eciesEncryptionStandardX963SHA1AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM")
+    public static let eciesEncryptionStandardX963SHA1AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM")
     /// ECIES (standard ECDH, X9.63 KDF with SHA224, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM"`)
-    public static let eciesEncryptionStandardX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM")
+    public static let eciesEncryptionStandardX963SHA224AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM")
     /// ECIES (standard ECDH, X9.63 KDF with SHA256, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM"`)
-    public static let eciesEncryptionStandardX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM")
+    public static let eciesEncryptionStandardX963SHA256AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM")
     /// ECIES (standard ECDH, X9.63 KDF with SHA384, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM"`)
-    public static let eciesEncryptionStandardX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM")
+    public static let eciesEncryptionStandardX963SHA384AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM")
     /// ECIES (standard ECDH, X9.63 KDF with SHA512, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM"`)
-    public static let eciesEncryptionStandardX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM")
+    public static let eciesEncryptionStandardX963SHA512AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM")
     /// ECIES (standard ECDH, X9.63 KDF with SHA224, AES-GCM keyed and IV'd from the KDF output). (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV"`)
-    public static let eciesEncryptionStandardVariableIVX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV")
+    public static let eciesEncryptionStandardVariableIVX963SHA224AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV")
     /// ECIES (standard ECDH, X9.63 KDF with SHA256, AES-GCM keyed and IV'd from the KDF output). (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV"`)
-    public static let eciesEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV")
+    public static let eciesEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV")
     /// ECIES (standard ECDH, X9.63 KDF with SHA384, AES-GCM keyed and IV'd from the KDF output). (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV"`)
-    public static let eciesEncryptionStandardVariableIVX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV")
+    public static let eciesEncryptionStandardVariableIVX963SHA384AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV")
     /// ECIES (standard ECDH, X9.63 KDF with SHA512, AES-GCM keyed and IV'd from the KDF output). (`"algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV"`)
-    public static let eciesEncryptionStandardVariableIVX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV")
+    public static let eciesEncryptionStandardVariableIVX963SHA512AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA1, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM"`)
-    public static let eciesEncryptionCofactorX963SHA1AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA1AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA224, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM"`)
-    public static let eciesEncryptionCofactorX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA224AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA256, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM"`)
-    public static let eciesEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA384, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM"`)
-    public static let eciesEncryptionCofactorX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA384AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA512, AES-GCM with a zero 16-byte IV); legacy, prefer the VariableIV variant. (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM"`)
-    public static let eciesEncryptionCofactorX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA512AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA224, AES-GCM keyed and IV'd from the KDF output). (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV"`)
-    public static let eciesEncryptionCofactorVariableIVX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV")
+    public static let eciesEncryptionCofactorVariableIVX963SHA224AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA256, AES-GCM keyed and IV'd from the KDF output). (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV"`)
-    public static let eciesEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV")
+    public static let eciesEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA384, AES-GCM keyed and IV'd from the KDF output). (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM-KDFIV"`)
-    public static let eciesEncryptionCofactorVariableIVX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM-KDFIV")
+    public static let eciesEncryptionCofactorVariableIVX963SHA384AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM-KDFIV")
     /// ECIES (cofactor ECDH, X9.63 KDF with SHA512, AES-GCM keyed and IV'd from the KDF output). (`"algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM-KDFIV"`)
-    public static let eciesEncryptionCofactorVariableIVX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM-KDFIV")
+    public static let eciesEncryptionCofactorVariableIVX963SHA512AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM-KDFIV")
     /// Standard ECDH: the shared secret (the x-coordinate). (`"algid:keyexchange:ECDH"`)
     public static let ecdhKeyExchangeStandard = SecKeyAlgorithm("algid:keyexchange:ECDH")
     /// Standard ECDH, then the X9.63 KDF with SHA1 (requestedSize and sharedInfo parameters). (`"algid:keyexchange:ECDH:KDFX963:SHA1"`)

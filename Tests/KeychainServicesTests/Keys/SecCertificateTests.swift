@@ -1,9 +1,12 @@
 import Foundation
-@testable import KeychainServices
 import Testing
 
+@testable import KeychainServices
+
 /// SecCertificate, SecIdentity and SecPKCS12Import conformance, with files made by the openssl tool.
-@Suite("SecCertificate and SecPKCS12Import", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "openssl is not installed"))
+@Suite(
+    "SecCertificate and SecPKCS12Import",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "openssl is not installed"))
 struct SecCertificateTests {
     /// Runs openssl in `folder`.
     static func openssl(_ folder: URL, _ arguments: [String]) throws {
@@ -24,15 +27,20 @@ struct SecCertificateTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try openssl(folder, ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "key.pem"])
-        try openssl(folder, [
-            "req", "-new", "-x509", "-key", "key.pem", "-days", "30", "-set_serial", "4660",
-            "-subj", "/O=Example/CN=Test Leaf/emailAddress=leaf@example.com", "-out", "cert.pem",
-        ])
+        try openssl(
+            folder,
+            [
+                "req", "-new", "-x509", "-key", "key.pem", "-days", "30", "-set_serial", "4660",
+                "-subj", "/O=Example/CN=Test Leaf/emailAddress=leaf@example.com", "-out", "cert.pem",
+            ])
         try openssl(folder, ["x509", "-in", "cert.pem", "-outform", "DER", "-out", "cert.der"])
-        try openssl(folder, [
-            "pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-name", "Leaf Identity", "-passout", "pass:pass",
-            "-out", "id.p12",
-        ])
+        try openssl(
+            folder,
+            [
+                "pkcs12", "-export", "-inkey", "key.pem", "-in", "cert.pem", "-name", "Leaf Identity", "-passout",
+                "pass:pass",
+                "-out", "id.p12",
+            ])
         try body(folder)
     }
 
@@ -53,7 +61,9 @@ struct SecCertificateTests {
             #expect(SecCertificateCopySerialNumberData(certificate, &error) as Data? == Data([0x12, 0x34]))
             let key = try #require(SecCertificateCopyKey(certificate))
             #expect(SecKeyGetBlockSize(key) == 32)
-            #expect(SecCertificateCopyNormalizedIssuerSequence(certificate) as Data? == SecCertificateCopyNormalizedSubjectSequence(certificate) as Data?)
+            #expect(
+                SecCertificateCopyNormalizedIssuerSequence(certificate) as Data?
+                    == SecCertificateCopyNormalizedSubjectSequence(certificate) as Data?)
             #expect((SecCertificateCopyNormalizedSubjectSequence(certificate) as Data?)?.first == 0x30)
             let pem = try Data(contentsOf: folder.appendingPathComponent("cert.pem"))
             #expect(SecCertificateCreateWithData(nil, pem as CFData) == nil)
@@ -71,7 +81,9 @@ struct SecCertificateTests {
             #expect((attributes[kSecAttrCertificateType as String] as? NSNumber)?.intValue == 3)
             #expect((attributes[kSecAttrCertificateEncoding as String] as? NSNumber)?.intValue == 3)
             #expect(attributes[kSecAttrSerialNumber as String] as? Data == Data([0x12, 0x34]))
-            #expect(attributes[kSecAttrIssuer as String] as? Data == SecCertificateCopyNormalizedIssuerSequence(certificate) as Data?)
+            #expect(
+                attributes[kSecAttrIssuer as String] as? Data == SecCertificateCopyNormalizedIssuerSequence(certificate)
+                    as Data?)
             #expect(attributes[kSecValueData as String] as? Data == der)
             // The certificate's public key hash is its key's application label (how identities pair).
             let key = try #require(SecCertificateCopyKey(certificate))
@@ -81,7 +93,9 @@ struct SecCertificateTests {
         }
     }
 
-    @Test("SecPKCS12Import returns the identity, the chain, the label and the key ID; a wrong passphrase is errSecAuthFailed")
+    @Test(
+        "SecPKCS12Import returns the identity, the chain, the label and the key ID; a wrong passphrase is errSecAuthFailed"
+    )
     func pkcs12() throws {
         try Self.files { folder in
             let file = try Data(contentsOf: folder.appendingPathComponent("id.p12"))

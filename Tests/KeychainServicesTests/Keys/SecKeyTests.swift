@@ -25,7 +25,8 @@ struct SecKeyTests {
         return CFErrorGetCode(error)
     }
 
-    @Test("EC keys: X9.63 external representations of 65/97/133 and 97/145/199 bytes, block size 32/48/66",
+    @Test(
+        "EC keys: X9.63 external representations of 65/97/133 and 97/145/199 bytes, block size 32/48/66",
         arguments: [(256, 65, 97, 32), (384, 97, 145, 48), (521, 133, 199, 66)])
     func ecSizes(bits: Int, publicLength: Int, privateLength: Int, blockSize: Int) throws {
         let key = try Self.generate(kSecAttrKeyTypeECSECPrimeRandom, bits)
@@ -39,7 +40,8 @@ struct SecKeyTests {
         #expect(privateData.prefix(publicLength) == publicData)
         #expect(SecKeyGetBlockSize(key) == blockSize)
         let attributes: [String: Any] = [
-            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+            kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
         ]
         let imported = try #require(SecKeyCreateWithData(privateData as CFData, attributes as CFDictionary, &error))
         #expect(imported == key)
@@ -73,15 +75,21 @@ struct SecKeyTests {
         #expect((attributes[kSecValueData as String] as? Data)?.count == 97)
         let publicAttributes = try #require(SecKeyCopyAttributes(try Self.publicKey(Self.p256)) as? [String: Any])
         #expect(publicAttributes[kSecAttrKeyClass as String] as? String == "0")
-        #expect(publicAttributes[kSecAttrApplicationLabel as String] as? Data == attributes[kSecAttrApplicationLabel as String] as? Data)
+        #expect(
+            publicAttributes[kSecAttrApplicationLabel as String] as? Data == attributes[
+                kSecAttrApplicationLabel as String] as? Data)
     }
 
-    @Test("creation errors: missing type or size and bad sizes are errSecParam; the Secure Enclave is errSecUnimplemented")
+    @Test(
+        "creation errors: missing type or size and bad sizes are errSecParam; the Secure Enclave is errSecUnimplemented"
+    )
     func creationErrors() {
         var error: Unmanaged<CFError>?
         #expect(SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeEC] as CFDictionary, &error) == nil)
         #expect(Self.status(error) == -50)
-        let badSize: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 192]
+        let badSize: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeySizeInBits as String: 192,
+        ]
         #expect(SecKeyCreateRandomKey(badSize as CFDictionary, &error) == nil)
         #expect(Self.status(error) == -50)
         let enclave: [String: Any] = [
@@ -145,7 +153,9 @@ struct SecKeyTests {
         #expect(Self.status(error) == -4)
         #expect(SecKeyCreateSignature(Self.p256, .ecdsaSignatureDigestX962SHA256, message, &error) == nil)
         #expect(Self.status(error) == -50)
-        #expect(SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256.rawValue as String == "algid:sign:ECDSA:message-X962:SHA256")
+        #expect(
+            SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256.rawValue as String == "algid:sign:ECDSA:message-X962:SHA256"
+        )
     }
 
     @Test("SecKeyIsAlgorithmSupported follows family, operation and key class")
@@ -167,10 +177,12 @@ struct SecKeyTests {
         var error: Unmanaged<CFError>?
         let plaintext = Data("top secret".utf8)
         for (key, algorithm) in [
-            (Self.rsa, SecKeyAlgorithm.rsaEncryptionOAEPSHA256), (Self.p256, .eciesEncryptionStandardVariableIVX963SHA256AESGCM),
+            (Self.rsa, SecKeyAlgorithm.rsaEncryptionOAEPSHA256),
+            (Self.p256, .eciesEncryptionStandardVariableIVX963SHA256AESGCM),
             (Self.p256, .eciesEncryptionCofactorX963SHA1AESGCM),
         ] {
-            let ciphertext = try #require(SecKeyCreateEncryptedData(try Self.publicKey(key), algorithm, plaintext as CFData, &error))
+            let ciphertext = try #require(
+                SecKeyCreateEncryptedData(try Self.publicKey(key), algorithm, plaintext as CFData, &error))
             if key == Self.p256 { #expect((ciphertext as Data).count == 65 + plaintext.count + 16) }
             #expect(SecKeyCreateDecryptedData(key, algorithm, ciphertext, &error) as Data? == plaintext)
             var tampered = ciphertext as Data
@@ -184,10 +196,11 @@ struct SecKeyTests {
     func keyExchange() throws {
         var error: Unmanaged<CFError>?
         let other = try Self.generate(kSecAttrKeyTypeECSECPrimeRandom, 256)
-        let parameters = [
-            SecKeyKeyExchangeParameter.requestedSize.rawValue as String: 32,
-            SecKeyKeyExchangeParameter.sharedInfo.rawValue as String: Data("info".utf8),
-        ] as CFDictionary
+        let parameters =
+            [
+                SecKeyKeyExchangeParameter.requestedSize.rawValue as String: 32,
+                SecKeyKeyExchangeParameter.sharedInfo.rawValue as String: Data("info".utf8),
+            ] as CFDictionary
         let algorithm = SecKeyAlgorithm.ecdhKeyExchangeStandardX963SHA256
         let mine = try #require(
             SecKeyCopyKeyExchangeResult(Self.p256, algorithm, try Self.publicKey(other), parameters, &error))
@@ -198,7 +211,9 @@ struct SecKeyTests {
         let raw = SecKeyCopyKeyExchangeResult(
             Self.p256, .ecdhKeyExchangeStandard, try Self.publicKey(other), [:] as CFDictionary, &error)
         #expect((raw as Data?)?.count == 32)
-        #expect(SecKeyCopyKeyExchangeResult(Self.p256, algorithm, try Self.publicKey(other), [:] as CFDictionary, &error) == nil)
+        #expect(
+            SecKeyCopyKeyExchangeResult(Self.p256, algorithm, try Self.publicKey(other), [:] as CFDictionary, &error)
+                == nil)
         #expect(Self.status(error) == -50)
     }
 }
