@@ -40,6 +40,20 @@ static inline STACK_OF(X509) *copenssl_x509_stack_new(void) { return sk_X509_new
 static inline int copenssl_x509_stack_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
 static inline void copenssl_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 
+// The STACK_OF(PKCS7) and STACK_OF(PKCS12_SAFEBAG) accessors of a PKCS #12 file's contents are macros.
+static inline int copenssl_pkcs7_stack_count(const STACK_OF(PKCS7) *stack) { return sk_PKCS7_num(stack); }
+static inline PKCS7 *copenssl_pkcs7_stack_value(const STACK_OF(PKCS7) *stack, int index) { return sk_PKCS7_value(stack, index); }
+static inline void copenssl_pkcs7_stack_free(STACK_OF(PKCS7) *stack) { sk_PKCS7_pop_free(stack, PKCS7_free); }
+static inline int copenssl_safebag_stack_count(const STACK_OF(PKCS12_SAFEBAG) *stack) { return sk_PKCS12_SAFEBAG_num(stack); }
+static inline PKCS12_SAFEBAG *copenssl_safebag_stack_value(const STACK_OF(PKCS12_SAFEBAG) *stack, int index) { return sk_PKCS12_SAFEBAG_value(stack, index); }
+static inline void copenssl_safebag_stack_free(STACK_OF(PKCS12_SAFEBAG) *stack) { sk_PKCS12_SAFEBAG_pop_free(stack, PKCS12_SAFEBAG_free); }
+// PKCS7_type_is_data/encrypted are macros over the content type field.
+static inline int copenssl_pkcs7_type(const PKCS7 *p7) { return OBJ_obj2nid(p7->type); }
+// A localKeyID attribute's octets (ASN1_TYPE's value is a union).
+static inline const ASN1_OCTET_STRING *copenssl_type_octets(const ASN1_TYPE *type) {
+    return (type != NULL && type->type == V_ASN1_OCTET_STRING) ? type->value.octet_string : NULL;
+}
+
 // The STACK_OF(GENERAL_NAME) accessors are macros too.
 static inline int copenssl_general_names_count(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
 static inline GENERAL_NAME *copenssl_general_names_value(const GENERAL_NAMES *names, int index) { return sk_GENERAL_NAME_value(names, index); }

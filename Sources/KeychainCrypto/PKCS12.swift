@@ -16,14 +16,25 @@ package enum PKCS12 {
         package var label: String?
     }
 
-    /// Parses `bytes` with `passphrase` (`SecPKCS12Import`).
-    ///
-    /// - Returns: the identity (key and certificate), the chain and the bag attributes. A file
-    ///   holding several keys yields the first key and its certificate (OpenSSL's `PKCS12_parse`).
-    /// - Throws: `CryptoError.authFailed` when the passphrase is wrong (the MAC does not verify,
-    ///   or a MAC-less file does not decrypt); `.decode` when the bytes are not PKCS #12, or it
-    ///   holds no private key with its certificate.
+    /// Parses `bytes` with `passphrase` and returns its first identity (see ``parseAll(_:passphrase:)``).
+    /// - Throws: as ``parseAll(_:passphrase:)``.
     package static func parse(_ bytes: [UInt8], passphrase: String) throws(CryptoError) -> Contents {
+        try parseAll(bytes, passphrase: passphrase)[0]
+    }
+
+    /// Parses `bytes` with `passphrase` (`SecPKCS12Import`): one ``Contents`` per private key, in
+    /// file order, each with the certificate of that key.
+    ///
+    /// The file is walked bag by bag with OpenSSL (`PKCS12_unpack_authsafes`, `…_p7data`,
+    /// `…_p7encdata`, `PKCS12_decrypt_skey`), not with `PKCS12_parse`, which returns one key only
+    /// and refuses files without a MAC. A key's certificate is the one with the same `localKeyID`,
+    /// else the one whose public key matches. Each chain is the leaf, then every certificate of the
+    /// file that is no identity's leaf.
+    /// - Throws: `CryptoError.authFailed` when the passphrase is wrong (the MAC does not verify, or
+    ///   a file without a MAC does not decrypt); `.decode` when the bytes are not PKCS #12, or it
+    ///   holds no private key with its certificate; `.unsupported` for keys other than EC
+    ///   (P-256/384/521) and RSA.
+    package static func parseAll(_ bytes: [UInt8], passphrase: String) throws(CryptoError) -> [Contents] {
         _ = legacyAlgorithms
         let decoded = try OpenSSL.decode(bytes, what: "PKCS #12 file") { d2i_PKCS12(nil, $0, $1) }
         let p12 = decoded.object
@@ -37,8 +48,8 @@ package enum PKCS12 {
         for candidate in candidates {
             let verified =
                 !hasMAC
-                || (candidate.map { PKCS12_verify_mac(p12, $0, Int32($0.utf8.count)) } ?? PKCS12_verify_mac(p12, nil, 0))
-                    == 1
+                || (candidate.map { PKCS12_verify_mac(p12, $0, Int32($0.utf8.count)) }
+                    ?? PKCS12_verify_mac(p12, nil, 0)) == 1
             if verified {
                 chosen = .some(candidate)
                 break
@@ -46,44 +57,128 @@ package enum PKCS12 {
         }
         _ = OpenSSL.drainErrors()
         guard case .some(let password) = chosen else { throw .authFailed }
-        var pkey: OpaquePointer?
-        var x509: OpaquePointer?
-        var ca: OpaquePointer?
-        let parsed =
-            password.map { PKCS12_parse(p12, $0, &pkey, &x509, &ca) } ?? PKCS12_parse(p12, nil, &pkey, &x509, &ca)
-        guard parsed == 1 else {
+        // Without a MAC, a wrong passphrase shows only as content that does not decrypt.
+        let undecryptable: CryptoError = hasMAC ? .decode("PKCS #12 contents") : .authFailed
+        var bags = Bags()
+        guard let safes = PKCS12_unpack_authsafes(p12) else {
             _ = OpenSSL.drainErrors()
-            throw hasMAC ? .decode("PKCS #12 contents") : .authFailed
+            throw .decode("PKCS #12 contents")
         }
-        defer { if let ca { copenssl_x509_stack_free(ca) } }
-        guard let pkey else {
-            if let x509 { X509_free(x509) }
-            throw .decode("PKCS #12 file: no private key")
+        defer { copenssl_pkcs7_stack_free(safes) }
+        for index in 0..<copenssl_pkcs7_stack_count(safes) {
+            guard let p7 = copenssl_pkcs7_stack_value(safes, index) else { continue }
+            let contents: OpaquePointer?
+            switch copenssl_pkcs7_type(p7) {
+            case NID_pkcs7_data: contents = PKCS12_unpack_p7data(p7)
+            case NID_pkcs7_encrypted:
+                contents = withPassword(password) { PKCS12_unpack_p7encdata(p7, $0, $1) }
+                if contents == nil {
+                    _ = OpenSSL.drainErrors()
+                    throw undecryptable
+                }
+            default: continue
+            }
+            guard let contents else {
+                _ = OpenSSL.drainErrors()
+                throw .decode("PKCS #12 contents")
+            }
+            defer { copenssl_safebag_stack_free(contents) }
+            try bags.collect(contents, password: password, undecryptable: undecryptable, depth: 0)
         }
-        let key: CryptoKey
-        do { key = try CryptoKey(owning: pkey, isPrivate: true) } catch {
-            if let x509 { X509_free(x509) }
-            throw error
+        return try bags.identities()
+    }
+
+    /// Calls `body` with the passphrase as OpenSSL takes it (`NULL`, 0 for none).
+    static func withPassword<R>(_ password: String?, _ body: (UnsafePointer<CChar>?, Int32) -> R) -> R {
+        guard let password else { return body(nil, 0) }
+        return password.withCString { body($0, Int32(password.utf8.count)) }
+    }
+
+    /// The keys and certificates of a file, with their bag attributes.
+    struct Bags {
+        struct Attributes {
+            var keyID: [UInt8]?
+            var label: String?
         }
-        guard let x509 else { throw .decode("PKCS #12 file: no certificate for the private key") }
-        var keyID: [UInt8]?
-        var length: Int32 = 0
-        if let id = X509_keyid_get0(x509, &length), length > 0 {
-            keyID = Array(UnsafeBufferPointer(start: id, count: Int(length)))
-        }
-        var label: String?
-        if let alias = X509_alias_get0(x509, &length), length > 0 {
-            label = String(decoding: UnsafeBufferPointer(start: alias, count: Int(length)), as: UTF8.self)
-        }
-        let leaf = try Certificate(owning: x509)
-        var chain = [leaf]
-        if let ca {
-            for index in 0..<copenssl_x509_stack_count(ca) {
-                guard let other = copenssl_x509_stack_value(ca, index), X509_up_ref(other) == 1 else { continue }
-                chain.append(try Certificate(owning: other))
+        var keys: [(key: CryptoKey, attributes: Attributes)] = []
+        var certificates: [(certificate: Certificate, attributes: Attributes)] = []
+
+        /// Reads every bag of `stack`, descending into nested SafeContents bags.
+        mutating func collect(_ stack: OpaquePointer, password: String?, undecryptable: CryptoError, depth: Int)
+            throws(CryptoError)
+        {
+            guard depth < 4 else { throw .decode("PKCS #12 contents: nesting too deep") }
+            for index in 0..<copenssl_safebag_stack_count(stack) {
+                guard let bag = copenssl_safebag_stack_value(stack, index) else { continue }
+                switch PKCS12_SAFEBAG_get_nid(bag) {
+                case NID_keyBag:
+                    guard let info = PKCS12_SAFEBAG_get0_p8inf(bag), let pkey = EVP_PKCS82PKEY(info) else {
+                        _ = OpenSSL.drainErrors()
+                        throw .decode("PKCS #12 key bag")
+                    }
+                    keys.append((try CryptoKey(owning: pkey, isPrivate: true), Self.attributes(of: bag)))
+                case NID_pkcs8ShroudedKeyBag:
+                    guard let info = PKCS12.withPassword(password, { PKCS12_decrypt_skey(bag, $0, $1) }) else {
+                        _ = OpenSSL.drainErrors()
+                        throw undecryptable
+                    }
+                    let pkey = EVP_PKCS82PKEY(info)
+                    PKCS8_PRIV_KEY_INFO_free(info)
+                    guard let pkey else {
+                        _ = OpenSSL.drainErrors()
+                        throw .decode("PKCS #12 key bag")
+                    }
+                    keys.append((try CryptoKey(owning: pkey, isPrivate: true), Self.attributes(of: bag)))
+                case NID_certBag:
+                    guard PKCS12_SAFEBAG_get_bag_nid(bag) == NID_x509Certificate else { continue }
+                    guard let x509 = PKCS12_SAFEBAG_get1_cert(bag) else {
+                        _ = OpenSSL.drainErrors()
+                        throw .decode("PKCS #12 certificate bag")
+                    }
+                    certificates.append((try Certificate(owning: x509), Self.attributes(of: bag)))
+                case NID_safeContentsBag:
+                    guard let nested = PKCS12_SAFEBAG_get0_safes(bag) else { continue }
+                    try collect(nested, password: password, undecryptable: undecryptable, depth: depth + 1)
+                default: continue
+                }
             }
         }
-        return Contents(privateKey: key, certificate: leaf, chain: chain, keyID: keyID, label: label)
+
+        /// A bag's `localKeyID` and `friendlyName`.
+        static func attributes(of bag: OpaquePointer) -> Attributes {
+            var attributes = Attributes()
+            if let octets = copenssl_type_octets(PKCS12_SAFEBAG_get0_attr(bag, NID_localKeyID)) {
+                attributes.keyID = Array(
+                    UnsafeBufferPointer(start: ASN1_STRING_get0_data(octets), count: Int(ASN1_STRING_length(octets))))
+            }
+            if let name = PKCS12_get_friendlyname(bag) {
+                attributes.label = String(cString: name)
+                copenssl_free(name)
+            }
+            return attributes
+        }
+
+        /// One identity per key, in file order.
+        func identities() throws(CryptoError) -> [Contents] {
+            guard !keys.isEmpty else { throw .decode("PKCS #12 file: no private key") }
+            var leaves: [Int] = []
+            for (key, attributes) in keys {
+                let byKeyID = attributes.keyID.flatMap { id in certificates.firstIndex { $0.attributes.keyID == id } }
+                guard let leaf = byKeyID ?? certificates.firstIndex(where: { $0.certificate.matches(key) }),
+                    certificates[leaf].certificate.matches(key)
+                else { throw .decode("PKCS #12 file: no certificate for the private key") }
+                leaves.append(leaf)
+            }
+            let others = certificates.indices.filter { !leaves.contains($0) }.map { certificates[$0].certificate }
+            return zip(keys, leaves).map { entry, leaf in
+                let certificate = certificates[leaf]
+                return Contents(
+                    privateKey: entry.key, certificate: certificate.certificate,
+                    chain: [certificate.certificate] + others,
+                    keyID: entry.attributes.keyID ?? certificate.attributes.keyID,
+                    label: entry.attributes.label ?? certificate.attributes.label)
+            }
+        }
     }
 
     /// The legacy provider (RC2-40, the cipher of PKCS #12 files from older macOS, Windows and

@@ -178,6 +178,27 @@ struct PKCS12Tests {
         #expect(throws: CryptoError.authFailed) { try PKCS12.parse(try tool.read("empty.p12"), passphrase: "x") }
     }
 
+    @Test("a file without a MAC: the right passphrase opens it, a wrong one is errSecAuthFailed")
+    func noMAC() throws {
+        let tool = try OpenSSLTool()
+        defer { tool.cleanUp() }
+        _ = try Self.export(tool, key: Fixtures.p256, options: ["-nomac"])
+        let file = try tool.read("id.p12")
+        #expect(try PKCS12.parse(file, passphrase: "correct horse").privateKey == Fixtures.p256)
+        #expect(throws: CryptoError.authFailed) { try PKCS12.parse(file, passphrase: "wrong") }
+    }
+
+    @Test("a file with certificates and no private key is a decode error")
+    func certificatesOnly() throws {
+        let tool = try OpenSSLTool()
+        defer { tool.cleanUp() }
+        _ = try Self.export(tool, key: Fixtures.p256)
+        try tool.ok(["pkcs12", "-export", "-nokeys", "-in", "leaf.pem", "-passout", "pass:x", "-out", "certs.p12"])
+        #expect(throws: CryptoError.decode("PKCS #12 file: no private key")) {
+            try PKCS12.parse(try tool.read("certs.p12"), passphrase: "x")
+        }
+    }
+
     @Test("a wrong passphrase is errSecAuthFailed, distinct from a malformed file")
     func wrongPassphrase() throws {
         let tool = try OpenSSLTool()

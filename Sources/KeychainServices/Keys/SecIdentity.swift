@@ -65,11 +65,13 @@ public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRe
 /// Imports the identity of a PKCS #12 file.
 ///
 /// Follows Apple's `SecPKCS12Import` (SecImportExport.h). `options` holds the passphrase under
-/// ``kSecImportExportPassphrase``. Each item of `items` is a dictionary with
+/// ``kSecImportExportPassphrase``. There is one item per private key in
+/// the file, each a dictionary with
 /// ``kSecImportItemIdentity`` (a ``SecIdentity``), ``kSecImportItemCertChain`` (the certificates,
 /// leaf first), ``kSecImportItemLabel`` (the `friendlyName`) and ``kSecImportItemKeyID`` (the
 /// `localKeyID`) when the file has them. Differences from Apple: no `kSecImportItemTrust` (no
-/// `SecTrust` on Linux); a file with several private keys yields the first one.
+/// `SecTrust` on Linux); the chain is the leaf, then the file's other certificates (Apple builds it
+/// by trust evaluation).
 ///
 /// ```swift
 /// var items: CFArray?
@@ -87,17 +89,22 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
 {
     let passphrase = KeyParameters(options).string(kSecImportExportPassphrase) ?? ""
     do {
-        let contents = try PKCS12.parse(bytes(of: pkcs12_data), passphrase: passphrase)
-        let certificate = SecCertificate(contents.certificate)
-        var item: [String: Any] = [
-            String(describing: kSecImportItemIdentity): SecIdentity(
-                certificate: certificate, privateKey: SecKey(contents.privateKey)),
-            String(describing: kSecImportItemCertChain): NSArray(
-                array: [certificate] + contents.chain.dropFirst().map(SecCertificate.init)),
-        ]
-        if let label = contents.label { item[String(describing: kSecImportItemLabel)] = NSString(string: label) }
-        if let keyID = contents.keyID { item[String(describing: kSecImportItemKeyID)] = cfData(keyID) }
-        items.pointee = NSArray(array: [NSDictionary(dictionary: item)])
+        let identities = try PKCS12.parseAll(bytes(of: pkcs12_data), passphrase: passphrase)
+        items.pointee = NSArray(
+            array: identities.map { contents in
+                let certificate = SecCertificate(contents.certificate)
+                var item: [String: Any] = [
+                    String(describing: kSecImportItemIdentity): SecIdentity(
+                        certificate: certificate, privateKey: SecKey(contents.privateKey)),
+                    String(describing: kSecImportItemCertChain): NSArray(
+                        array: [certificate] + contents.chain.dropFirst().map(SecCertificate.init)),
+                ]
+                if let label = contents.label {
+                    item[String(describing: kSecImportItemLabel)] = NSString(string: label)
+                }
+                if let keyID = contents.keyID { item[String(describing: kSecImportItemKeyID)] = cfData(keyID) }
+                return NSDictionary(dictionary: item)
+            })
         return errSecSuccess
     } catch {
         items.pointee = nil
