@@ -24,13 +24,17 @@ let package = Package(
         // C libraries from Debian's -dev packages (see design brief: libsodium and SQLite only).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // OpenSSL 3's libcrypto: SecKey (EC, RSA), X.509 and PKCS #12 only (KeychainCrypto).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Non-variadic wrappers of the kernel keyring syscalls (lock state shared by the user's processes).
         .systemLibrary(name: "CKeyring"),
 
         // The engine: item store, keybag, crypto, query model, entitlements.
         .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring"], swiftSettings: strictSettings),
+        // Keys, certificates and PKCS #12 over libcrypto: the engine behind SecKey, SecCertificate, SecIdentity.
+        .target(name: "KeychainCrypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         // Apple's SecItem API, names and statuses unchanged.
-        .target(name: "KeychainServices", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        .target(name: "KeychainServices", dependencies: ["KeychainCore", "KeychainCrypto"], swiftSettings: strictSettings),
         // `import Security` on Linux (design brief: module `Security`); no code of its own.
         .target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strictSettings),
         // LAContext, LAPolicy, LAError (design brief: product `LocalAuthentication`).
@@ -48,7 +52,7 @@ let package = Package(
             swiftSettings: strictSettings),
         // libFuzzer targets (scripts/fuzz) and their corpus replayer.
         .target(
-            name: "KeychainFuzzing", dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI"], swiftSettings: strictSettings),
+            name: "KeychainFuzzing", dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI", "KeychainCrypto"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
         // The floor of keychain-bench's CLI workload: opens a database without Foundation.
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
@@ -69,6 +73,7 @@ let package = Package(
         .target(name: "KeychainTestSupport", dependencies: ["CTestKeyring"], path: "Tests/Support", swiftSettings: strictSettings),
         // The test run's own kernel keyring ($KEYCHAIN_KEYRING), made at start-up and removed at exit.
         .target(name: "CTestKeyring", path: "Tests/TestKeyring"),
+        .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"], swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainServicesTests",
             dependencies: [

@@ -1,6 +1,7 @@
 package import Foundation
 import KeychainCLI
 package import KeychainCore
+import KeychainCrypto
 import KeychainServices
 
 /// The libFuzzer targets (tracker issue 8): each takes arbitrary bytes and must return without
@@ -30,6 +31,14 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// item record decoder, the legacy property-list decoder for `bplist00` input, and a round trip of
     /// every record that decodes.
     case record
+    /// X.509 certificates through OpenSSL (tracker issue 18): the bytes as DER and as PEM, then
+    /// every derived value (names, emails, summary, serial number, normalized names, key, hashes).
+    case certificate
+    /// PKCS #12 files with the passphrase ``pkcs12Passphrase``, then a wrong one (tracker issue 18).
+    case pkcs12
+    /// Key bytes as Apple's external representations (EC X9.63 and RSA PKCS #1, public and
+    /// private), as SubjectPublicKeyInfo and as PKCS #8; each key that imports is exported again.
+    case keyData = "keydata"
 
     /// Runs the target on one input.
     /// Whether the scratch keychain this target's inputs run against could be made: `false` means
@@ -54,6 +63,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .csv: FuzzTarget.csv(data)
         case .backup: FuzzTarget.backup(data)
         case .record: _ = ItemRecordParser.parse(Array(data))
+        case .certificate: FuzzTarget.certificate(data)
+        case .pkcs12: FuzzTarget.pkcs12(data)
+        case .keyData: FuzzTarget.keyData(data)
         }
     }
 
@@ -328,3 +340,82 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         }
     }
 }
+
+// MARK: - Keys, certificates, PKCS #12 (issue 18)
+
+extension FuzzTarget {
+    /// The passphrase of the PKCS #12 seeds in `Tests/Fuzz/Corpus/pkcs12/`.
+    package static let pkcs12Passphrase = "fuzz"
+
+    static func certificate(_ data: Data) {
+        let bytes = [UInt8](data)
+        var certificates: [Certificate] = []
+        if let certificate = try? Certificate(der: bytes) { certificates.append(certificate) }
+        certificates += (try? Certificate.certificates(pem: bytes)) ?? []
+        for certificate in certificates {
+            _ = certificate.commonNames
+            _ = certificate.emailAddresses
+            _ = certificate.subjectSummary
+            _ = try? certificate.serialNumber
+            _ = try? certificate.normalizedIssuerSequence
+            _ = try? certificate.normalizedSubjectSequence
+            _ = try? certificate.publicKeyHash
+            _ = certificate.subjectKeyIdentifier
+            _ = try? certificate.pem
+            if let key = try? certificate.publicKey() { _ = try? key.publicKeyBytes }
+        }
+    }
+
+    static func pkcs12(_ data: Data) {
+        let bytes = [UInt8](data)
+        if let contents = try? PKCS12.parse(bytes, passphrase: pkcs12Passphrase) {
+            _ = try? contents.privateKey.externalRepresentation()
+            _ = contents.chain.map(\.subjectSummary)
+        }
+        _ = try? PKCS12.parse(bytes, passphrase: "not the passphrase")
+    }
+
+    static func keyData(_ data: Data) {
+        let bytes = [UInt8](data)
+        var keys: [CryptoKey] = []
+        for rsa in [false, true] {
+            for isPrivate in [false, true] {
+                if let key = try? CryptoKey(externalRepresentation: bytes, rsa: rsa, isPrivate: isPrivate) { keys.append(key) }
+            }
+        }
+        if let key = try? CryptoKey(subjectPublicKeyInfo: bytes) { keys.append(key) }
+        if let key = try? CryptoKey(privateKeyDER: bytes) { keys.append(key) }
+        for key in keys {
+            _ = try? key.externalRepresentation()
+            _ = try? key.publicKey().publicKeyBytes
+            _ = try? key.subjectPublicKeyInfo
+            // Every operation once, with the input's own bytes as message (keys above 4096 bits
+            // would only make the run slow).
+            guard key.sizeInBits <= 4096 else { continue }
+            let algorithms: [KeyAlgorithm] =
+                switch key.kind {
+                case .ec:
+                    [.ecdsaSignatureMessageX962(.sha256), .ecdsaSignatureRFC4754, .ecies(cofactor: false, variableIV: true, hash: .sha256)]
+                case .rsa: [.rsaSignatureMessagePSS(.sha256), .rsaSignatureDigestPKCS1v15Raw, .rsaEncryptionOAEP(.sha1)]
+                }
+            for algorithm in algorithms {
+                let message = Array(bytes.prefix(32))
+                if algorithm.operation == .sign {
+                    if let signature = try? key.sign(message, algorithm: algorithm) {
+                        _ = try? key.verify(signature, for: message, algorithm: algorithm)
+                    }
+                    _ = try? key.verify(bytes, for: message, algorithm: algorithm)
+                } else {
+                    if let ciphertext = try? key.encrypt(message, algorithm: algorithm) {
+                        _ = try? key.decrypt(ciphertext, algorithm: algorithm)
+                    }
+                    _ = try? key.decrypt(bytes, algorithm: algorithm)
+                }
+            }
+            if case .ec = key.kind, let peer = try? key.publicKey() {
+                _ = try? key.keyExchange(with: peer, algorithm: .ecdh(cofactor: true, kdf: .sha256), requestedSize: 32, sharedInfo: bytes)
+            }
+        }
+    }
+}
+

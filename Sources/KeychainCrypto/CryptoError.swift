@@ -1,0 +1,49 @@
+/// Why a KeychainCrypto operation failed. Each case maps to the `OSStatus` Apple's Security
+/// framework reports for the same failure (``osStatus``), so that `KeychainServices` can build
+/// Apple's `CFError` (domain `NSOSStatusErrorDomain`) from it.
+///
+/// Messages name the operation and never hold key material or plaintext.
+package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A parameter is out of range: wrong digest length, unsupported key size, missing
+    /// requested size (`errSecParam`, -50).
+    case parameter(String)
+    /// The algorithm is not one this key can perform (`errSecUnimplemented`, -4, as Apple's
+    /// `SecKeyCreateSignature` reports for an unsupported algorithm).
+    case unsupported(String)
+    /// Key bytes, a certificate or a PKCS #12 file could not be decoded (`errSecDecode`, -26275).
+    case decode(String)
+    /// A signature does not match (`errSecVerifyFailed`, -67808).
+    case verifyFailed
+    /// A ciphertext failed its authentication tag or padding check (`errSecParam`, -50, as Apple's
+    /// `SecKeyCreateDecryptedData` reports it).
+    case decryptFailed(String)
+    /// A PKCS #12 passphrase is wrong (`errSecAuthFailed`, -25293).
+    case authFailed
+    /// OpenSSL failed in a way the input does not explain (`errSecInternalComponent`, -2070).
+    case library(String)
+
+    /// The `OSStatus` Apple's Security framework reports for this failure.
+    package var osStatus: Int32 {
+        switch self {
+        case .parameter: -50
+        case .unsupported: -4
+        case .decode: -26275
+        case .verifyFailed: -67808
+        case .decryptFailed: -50
+        case .authFailed: -25293
+        case .library: -2070
+        }
+    }
+
+    package var description: String {
+        switch self {
+        case .parameter(let message): "invalid parameter: \(message)"
+        case .unsupported(let message): "unsupported: \(message)"
+        case .decode(let message): "cannot decode \(message)"
+        case .verifyFailed: "signature verification failed"
+        case .decryptFailed(let message): "decryption failed: \(message)"
+        case .authFailed: "wrong passphrase"
+        case .library(let message): "OpenSSL failed: \(message)"
+        }
+    }
+}
