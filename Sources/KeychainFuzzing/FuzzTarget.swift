@@ -48,7 +48,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .secItem: FuzzTarget.scratch != nil
         case .csv, .backup: FuzzTarget.transferScratch != nil
-        case .database, .entitlements, .gitCredential, .dockerJSON, .record: true
+        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData: true
         }
     }
 

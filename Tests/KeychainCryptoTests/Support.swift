@@ -99,6 +99,11 @@ enum Wycheproof {
             .deletingLastPathComponent().appendingPathComponent(".build/wycheproof/testvectors_v1")
     }()
 
+    /// Whether scripts/wycheproof has put the vectors in ``folder`` (any of them).
+    static var isDownloaded: Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).contains { $0.hasSuffix(".json") }
+    }
+
     static func available(_ name: String) -> Bool {
         FileManager.default.fileExists(atPath: folder.appendingPathComponent("\(name).json").path)
     }
