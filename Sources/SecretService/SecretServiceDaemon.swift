@@ -56,6 +56,7 @@ package enum SecretServiceDaemon {
                 return 1
             }
         }
+        unblockTerminationSignals()
         var error: UnsafeMutablePointer<GError>?
         guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
             printError("keychain-secret-service: \(ProviderError.connection(consume(error)))")
@@ -64,6 +65,15 @@ package enum SecretServiceDaemon {
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
         let daemon = RunningDaemon(connection: connection, idleExit: idleExit)
         return daemon.run(replace: replace)
+    }
+
+    /// Unblocks SIGTERM, SIGINT and SIGHUP, which a parent may have left blocked in the inherited
+    /// signal mask (Foundation's `Process` does), before any thread starts.
+    static func unblockTerminationSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     static func printError(_ message: String) {
