@@ -1,8 +1,9 @@
 internal import CGIO
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// The `keychain-secret-service` program: connects to the session bus, exports the Secret Service,
@@ -128,7 +129,8 @@ private final class RunningDaemon {
             SecretServiceDaemon.busName, G_DBUS_SIGNAL_FLAGS_NONE,
             { _, _, _, _, _, _, userData in
                 let daemon = Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue()
-                SecretServiceDaemon.printError("keychain-secret-service: another provider took \(SecretServiceDaemon.busName); exiting")
+                SecretServiceDaemon.printError(
+                    "keychain-secret-service: another provider took \(SecretServiceDaemon.busName); exiting")
                 g_main_loop_quit(daemon.loop)
             }, me, nil)
         switch requestName(replace: replace) {
@@ -175,7 +177,11 @@ private final class RunningDaemon {
     /// `RequestName` with `DO_NOT_QUEUE` and `ALLOW_REPLACEMENT` (plus `REPLACE_EXISTING` with `--replace`).
     func requestName(replace: Bool) -> Result<Void, ProviderError> {
         let flags: UInt32 = 0x1 | 0x4 | (replace ? 0x2 : 0)
-        guard let reply = busCall("RequestName", Variant.tuple([Variant.string(SecretServiceDaemon.busName), Variant.uint32(flags)]), "(u)") else {
+        guard
+            let reply = busCall(
+                "RequestName", Variant.tuple([Variant.string(SecretServiceDaemon.busName), Variant.uint32(flags)]),
+                "(u)")
+        else {
             return .failure(.connection("RequestName failed"))
         }
         let code = Variant.withChild(reply, 0) { g_variant_get_uint32($0) }
@@ -205,7 +211,8 @@ private final class RunningDaemon {
                 owner = "\(program), \(unique)"
             }
         }
-        let hint = replace
+        let hint =
+            replace
             ? "it does not allow replacement; stop it first"
             : "stop it (for gnome-keyring: systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket) or run keychain-secret-service --replace"
         return "\(name) is owned by \(owner); \(hint)"

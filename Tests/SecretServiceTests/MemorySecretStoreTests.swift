@@ -13,14 +13,19 @@ struct MemorySecretStoreTests {
         StoredSecret(value: SecureBytes(copying: Array(text.utf8)), contentType: "text/plain")
     }
 
-    static func text(_ secret: StoredSecret) -> String { secret.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+    static func text(_ secret: StoredSecret) -> String {
+        secret.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
 
     @Test("The session collection exists, is aliased 'session' and starts empty and unlocked")
     func sessionCollection() throws {
         let store = MemorySecretStore(clock: { 1_700_000_000 })
         #expect(store.resolveAlias("session") == Self.session)
         #expect(store.resolveAlias("default") == nil)
-        #expect(store.collection(Self.session) == CollectionInfo(id: Self.session, label: "Session", locked: false, created: 1_700_000_000, modified: 1_700_000_000))
+        #expect(
+            store.collection(Self.session)
+                == CollectionInfo(
+                    id: Self.session, label: "Session", locked: false, created: 1_700_000_000, modified: 1_700_000_000))
         #expect(try store.items(in: Self.session).isEmpty)
         #expect(!store.holdsUnsavedData)
     }
@@ -28,8 +33,14 @@ struct MemorySecretStoreTests {
     @Test("A search matches every item containing the query's pairs exactly; an empty query matches all")
     func search() throws {
         let store = MemorySecretStore()
-        let a = try store.createItem(in: Self.session, label: "a", attributes: ["service": "x", "user": "alice"], secret: Self.secret("1"), replace: false).id
-        let b = try store.createItem(in: Self.session, label: "b", attributes: ["service": "x", "user": "bob"], secret: Self.secret("2"), replace: false).id
+        let a = try store.createItem(
+            in: Self.session, label: "a", attributes: ["service": "x", "user": "alice"], secret: Self.secret("1"),
+            replace: false
+        ).id
+        let b = try store.createItem(
+            in: Self.session, label: "b", attributes: ["service": "x", "user": "bob"], secret: Self.secret("2"),
+            replace: false
+        ).id
         #expect(store.search(["service": "x"], in: nil).map(\.1.id) == [a, b])
         #expect(store.search(["user": "alice"], in: Self.session).map(\.1.id) == [a])
         #expect(store.search(["user": "Alice"], in: nil).isEmpty)
@@ -41,25 +52,34 @@ struct MemorySecretStoreTests {
     @Test("replace overwrites only an item with exactly the same attribute set; duplicates are allowed without it")
     func replaceSemantics() throws {
         let store = MemorySecretStore()
-        let specific = try store.createItem(in: Self.session, label: "specific", attributes: ["service": "x", "user": "alice"], secret: Self.secret("s"), replace: false)
-        let general = try store.createItem(in: Self.session, label: "general", attributes: ["service": "x"], secret: Self.secret("g"), replace: true)
+        let specific = try store.createItem(
+            in: Self.session, label: "specific", attributes: ["service": "x", "user": "alice"],
+            secret: Self.secret("s"), replace: false)
+        let general = try store.createItem(
+            in: Self.session, label: "general", attributes: ["service": "x"], secret: Self.secret("g"), replace: true)
         #expect(!general.replaced)
         #expect(general.id != specific.id)
         #expect(Self.text(try store.secret(of: specific.id, in: Self.session)) == "s")
-        let again = try store.createItem(in: Self.session, label: "general 2", attributes: ["service": "x"], secret: Self.secret("g2"), replace: true)
+        let again = try store.createItem(
+            in: Self.session, label: "general 2", attributes: ["service": "x"], secret: Self.secret("g2"), replace: true
+        )
         #expect(again.replaced)
         #expect(again.id == general.id)
         #expect(Self.text(try store.secret(of: general.id, in: Self.session)) == "g2")
         #expect(try store.item(general.id, in: Self.session).label == "general 2")
-        let duplicate = try store.createItem(in: Self.session, label: "dup", attributes: ["service": "x"], secret: Self.secret("d"), replace: false)
+        let duplicate = try store.createItem(
+            in: Self.session, label: "dup", attributes: ["service": "x"], secret: Self.secret("d"), replace: false)
         #expect(!duplicate.replaced)
         #expect(try store.items(in: Self.session).count == 3)
     }
 
-    @Test("A locked collection keeps labels, attributes and search readable and answers IsLocked for secrets and changes")
+    @Test(
+        "A locked collection keeps labels, attributes and search readable and answers IsLocked for secrets and changes")
     func lockedBehaviour() throws {
         let store = MemorySecretStore()
-        let item = try store.createItem(in: Self.session, label: "l", attributes: ["k": "v"], secret: Self.secret("s"), replace: false).id
+        let item = try store.createItem(
+            in: Self.session, label: "l", attributes: ["k": "v"], secret: Self.secret("s"), replace: false
+        ).id
         try store.lock(Self.session)
         #expect(store.collection(Self.session)?.locked == true)
         #expect(try store.unlockRequirement(Self.session) == .prompt)
@@ -69,7 +89,8 @@ struct MemorySecretStoreTests {
         #expect(throws: SecretStoreError.isLocked) { try store.setSecret(Self.secret("t"), of: item, in: Self.session) }
         #expect(throws: SecretStoreError.isLocked) { try store.deleteItem(item, in: Self.session) }
         #expect(throws: SecretStoreError.isLocked) {
-            try store.createItem(in: Self.session, label: "n", attributes: [:], secret: Self.secret("n"), replace: false)
+            try store.createItem(
+                in: Self.session, label: "n", attributes: [:], secret: Self.secret("n"), replace: false)
         }
         try store.unlock(Self.session)
         #expect(try store.unlockRequirement(Self.session) == .none)
@@ -83,16 +104,19 @@ struct MemorySecretStoreTests {
         store.changeHandler = { seen.append($0) }
         let collection = try store.createCollection(label: "My Keys!")
         #expect(collection.rawValue == "my_keys_")
-        let item = try store.createItem(in: collection, label: "a", attributes: [:], secret: Self.secret("1"), replace: false).id
+        let item = try store.createItem(
+            in: collection, label: "a", attributes: [:], secret: Self.secret("1"), replace: false
+        ).id
         try store.setLabel("b", of: item, in: collection)
         try store.deleteItem(item, in: collection)
         try store.lock(collection)
         try store.lock(collection)
         try store.deleteCollection(collection)
-        #expect(seen == [
-            .collectionCreated(collection), .itemCreated(collection, item), .itemChanged(collection, item),
-            .itemDeleted(collection, item), .collectionChanged(collection), .collectionDeleted(collection),
-        ])
+        #expect(
+            seen == [
+                .collectionCreated(collection), .itemCreated(collection, item), .itemChanged(collection, item),
+                .itemDeleted(collection, item), .collectionChanged(collection), .collectionDeleted(collection),
+            ])
         #expect(throws: SecretStoreError.noSuchObject) { try store.items(in: collection) }
     }
 

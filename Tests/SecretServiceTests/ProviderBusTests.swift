@@ -57,10 +57,12 @@ struct ProviderBusTests {
             let label = try bus.property(item, Self.itemInterface, "Label")
             #expect(Variant.readString(label) == "Test")
             g_variant_unref(label)
-            let alias = try bus.expectReply(Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("session")])
+            let alias = try bus.expectReply(
+                Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("session")])
             #expect(Variant.withChild(alias, 0, Variant.readString) == Self.sessionCollection)
             g_variant_unref(alias)
-            let none = try bus.expectReply(Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
+            let none = try bus.expectReply(
+                Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
             #expect(Variant.withChild(none, 0, Variant.readString) == "/")
             g_variant_unref(none)
             // replace = true with the same attribute set keeps the path and replaces the secret.
@@ -100,13 +102,17 @@ struct ProviderBusTests {
             g_variant_unref(created)
             let got = try bus.expectReply(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
             let (parameters, value) = Variant.withChild(got, 0) { tuple in
-                (Variant.withChild(tuple, 1) { Variant.withBytes($0) { Array($0) } },
-                 Variant.withChild(tuple, 2) { Variant.withBytes($0) { Array($0) } })
+                (
+                    Variant.withChild(tuple, 1) { Variant.withBytes($0) { Array($0) } },
+                    Variant.withChild(tuple, 2) { Variant.withBytes($0) { Array($0) } }
+                )
             }
             g_variant_unref(got)
             #expect(parameters.count == 16)
             #expect(value != Array("pa$$word".utf8))
-            let plain = try value.withUnsafeBytes { v in try parameters.withUnsafeBytes { try AES128CBC.decrypt(v, key: key, iv: $0) } }
+            let plain = try value.withUnsafeBytes { v in
+                try parameters.withUnsafeBytes { try AES128CBC.decrypt(v, key: key, iv: $0) }
+            }
             #expect(plain.withUnsafeBytes { Array($0) } == Array("pa$$word".utf8))
         }
     }
@@ -114,60 +120,91 @@ struct ProviderBusTests {
     @Test("Bad input gets D-Bus errors and the provider keeps serving")
     func badInput() throws {
         try PrivateBus.with { bus in
-            #expect(bus.errorName(Self.service, Self.serviceInterface, "OpenSession", [Variant.string("rot13"), Variant.boxed(Variant.string(""))])
-                == "org.freedesktop.DBus.Error.NotSupported")
-            for key: [UInt8] in [[0], [1], [UInt8](repeating: 0xff, count: 128), [UInt8](repeating: 0xff, count: 4096)] {
-                #expect(bus.errorName(Self.service, Self.serviceInterface, "OpenSession",
-                    [Variant.string(TransportSession.dhName), Variant.boxed(Variant.bytes(key))])
-                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(
+                bus.errorName(
+                    Self.service, Self.serviceInterface, "OpenSession",
+                    [Variant.string("rot13"), Variant.boxed(Variant.string(""))])
+                    == "org.freedesktop.DBus.Error.NotSupported")
+            for key: [UInt8] in [[0], [1], [UInt8](repeating: 0xff, count: 128), [UInt8](repeating: 0xff, count: 4096)]
+            {
+                #expect(
+                    bus.errorName(
+                        Self.service, Self.serviceInterface, "OpenSession",
+                        [Variant.string(TransportSession.dhName), Variant.boxed(Variant.bytes(key))])
+                        == "org.freedesktop.DBus.Error.InvalidArgs")
             }
-            #expect(bus.errorName(Self.service, Self.serviceInterface, "OpenSession",
-                [Variant.string(TransportSession.dhName), Variant.boxed(Variant.string("key"))])
-                == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(
+                bus.errorName(
+                    Self.service, Self.serviceInterface, "OpenSession",
+                    [Variant.string(TransportSession.dhName), Variant.boxed(Variant.string("key"))])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
             // A wrong argument signature is refused by GDBus from the introspection data.
-            #expect(bus.errorName(Self.service, Self.serviceInterface, "SearchItems", [Variant.string("x")])
-                == "org.freedesktop.DBus.Error.InvalidArgs")
-            #expect(bus.errorName(Self.service, Self.serviceInterface, "SearchItems", nil)
-                == "org.freedesktop.DBus.Error.InvalidArgs")
-            #expect(bus.errorName("/org/freedesktop/secrets/collection/nothing/1", Self.itemInterface, "GetSecret",
-                [Variant.objectPath("/")]) != nil)
+            #expect(
+                bus.errorName(Self.service, Self.serviceInterface, "SearchItems", [Variant.string("x")])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(
+                bus.errorName(Self.service, Self.serviceInterface, "SearchItems", nil)
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(
+                bus.errorName(
+                    "/org/freedesktop/secrets/collection/nothing/1", Self.itemInterface, "GetSecret",
+                    [Variant.objectPath("/")]) != nil)
             let session = try bus.openPlainSession()
             let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
-            #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath("/org/freedesktop/secrets/session/999")])
-                == "org.freedesktop.Secret.Error.NoSession")
+            #expect(
+                bus.errorName(
+                    item, Self.itemInterface, "GetSecret", [Variant.objectPath("/org/freedesktop/secrets/session/999")])
+                    == "org.freedesktop.Secret.Error.NoSession")
             var huge: [String: String] = [:]
             for index in 0..<2_000 { huge["name\(index)"] = "value" }
             let properties = Variant.variantMap([("org.freedesktop.Secret.Item.Attributes", Variant.stringMap(huge))])
-            let secret = Variant.tuple([Variant.objectPath(session), Variant.bytes([]), Variant.bytes([1]), Variant.string("")])
-            #expect(bus.errorName(Self.sessionAlias, Self.collectionInterface, "CreateItem", [properties, secret, Variant.boolean(false)])
-                == "org.freedesktop.DBus.Error.InvalidArgs")
+            let secret = Variant.tuple([
+                Variant.objectPath(session), Variant.bytes([]), Variant.bytes([1]), Variant.string(""),
+            ])
+            #expect(
+                bus.errorName(
+                    Self.sessionAlias, Self.collectionInterface, "CreateItem",
+                    [properties, secret, Variant.boolean(false)])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
             let badLabel = Variant.variantMap([("org.freedesktop.Secret.Item.Label", Variant.uint32(7))])
-            let secret2 = Variant.tuple([Variant.objectPath(session), Variant.bytes([]), Variant.bytes([1]), Variant.string("")])
-            #expect(bus.errorName(Self.sessionAlias, Self.collectionInterface, "CreateItem", [badLabel, secret2, Variant.boolean(false)])
-                == "org.freedesktop.DBus.Error.InvalidArgs")
+            let secret2 = Variant.tuple([
+                Variant.objectPath(session), Variant.bytes([]), Variant.bytes([1]), Variant.string(""),
+            ])
+            #expect(
+                bus.errorName(
+                    Self.sessionAlias, Self.collectionInterface, "CreateItem",
+                    [badLabel, secret2, Variant.boolean(false)])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
             // Still serving, and the item is intact.
             #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == nil)
             #expect(bus.provider?.isRunning == true)
         }
     }
 
-    @Test("Lock needs no prompt; locked items are listed as locked, keep their metadata, and answer IsLocked; Unlock prompts")
+    @Test(
+        "Lock needs no prompt; locked items are listed as locked, keep their metadata, and answer IsLocked; Unlock prompts"
+    )
     func locking() throws {
         try PrivateBus.with { bus in
             let session = try bus.openPlainSession()
-            let item = try bus.createItem(Self.sessionAlias, label: "L", attributes: ["k": "v"], secret: "s", session: session)
-            let lock = try bus.expectReply(Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])])
+            let item = try bus.createItem(
+                Self.sessionAlias, label: "L", attributes: ["k": "v"], secret: "s", session: session)
+            let lock = try bus.expectReply(
+                Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])])
             #expect(Variant.withChild(lock, 0, Variant.readStrings) == [Self.sessionAlias])
             #expect(Variant.withChild(lock, 1, Variant.readString) == "/")
             g_variant_unref(lock)
-            #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
-                == "org.freedesktop.Secret.Error.IsLocked")
+            #expect(
+                bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+                    == "org.freedesktop.Secret.Error.IsLocked")
             #expect(bus.errorName(item, Self.itemInterface, "Delete") == "org.freedesktop.Secret.Error.IsLocked")
-            let search = try bus.expectReply(Self.service, Self.serviceInterface, "SearchItems", [Variant.stringMap(["k": "v"])])
+            let search = try bus.expectReply(
+                Self.service, Self.serviceInterface, "SearchItems", [Variant.stringMap(["k": "v"])])
             #expect(Variant.withChild(search, 0, Variant.readStrings) == [])
             #expect(Variant.withChild(search, 1, Variant.readStrings) == [item])
             g_variant_unref(search)
-            let secrets = try bus.expectReply(Self.service, Self.serviceInterface, "GetSecrets",
+            let secrets = try bus.expectReply(
+                Self.service, Self.serviceInterface, "GetSecrets",
                 [Variant.objectPaths([item]), Variant.objectPath(session)])
             #expect(Variant.withChild(secrets, 0, Variant.childCount) == 0)
             g_variant_unref(secrets)
@@ -177,14 +214,17 @@ struct ProviderBusTests {
             let locked = try bus.property(item, Self.itemInterface, "Locked")
             #expect(Variant.readBoolean(locked))
             g_variant_unref(locked)
-            let unlock = try bus.expectReply(Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])])
+            let unlock = try bus.expectReply(
+                Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])])
             #expect(Variant.withChild(unlock, 0, Variant.readStrings) == [])
             let prompt = Variant.withChild(unlock, 1, Variant.readString)
             g_variant_unref(unlock)
             #expect(prompt.hasPrefix("/org/freedesktop/secrets/prompt/"))
-            g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+            g_variant_unref(
+                try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
             #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == nil)
-            let again = try bus.expectReply(Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])])
+            let again = try bus.expectReply(
+                Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])])
             #expect(Variant.withChild(again, 0, Variant.readStrings) == [item])
             #expect(Variant.withChild(again, 1, Variant.readString) == "/")
             g_variant_unref(again)
@@ -211,7 +251,8 @@ struct ProviderBusTests {
             let session = try bus.openPlainSession()
             _ = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
             // Hang guard only: the signals were sent before the reply, so they are already queued.
-            for _ in 0..<500 where !(seen.members.contains("ItemCreated") && seen.members.contains("PropertiesChanged")) {
+            for _ in 0..<500 where !(seen.members.contains("ItemCreated") && seen.members.contains("PropertiesChanged"))
+            {
                 while g_main_context_iteration(context, 0) != 0 {}
                 usleep(10_000)
             }
@@ -224,17 +265,21 @@ struct ProviderBusTests {
     func sessionEndsWithConnection() throws {
         try PrivateBus.with { bus in
             var error: UnsafeMutablePointer<GError>?
-            let other = try #require(g_dbus_connection_new_for_address_sync(
-                bus.address,
-                GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-                    | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue), nil, nil, &error))
+            let other = try #require(
+                g_dbus_connection_new_for_address_sync(
+                    bus.address,
+                    GDBusConnectionFlags(
+                        rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                            | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue), nil, nil, &error))
             let session = try bus.openPlainSession(on: other)
             let node = "<node name=\"\(session.split(separator: "/").last!)\"/>"
             #expect(try bus.introspect("/org/freedesktop/secrets/session").contains(node))
             // Another connection may not use it.
-            let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: try bus.openPlainSession())
-            #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
-                == "org.freedesktop.Secret.Error.NoSession")
+            let item = try bus.createItem(
+                Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: try bus.openPlainSession())
+            #expect(
+                bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+                    == "org.freedesktop.Secret.Error.NoSession")
             g_dbus_connection_close_sync(other, nil, nil)
             g_object_unref(UnsafeMutableRawPointer(other))
             var gone = false
@@ -257,7 +302,8 @@ struct ProviderBusTests {
             #expect(second.terminationStatus == 2)
             #expect(message.contains("org.freedesktop.secrets is owned by keychain-secret"))
             #expect(message.contains("--replace"))
-            let third = try PrivateBus.launchProvider(address: bus.address, arguments: ["--replace", "--idle-exit", "0"])
+            let third = try PrivateBus.launchProvider(
+                address: bus.address, arguments: ["--replace", "--idle-exit", "0"])
             defer {
                 third.terminate()
                 third.waitUntilExit()

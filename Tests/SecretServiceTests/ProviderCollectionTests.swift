@@ -15,12 +15,16 @@ struct ProviderCollectionTests {
     static func createCollection(_ bus: PrivateBus, label: String, alias: String) throws -> (String, String) {
         let reply = try bus.expectReply(
             service, serviceInterface, "CreateCollection",
-            [Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string(label))]), Variant.string(alias)])
+            [
+                Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string(label))]),
+                Variant.string(alias),
+            ])
         defer { g_variant_unref(reply) }
         return (Variant.withChild(reply, 0, Variant.readString), Variant.withChild(reply, 1, Variant.readString))
     }
 
-    @Test("CreateCollection with an alias makes a live alias; a second call with that alias returns the same collection")
+    @Test(
+        "CreateCollection with an alias makes a live alias; a second call with that alias returns the same collection")
     func createWithAlias() throws {
         try PrivateBus.with { bus in
             let (path, prompt) = try Self.createCollection(bus, label: "Default keyring", alias: "default")
@@ -28,7 +32,8 @@ struct ProviderCollectionTests {
             #expect(prompt == "/")
             let (again, _) = try Self.createCollection(bus, label: "Other", alias: "default")
             #expect(again == path)
-            let alias = try bus.expectReply(Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
+            let alias = try bus.expectReply(
+                Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
             #expect(Variant.withChild(alias, 0, Variant.readString) == path)
             g_variant_unref(alias)
             let collections = try bus.property(Self.service, Self.serviceInterface, "Collections")
@@ -37,11 +42,16 @@ struct ProviderCollectionTests {
             // An item created through the alias lives in the collection.
             let session = try bus.openPlainSession()
             let item = try bus.createItem(
-                "/org/freedesktop/secrets/aliases/default", label: "i", attributes: ["a": "b"], secret: "s", session: session)
+                "/org/freedesktop/secrets/aliases/default", label: "i", attributes: ["a": "b"], secret: "s",
+                session: session)
             #expect(item.hasPrefix(path + "/"))
             // SetAlias to "/" removes it; the collection stays.
-            g_variant_unref(try bus.expectReply(Self.service, Self.serviceInterface, "SetAlias", [Variant.string("default"), Variant.objectPath("/")]))
-            let removed = try bus.expectReply(Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
+            g_variant_unref(
+                try bus.expectReply(
+                    Self.service, Self.serviceInterface, "SetAlias",
+                    [Variant.string("default"), Variant.objectPath("/")]))
+            let removed = try bus.expectReply(
+                Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
             #expect(Variant.withChild(removed, 0, Variant.readString) == "/")
             g_variant_unref(removed)
             #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == nil)
@@ -58,23 +68,30 @@ struct ProviderCollectionTests {
         try PrivateBus.with { bus in
             let session = try bus.openPlainSession()
             let item = try bus.createItem(
-                "/org/freedesktop/secrets/aliases/session", label: "old", attributes: ["k": "v"], secret: "s", session: session)
+                "/org/freedesktop/secrets/aliases/session", label: "old", attributes: ["k": "v"], secret: "s",
+                session: session)
             func set(_ path: String, _ interface: String, _ name: String, _ value: OpaquePointer) -> String? {
-                bus.errorName(path, "org.freedesktop.DBus.Properties", "Set",
+                bus.errorName(
+                    path, "org.freedesktop.DBus.Properties", "Set",
                     [Variant.string(interface), Variant.string(name), Variant.boxed(value)])
             }
             #expect(set(item, Self.itemInterface, "Label", Variant.string("new")) == nil)
             #expect(set(item, Self.itemInterface, "Attributes", Variant.stringMap(["k": "w"])) == nil)
             #expect(set(item, Self.itemInterface, "Created", Variant.uint64(1)) != nil)
             #expect(set(item, Self.itemInterface, "Label", Variant.uint32(1)) != nil)
-            #expect(set("/org/freedesktop/secrets/collection/session", Self.collectionInterface, "Label", Variant.string("Mine")) == nil)
+            #expect(
+                set(
+                    "/org/freedesktop/secrets/collection/session", Self.collectionInterface, "Label",
+                    Variant.string("Mine")) == nil)
             let label = try bus.property(item, Self.itemInterface, "Label")
             #expect(Variant.readString(label) == "new")
             g_variant_unref(label)
-            let search = try bus.expectReply(Self.service, Self.serviceInterface, "SearchItems", [Variant.stringMap(["k": "w"])])
+            let search = try bus.expectReply(
+                Self.service, Self.serviceInterface, "SearchItems", [Variant.stringMap(["k": "w"])])
             #expect(Variant.withChild(search, 0, Variant.readStrings) == [item])
             g_variant_unref(search)
-            let collectionLabel = try bus.property("/org/freedesktop/secrets/collection/session", Self.collectionInterface, "Label")
+            let collectionLabel = try bus.property(
+                "/org/freedesktop/secrets/collection/session", Self.collectionInterface, "Label")
             #expect(Variant.readString(collectionLabel) == "Mine")
             g_variant_unref(collectionLabel)
         }

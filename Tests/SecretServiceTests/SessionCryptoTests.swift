@@ -43,7 +43,9 @@ struct SessionCryptoTests {
         let ciphertext = try plaintext.withUnsafeBytes { try AES128CBC.encrypt($0, key: key, iv: iv) }
         #expect(ciphertext.count == 32)
         #expect(Array(ciphertext.prefix(16)) == Self.hex("7649abac8119b246cee98e9b12e9197d"))
-        let decrypted = try ciphertext.withUnsafeBytes { c in try iv.withUnsafeBytes { try AES128CBC.decrypt(c, key: key, iv: $0) } }
+        let decrypted = try ciphertext.withUnsafeBytes { c in
+            try iv.withUnsafeBytes { try AES128CBC.decrypt(c, key: key, iv: $0) }
+        }
         #expect(Self.bytes(decrypted) == plaintext)
     }
 
@@ -57,16 +59,22 @@ struct SessionCryptoTests {
         var refused = 0
         for byte in UInt8(3)..<UInt8(13) {
             let wrong = SecureBytes(copying: [UInt8](repeating: byte, count: 16))
-            if (try? ciphertext.withUnsafeBytes { c in try iv.withUnsafeBytes { try AES128CBC.decrypt(c, key: wrong, iv: $0) } }) == nil {
+            if (try? ciphertext.withUnsafeBytes { c in
+                try iv.withUnsafeBytes { try AES128CBC.decrypt(c, key: wrong, iv: $0) }
+            }) == nil {
                 refused += 1
             }
         }
         #expect(refused >= 8)
         #expect(throws: SessionCryptoError.invalidParameters) {
-            try ciphertext.withUnsafeBytes { c in try [UInt8](repeating: 0, count: 8).withUnsafeBytes { try AES128CBC.decrypt(c, key: other, iv: $0) } }
+            try ciphertext.withUnsafeBytes { c in
+                try [UInt8](repeating: 0, count: 8).withUnsafeBytes { try AES128CBC.decrypt(c, key: other, iv: $0) }
+            }
         }
         #expect(throws: SessionCryptoError.undecryptable) {
-            try ciphertext.prefix(15).withUnsafeBytes { c in try iv.withUnsafeBytes { try AES128CBC.decrypt(c, key: key, iv: $0) } }
+            try ciphertext.prefix(15).withUnsafeBytes { c in
+                try iv.withUnsafeBytes { try AES128CBC.decrypt(c, key: key, iv: $0) }
+            }
         }
     }
 

@@ -128,7 +128,8 @@ package final class DHIETF1024KeyAgreement {
         guard let builder = OSSL_PARAM_BLD_new() else { throw .openSSL("OSSL_PARAM_BLD_new") }
         defer { OSSL_PARAM_BLD_free(builder) }
         // The builder keeps the name pointers until OSSL_PARAM_BLD_to_param: static strings outlive it.
-        guard OSSL_PARAM_BLD_push_BN(builder, cString("p"), p) == 1, OSSL_PARAM_BLD_push_BN(builder, cString("g"), g) == 1,
+        guard OSSL_PARAM_BLD_push_BN(builder, cString("p"), p) == 1,
+            OSSL_PARAM_BLD_push_BN(builder, cString("g"), g) == 1,
             y == nil || OSSL_PARAM_BLD_push_BN(builder, cString("pub"), y) == 1,
             let parameters = OSSL_PARAM_BLD_to_param(builder)
         else { throw .openSSL("OSSL_PARAM_BLD") }
@@ -165,7 +166,8 @@ package final class DHIETF1024KeyAgreement {
                 ]
                 failed =
                     EVP_KDF_derive(
-                        context, output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, &parameters) != 1
+                        context, output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, &parameters)
+                    != 1
             }
         }
         if failed { throw .openSSL("EVP_KDF_derive") }
@@ -232,7 +234,8 @@ package enum AES128CBC {
         guard started, let out = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         var first: Int32 = 0, last: Int32 = 0
         let empty: [UInt8] = [0]
-        let ok = input.isEmpty
+        let ok =
+            input.isEmpty
             ? empty.withUnsafeBufferPointer { EVP_CipherUpdate(context, out, &first, $0.baseAddress, 0) == 1 }
             : EVP_CipherUpdate(
                 context, out, &first, input.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(input.count)) == 1

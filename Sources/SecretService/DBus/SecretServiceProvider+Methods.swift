@@ -94,7 +94,8 @@ extension SecretServiceProvider {
         case (.service, "GetSecrets"): return try getSecrets(call)
         case (.service, "ReadAlias"): return readAlias(call)
         case (.service, "SetAlias"): return try setAlias(call)
-        case (.collection(let id), "Delete"): return try storeCall(call) { () throws(SecretStoreError) in try store.deleteCollection(id) }
+        case (.collection(let id), "Delete"):
+            return try storeCall(call) { () throws(SecretStoreError) in try store.deleteCollection(id) }
         case (.collection(let id), "SearchItems"): return searchCollection(call, id)
         case (.collection(let id), "CreateItem"): return try createItem(call, id)
         case (.item(let collection, let item), "Delete"):
@@ -108,7 +109,8 @@ extension SecretServiceProvider {
         case (.prompt(let id), "Prompt"): return try runPrompt(call, id, dismiss: false)
         case (.prompt(let id), "Dismiss"): return try runPrompt(call, id, dismiss: true)
         default:
-            throw DBusFailure(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "No method \(call.method) here")
+            throw DBusFailure(
+                name: "org.freedesktop.DBus.Error.UnknownMethod", message: "No method \(call.method) here")
         }
     }
 
@@ -137,7 +139,9 @@ extension SecretServiceProvider {
             algorithm = .plain
             output = Variant.string("")
         case TransportSession.dhName:
-            guard Variant.isOfType(input, "ay") else { throw DBusFailure.invalidArgs("the input must be a public key (ay)") }
+            guard Variant.isOfType(input, "ay") else {
+                throw DBusFailure.invalidArgs("the input must be a public key (ay)")
+            }
             do {
                 let agreement = try DHIETF1024KeyAgreement()
                 let key = try Variant.withBytes(input) { (peer) throws(SessionCryptoError) in
@@ -188,7 +192,9 @@ extension SecretServiceProvider {
         var unlocked: [String] = [], locked: [String] = []
         for (collection, item) in store.search(query, in: nil) {
             let isLocked = store.collection(collection)?.locked ?? true
-            if isLocked { locked.append(itemPath(item.id, in: collection)) } else {
+            if isLocked {
+                locked.append(itemPath(item.id, in: collection))
+            } else {
                 unlocked.append(itemPath(item.id, in: collection))
             }
         }

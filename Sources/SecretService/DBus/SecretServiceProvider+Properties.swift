@@ -61,7 +61,9 @@ extension SecretServiceProvider {
             guard attributes.reduce(0, { $0 + $1.key.utf8.count + $1.value.utf8.count }) <= Limits.attributeBytes else {
                 return (G_DBUS_ERROR_INVALID_ARGS, "attributes too large")
             }
-            result = Result { () throws(SecretStoreError) in try store.setAttributes(attributes, of: item, in: collection) }
+            result = Result { () throws(SecretStoreError) in
+                try store.setAttributes(attributes, of: item, in: collection)
+            }
         case (nil, _):
             return (G_DBUS_ERROR_UNKNOWN_OBJECT, "No such object: \(path)")
         default:

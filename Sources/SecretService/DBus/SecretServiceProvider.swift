@@ -39,7 +39,8 @@ package final class SecretServiceProvider {
     }
 
     package let store: any SecretStore
-    /// Called when the store's last unsaved state and the last session are gone, and on every call.
+    /// Called on every method call and property write, and when a session closes or a client leaves;
+    /// the daemon restarts its idle clock from it.
     package var activityHandler: (() -> Void)?
 
     let connection: OpaquePointer
@@ -163,7 +164,9 @@ package final class SecretServiceProvider {
     }
 
     func collectionPath(_ id: CollectionID) -> String { "\(Self.collectionPrefix)/\(id.rawValue)" }
-    func itemPath(_ id: ItemID, in collection: CollectionID) -> String { "\(collectionPath(collection))/\(id.rawValue)" }
+    func itemPath(_ id: ItemID, in collection: CollectionID) -> String {
+        "\(collectionPath(collection))/\(id.rawValue)"
+    }
 
     /// The child nodes under a registered subtree root, but those that are subtrees of their own
     /// (GDBus lists registered subtrees itself).
@@ -223,25 +226,35 @@ package final class SecretServiceProvider {
         switch change {
         case .collectionCreated(let id):
             try? register(collectionPath(id))
-            emit(Self.servicePath, SecretServiceInterfaces.service, "CollectionCreated", [Variant.objectPath(collectionPath(id))])
+            emit(
+                Self.servicePath, SecretServiceInterfaces.service, "CollectionCreated",
+                [Variant.objectPath(collectionPath(id))])
             propertiesChanged(Self.servicePath, SecretServiceInterfaces.service, ["Collections"])
         case .collectionDeleted(let id):
             unregister(collectionPath(id))
-            emit(Self.servicePath, SecretServiceInterfaces.service, "CollectionDeleted", [Variant.objectPath(collectionPath(id))])
+            emit(
+                Self.servicePath, SecretServiceInterfaces.service, "CollectionDeleted",
+                [Variant.objectPath(collectionPath(id))])
             propertiesChanged(Self.servicePath, SecretServiceInterfaces.service, ["Collections"])
         case .collectionChanged(let id):
-            emit(Self.servicePath, SecretServiceInterfaces.service, "CollectionChanged", [Variant.objectPath(collectionPath(id))])
+            emit(
+                Self.servicePath, SecretServiceInterfaces.service, "CollectionChanged",
+                [Variant.objectPath(collectionPath(id))])
             propertiesChanged(collectionPath(id), SecretServiceInterfaces.collection, ["Label", "Locked", "Modified"])
         case .itemCreated(let collection, let item):
-            emit(collectionPath(collection), SecretServiceInterfaces.collection, "ItemCreated",
+            emit(
+                collectionPath(collection), SecretServiceInterfaces.collection, "ItemCreated",
                 [Variant.objectPath(itemPath(item, in: collection))])
             propertiesChanged(collectionPath(collection), SecretServiceInterfaces.collection, ["Items", "Modified"])
         case .itemChanged(let collection, let item):
-            emit(collectionPath(collection), SecretServiceInterfaces.collection, "ItemChanged",
+            emit(
+                collectionPath(collection), SecretServiceInterfaces.collection, "ItemChanged",
                 [Variant.objectPath(itemPath(item, in: collection))])
-            propertiesChanged(itemPath(item, in: collection), SecretServiceInterfaces.item, ["Label", "Attributes", "Modified"])
+            propertiesChanged(
+                itemPath(item, in: collection), SecretServiceInterfaces.item, ["Label", "Attributes", "Modified"])
         case .itemDeleted(let collection, let item):
-            emit(collectionPath(collection), SecretServiceInterfaces.collection, "ItemDeleted",
+            emit(
+                collectionPath(collection), SecretServiceInterfaces.collection, "ItemDeleted",
                 [Variant.objectPath(itemPath(item, in: collection))])
             propertiesChanged(collectionPath(collection), SecretServiceInterfaces.collection, ["Items", "Modified"])
         }
@@ -255,7 +268,8 @@ package final class SecretServiceProvider {
     private func propertiesChanged(_ path: String, _ interface: String, _ names: [String]) {
         let values = names.compactMap { name in property(path, interface, name).map { (name, $0) } }
         guard !values.isEmpty else { return }
-        emit(path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+        emit(
+            path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
             [Variant.string(interface), Variant.variantMap(values), Variant.strings([])])
     }
 
@@ -283,7 +297,9 @@ package final class SecretServiceProvider {
         table.get_property = { _, _, path, interface, name, error, userData in
             guard let userData else { return nil }
             let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue()
-            if let value = provider.property(String(cString: path!), String(cString: interface!), String(cString: name!)) {
+            if let value = provider.property(
+                String(cString: path!), String(cString: interface!), String(cString: name!))
+            {
                 return value
             }
             g_set_error_literal(
@@ -315,7 +331,8 @@ package final class SecretServiceProvider {
         table.introspect = { _, _, path, node, userData in
             let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
             let names = provider.interfaces(of: String(cString: path!), node: node.map { String(cString: $0) })
-            let array = g_malloc0(gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<GDBusInterfaceInfo>?>.stride))!
+            let array = g_malloc0(
+                gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<GDBusInterfaceInfo>?>.stride))!
                 .bindMemory(to: UnsafeMutablePointer<GDBusInterfaceInfo>?.self, capacity: names.count + 1)
             for (index, name) in names.enumerated() {
                 array[index] = g_dbus_interface_info_ref(g_dbus_node_info_lookup_interface(provider.nodeInfo, name))

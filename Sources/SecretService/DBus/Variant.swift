@@ -31,7 +31,8 @@ enum Variant {
 
     /// `a{ss}`, sorted by name so that replies are deterministic.
     static func stringMap(_ map: [String: String]) -> OpaquePointer {
-        array("{ss}", map.sorted { $0.key < $1.key }.map { g_variant_new_dict_entry(string($0.key), string($0.value))! })
+        array(
+            "{ss}", map.sorted { $0.key < $1.key }.map { g_variant_new_dict_entry(string($0.key), string($0.value))! })
     }
 
     /// `a{sv}`.
@@ -99,7 +100,9 @@ enum Variant {
     static func release(_ map: [String: OpaquePointer]) { map.values.forEach { g_variant_unref($0) } }
 
     /// Gives the bytes of an `ay` value, in GLib's memory, to `body`.
-    static func withBytes<R, E: Error>(_ value: OpaquePointer, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    static func withBytes<R, E: Error>(_ value: OpaquePointer, _ body: (UnsafeRawBufferPointer) throws(E) -> R)
+        throws(E) -> R
+    {
         var count: gsize = 0
         let base = g_variant_get_fixed_array(value, &count, 1)
         return try body(UnsafeRawBufferPointer(start: count == 0 ? nil : base, count: Int(count)))

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// A ``SecretStore`` that lives in memory and is never written anywhere: the spec's `session` collection
@@ -34,7 +34,8 @@ package final class MemorySecretStore: SecretStore {
         self.clock = clock
         let now = clock()
         let id = Self.sessionCollection
-        store[id] = Collection(info: CollectionInfo(id: id, label: "Session", locked: false, created: now, modified: now))
+        store[id] = Collection(
+            info: CollectionInfo(id: id, label: "Session", locked: false, created: now, modified: now))
         collectionOrder = [id]
         aliases["session"] = id
     }
