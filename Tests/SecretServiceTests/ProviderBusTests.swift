@@ -261,6 +261,50 @@ struct ProviderBusTests {
         }
     }
 
+    @Test("Lock emits CollectionChanged and the items' Locked in PropertiesChanged")
+    func lockSignals() throws {
+        try PrivateBus.with { bus in
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
+            let context = g_main_context_new()!
+            g_main_context_push_thread_default(context)
+            defer {
+                g_main_context_pop_thread_default(context)
+                g_main_context_unref(context)
+            }
+            final class Seen { var signals: [String] = [] }
+            let seen = Seen()
+            let subscription = g_dbus_connection_signal_subscribe(
+                bus.client, "org.freedesktop.secrets", nil, nil, nil, nil, G_DBUS_SIGNAL_FLAGS_NONE,
+                { _, _, path, _, member, parameters, userData in
+                    var text = String(cString: path!) + " " + String(cString: member!)
+                    if String(cString: member!) == "PropertiesChanged", let parameters {
+                        let names = Variant.withChild(parameters, 1) { map in
+                            (0..<Variant.childCount(map)).map { index in
+                                Variant.withChild(map, index) { Variant.withChild($0, 0, Variant.readString) }
+                            }
+                        }
+                        text += " " + names.joined(separator: ",")
+                    }
+                    Unmanaged<Seen>.fromOpaque(userData!).takeUnretainedValue().signals.append(text)
+                }, Unmanaged.passUnretained(seen).toOpaque(), nil)
+            defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
+            g_variant_unref(
+                try bus.expectReply(
+                    Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])]))
+            let expected = [
+                "\(Self.service) CollectionChanged", "\(item) PropertiesChanged Locked",
+                "\(Self.sessionCollection) PropertiesChanged Label,Locked,Modified",
+            ]
+            // Hang guard only: the signals were sent before the reply.
+            for _ in 0..<500 where !expected.allSatisfy(seen.signals.contains) {
+                while g_main_context_iteration(context, 0) != 0 {}
+                usleep(10_000)
+            }
+            for signal in expected { #expect(seen.signals.contains(signal), "\(seen.signals)") }
+        }
+    }
+
     @Test("A session ends when its connection leaves the bus")
     func sessionEndsWithConnection() throws {
         try PrivateBus.with { bus in

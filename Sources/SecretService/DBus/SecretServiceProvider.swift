@@ -49,6 +49,8 @@ package final class SecretServiceProvider {
     private let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable>
     private var subtrees: [String: guint] = [:]
     private var signalSubscription: guint = 0
+    /// Each collection's lock state as last announced, to tell lock changes from other changes.
+    private var knownLocked: [CollectionID: Bool] = [:]
     var sessions: [String: TransportSession] = [:]
     var prompts: [String: Prompt] = [:]
     var nextSession = 1
@@ -97,7 +99,10 @@ package final class SecretServiceProvider {
         for path in [Self.servicePath, Self.collectionPrefix, Self.aliasPrefix, Self.sessionPrefix, Self.promptPrefix] {
             try register(path)
         }
-        for collection in store.collections() { try register(collectionPath(collection.id)) }
+        for collection in store.collections() {
+            try register(collectionPath(collection.id))
+            knownLocked[collection.id] = collection.locked
+        }
         let me = Unmanaged.passUnretained(self).toOpaque()
         signalSubscription = g_dbus_connection_signal_subscribe(
             connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
@@ -226,12 +231,14 @@ package final class SecretServiceProvider {
         switch change {
         case .collectionCreated(let id):
             try? register(collectionPath(id))
+            knownLocked[id] = store.collection(id)?.locked
             emit(
                 Self.servicePath, SecretServiceInterfaces.service, "CollectionCreated",
                 [Variant.objectPath(collectionPath(id))])
             propertiesChanged(Self.servicePath, SecretServiceInterfaces.service, ["Collections"])
         case .collectionDeleted(let id):
             unregister(collectionPath(id))
+            knownLocked[id] = nil
             emit(
                 Self.servicePath, SecretServiceInterfaces.service, "CollectionDeleted",
                 [Variant.objectPath(collectionPath(id))])
@@ -241,6 +248,13 @@ package final class SecretServiceProvider {
                 Self.servicePath, SecretServiceInterfaces.service, "CollectionChanged",
                 [Variant.objectPath(collectionPath(id))])
             propertiesChanged(collectionPath(id), SecretServiceInterfaces.collection, ["Label", "Locked", "Modified"])
+            // A lock or unlock changes every item's Locked property too.
+            let locked = store.collection(id)?.locked
+            if let locked, knownLocked.updateValue(locked, forKey: id) != locked {
+                for item in (try? store.items(in: id)) ?? [] {
+                    propertiesChanged(itemPath(item.id, in: id), SecretServiceInterfaces.item, ["Locked"])
+                }
+            }
         case .itemCreated(let collection, let item):
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemCreated",
