@@ -151,6 +151,22 @@ struct ProviderBusTests {
                     [Variant.objectPath("/")]) != nil)
             let session = try bus.openPlainSession()
             let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
+            // Unknown objects inside the service's tree: the names clients map to "no such item".
+            #expect(
+                bus.errorName(
+                    Self.sessionCollection + "/999", Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+                    == "org.freedesktop.DBus.Error.UnknownMethod")
+            #expect(
+                bus.errorName(
+                    Self.sessionCollection + "/999", "org.freedesktop.DBus.Properties", "Get",
+                    [Variant.string(Self.itemInterface), Variant.string("Label")])
+                    == "org.freedesktop.DBus.Error.UnknownMethod")
+            #expect(
+                bus.errorName(
+                    "/org/freedesktop/secrets/aliases/nothing", "org.freedesktop.DBus.Properties", "GetAll",
+                    [Variant.string(Self.collectionInterface)]) == "org.freedesktop.DBus.Error.UnknownMethod")
+            #expect(
+                !(try bus.introspect(Self.sessionCollection)).contains("<node name=\"999\"/>"))
             #expect(
                 bus.errorName(
                     item, Self.itemInterface, "GetSecret", [Variant.objectPath("/org/freedesktop/secrets/session/999")])

@@ -47,7 +47,7 @@ package final class SecretServiceProvider {
     private let nodeInfo: UnsafeMutablePointer<GDBusNodeInfo>
     private let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
     private let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable>
-    private var subtrees: [String: guint] = [:]
+    var subtrees: [String: guint] = [:]
     private var signalSubscription: guint = 0
     /// Each collection's lock state as last announced, to tell lock changes from other changes.
     private var knownLocked: [CollectionID: Bool] = [:]
@@ -203,7 +203,20 @@ package final class SecretServiceProvider {
         case .item: return [SecretServiceInterfaces.item]
         case .session: return [SecretServiceInterfaces.session]
         case .prompt: return [SecretServiceInterfaces.prompt]
-        case nil: return []
+        case nil:
+            // Subtrees dispatch unenumerated nodes (so that a call does not enumerate every item);
+            // an unknown node claims the interface its place implies, so that the dispatch function
+            // refuses it and GDBus answers UnknownMethod, which clients map to "no such item",
+            // instead of InvalidArgs "No such interface" (which they do not).
+            guard node != nil, let slash = full.lastIndex(of: "/") else { return [] }
+            let root = String(full[..<slash])
+            switch root {
+            case Self.collectionPrefix, Self.aliasPrefix: return [SecretServiceInterfaces.collection]
+            case Self.sessionPrefix: return [SecretServiceInterfaces.session]
+            case Self.promptPrefix: return [SecretServiceInterfaces.prompt]
+            default:
+                return root.hasPrefix(Self.collectionPrefix + "/") ? [SecretServiceInterfaces.item] : []
+            }
         }
     }
 
@@ -211,7 +224,8 @@ package final class SecretServiceProvider {
         guard subtrees[path] == nil else { return }
         var error: UnsafeMutablePointer<GError>?
         let id = g_dbus_connection_register_subtree(
-            connection, path, subtreeVTable, G_DBUS_SUBTREE_FLAGS_NONE, Unmanaged.passUnretained(self).toOpaque(), nil,
+            connection, path, subtreeVTable, G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
+            Unmanaged.passUnretained(self).toOpaque(), nil,
             &error)
         if id == 0 {
             let message = error.map { String(cString: $0.pointee.message) } ?? "unknown"
@@ -259,7 +273,8 @@ package final class SecretServiceProvider {
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemCreated",
                 [Variant.objectPath(itemPath(item, in: collection))])
-            propertiesChanged(collectionPath(collection), SecretServiceInterfaces.collection, ["Items", "Modified"])
+            propertiesChanged(
+                collectionPath(collection), SecretServiceInterfaces.collection, ["Modified"], invalidated: ["Items"])
         case .itemChanged(let collection, let item):
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemChanged",
@@ -270,7 +285,8 @@ package final class SecretServiceProvider {
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemDeleted",
                 [Variant.objectPath(itemPath(item, in: collection))])
-            propertiesChanged(collectionPath(collection), SecretServiceInterfaces.collection, ["Items", "Modified"])
+            propertiesChanged(
+                collectionPath(collection), SecretServiceInterfaces.collection, ["Modified"], invalidated: ["Items"])
         }
     }
 
@@ -279,12 +295,16 @@ package final class SecretServiceProvider {
     }
 
     /// `org.freedesktop.DBus.Properties.PropertiesChanged` with the current values of `names`.
-    private func propertiesChanged(_ path: String, _ interface: String, _ names: [String]) {
+    /// `invalidated` names properties announced without their value (a collection's `Items`, which
+    /// grows with the collection; clients learn items from `ItemCreated`/`ItemDeleted`).
+    private func propertiesChanged(
+        _ path: String, _ interface: String, _ names: [String], invalidated: [String] = []
+    ) {
         let values = names.compactMap { name in property(path, interface, name).map { (name, $0) } }
-        guard !values.isEmpty else { return }
+        guard !values.isEmpty || !invalidated.isEmpty else { return }
         emit(
             path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
-            [Variant.string(interface), Variant.variantMap(values), Variant.strings([])])
+            [Variant.string(interface), Variant.variantMap(values), Variant.strings(invalidated)])
     }
 
     // MARK: - Clients
@@ -353,8 +373,13 @@ package final class SecretServiceProvider {
             }
             return array
         }
-        table.dispatch = { _, _, _, _, _, outUserData, userData in
+        table.dispatch = { _, _, path, _, node, outUserData, userData in
             let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
+            // An unknown node gets no handler: GDBus answers UnknownMethod, for methods and for
+            // org.freedesktop.DBus.Properties alike (as for any unexported object).
+            let path = String(cString: path!)
+            let full = node.map { provider.subtrees[path] != nil ? "\(path)/\(String(cString: $0))" : path } ?? path
+            guard provider.resolve(full) != nil else { return nil }
             outUserData?.pointee = userData
             return UnsafePointer(provider.interfaceVTable)
         }
