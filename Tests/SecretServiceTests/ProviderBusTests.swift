@@ -182,6 +182,9 @@ struct ProviderBusTests {
                     Self.sessionAlias, Self.collectionInterface, "CreateItem",
                     [properties, secret, Variant.boolean(false)])
                     == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(
+                bus.errorName(Self.service, Self.serviceInterface, "SearchItems", [Variant.stringMap(huge)])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
             let badLabel = Variant.variantMap([("org.freedesktop.Secret.Item.Label", Variant.uint32(7))])
             let secret2 = Variant.tuple([
                 Variant.objectPath(session), Variant.bytes([]), Variant.bytes([1]), Variant.string(""),

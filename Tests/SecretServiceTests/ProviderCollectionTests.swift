@@ -45,6 +45,25 @@ struct ProviderCollectionTests {
                 "/org/freedesktop/secrets/aliases/default", label: "i", attributes: ["a": "b"], secret: "s",
                 session: session)
             #expect(item.hasPrefix(path + "/"))
+            // Any alias name is a live path and a child node of /aliases.
+            g_variant_unref(
+                try bus.expectReply(
+                    Self.service, Self.serviceInterface, "SetAlias", [Variant.string("work"), Variant.objectPath(path)])
+            )
+            #expect(try bus.introspect("/org/freedesktop/secrets/aliases").contains("<node name=\"work\"/>"))
+            let label = try bus.property("/org/freedesktop/secrets/aliases/work", Self.collectionInterface, "Label")
+            #expect(Variant.readString(label) == "Default keyring")
+            g_variant_unref(label)
+            #expect(
+                bus.errorName(
+                    Self.service, Self.serviceInterface, "CreateCollection",
+                    [Variant.variantMap([]), Variant.string("bad/alias")]) == "org.freedesktop.DBus.Error.InvalidArgs")
+            // GetSecrets answers each item once, however often it is asked for.
+            let secrets = try bus.expectReply(
+                Self.service, Self.serviceInterface, "GetSecrets",
+                [Variant.objectPaths([item, item]), Variant.objectPath(session)])
+            #expect(Variant.withChild(secrets, 0, Variant.childCount) == 1)
+            g_variant_unref(secrets)
             // SetAlias to "/" removes it; the collection stays.
             g_variant_unref(
                 try bus.expectReply(

@@ -88,7 +88,7 @@ extension SecretServiceProvider {
         switch (object, call.method) {
         case (.service, "OpenSession"): return try openSession(call)
         case (.service, "CreateCollection"): return try createCollection(call)
-        case (.service, "SearchItems"): return searchService(call)
+        case (.service, "SearchItems"): return try searchService(call)
         case (.service, "Unlock"): return try unlock(call)
         case (.service, "Lock"): return try lock(call)
         case (.service, "GetSecrets"): return try getSecrets(call)
@@ -96,7 +96,7 @@ extension SecretServiceProvider {
         case (.service, "SetAlias"): return try setAlias(call)
         case (.collection(let id), "Delete"):
             return try storeCall(call) { () throws(SecretStoreError) in try store.deleteCollection(id) }
-        case (.collection(let id), "SearchItems"): return searchCollection(call, id)
+        case (.collection(let id), "SearchItems"): return try searchCollection(call, id)
         case (.collection(let id), "CreateItem"): return try createItem(call, id)
         case (.item(let collection, let item), "Delete"):
             return try storeCall(call) { () throws(SecretStoreError) in try store.deleteItem(item, in: collection) }
@@ -167,6 +167,7 @@ extension SecretServiceProvider {
     /// names a collection returns that collection (spec: Service.CreateCollection).
     private func createCollection(_ call: MethodCall) throws -> [OpaquePointer] {
         let alias = Variant.withChild(call.parameters, 1, Variant.readString)
+        guard alias.isEmpty || CollectionID(alias) != nil else { throw DBusFailure.invalidArgs("invalid alias name") }
         if !alias.isEmpty, let existing = store.resolveAlias(alias) {
             return [Variant.objectPath(collectionPath(existing)), Variant.objectPath("/")]
         }
@@ -187,8 +188,8 @@ extension SecretServiceProvider {
     }
 
     /// `SearchItems(a{ss}) → (ao unlocked, ao locked)`: items of locked collections are listed as locked.
-    private func searchService(_ call: MethodCall) -> [OpaquePointer] {
-        let query = Variant.withChild(call.parameters, 0, Variant.readStringMap)
+    private func searchService(_ call: MethodCall) throws -> [OpaquePointer] {
+        let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
         var unlocked: [String] = [], locked: [String] = []
         for (collection, item) in store.search(query, in: nil) {
             let isLocked = store.collection(collection)?.locked ?? true
@@ -251,7 +252,8 @@ extension SecretServiceProvider {
         let paths = Variant.withChild(call.parameters, 0, Variant.readStrings)
         let session = try usableSession(Variant.withChild(call.parameters, 1, Variant.readString), sender: call.sender)
         var entries: [OpaquePointer] = []
-        for path in paths {
+        var seen: Set<String> = []
+        for path in paths where seen.insert(path).inserted {
             guard case .item(let collection, let item) = resolve(path),
                 let secret = try? store.secret(of: item, in: collection)
             else { continue }
@@ -287,8 +289,8 @@ extension SecretServiceProvider {
     // MARK: - Collection
 
     /// `SearchItems(a{ss}) → ao`: every matching item of the collection, locked or not.
-    private func searchCollection(_ call: MethodCall, _ id: CollectionID) -> [OpaquePointer] {
-        let query = Variant.withChild(call.parameters, 0, Variant.readStringMap)
+    private func searchCollection(_ call: MethodCall, _ id: CollectionID) throws -> [OpaquePointer] {
+        let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
         return [Variant.objectPaths(store.search(query, in: id).map { itemPath($0.1.id, in: id) })]
     }
 

@@ -179,7 +179,7 @@ package final class SecretServiceProvider {
         switch path {
         case Self.servicePath, Self.collectionPrefix: return []
         case Self.aliasPrefix:
-            return ["default", "login", "session"].filter { store.resolveAlias($0) != nil }
+            return store.aliasNames()
         case Self.sessionPrefix: return sessions.keys.sorted()
         case Self.promptPrefix: return prompts.keys.sorted()
         default:

@@ -50,6 +50,8 @@ package final class MemorySecretStore: SecretStore {
 
     package func collection(_ id: CollectionID) -> CollectionInfo? { store[id]?.info }
 
+    package func aliasNames() -> [String] { aliases.keys.sorted() }
+
     package func resolveAlias(_ alias: String) -> CollectionID? { aliases[alias] }
 
     package func setAlias(_ alias: String, to collection: CollectionID?) throws(SecretStoreError) {

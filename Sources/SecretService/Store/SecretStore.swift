@@ -133,6 +133,8 @@ package protocol SecretStore: AnyObject {
     func collections() -> [CollectionInfo]
     /// One collection; `nil` when there is none with that identifier.
     func collection(_ id: CollectionID) -> CollectionInfo?
+    /// Every alias that names a collection, sorted.
+    func aliasNames() -> [String]
     /// The collection an alias (`default`, `login`, `session`, …) names, if any.
     func resolveAlias(_ alias: String) -> CollectionID?
     /// Points `alias` at a collection, or removes it with `nil`.
