@@ -149,6 +149,16 @@ private final class RunningDaemon {
                         return cgio_source_continue()  // removed by deinit
                     }, me))
         }
+        if let seconds = provider.store.externalChangePollSeconds {
+            sources.append(
+                g_timeout_add_seconds(
+                    max(seconds, 1),
+                    { userData in
+                        Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue().provider.store
+                            .pollExternalChanges()
+                        return cgio_source_continue()  // removed by deinit
+                    }, me))
+        }
         if idleExit > 0 {
             sources.append(
                 g_timeout_add_seconds(

@@ -120,6 +120,29 @@ struct MemorySecretStoreTests {
         #expect(throws: SecretStoreError.noSuchObject) { try store.items(in: collection) }
     }
 
+    @Test("Searches follow attribute changes and deletions")
+    func searchFollowsChanges() throws {
+        let store = MemorySecretStore()
+        let a = try store.createItem(
+            in: Self.session, label: "a", attributes: ["k": "1"], secret: Self.secret("a"), replace: false
+        ).id
+        let b = try store.createItem(
+            in: Self.session, label: "b", attributes: ["k": "1", "x": "y"], secret: Self.secret("b"), replace: false
+        ).id
+        try store.setAttributes(["k": "2"], of: a, in: Self.session)
+        #expect(store.search(["k": "1"], in: nil).map(\.1.id) == [b])
+        #expect(store.search(["k": "2"], in: nil).map(\.1.id) == [a])
+        try store.deleteItem(b, in: Self.session)
+        #expect(store.search(["k": "1"], in: nil).isEmpty)
+        #expect(store.search(["x": "y"], in: nil).isEmpty)
+        #expect(store.search([:], in: nil).map(\.1.id) == [a])
+        // replace finds the exact set through the index.
+        let replaced = try store.createItem(
+            in: Self.session, label: "a2", attributes: ["k": "2"], secret: Self.secret("a2"), replace: true)
+        #expect(replaced.id == a)
+        #expect(replaced.replaced)
+    }
+
     @Test("Identifiers accept only D-Bus path elements")
     func identifiers() {
         #expect(CollectionID("login") != nil)

@@ -17,6 +17,40 @@ package final class MemorySecretStore: SecretStore {
         var items: [ItemID: (info: ItemInfo, secret: StoredSecret)] = [:]
         var order: [ItemID] = []
         var nextItem = 1
+        /// Items by attribute pair, so that a search costs O(smallest match), not O(items).
+        var index: [AttributePair: Set<ItemID>] = [:]
+
+        mutating func indexItem(_ id: ItemID, _ attributes: [String: String]) {
+            for (name, value) in attributes { index[AttributePair(name: name, value: value), default: []].insert(id) }
+        }
+
+        mutating func unindexItem(_ id: ItemID, _ attributes: [String: String]) {
+            for (name, value) in attributes {
+                let pair = AttributePair(name: name, value: value)
+                index[pair]?.remove(id)
+                if index[pair]?.isEmpty == true { index[pair] = nil }
+            }
+        }
+
+        /// Items whose attributes contain every pair of `query`, in creation order.
+        func matching(_ query: [String: String]) -> [ItemID] {
+            guard !query.isEmpty else { return order }
+            var smallest: Set<ItemID>?
+            for (name, value) in query {
+                guard let set = index[AttributePair(name: name, value: value)] else { return [] }
+                if set.count < smallest?.count ?? Int.max { smallest = set }
+            }
+            let candidates = (smallest ?? []).filter { id in
+                guard let attributes = items[id]?.info.attributes else { return false }
+                return query.allSatisfy { attributes[$0.key] == $0.value }
+            }
+            return candidates.sorted { Int($0.rawValue) ?? 0 < Int($1.rawValue) ?? 0 }
+        }
+    }
+
+    private struct AttributePair: Hashable {
+        let name: String
+        let value: String
     }
 
     private var store: [CollectionID: Collection] = [:]
@@ -49,6 +83,11 @@ package final class MemorySecretStore: SecretStore {
     package func collections() -> [CollectionInfo] { collectionOrder.compactMap { store[$0]?.info } }
 
     package func collection(_ id: CollectionID) -> CollectionInfo? { store[id]?.info }
+
+    /// Nothing outside this process can change it.
+    package var externalChangePollSeconds: UInt32? { nil }
+
+    package func pollExternalChanges() {}
 
     package func aliasNames() -> [String] { aliases.keys.sorted() }
 
@@ -137,9 +176,8 @@ package final class MemorySecretStore: SecretStore {
         var found: [(CollectionID, ItemInfo)] = []
         for id in scope {
             guard let stored = store[id] else { continue }
-            for itemID in stored.order {
-                guard let info = stored.items[itemID]?.info else { continue }
-                if attributes.allSatisfy({ info.attributes[$0.key] == $0.value }) { found.append((id, info)) }
+            for itemID in stored.matching(attributes) {
+                if let info = stored.items[itemID]?.info { found.append((id, info)) }
             }
         }
         return found
@@ -151,7 +189,9 @@ package final class MemorySecretStore: SecretStore {
         guard var stored = store[collection] else { throw .noSuchObject }
         guard !stored.info.locked else { throw .isLocked }
         let now = clock()
-        if replace, let existing = stored.order.first(where: { stored.items[$0]?.info.attributes == attributes }) {
+        if replace,
+            let existing = stored.matching(attributes).first(where: { stored.items[$0]?.info.attributes == attributes })
+        {
             stored.items[existing]!.info.label = label
             stored.items[existing]!.info.modified = now
             stored.items[existing]!.secret = secret
@@ -163,6 +203,7 @@ package final class MemorySecretStore: SecretStore {
         stored.nextItem += 1
         stored.items[id] = (ItemInfo(id: id, label: label, attributes: attributes, created: now, modified: now), secret)
         stored.order.append(id)
+        stored.indexItem(id, attributes)
         stored.info.modified = now
         store[collection] = stored
         changeHandler?(.itemCreated(collection, id))
@@ -190,13 +231,16 @@ package final class MemorySecretStore: SecretStore {
     package func setAttributes(_ attributes: [String: String], of item: ItemID, in collection: CollectionID)
         throws(SecretStoreError)
     {
-        _ = try unlockedItem(item, in: collection)
+        let old = try unlockedItem(item, in: collection).info.attributes
+        store[collection]!.unindexItem(item, old)
         store[collection]!.items[item]!.info.attributes = attributes
+        store[collection]!.indexItem(item, attributes)
         touch(item, in: collection)
     }
 
     package func deleteItem(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError) {
-        _ = try unlockedItem(id, in: collection)
+        let old = try unlockedItem(id, in: collection).info.attributes
+        store[collection]!.unindexItem(id, old)
         store[collection]!.items[id] = nil
         store[collection]!.order.removeAll { $0 == id }
         store[collection]!.info.modified = clock()

@@ -133,6 +133,13 @@ package protocol SecretStore: AnyObject {
     func collections() -> [CollectionInfo]
     /// One collection; `nil` when there is none with that identifier.
     func collection(_ id: CollectionID) -> CollectionInfo?
+    /// How often, in seconds, the provider should call ``pollExternalChanges()``; `nil` when other
+    /// processes cannot change this store (the in-memory store).
+    var externalChangePollSeconds: UInt32? { get }
+    /// Looks for changes made by other processes (the `security` tool, SecItem callers, another provider)
+    /// and reports each through ``changeHandler``, so that the provider emits the spec's signals.
+    func pollExternalChanges()
+
     /// Every alias that names a collection, sorted.
     func aliasNames() -> [String]
     /// The collection an alias (`default`, `login`, `session`, …) names, if any.
