@@ -186,26 +186,29 @@ package final class MemorySecretStore: SecretStore {
     package func createItem(
         in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool
     ) throws(SecretStoreError) -> (id: ItemID, replaced: Bool) {
-        guard var stored = store[collection] else { throw .noSuchObject }
-        guard !stored.info.locked else { throw .isLocked }
+        // Mutated in place (store[collection]!.…): a local copy would copy every item on write.
+        guard let info = store[collection]?.info else { throw .noSuchObject }
+        guard !info.locked else { throw .isLocked }
         let now = clock()
         if replace,
-            let existing = stored.matching(attributes).first(where: { stored.items[$0]?.info.attributes == attributes })
+            let existing = store[collection]!.matching(attributes).first(where: {
+                store[collection]!.items[$0]?.info.attributes == attributes
+            })
         {
-            stored.items[existing]!.info.label = label
-            stored.items[existing]!.info.modified = now
-            stored.items[existing]!.secret = secret
-            store[collection] = stored
+            store[collection]!.items[existing]!.info.label = label
+            store[collection]!.items[existing]!.info.modified = now
+            store[collection]!.items[existing]!.secret = secret
             changeHandler?(.itemChanged(collection, existing))
             return (existing, true)
         }
-        let id = ItemID(String(stored.nextItem))!
-        stored.nextItem += 1
-        stored.items[id] = (ItemInfo(id: id, label: label, attributes: attributes, created: now, modified: now), secret)
-        stored.order.append(id)
-        stored.indexItem(id, attributes)
-        stored.info.modified = now
-        store[collection] = stored
+        let id = ItemID(String(store[collection]!.nextItem))!
+        store[collection]!.nextItem += 1
+        store[collection]!.items[id] = (
+            ItemInfo(id: id, label: label, attributes: attributes, created: now, modified: now), secret
+        )
+        store[collection]!.order.append(id)
+        store[collection]!.indexItem(id, attributes)
+        store[collection]!.info.modified = now
         changeHandler?(.itemCreated(collection, id))
         return (id, false)
     }
