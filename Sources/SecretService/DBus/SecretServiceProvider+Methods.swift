@@ -13,8 +13,6 @@ struct MethodCall {
     /// The arguments, a tuple GDBus has checked against the introspection XML.
     let parameters: OpaquePointer
 
-    func argument(_ index: Int) -> OpaquePointer { g_variant_get_child_value(parameters, gsize(index))! }
-
     func reply(_ values: [OpaquePointer]) {
         g_dbus_method_invocation_return_value(invocation, Variant.tuple(values))
     }
