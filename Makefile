@@ -1,16 +1,20 @@
 # Builds, tests and installs swift-keychain's command-line tools.
 #   make build                      debug build of everything, warnings as errors
 #   make test                       the CLI tests (KeychainCLITests)
-#   make install [PREFIX=~/.local]  release build; installs security, git-credential-keychain and
-#                                   docker-credential-keychain into $(PREFIX)/bin
+#   make install [PREFIX=~/.local]  release build; installs security, git-credential-keychain,
+#                                   docker-credential-keychain and keychain-secret-service into
+#                                   $(PREFIX)/bin, and the provider's D-Bus activation file into
+#                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service)
 # The installed tools link the Swift standard library and Foundation statically (--static-swift-stdlib):
 # they run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
-# runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0).
+# runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0),
+# and keychain-secret-service also GLib and libcrypto (libglib2.0-0, libssl3).
 # They are built in their own scratch folder, .build/static, so that switching between this and the
 # ordinary release build (scripts/bench) never rebuilds either.
 PREFIX ?= $(HOME)/.local
 BINDIR := $(PREFIX)/bin
-TOOLS := security git-credential-keychain docker-credential-keychain
+TOOLS := security git-credential-keychain docker-credential-keychain keychain-secret-service
+DBUS_SERVICES ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/dbus-1/services
 SWIFT ?= swift
 STATIC := -c release --static-swift-stdlib --scratch-path .build/static
 
@@ -28,6 +32,10 @@ release:
 install: release
 	install -d "$(BINDIR)"
 	for tool in $(TOOLS); do install -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/$$tool" "$(BINDIR)/$$tool"; done
+	install -d "$(DBUS_SERVICES)"
+	printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s/keychain-secret-service\n' "$(BINDIR)" \
+		> "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
 
 uninstall:
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done
+	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service"

@@ -19,15 +19,19 @@ let package = Package(
         .executable(name: "git-credential-keychain", targets: ["git-credential-keychain"]),
         .executable(name: "docker-credential-keychain", targets: ["docker-credential-keychain"]),
         .executable(name: "keychain-bench", targets: ["keychain-bench"]),
+        .executable(name: "keychain-secret-service", targets: ["keychain-secret-service"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages (see design brief: libsodium and SQLite only).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // OpenSSL 3's libcrypto: SecKey (EC, RSA), X.509 and PKCS #12 only (KeychainCrypto).
+        // OpenSSL 3's libcrypto: SecKey (EC, RSA), X.509 and PKCS #12 (KeychainCrypto), and the Secret
+        // Service DH session (SecretService: RFC 2409 group 2, HKDF-SHA256, AES-128-CBC).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Non-variadic wrappers of the kernel keyring syscalls (lock state shared by the user's processes).
         .systemLibrary(name: "CKeyring"),
+        // GLib's GIO: D-Bus (GDBus) for the Secret Service provider only.
+        .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
 
         // The engine: item store, keybag, crypto, query model, entitlements.
         .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring"], swiftSettings: strictSettings),
@@ -50,6 +54,9 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
+        // The freedesktop Secret Service provider (org.freedesktop.secrets over GDBus) and its thin main.
+        .target(name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL"], swiftSettings: strictSettings),
+        .executableTarget(name: "keychain-secret-service", dependencies: ["SecretService"], swiftSettings: strictSettings),
         // libFuzzer targets (scripts/fuzz) and their corpus replayer.
         .target(
             name: "KeychainFuzzing", dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI", "KeychainCrypto"], swiftSettings: strictSettings),
@@ -86,6 +93,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "KeychainTestSupport", "security"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "SecretServiceTests", dependencies: ["SecretService", "KeychainCore", "CGIO", "keychain-secret-service"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

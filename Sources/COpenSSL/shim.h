@@ -12,6 +12,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/dh.h>
 #include <openssl/kdf.h>
 #include <openssl/objects.h>
 #include <openssl/params.h>
@@ -79,5 +80,10 @@ static inline const char *copenssl_param_info(void) { return OSSL_KDF_PARAM_INFO
 // ERR_GET_REASON is a macro (inline function in 3.0, but keep one entry point for the library's errors).
 static inline int copenssl_err_reason(unsigned long error) { return ERR_GET_REASON(error); }
 static inline int copenssl_err_lib(unsigned long error) { return ERR_GET_LIB(error); }
+
+// EVP_PKEY_KEY_PARAMETERS and EVP_PKEY_PUBLIC_KEY are macros built from OR-ed selection bits
+// (the Secret Service DH session builds group-2 keys with EVP_PKEY_fromdata).
+static inline int copenssl_selection_key_parameters(void) { return EVP_PKEY_KEY_PARAMETERS; }
+static inline int copenssl_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
 
 #endif

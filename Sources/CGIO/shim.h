@@ -1,0 +1,14 @@
+#ifndef CGIO_SHIM_H
+#define CGIO_SHIM_H
+#include <gio/gio.h>
+#include <glib-unix.h>
+
+// G_VARIANT_TYPE is a macro (a checked cast of a type string), which Swift cannot import.
+static inline const GVariantType *cgio_variant_type(const gchar *type_string) {
+    return G_VARIANT_TYPE(type_string);
+}
+
+// G_SOURCE_REMOVE / G_SOURCE_CONTINUE are macros; Swift sees them as untyped.
+static inline gboolean cgio_source_remove(void) { return G_SOURCE_REMOVE; }
+static inline gboolean cgio_source_continue(void) { return G_SOURCE_CONTINUE; }
+#endif

@@ -1,0 +1,412 @@
+internal import CGIO
+internal import KeychainCore
+
+/// One incoming method call; it is answered exactly once, by ``reply(_:)`` or ``fail(_:)``.
+struct MethodCall {
+    /// The `GDBusMethodInvocation`; replying consumes its reference.
+    let invocation: OpaquePointer
+    /// The caller's unique bus name.
+    let sender: String
+    let path: String
+    let interface: String
+    let method: String
+    /// The arguments, a tuple GDBus has checked against the introspection XML.
+    let parameters: OpaquePointer
+
+    func reply(_ values: [OpaquePointer]) {
+        g_dbus_method_invocation_return_value(invocation, Variant.tuple(values))
+    }
+
+    func fail(_ failure: DBusFailure) {
+        g_dbus_method_invocation_return_dbus_error(invocation, failure.name, failure.message)
+    }
+}
+
+/// A D-Bus error reply: the spec's error names.
+struct DBusFailure: Error {
+    let name: String
+    let message: String
+
+    static func noSuchObject(_ path: String) -> Self {
+        Self(name: "org.freedesktop.Secret.Error.NoSuchObject", message: "No such object: \(path)")
+    }
+    static func isLocked(_ path: String) -> Self {
+        Self(name: "org.freedesktop.Secret.Error.IsLocked", message: "\(path) is locked")
+    }
+    static func noSession(_ path: String) -> Self {
+        Self(name: "org.freedesktop.Secret.Error.NoSession", message: "No such session: \(path)")
+    }
+    static func invalidArgs(_ message: String) -> Self {
+        Self(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
+    }
+    static func notSupported(_ message: String) -> Self {
+        Self(name: "org.freedesktop.DBus.Error.NotSupported", message: message)
+    }
+    static func accessDenied(_ message: String) -> Self {
+        Self(name: "org.freedesktop.DBus.Error.AccessDenied", message: message)
+    }
+    static func failed(_ message: String) -> Self {
+        Self(name: "org.freedesktop.DBus.Error.Failed", message: message)
+    }
+
+    init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    init(_ error: SecretStoreError, path: String) {
+        switch error {
+        case .noSuchObject: self = .noSuchObject(path)
+        case .isLocked: self = .isLocked(path)
+        case .invalidArgument(let message): self = .invalidArgs(message)
+        case .notSupported(let message): self = .notSupported(message)
+        }
+    }
+}
+
+extension SecretServiceProvider {
+    // MARK: - Dispatch
+
+    /// Answers one call on any exported object.
+    func handle(_ call: MethodCall) {
+        activityHandler?()
+        do {
+            call.reply(try route(call))
+        } catch is PromptAnswered {
+            return
+        } catch let failure as DBusFailure {
+            call.fail(failure)
+        } catch {
+            call.fail(.failed("\(error)"))
+        }
+    }
+
+    private func route(_ call: MethodCall) throws -> [OpaquePointer] {
+        guard let object = resolve(call.path) else { throw DBusFailure.noSuchObject(call.path) }
+        switch (object, call.method) {
+        case (.service, "OpenSession"): return try openSession(call)
+        case (.service, "CreateCollection"): return try createCollection(call)
+        case (.service, "SearchItems"): return try searchService(call)
+        case (.service, "Unlock"): return try unlock(call)
+        case (.service, "Lock"): return try lock(call)
+        case (.service, "GetSecrets"): return try getSecrets(call)
+        case (.service, "ReadAlias"): return readAlias(call)
+        case (.service, "SetAlias"): return try setAlias(call)
+        case (.collection(let id), "Delete"):
+            return try storeCall(call) { () throws(SecretStoreError) in try store.deleteCollection(id) }
+        case (.collection(let id), "SearchItems"): return try searchCollection(call, id)
+        case (.collection(let id), "CreateItem"): return try createItem(call, id)
+        case (.item(let collection, let item), "Delete"):
+            return try storeCall(call) { () throws(SecretStoreError) in try store.deleteItem(item, in: collection) }
+        case (.item(let collection, let item), "GetSecret"): return try getSecret(call, item, collection)
+        case (.item(let collection, let item), "SetSecret"): return try setSecret(call, item, collection)
+        case (.session(let id), "Close"):
+            try ownedSession(call.path, id: id, sender: call.sender)
+            closeSession(id)
+            return []
+        case (.prompt(let id), "Prompt"): return try runPrompt(call, id, dismiss: false)
+        case (.prompt(let id), "Dismiss"): return try runPrompt(call, id, dismiss: true)
+        default:
+            throw DBusFailure(
+                name: "org.freedesktop.DBus.Error.UnknownMethod", message: "No method \(call.method) here")
+        }
+    }
+
+    /// Runs a store operation that answers with prompt `/`.
+    private func storeCall(_ call: MethodCall, _ body: () throws(SecretStoreError) -> Void) throws -> [OpaquePointer] {
+        do { try body() } catch { throw DBusFailure(error, path: call.path) }
+        return [Variant.objectPath("/")]
+    }
+
+    // MARK: - Service
+
+    /// `OpenSession(s algorithm, v input) → (v output, o result)` (spec: Service.OpenSession).
+    /// `plain` takes any input and answers `""`; the DH algorithm takes the client's public key (`ay`)
+    /// and answers this side's. Other algorithms: `org.freedesktop.DBus.Error.NotSupported`.
+    private func openSession(_ call: MethodCall) throws -> [OpaquePointer] {
+        let algorithmName = Variant.withChild(call.parameters, 0, Variant.readString)
+        guard sessions.values.filter({ $0.owner == call.sender }).count < Limits.sessionsPerConnection else {
+            throw DBusFailure.accessDenied("too many open sessions for this connection")
+        }
+        let input = Variant.withChild(call.parameters, 1) { g_variant_get_variant($0)! }
+        defer { g_variant_unref(input) }
+        let algorithm: TransportSession.Algorithm
+        let output: OpaquePointer
+        switch algorithmName {
+        case TransportSession.plainName:
+            algorithm = .plain
+            output = Variant.string("")
+        case TransportSession.dhName:
+            guard Variant.isOfType(input, "ay") else {
+                throw DBusFailure.invalidArgs("the input must be a public key (ay)")
+            }
+            do {
+                let agreement = try DHIETF1024KeyAgreement()
+                let key = try Variant.withBytes(input) { (peer) throws(SessionCryptoError) in
+                    try agreement.sessionKey(peerPublicKey: peer)
+                }
+                algorithm = .dhAES(key: key)
+                output = Variant.bytes(agreement.publicKey)
+            } catch .invalidPublicKey {
+                throw DBusFailure.invalidArgs("invalid public key: \(SessionCryptoError.invalidPublicKey)")
+            } catch {
+                throw DBusFailure.failed("\(error)")
+            }
+        default:
+            throw DBusFailure.notSupported("unsupported session algorithm \(algorithmName)")
+        }
+        let id = String(nextSession)
+        nextSession += 1
+        sessions[id] = TransportSession(id: id, owner: call.sender, algorithm: algorithm)
+        return [Variant.boxed(output), Variant.objectPath("\(Self.sessionPrefix)/\(id)")]
+    }
+
+    /// `CreateCollection(a{sv} properties, s alias) → (o collection, o prompt)`. An alias that already
+    /// names a collection returns that collection (spec: Service.CreateCollection).
+    private func createCollection(_ call: MethodCall) throws -> [OpaquePointer] {
+        let alias = Variant.withChild(call.parameters, 1, Variant.readString)
+        guard alias.isEmpty || CollectionID(alias) != nil else { throw DBusFailure.invalidArgs("invalid alias name") }
+        if !alias.isEmpty, let existing = store.resolveAlias(alias) {
+            return [Variant.objectPath(collectionPath(existing)), Variant.objectPath("/")]
+        }
+        let properties = Variant.withChild(call.parameters, 0, Variant.readVariantMap)
+        defer { Variant.release(properties) }
+        var label = ""
+        if let value = properties["org.freedesktop.Secret.Collection.Label"] {
+            guard Variant.isOfType(value, "s") else { throw DBusFailure.invalidArgs("Label must be a string") }
+            label = try checkedLabel(Variant.readString(value))
+        }
+        do {
+            let id = try store.createCollection(label: label)
+            if !alias.isEmpty { try store.setAlias(alias, to: id) }
+            return [Variant.objectPath(collectionPath(id)), Variant.objectPath("/")]
+        } catch {
+            throw DBusFailure(error, path: call.path)
+        }
+    }
+
+    /// `SearchItems(a{ss}) → (ao unlocked, ao locked)`: items of locked collections are listed as locked.
+    private func searchService(_ call: MethodCall) throws -> [OpaquePointer] {
+        let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
+        var unlocked: [String] = [], locked: [String] = []
+        for (collection, item) in store.search(query, in: nil) {
+            let isLocked = store.collection(collection)?.locked ?? true
+            if isLocked {
+                locked.append(itemPath(item.id, in: collection))
+            } else {
+                unlocked.append(itemPath(item.id, in: collection))
+            }
+        }
+        return [Variant.objectPaths(unlocked), Variant.objectPaths(locked)]
+    }
+
+    /// Collections named by paths of collections, aliases or items; unknown paths are skipped.
+    private func collections(of paths: [String]) -> [(path: String, id: CollectionID)] {
+        paths.compactMap { path in
+            switch resolve(path) {
+            case .collection(let id), .item(let id, _): (path, id)
+            default: nil
+            }
+        }
+    }
+
+    /// `Unlock(ao objects) → (ao unlocked, o prompt)`: objects already unlocked come back at once; the
+    /// others through a prompt, or prompt `/` when there are none (spec: Service.Unlock).
+    private func unlock(_ call: MethodCall) throws -> [OpaquePointer] {
+        let paths = Variant.withChild(call.parameters, 0, Variant.readStrings)
+        var unlocked: [String] = [], pending: [(path: String, id: CollectionID)] = []
+        for target in collections(of: paths) {
+            do {
+                switch try store.unlockRequirement(target.id) {
+                case .none: unlocked.append(target.path)
+                case .prompt: pending.append(target)
+                }
+            } catch {
+                continue
+            }
+        }
+        guard !pending.isEmpty else { return [Variant.objectPaths(unlocked), Variant.objectPath("/")] }
+        let promptPath = addPrompt(
+            owner: call.sender,
+            complete: { [unowned self] in
+                var done: [String] = []
+                for target in pending where (try? self.store.unlock(target.id)) != nil { done.append(target.path) }
+                return Variant.objectPaths(done)
+            },
+            dismissed: { Variant.objectPaths([]) })
+        return [Variant.objectPaths(unlocked), Variant.objectPath(promptPath)]
+    }
+
+    /// `Lock(ao objects) → (ao locked, o prompt)`: never prompts.
+    private func lock(_ call: MethodCall) throws -> [OpaquePointer] {
+        let paths = Variant.withChild(call.parameters, 0, Variant.readStrings)
+        var locked: [String] = []
+        for target in collections(of: paths) where (try? store.lock(target.id)) != nil { locked.append(target.path) }
+        return [Variant.objectPaths(locked), Variant.objectPath("/")]
+    }
+
+    /// `GetSecrets(ao items, o session) → a{o(oayays)}`: locked and unknown items are left out.
+    private func getSecrets(_ call: MethodCall) throws -> [OpaquePointer] {
+        let paths = Variant.withChild(call.parameters, 0, Variant.readStrings)
+        let session = try usableSession(Variant.withChild(call.parameters, 1, Variant.readString), sender: call.sender)
+        var entries: [OpaquePointer] = []
+        var seen: Set<String> = []
+        for path in paths where seen.insert(path).inserted {
+            guard case .item(let collection, let item) = resolve(path),
+                let secret = try? store.secret(of: item, in: collection)
+            else { continue }
+            entries.append(dictEntry(Variant.objectPath(path), try encodedSecret(secret, session)))
+        }
+        return [Variant.array("{o(oayays)}", entries)]
+    }
+
+    /// `ReadAlias(s) → o`: `/` when the alias names nothing.
+    private func readAlias(_ call: MethodCall) -> [OpaquePointer] {
+        let name = Variant.withChild(call.parameters, 0, Variant.readString)
+        return [Variant.objectPath(store.resolveAlias(name).map(collectionPath) ?? "/")]
+    }
+
+    /// `SetAlias(s name, o collection)`: `/` removes the alias.
+    private func setAlias(_ call: MethodCall) throws -> [OpaquePointer] {
+        let name = Variant.withChild(call.parameters, 0, Variant.readString)
+        let path = Variant.withChild(call.parameters, 1, Variant.readString)
+        guard CollectionID(name) != nil else { throw DBusFailure.invalidArgs("invalid alias name") }
+        do {
+            if path == "/" {
+                try store.setAlias(name, to: nil)
+            } else {
+                guard case .collection(let id) = resolve(path) else { throw DBusFailure.noSuchObject(path) }
+                try store.setAlias(name, to: id)
+            }
+        } catch let error as SecretStoreError {
+            throw DBusFailure(error, path: path)
+        }
+        return []
+    }
+
+    // MARK: - Collection
+
+    /// `SearchItems(a{ss}) → ao`: every matching item of the collection, locked or not.
+    private func searchCollection(_ call: MethodCall, _ id: CollectionID) throws -> [OpaquePointer] {
+        let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
+        return [Variant.objectPaths(store.search(query, in: id).map { itemPath($0.1.id, in: id) })]
+    }
+
+    /// `CreateItem(a{sv} properties, (oayays) secret, b replace) → (o item, o prompt)`.
+    private func createItem(_ call: MethodCall, _ id: CollectionID) throws -> [OpaquePointer] {
+        let properties = Variant.withChild(call.parameters, 0, Variant.readVariantMap)
+        defer { Variant.release(properties) }
+        var label = "", attributes: [String: String] = [:]
+        if let value = properties["org.freedesktop.Secret.Item.Label"] {
+            guard Variant.isOfType(value, "s") else { throw DBusFailure.invalidArgs("Label must be a string") }
+            label = try checkedLabel(Variant.readString(value))
+        }
+        if let value = properties["org.freedesktop.Secret.Item.Attributes"] {
+            guard Variant.isOfType(value, "a{ss}") else { throw DBusFailure.invalidArgs("Attributes must be a{ss}") }
+            attributes = try checkedAttributes(value)
+        }
+        let secret = try Variant.withChild(call.parameters, 1) { try decodedSecret($0, sender: call.sender) }
+        let replace = Variant.withChild(call.parameters, 2, Variant.readBoolean)
+        do {
+            let created = try store.createItem(
+                in: id, label: label, attributes: attributes, secret: secret, replace: replace)
+            return [Variant.objectPath(itemPath(created.id, in: id)), Variant.objectPath("/")]
+        } catch {
+            throw DBusFailure(error, path: call.path)
+        }
+    }
+
+    // MARK: - Item
+
+    /// `GetSecret(o session) → (oayays)`: `IsLocked` while the collection is locked.
+    private func getSecret(_ call: MethodCall, _ item: ItemID, _ collection: CollectionID) throws -> [OpaquePointer] {
+        let session = try usableSession(Variant.withChild(call.parameters, 0, Variant.readString), sender: call.sender)
+        let secret: StoredSecret
+        do { secret = try store.secret(of: item, in: collection) } catch { throw DBusFailure(error, path: call.path) }
+        return [try encodedSecret(secret, session)]
+    }
+
+    /// `SetSecret((oayays))`: `IsLocked` while the collection is locked.
+    private func setSecret(_ call: MethodCall, _ item: ItemID, _ collection: CollectionID) throws -> [OpaquePointer] {
+        let secret = try Variant.withChild(call.parameters, 0) { try decodedSecret($0, sender: call.sender) }
+        do { try store.setSecret(secret, of: item, in: collection) } catch { throw DBusFailure(error, path: call.path) }
+        return []
+    }
+
+    // MARK: - Sessions and prompts
+
+    @discardableResult
+    private func ownedSession(_ path: String, id: String, sender: String) throws -> TransportSession {
+        guard let session = sessions[id], session.owner == sender else { throw DBusFailure.noSession(path) }
+        return session
+    }
+
+    /// The session a secret names, if the caller owns it; `NoSession` otherwise.
+    private func usableSession(_ path: String, sender: String) throws -> TransportSession {
+        guard path.hasPrefix(Self.sessionPrefix + "/") else { throw DBusFailure.noSession(path) }
+        return try ownedSession(path, id: String(path.dropFirst(Self.sessionPrefix.count + 1)), sender: sender)
+    }
+
+    private func closeSession(_ id: String) {
+        sessions[id] = nil
+        activityHandler?()
+    }
+
+    /// Reads a `(oayays)` secret sent by `sender` into zeroising memory.
+    private func decodedSecret(_ value: OpaquePointer, sender: String) throws -> StoredSecret {
+        let session = try usableSession(Variant.withChild(value, 0, Variant.readString), sender: sender)
+        let contentType = Variant.withChild(value, 3, Variant.readString)
+        guard contentType.utf8.count <= 255 else { throw DBusFailure.invalidArgs("content type too long") }
+        let bytes = try Variant.withChild(value, 1) { parameters in
+            try Variant.withChild(value, 2) { payload in
+                try Variant.withBytes(parameters) { (parameterBytes) throws -> SecureBytes in
+                    try Variant.withBytes(payload) { (valueBytes) throws -> SecureBytes in
+                        guard valueBytes.count <= Limits.secretBytes else {
+                            throw DBusFailure.invalidArgs("secret larger than \(Limits.secretBytes) bytes")
+                        }
+                        do {
+                            return try session.decode(parameters: parameterBytes, value: valueBytes)
+                        } catch {
+                            throw DBusFailure.invalidArgs("\(error)")
+                        }
+                    }
+                }
+            }
+        }
+        return StoredSecret(value: bytes, contentType: contentType)
+    }
+
+    /// Builds a `(oayays)` secret for `session`.
+    private func encodedSecret(_ secret: StoredSecret, _ session: TransportSession) throws -> OpaquePointer {
+        var encoded: TransportSession.Encoded
+        do { encoded = try session.encode(secret.value) } catch { throw DBusFailure.failed("\(error)") }
+        defer { encoded.value.wipe() }
+        return Variant.tuple([
+            Variant.objectPath("\(Self.sessionPrefix)/\(session.id)"), Variant.bytes(encoded.parameters),
+            Variant.bytes(encoded.value), Variant.string(secret.contentType),
+        ])
+    }
+
+    private func checkedLabel(_ label: String) throws -> String {
+        guard label.utf8.count <= Limits.labelBytes else {
+            throw DBusFailure.invalidArgs("label larger than \(Limits.labelBytes) bytes")
+        }
+        return label
+    }
+
+    private func checkedAttributes(_ value: OpaquePointer) throws -> [String: String] {
+        guard Variant.childCount(value) <= Limits.attributeCount else {
+            throw DBusFailure.invalidArgs("more than \(Limits.attributeCount) attributes")
+        }
+        let map = Variant.readStringMap(value)
+        guard map.reduce(0, { $0 + $1.key.utf8.count + $1.value.utf8.count }) <= Limits.attributeBytes else {
+            throw DBusFailure.invalidArgs("attributes larger than \(Limits.attributeBytes) bytes")
+        }
+        return map
+    }
+}
+
+/// A `{o(oayays)}` dict entry.
+private func dictEntry(_ key: OpaquePointer, _ value: OpaquePointer) -> OpaquePointer {
+    g_variant_new_dict_entry(key, value)!
+}

@@ -1,0 +1,109 @@
+internal import CGIO
+internal import KeychainCore
+
+extension SecretServiceProvider {
+    // MARK: - Properties
+
+    /// The value of a property (a floating `GVariant`), or `nil` when the object or property does not exist.
+    ///
+    /// Service: `Collections`. Collection: `Items`, `Label`, `Locked`, `Created`, `Modified`.
+    /// Item: `Locked`, `Attributes`, `Label`, `Created`, `Modified`. All readable while locked.
+    func property(_ path: String, _ interface: String, _ name: String) -> OpaquePointer? {
+        switch (resolve(path), interface, name) {
+        case (.service, SecretServiceInterfaces.service, "Collections"):
+            return Variant.objectPaths(store.collections().map { collectionPath($0.id) })
+        case (.collection(let id), SecretServiceInterfaces.collection, _):
+            guard let info = store.collection(id) else { return nil }
+            switch name {
+            case "Items": return Variant.objectPaths(((try? store.items(in: id)) ?? []).map { itemPath($0.id, in: id) })
+            case "Label": return Variant.string(info.label)
+            case "Locked": return Variant.boolean(info.locked)
+            case "Created": return Variant.uint64(info.created)
+            case "Modified": return Variant.uint64(info.modified)
+            default: return nil
+            }
+        case (.item(let collection, let item), SecretServiceInterfaces.item, _):
+            guard let info = try? store.item(item, in: collection) else { return nil }
+            switch name {
+            case "Locked": return Variant.boolean(store.collection(collection)?.locked ?? true)
+            case "Attributes": return Variant.stringMap(info.attributes)
+            case "Label": return Variant.string(info.label)
+            case "Created": return Variant.uint64(info.created)
+            case "Modified": return Variant.uint64(info.modified)
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Sets a writable property (Collection `Label`; Item `Label`, `Attributes`).
+    /// - Returns: `nil` on success, else the GDBus error to answer (GDBus has already checked the type).
+    func setProperty(_ path: String, _ interface: String, _ name: String, _ value: OpaquePointer) -> (
+        code: GDBusError, message: String
+    )? {
+        activityHandler?()
+        let result: Result<Void, SecretStoreError>
+        switch (resolve(path), name) {
+        case (.collection(let id), "Label") where Variant.isOfType(value, "s"):
+            let label = Variant.readString(value)
+            guard label.utf8.count <= Limits.labelBytes else { return (G_DBUS_ERROR_INVALID_ARGS, "label too long") }
+            result = Result { () throws(SecretStoreError) in try store.setLabel(label, of: id) }
+        case (.item(let collection, let item), "Label") where Variant.isOfType(value, "s"):
+            let label = Variant.readString(value)
+            guard label.utf8.count <= Limits.labelBytes else { return (G_DBUS_ERROR_INVALID_ARGS, "label too long") }
+            result = Result { () throws(SecretStoreError) in try store.setLabel(label, of: item, in: collection) }
+        case (.item(let collection, let item), "Attributes") where Variant.isOfType(value, "a{ss}"):
+            guard Variant.childCount(value) <= Limits.attributeCount else {
+                return (G_DBUS_ERROR_INVALID_ARGS, "too many attributes")
+            }
+            let attributes = Variant.readStringMap(value)
+            guard attributes.reduce(0, { $0 + $1.key.utf8.count + $1.value.utf8.count }) <= Limits.attributeBytes else {
+                return (G_DBUS_ERROR_INVALID_ARGS, "attributes too large")
+            }
+            result = Result { () throws(SecretStoreError) in
+                try store.setAttributes(attributes, of: item, in: collection)
+            }
+        case (nil, _):
+            return (G_DBUS_ERROR_UNKNOWN_OBJECT, "No such object: \(path)")
+        default:
+            return (G_DBUS_ERROR_PROPERTY_READ_ONLY, "\(interface).\(name) is not writable")
+        }
+        switch result {
+        case .success: return nil
+        case .failure(.isLocked): return (G_DBUS_ERROR_ACCESS_DENIED, "\(path) is locked")
+        case .failure(.noSuchObject): return (G_DBUS_ERROR_UNKNOWN_OBJECT, "No such object: \(path)")
+        case .failure(.invalidArgument(let message)), .failure(.notSupported(let message)):
+            return (G_DBUS_ERROR_INVALID_ARGS, message)
+        }
+    }
+
+    // MARK: - Prompts
+
+    /// Exports a prompt owned by `owner` and returns its path (Secret Service API, "Prompts and Prompting").
+    func addPrompt(owner: String, complete: @escaping () -> OpaquePointer, dismissed: @escaping () -> OpaquePointer)
+        -> String
+    {
+        let id = String(nextPrompt)
+        nextPrompt += 1
+        prompts[id] = Prompt(owner: owner, complete: complete, dismissedResult: dismissed)
+        return "\(Self.promptPrefix)/\(id)"
+    }
+
+    /// `Prompt(s window_id)` and `Dismiss()`: answers at once, then emits `Completed(b dismissed, v result)`
+    /// on the prompt's path; the prompt is gone afterwards.
+    func runPrompt(_ call: MethodCall, _ id: String, dismiss: Bool) throws -> [OpaquePointer] {
+        guard let prompt = prompts[id], prompt.owner == call.sender else {
+            throw DBusFailure.noSuchObject(call.path)
+        }
+        prompts[id] = nil
+        let result = dismiss ? prompt.dismissedResult() : prompt.complete()
+        // The reply goes out before the signal (both on this connection, in order).
+        call.reply([])
+        emit(call.path, SecretServiceInterfaces.prompt, "Completed", [Variant.boolean(dismiss), Variant.boxed(result)])
+        throw PromptAnswered()
+    }
+}
+
+/// Thrown after a prompt call has been answered, so that ``SecretServiceProvider/handle(_:)`` does not answer twice.
+struct PromptAnswered: Error {}

@@ -1,0 +1,406 @@
+internal import CGIO
+internal import KeychainCore
+
+/// The freedesktop Secret Service over GDBus: exports `/org/freedesktop/secrets` and its objects on
+/// one connection and maps each call onto a ``SecretStore``.
+///
+/// Objects (Secret Service API, "Object Paths"): the service `/org/freedesktop/secrets`; collections
+/// `…/collection/<id>` and aliases `…/aliases/<name>` (live: every call on an alias path acts on the
+/// collection it names); items `…/collection/<id>/<item>`; sessions `…/session/<n>`; prompts
+/// `…/prompt/<n>`. They are GDBus subtrees (one level each), so GDBus answers `Introspect` (with child
+/// nodes) and `org.freedesktop.DBus.Properties` from ``SecretServiceInterfaces/xml`` and checks every
+/// call's argument signature before it reaches this type.
+///
+/// Sessions and prompts belong to the connection that made them and end when it leaves the bus
+/// (`NameOwnerChanged` with an empty new owner).
+///
+/// Threading: every callback runs on the GLib main context that was the thread default when
+/// ``start()`` ran, and this type is used only there; it is not `Sendable`.
+package final class SecretServiceProvider {
+    /// The service's object path.
+    package static let servicePath = "/org/freedesktop/secrets"
+    static let collectionPrefix = servicePath + "/collection"
+    static let aliasPrefix = servicePath + "/aliases"
+    static let sessionPrefix = servicePath + "/session"
+    static let promptPrefix = servicePath + "/prompt"
+
+    /// Limits on what one call may carry; beyond them a call gets `org.freedesktop.DBus.Error.InvalidArgs`.
+    package enum Limits {
+        /// Attribute pairs of one item or query.
+        package static let attributeCount = 1024
+        /// Bytes of all attribute names and values of one item or query.
+        package static let attributeBytes = 1 << 20
+        /// Bytes of a label.
+        package static let labelBytes = 64 << 10
+        /// Bytes of a secret (as received: ciphertext for DH sessions).
+        package static let secretBytes = 4 << 20
+        /// Open sessions of one connection.
+        package static let sessionsPerConnection = 64
+    }
+
+    package let store: any SecretStore
+    /// Called on every method call and property write, and when a session closes or a client leaves;
+    /// the daemon restarts its idle clock from it.
+    package var activityHandler: (() -> Void)?
+
+    let connection: OpaquePointer
+    private let nodeInfo: UnsafeMutablePointer<GDBusNodeInfo>
+    private let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
+    private let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable>
+    var subtrees: [String: guint] = [:]
+    private var signalSubscription: guint = 0
+    /// Each collection's lock state as last announced, to tell lock changes from other changes.
+    private var knownLocked: [CollectionID: Bool] = [:]
+    var sessions: [String: TransportSession] = [:]
+    var prompts: [String: Prompt] = [:]
+    var nextSession = 1
+    var nextPrompt = 1
+
+    /// A pending prompt: what it does when the client calls `Prompt`, and who may call it.
+    struct Prompt {
+        let owner: String
+        /// Runs the prompt's work; returns the `Completed` signal's result (a floating `GVariant`).
+        let complete: () -> OpaquePointer
+        /// The result of a dismissal.
+        let dismissedResult: () -> OpaquePointer
+    }
+
+    /// Prepares the provider for `connection` (a `GDBusConnection`, which it references).
+    /// - Parameters:
+    ///   - connection: the bus connection, e.g. from `g_bus_get_sync`.
+    ///   - store: the collections and items to serve.
+    package init(connection: OpaquePointer, store: any SecretStore) {
+        self.connection = connection
+        g_object_ref(UnsafeMutableRawPointer(connection))
+        self.store = store
+        var error: UnsafeMutablePointer<GError>?
+        guard let info = g_dbus_node_info_new_for_xml(SecretServiceInterfaces.xml, &error) else {
+            fatalError("the built-in introspection XML does not parse")
+        }
+        nodeInfo = info
+        interfaceVTable = .allocate(capacity: 1)
+        interfaceVTable.initialize(to: Self.makeInterfaceVTable())
+        subtreeVTable = .allocate(capacity: 1)
+        subtreeVTable.initialize(to: Self.makeSubtreeVTable())
+    }
+
+    deinit {
+        stop()
+        g_dbus_node_info_unref(nodeInfo)
+        interfaceVTable.deallocate()
+        subtreeVTable.deallocate()
+        g_object_unref(UnsafeMutableRawPointer(connection))
+    }
+
+    /// Exports the objects and starts watching clients leave. Call once, before requesting the bus name.
+    /// - Throws: ``ProviderError/registration(_:)`` if GDBus refuses a path.
+    package func start() throws(ProviderError) {
+        store.changeHandler = { [unowned self] change in self.storeChanged(change) }
+        for path in [Self.servicePath, Self.collectionPrefix, Self.aliasPrefix, Self.sessionPrefix, Self.promptPrefix] {
+            try register(path)
+        }
+        for collection in store.collections() {
+            try register(collectionPath(collection.id))
+            knownLocked[collection.id] = collection.locked
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        signalSubscription = g_dbus_connection_signal_subscribe(
+            connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
+            nil, G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, _, _, _, _, parameters, userData in
+                guard let parameters, let userData, Variant.isOfType(parameters, "(sss)") else { return }
+                let name = Variant.withChild(parameters, 0, Variant.readString)
+                let newOwner = Variant.withChild(parameters, 2, Variant.readString)
+                guard newOwner.isEmpty, name.hasPrefix(":") else { return }
+                Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue().clientLeft(name)
+            }, me, nil)
+    }
+
+    /// Unexports every object. Idempotent.
+    package func stop() {
+        for id in subtrees.values { g_dbus_connection_unregister_subtree(connection, id) }
+        subtrees = [:]
+        if signalSubscription != 0 {
+            g_dbus_connection_signal_unsubscribe(connection, signalSubscription)
+            signalSubscription = 0
+        }
+        store.changeHandler = nil
+    }
+
+    /// Open sessions and pending prompts (the provider is idle when both are zero).
+    package var openSessionCount: Int { sessions.count }
+    package var pendingPromptCount: Int { prompts.count }
+
+    // MARK: - Objects
+
+    /// What an object path names.
+    enum Object: Equatable {
+        case service
+        case collection(CollectionID)
+        case item(CollectionID, ItemID)
+        case session(String)
+        case prompt(String)
+    }
+
+    /// Resolves a path, aliases included; `nil` for a path that names nothing.
+    func resolve(_ path: String) -> Object? {
+        if path == Self.servicePath { return .service }
+        guard path.hasPrefix(Self.servicePath + "/") else { return nil }
+        let parts = path.dropFirst(Self.servicePath.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+            .map(String.init)
+        switch (parts.first, parts.count) {
+        case ("collection", 2):
+            guard let id = CollectionID(parts[1]), store.collection(id) != nil else { return nil }
+            return .collection(id)
+        case ("collection", 3):
+            guard let id = CollectionID(parts[1]), let item = ItemID(parts[2]),
+                (try? store.item(item, in: id)) != nil
+            else { return nil }
+            return .item(id, item)
+        case ("aliases", 2):
+            return store.resolveAlias(parts[1]).map { .collection($0) }
+        case ("session", 2):
+            return sessions[parts[1]] != nil ? .session(parts[1]) : nil
+        case ("prompt", 2):
+            return prompts[parts[1]] != nil ? .prompt(parts[1]) : nil
+        default:
+            return nil
+        }
+    }
+
+    func collectionPath(_ id: CollectionID) -> String { "\(Self.collectionPrefix)/\(id.rawValue)" }
+    func itemPath(_ id: ItemID, in collection: CollectionID) -> String {
+        "\(collectionPath(collection))/\(id.rawValue)"
+    }
+
+    /// The child nodes under a registered subtree root, but those that are subtrees of their own
+    /// (GDBus lists registered subtrees itself).
+    private func children(of path: String) -> [String] {
+        switch path {
+        case Self.servicePath, Self.collectionPrefix: return []
+        case Self.aliasPrefix:
+            return store.aliasNames()
+        case Self.sessionPrefix: return sessions.keys.sorted()
+        case Self.promptPrefix: return prompts.keys.sorted()
+        default:
+            guard path.hasPrefix(Self.collectionPrefix + "/"),
+                let id = CollectionID(String(path.dropFirst(Self.collectionPrefix.count + 1))),
+                let items = try? store.items(in: id)
+            else { return [] }
+            return items.map(\.id.rawValue)
+        }
+    }
+
+    /// The interfaces of `path` + `/` + `node` (`node` nil: the subtree root itself).
+    ///
+    /// GLib 2.74 passes the subtree root as `path` when introspecting, but the full object path when
+    /// dispatching a call on a child node; a registered root tells the two apart.
+    private func interfaces(of path: String, node: String?) -> [String] {
+        let full = node.map { subtrees[path] != nil ? "\(path)/\($0)" : path } ?? path
+        switch resolve(full) {
+        case .service: return [SecretServiceInterfaces.service]
+        case .collection: return [SecretServiceInterfaces.collection]
+        case .item: return [SecretServiceInterfaces.item]
+        case .session: return [SecretServiceInterfaces.session]
+        case .prompt: return [SecretServiceInterfaces.prompt]
+        case nil:
+            // Subtrees dispatch unenumerated nodes (so that a call does not enumerate every item);
+            // an unknown node claims the interface its place implies, so that the dispatch function
+            // refuses it and GDBus answers UnknownMethod, which clients map to "no such item",
+            // instead of InvalidArgs "No such interface" (which they do not).
+            guard node != nil, let slash = full.lastIndex(of: "/") else { return [] }
+            let root = String(full[..<slash])
+            switch root {
+            case Self.collectionPrefix, Self.aliasPrefix: return [SecretServiceInterfaces.collection]
+            case Self.sessionPrefix: return [SecretServiceInterfaces.session]
+            case Self.promptPrefix: return [SecretServiceInterfaces.prompt]
+            default:
+                return root.hasPrefix(Self.collectionPrefix + "/") ? [SecretServiceInterfaces.item] : []
+            }
+        }
+    }
+
+    private func register(_ path: String) throws(ProviderError) {
+        guard subtrees[path] == nil else { return }
+        var error: UnsafeMutablePointer<GError>?
+        let id = g_dbus_connection_register_subtree(
+            connection, path, subtreeVTable, G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
+            Unmanaged.passUnretained(self).toOpaque(), nil,
+            &error)
+        if id == 0 {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown"
+            if let error { g_error_free(error) }
+            throw .registration("\(path): \(message)")
+        }
+        subtrees[path] = id
+    }
+
+    private func unregister(_ path: String) {
+        if let id = subtrees.removeValue(forKey: path) { g_dbus_connection_unregister_subtree(connection, id) }
+    }
+
+    // MARK: - Store changes → signals
+
+    private func storeChanged(_ change: SecretStoreChange) {
+        switch change {
+        case .collectionCreated(let id):
+            try? register(collectionPath(id))
+            knownLocked[id] = store.collection(id)?.locked
+            emit(
+                Self.servicePath, SecretServiceInterfaces.service, "CollectionCreated",
+                [Variant.objectPath(collectionPath(id))])
+            propertiesChanged(Self.servicePath, SecretServiceInterfaces.service, ["Collections"])
+        case .collectionDeleted(let id):
+            unregister(collectionPath(id))
+            knownLocked[id] = nil
+            emit(
+                Self.servicePath, SecretServiceInterfaces.service, "CollectionDeleted",
+                [Variant.objectPath(collectionPath(id))])
+            propertiesChanged(Self.servicePath, SecretServiceInterfaces.service, ["Collections"])
+        case .collectionChanged(let id):
+            emit(
+                Self.servicePath, SecretServiceInterfaces.service, "CollectionChanged",
+                [Variant.objectPath(collectionPath(id))])
+            propertiesChanged(collectionPath(id), SecretServiceInterfaces.collection, ["Label", "Locked", "Modified"])
+            // A lock or unlock changes every item's Locked property too.
+            let locked = store.collection(id)?.locked
+            if let locked, knownLocked.updateValue(locked, forKey: id) != locked {
+                for item in (try? store.items(in: id)) ?? [] {
+                    propertiesChanged(itemPath(item.id, in: id), SecretServiceInterfaces.item, ["Locked"])
+                }
+            }
+        case .itemCreated(let collection, let item):
+            emit(
+                collectionPath(collection), SecretServiceInterfaces.collection, "ItemCreated",
+                [Variant.objectPath(itemPath(item, in: collection))])
+            propertiesChanged(
+                collectionPath(collection), SecretServiceInterfaces.collection, ["Modified"], invalidated: ["Items"])
+        case .itemChanged(let collection, let item):
+            emit(
+                collectionPath(collection), SecretServiceInterfaces.collection, "ItemChanged",
+                [Variant.objectPath(itemPath(item, in: collection))])
+            propertiesChanged(
+                itemPath(item, in: collection), SecretServiceInterfaces.item, ["Label", "Attributes", "Modified"])
+        case .itemDeleted(let collection, let item):
+            emit(
+                collectionPath(collection), SecretServiceInterfaces.collection, "ItemDeleted",
+                [Variant.objectPath(itemPath(item, in: collection))])
+            propertiesChanged(
+                collectionPath(collection), SecretServiceInterfaces.collection, ["Modified"], invalidated: ["Items"])
+        }
+    }
+
+    func emit(_ path: String, _ interface: String, _ signal: String, _ arguments: [OpaquePointer]) {
+        g_dbus_connection_emit_signal(connection, nil, path, interface, signal, Variant.tuple(arguments), nil)
+    }
+
+    /// `org.freedesktop.DBus.Properties.PropertiesChanged` with the current values of `names`.
+    /// `invalidated` names properties announced without their value (a collection's `Items`, which
+    /// grows with the collection; clients learn items from `ItemCreated`/`ItemDeleted`).
+    private func propertiesChanged(
+        _ path: String, _ interface: String, _ names: [String], invalidated: [String] = []
+    ) {
+        let values = names.compactMap { name in property(path, interface, name).map { (name, $0) } }
+        guard !values.isEmpty || !invalidated.isEmpty else { return }
+        emit(
+            path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+            [Variant.string(interface), Variant.variantMap(values), Variant.strings(invalidated)])
+    }
+
+    // MARK: - Clients
+
+    private func clientLeft(_ name: String) {
+        sessions = sessions.filter { $0.value.owner != name }
+        for (id, prompt) in prompts where prompt.owner == name { prompts[id] = nil }
+        activityHandler?()
+    }
+
+    // MARK: - C callbacks
+
+    private static func makeInterfaceVTable() -> GDBusInterfaceVTable {
+        var table = GDBusInterfaceVTable()
+        table.method_call = { _, sender, path, interface, method, parameters, invocation, userData in
+            guard let userData, let invocation else { return }
+            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue()
+            let call = MethodCall(
+                invocation: invocation, sender: sender.map { String(cString: $0) } ?? "",
+                path: String(cString: path!), interface: String(cString: interface!), method: String(cString: method!),
+                parameters: parameters!)
+            provider.handle(call)
+        }
+        table.get_property = { _, _, path, interface, name, error, userData in
+            guard let userData else { return nil }
+            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue()
+            if let value = provider.property(
+                String(cString: path!), String(cString: interface!), String(cString: name!))
+            {
+                return value
+            }
+            g_set_error_literal(
+                error, g_dbus_error_quark(), gint(G_DBUS_ERROR_UNKNOWN_OBJECT.rawValue), "No such object or property")
+            return nil
+        }
+        table.set_property = { _, sender, path, interface, name, value, error, userData in
+            guard let userData, let value else { return 0 }
+            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue()
+            let failure = provider.setProperty(
+                String(cString: path!), String(cString: interface!), String(cString: name!), value)
+            guard let failure else { return 1 }
+            g_set_error_literal(error, g_dbus_error_quark(), gint(failure.code.rawValue), failure.message)
+            return 0
+        }
+        return table
+    }
+
+    private static func makeSubtreeVTable() -> GDBusSubtreeVTable {
+        var table = GDBusSubtreeVTable()
+        table.enumerate = { _, _, path, userData in
+            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
+            let names = provider.children(of: String(cString: path!))
+            let array = g_malloc0(gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<gchar>?>.stride))!
+                .bindMemory(to: UnsafeMutablePointer<gchar>?.self, capacity: names.count + 1)
+            for (index, name) in names.enumerated() { array[index] = g_strdup(name) }
+            return array
+        }
+        table.introspect = { _, _, path, node, userData in
+            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
+            let names = provider.interfaces(of: String(cString: path!), node: node.map { String(cString: $0) })
+            let array = g_malloc0(
+                gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<GDBusInterfaceInfo>?>.stride))!
+                .bindMemory(to: UnsafeMutablePointer<GDBusInterfaceInfo>?.self, capacity: names.count + 1)
+            for (index, name) in names.enumerated() {
+                array[index] = g_dbus_interface_info_ref(g_dbus_node_info_lookup_interface(provider.nodeInfo, name))
+            }
+            return array
+        }
+        table.dispatch = { _, _, path, _, node, outUserData, userData in
+            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
+            // An unknown node gets no handler: GDBus answers UnknownMethod, for methods and for
+            // org.freedesktop.DBus.Properties alike (as for any unexported object).
+            let path = String(cString: path!)
+            let full = node.map { provider.subtrees[path] != nil ? "\(path)/\(String(cString: $0))" : path } ?? path
+            guard provider.resolve(full) != nil else { return nil }
+            outUserData?.pointee = userData
+            return UnsafePointer(provider.interfaceVTable)
+        }
+        return table
+    }
+}
+
+/// Why the provider could not start or keep its name.
+package enum ProviderError: Error, Equatable, CustomStringConvertible {
+    /// GDBus refused to export an object path.
+    case registration(String)
+    /// Connecting to the bus failed.
+    case connection(String)
+    /// Another connection owns `org.freedesktop.secrets`; the text names it.
+    case nameTaken(String)
+
+    package var description: String {
+        switch self {
+        case .registration(let message): "cannot export \(message)"
+        case .connection(let message): "cannot connect to the session bus: \(message)"
+        case .nameTaken(let message): message
+        }
+    }
+}

@@ -1,0 +1,244 @@
+internal import CGIO
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
+
+/// The `keychain-secret-service` program: connects to the session bus, exports the Secret Service,
+/// owns `org.freedesktop.secrets`, and runs GLib's main loop until it is idle, signalled or replaced.
+///
+/// Usage: `keychain-secret-service [--replace] [--idle-exit SECONDS]`
+/// - `--replace`: take the name from the provider that owns it (if that one allows replacement).
+///   Without it, when another provider owns the name, the program names that owner and exits with 2.
+/// - `--idle-exit SECONDS` (default ``defaultIdleExitSeconds``; `0`: never): exit after this many
+///   seconds with no calls, no open sessions, no pending prompts and no in-memory data that would
+///   be lost (items of the `session` collection, collections made in memory).
+///
+/// Exit statuses: 0 after an idle exit, SIGTERM/SIGINT or losing the name to a `--replace`;
+/// 1 on a usage or bus error; 2 when another provider owns the name.
+package enum SecretServiceDaemon {
+    /// The documented idle time before an exit, in seconds.
+    package static let defaultIdleExitSeconds: UInt32 = 300
+    /// The bus name of the Secret Service.
+    package static let busName = "org.freedesktop.secrets"
+
+    static let usage = """
+        usage: keychain-secret-service [--replace] [--idle-exit SECONDS]
+
+        Serves the freedesktop Secret Service (org.freedesktop.secrets) on the session bus.
+          --replace            take the name over from the provider that owns it now
+          --idle-exit SECONDS  exit after SECONDS idle with nothing in memory to lose
+                               (default \(defaultIdleExitSeconds); 0 never exits)
+          -h, --help           show this help
+
+        """
+
+    /// Runs the program. - Returns: the exit status.
+    package static func main(arguments: [String]) -> Int32 {
+        var replace = false
+        var idleExit = defaultIdleExitSeconds
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "-h", "--help":
+                print(usage, terminator: "")
+                return 0
+            case "--replace": replace = true
+            case "--idle-exit":
+                guard let value = rest.popFirst().flatMap(UInt32.init) else {
+                    printError("keychain-secret-service: --idle-exit needs a number of seconds")
+                    return 1
+                }
+                idleExit = value
+            default:
+                printError("keychain-secret-service: unknown option \(argument)\n\(usage)")
+                return 1
+            }
+        }
+        unblockTerminationSignals()
+        var error: UnsafeMutablePointer<GError>?
+        guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+            printError("keychain-secret-service: \(ProviderError.connection(consume(error)))")
+            return 1
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        let daemon = RunningDaemon(connection: connection, idleExit: idleExit)
+        return daemon.run(replace: replace)
+    }
+
+    /// Unblocks SIGTERM, SIGINT and SIGHUP, which a parent may have left blocked in the inherited
+    /// signal mask (Foundation's `Process` does), before any thread starts.
+    static func unblockTerminationSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    static func printError(_ message: String) {
+        let line = Array((message + "\n").utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// The message of a `GError`, which it frees.
+    static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
+        guard let error else { return "unknown error" }
+        defer { g_error_free(error) }
+        return String(cString: error.pointee.message)
+    }
+}
+
+/// The state of one run: the loop, the provider and the timers. Used only on the main thread.
+private final class RunningDaemon {
+    let connection: OpaquePointer
+    let loop: OpaquePointer
+    let provider: SecretServiceProvider
+    let idleExit: UInt32
+    var lastActivity = g_get_monotonic_time()
+    var status: Int32 = 0
+    var sources: [guint] = []
+    var nameLostSubscription: guint = 0
+
+    init(connection: OpaquePointer, idleExit: UInt32) {
+        self.connection = connection
+        self.idleExit = idleExit
+        loop = g_main_loop_new(nil, 0)
+        provider = SecretServiceProvider(connection: connection, store: MemorySecretStore())
+    }
+
+    deinit {
+        for source in sources { g_source_remove(source) }
+        if nameLostSubscription != 0 { g_dbus_connection_signal_unsubscribe(connection, nameLostSubscription) }
+        provider.stop()
+        g_main_loop_unref(loop)
+    }
+
+    func run(replace: Bool) -> Int32 {
+        do {
+            try provider.start()
+        } catch {
+            SecretServiceDaemon.printError("keychain-secret-service: \(error)")
+            return 1
+        }
+        provider.activityHandler = { [unowned self] in self.lastActivity = g_get_monotonic_time() }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        nameLostSubscription = g_dbus_connection_signal_subscribe(
+            connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameLost", "/org/freedesktop/DBus",
+            SecretServiceDaemon.busName, G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, _, _, _, _, _, userData in
+                let daemon = Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue()
+                SecretServiceDaemon.printError(
+                    "keychain-secret-service: another provider took \(SecretServiceDaemon.busName); exiting")
+                g_main_loop_quit(daemon.loop)
+            }, me, nil)
+        switch requestName(replace: replace) {
+        case .success: break
+        case .failure(let error):
+            SecretServiceDaemon.printError("keychain-secret-service: \(error)")
+            if case .nameTaken = error { return 2 }
+            return 1
+        }
+        for signal in [SIGTERM, SIGINT] {
+            sources.append(
+                g_unix_signal_add(
+                    signal,
+                    { userData in
+                        g_main_loop_quit(Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue().loop)
+                        return cgio_source_continue()  // removed by deinit
+                    }, me))
+        }
+        if let seconds = provider.store.externalChangePollSeconds {
+            sources.append(
+                g_timeout_add_seconds(
+                    max(seconds, 1),
+                    { userData in
+                        Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue().provider.store
+                            .pollExternalChanges()
+                        return cgio_source_continue()  // removed by deinit
+                    }, me))
+        }
+        if idleExit > 0 {
+            sources.append(
+                g_timeout_add_seconds(
+                    min(idleExit, 5),
+                    { userData in
+                        let daemon = Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue()
+                        _ = daemon.checkIdle()
+                        return cgio_source_continue()  // removed by deinit
+                    }, me))
+        }
+        g_main_loop_run(loop)
+        g_dbus_connection_flush_sync(connection, nil, nil)
+        return status
+    }
+
+    /// Quits the loop when idle long enough with nothing to lose; returns whether it did.
+    func checkIdle() -> Bool {
+        let idleMicroseconds = g_get_monotonic_time() - lastActivity
+        guard provider.openSessionCount == 0, provider.pendingPromptCount == 0, !provider.store.holdsUnsavedData,
+            idleMicroseconds >= Int64(idleExit) * 1_000_000
+        else { return false }
+        g_main_loop_quit(loop)
+        return true
+    }
+
+    /// `RequestName` with `DO_NOT_QUEUE` and `ALLOW_REPLACEMENT` (plus `REPLACE_EXISTING` with `--replace`).
+    func requestName(replace: Bool) -> Result<Void, ProviderError> {
+        let flags: UInt32 = 0x1 | 0x4 | (replace ? 0x2 : 0)
+        guard
+            let reply = busCall(
+                "RequestName", Variant.tuple([Variant.string(SecretServiceDaemon.busName), Variant.uint32(flags)]),
+                "(u)")
+        else {
+            return .failure(.connection("RequestName failed"))
+        }
+        let code = Variant.withChild(reply, 0) { g_variant_get_uint32($0) }
+        g_variant_unref(reply)
+        if code == 1 || code == 4 { return .success(()) }  // primary owner / already owner
+        return .failure(.nameTaken(describeOwner(replace: replace)))
+    }
+
+    /// "org.freedesktop.secrets is owned by gnome-keyring-d (pid 123, :1.4); …".
+    func describeOwner(replace: Bool) -> String {
+        let name = SecretServiceDaemon.busName
+        var owner = "another connection"
+        if let reply = busCall("GetNameOwner", Variant.tuple([Variant.string(name)]), "(s)") {
+            let unique = Variant.withChild(reply, 0, Variant.readString)
+            g_variant_unref(reply)
+            owner = unique
+            if let pidReply = busCall("GetConnectionUnixProcessID", Variant.tuple([Variant.string(unique)]), "(u)") {
+                let pid = Variant.withChild(pidReply, 0) { g_variant_get_uint32($0) }
+                g_variant_unref(pidReply)
+                var contents: UnsafeMutablePointer<gchar>?
+                var program = "pid \(pid)"
+                if g_file_get_contents("/proc/\(pid)/comm", &contents, nil, nil) != 0, let contents {
+                    let comm = String(cString: contents).trimmingSuffixNewlines()
+                    g_free(contents)
+                    program = "\(comm) (pid \(pid))"
+                }
+                owner = "\(program), \(unique)"
+            }
+        }
+        let hint =
+            replace
+            ? "it does not allow replacement; stop it first"
+            : "stop it (for gnome-keyring: systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket) or run keychain-secret-service --replace"
+        return "\(name) is owned by \(owner); \(hint)"
+    }
+
+    private func busCall(_ method: String, _ parameters: OpaquePointer, _ replyType: String) -> OpaquePointer? {
+        g_dbus_connection_call_sync(
+            connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
+            cgio_variant_type(replyType), G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffixNewlines() -> String {
+        var result = self
+        while result.hasSuffix("\n") { result.removeLast() }
+        return result
+    }
+}

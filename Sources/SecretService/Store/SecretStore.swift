@@ -1,0 +1,189 @@
+package import KeychainCore
+
+/// Why a ``SecretStore`` operation failed; each maps onto one Secret Service error name.
+package enum SecretStoreError: Error, Equatable {
+    /// The collection or item does not exist (`org.freedesktop.Secret.Error.NoSuchObject`).
+    case noSuchObject
+    /// The collection is locked and the operation needs it unlocked (`org.freedesktop.Secret.Error.IsLocked`).
+    case isLocked
+    /// A value breaks the store's rules (`org.freedesktop.DBus.Error.InvalidArgs`); the message names it.
+    case invalidArgument(String)
+    /// The store cannot do this (`org.freedesktop.DBus.Error.NotSupported`).
+    case notSupported(String)
+}
+
+/// A collection's identifier: the last element of its object path
+/// (`/org/freedesktop/secrets/collection/<id>`), made of `[A-Za-z0-9_]`, as D-Bus path elements are.
+package struct CollectionID: Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
+
+    /// Accepts a non-empty D-Bus path element of at most 255 bytes; `nil` otherwise.
+    package init?(_ rawValue: String) {
+        guard !rawValue.isEmpty, rawValue.utf8.count <= 255,
+            rawValue.utf8.allSatisfy({ isPathElementByte($0) })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+
+    package var description: String { rawValue }
+}
+
+/// An item's identifier inside its collection: the last element of its object path. Stable for the
+/// item's whole life (Secret Service API, "Object Paths").
+package struct ItemID: Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
+
+    /// Accepts a non-empty D-Bus path element of at most 255 bytes; `nil` otherwise.
+    package init?(_ rawValue: String) {
+        guard !rawValue.isEmpty, rawValue.utf8.count <= 255,
+            rawValue.utf8.allSatisfy({ isPathElementByte($0) })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+
+    package var description: String { rawValue }
+}
+
+/// `[A-Za-z0-9_]`: the bytes of a D-Bus object path element.
+package func isPathElementByte(_ byte: UInt8) -> Bool {
+    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+}
+
+/// What a collection shows while locked or unlocked: its `org.freedesktop.Secret.Collection` properties.
+package struct CollectionInfo: Equatable, Sendable {
+    package var id: CollectionID
+    /// `Label`.
+    package var label: String
+    /// `Locked`.
+    package var locked: Bool
+    /// `Created`, seconds since the Unix epoch.
+    package var created: UInt64
+    /// `Modified`, seconds since the Unix epoch.
+    package var modified: UInt64
+}
+
+/// An item's readable-while-locked metadata: its `org.freedesktop.Secret.Item` properties but `Locked`.
+package struct ItemInfo: Equatable, Sendable {
+    package var id: ItemID
+    /// `Label`.
+    package var label: String
+    /// `Attributes`: names and values are exact, case-sensitive strings.
+    package var attributes: [String: String]
+    /// `Created`, seconds since the Unix epoch.
+    package var created: UInt64
+    /// `Modified`, seconds since the Unix epoch.
+    package var modified: UInt64
+}
+
+/// An item's secret and its content type (the `value` and `content_type` of the spec's Secret struct).
+package struct StoredSecret: Sendable {
+    /// The secret's bytes, in zeroising memory.
+    package var value: SecureBytes
+    /// A MIME type such as `text/plain; charset=utf8`; may be empty.
+    package var contentType: String
+
+    package init(value: SecureBytes, contentType: String) {
+        self.value = value
+        self.contentType = contentType
+    }
+}
+
+/// A change made to the store, reported so that the provider emits the spec's signals.
+package enum SecretStoreChange: Equatable, Sendable {
+    case collectionCreated(CollectionID)
+    case collectionChanged(CollectionID)
+    case collectionDeleted(CollectionID)
+    case itemCreated(CollectionID, ItemID)
+    case itemChanged(CollectionID, ItemID)
+    case itemDeleted(CollectionID, ItemID)
+}
+
+/// Whether unlocking a collection needs the user.
+package enum UnlockRequirement: Equatable, Sendable {
+    /// Already unlocked: `Unlock` answers at once with prompt `/`.
+    case none
+    /// Needs a prompt; ``SecretStore/unlock(_:)`` completes it when the user answers.
+    case prompt
+}
+
+/// The collections and items that the Secret Service provider serves.
+///
+/// The provider maps D-Bus calls onto this protocol and nothing else, so that each implementation
+/// (``MemorySecretStore`` for the spec's `session` collection; a keychain-backed store where each
+/// collection is a keychain file) serves the same API. Implementations are used from one thread,
+/// the provider's GLib main context.
+///
+/// Rules every implementation keeps (Secret Service API, "Collections and Items", "Locking and Unlocking"):
+/// - ``collections()``, ``items(in:)``, ``item(_:in:)`` and ``search(_:in:)`` work while a collection is
+///   locked: labels, attributes and dates stay readable.
+/// - ``secret(of:in:)``, ``setSecret(_:of:in:)``, ``createItem(in:label:attributes:secret:replace:)``
+///   and ``deleteItem(_:in:)`` throw ``SecretStoreError/isLocked`` while locked.
+/// - A search matches items whose attributes contain every pair of the query exactly; `[:]` matches all.
+/// - `replace = true` replaces an item whose attribute set equals the new one exactly.
+/// - Every successful change is reported once through ``changeHandler``.
+package protocol SecretStore: AnyObject {
+    /// Called after each change, including changes made by other processes once the store sees them.
+    var changeHandler: ((SecretStoreChange) -> Void)? { get set }
+
+    /// Whether the store holds data that lives only in this process (in-memory items, collections or
+    /// aliases), which would be lost if the provider exited; the provider does not exit when idle then.
+    var holdsUnsavedData: Bool { get }
+
+    /// Every collection, in a stable order.
+    func collections() -> [CollectionInfo]
+    /// One collection; `nil` when there is none with that identifier.
+    func collection(_ id: CollectionID) -> CollectionInfo?
+    /// How often, in seconds, the provider should call ``pollExternalChanges()``; `nil` when other
+    /// processes cannot change this store (the in-memory store).
+    var externalChangePollSeconds: UInt32? { get }
+    /// Looks for changes made by other processes (the `security` tool, SecItem callers, another provider)
+    /// and reports each through ``changeHandler``, so that the provider emits the spec's signals.
+    func pollExternalChanges()
+
+    /// Every alias that names a collection, sorted.
+    func aliasNames() -> [String]
+    /// The collection an alias (`default`, `login`, `session`, …) names, if any.
+    func resolveAlias(_ alias: String) -> CollectionID?
+    /// Points `alias` at a collection, or removes it with `nil`.
+    /// - Throws: ``SecretStoreError/noSuchObject`` for an unknown collection.
+    func setAlias(_ alias: String, to collection: CollectionID?) throws(SecretStoreError)
+
+    /// Creates a collection labelled `label`, unlocked.
+    /// - Returns: its identifier, derived from the label and unique.
+    func createCollection(label: String) throws(SecretStoreError) -> CollectionID
+    /// Deletes a collection and all its items.
+    func deleteCollection(_ id: CollectionID) throws(SecretStoreError)
+    /// Sets a collection's `Label`.
+    func setLabel(_ label: String, of collection: CollectionID) throws(SecretStoreError)
+
+    /// Whether ``unlock(_:)`` of this collection needs a prompt.
+    func unlockRequirement(_ id: CollectionID) throws(SecretStoreError) -> UnlockRequirement
+    /// Unlocks a collection (after the prompt, when one was needed).
+    func unlock(_ id: CollectionID) throws(SecretStoreError)
+    /// Locks a collection; never needs a prompt.
+    func lock(_ id: CollectionID) throws(SecretStoreError)
+
+    /// The items of a collection (readable while locked).
+    func items(in collection: CollectionID) throws(SecretStoreError) -> [ItemInfo]
+    /// One item's metadata (readable while locked).
+    func item(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError) -> ItemInfo
+    /// Items whose attributes include every pair of `attributes`, in one collection or all of them.
+    func search(_ attributes: [String: String], in collection: CollectionID?) -> [(CollectionID, ItemInfo)]
+
+    /// Creates an item, or with `replace` overwrites one whose attribute set equals `attributes`.
+    /// - Returns: the item's identifier and whether it replaced an existing item.
+    func createItem(
+        in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool
+    ) throws(SecretStoreError) -> (id: ItemID, replaced: Bool)
+    /// An item's secret. - Throws: ``SecretStoreError/isLocked`` while locked.
+    func secret(of item: ItemID, in collection: CollectionID) throws(SecretStoreError) -> StoredSecret
+    /// Replaces an item's secret. - Throws: ``SecretStoreError/isLocked`` while locked.
+    func setSecret(_ secret: StoredSecret, of item: ItemID, in collection: CollectionID) throws(SecretStoreError)
+    /// Sets an item's `Label`. - Throws: ``SecretStoreError/isLocked`` while locked.
+    func setLabel(_ label: String, of item: ItemID, in collection: CollectionID) throws(SecretStoreError)
+    /// Sets an item's `Attributes`. - Throws: ``SecretStoreError/isLocked`` while locked.
+    func setAttributes(_ attributes: [String: String], of item: ItemID, in collection: CollectionID)
+        throws(SecretStoreError)
+    /// Deletes an item. - Throws: ``SecretStoreError/isLocked`` while locked.
+    func deleteItem(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError)
+}

@@ -1,0 +1,380 @@
+import CGIO
+import Foundation
+import KeychainCore
+import Testing
+
+@testable import SecretService
+
+/// `keychain-secret-service` on a private bus, driven through GDBus as clients drive it, with the
+/// values and error names of the Secret Service API.
+@Suite("keychain-secret-service on a private bus")
+struct ProviderBusTests {
+    static let service = "/org/freedesktop/secrets"
+    static let serviceInterface = "org.freedesktop.Secret.Service"
+    static let collectionInterface = "org.freedesktop.Secret.Collection"
+    static let itemInterface = "org.freedesktop.Secret.Item"
+    static let sessionAlias = "/org/freedesktop/secrets/aliases/session"
+    static let sessionCollection = "/org/freedesktop/secrets/collection/session"
+
+    @Test("Introspect lists the spec's interfaces and the child nodes")
+    func introspection() throws {
+        try PrivateBus.with { bus in
+            let root = try bus.introspect(Self.service)
+            #expect(root.contains("<interface name=\"org.freedesktop.Secret.Service\">"))
+            #expect(root.contains("<node name=\"collection\"/>"))
+            #expect(root.contains("<node name=\"aliases\"/>"))
+            #expect(try bus.introspect("/org/freedesktop/secrets/collection").contains("<node name=\"session\"/>"))
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
+            let collection = try bus.introspect(Self.sessionCollection)
+            #expect(collection.contains("<interface name=\"org.freedesktop.Secret.Collection\">"))
+            #expect(collection.contains("<node name=\"\(item.split(separator: "/").last!)\"/>"))
+            #expect(try bus.introspect(item).contains("<interface name=\"org.freedesktop.Secret.Item\">"))
+        }
+    }
+
+    @Test("A plain session stores through the session alias, finds by attribute subset and reads the secret back")
+    func plainRoundTrip() throws {
+        try PrivateBus.with { bus in
+            let session = try bus.openPlainSession()
+            #expect(session.hasPrefix("/org/freedesktop/secrets/session/"))
+            let item = try bus.createItem(
+                Self.sessionAlias, label: "Test", attributes: ["service": "example.com", "user": "alice"],
+                secret: "hunter2", session: session)
+            #expect(item.hasPrefix(Self.sessionCollection + "/"))
+            let search = try bus.expectReply(
+                Self.service, Self.serviceInterface, "SearchItems", [Variant.stringMap(["service": "example.com"])])
+            #expect(Variant.withChild(search, 0, Variant.readStrings) == [item])
+            #expect(Variant.withChild(search, 1, Variant.readStrings) == [])
+            g_variant_unref(search)
+            let secret = try bus.expectReply(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+            Variant.withChild(secret, 0) { tuple in
+                #expect(Variant.withChild(tuple, 0, Variant.readString) == session)
+                #expect(Variant.withChild(tuple, 2) { Variant.withBytes($0) { Array($0) } } == Array("hunter2".utf8))
+                #expect(Variant.withChild(tuple, 3, Variant.readString) == "text/plain")
+            }
+            g_variant_unref(secret)
+            let label = try bus.property(item, Self.itemInterface, "Label")
+            #expect(Variant.readString(label) == "Test")
+            g_variant_unref(label)
+            let alias = try bus.expectReply(
+                Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("session")])
+            #expect(Variant.withChild(alias, 0, Variant.readString) == Self.sessionCollection)
+            g_variant_unref(alias)
+            let none = try bus.expectReply(
+                Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
+            #expect(Variant.withChild(none, 0, Variant.readString) == "/")
+            g_variant_unref(none)
+            // replace = true with the same attribute set keeps the path and replaces the secret.
+            let again = try bus.createItem(
+                Self.sessionAlias, label: "Test 2", attributes: ["service": "example.com", "user": "alice"],
+                secret: "new", session: session, replace: true)
+            #expect(again == item)
+            let items = try bus.property(Self.sessionCollection, Self.collectionInterface, "Items")
+            #expect(Variant.readStrings(items) == [item])
+            g_variant_unref(items)
+        }
+    }
+
+    @Test("A dh-ietf1024-sha256-aes128-cbc-pkcs7 session carries secrets encrypted both ways")
+    func dhSession() throws {
+        try PrivateBus.with { bus in
+            let client = try DHIETF1024KeyAgreement()
+            let reply = try bus.expectReply(
+                Self.service, Self.serviceInterface, "OpenSession",
+                [Variant.string(TransportSession.dhName), Variant.boxed(Variant.bytes(client.publicKey))])
+            let servicePublicKey = Variant.withChild(reply, 0) { boxed in
+                Variant.withChild(boxed, 0) { Variant.withBytes($0) { Array($0) } }
+            }
+            let session = Variant.withChild(reply, 1, Variant.readString)
+            g_variant_unref(reply)
+            #expect(servicePublicKey.count == 128)
+            let key = try servicePublicKey.withUnsafeBytes { try client.sessionKey(peerPublicKey: $0) }
+            let iv = AES128CBC.randomIV()
+            let ciphertext = try Array("pa$$word".utf8).withUnsafeBytes { try AES128CBC.encrypt($0, key: key, iv: iv) }
+            let properties = Variant.variantMap([("org.freedesktop.Secret.Item.Label", Variant.string("dh"))])
+            let secret = Variant.tuple([
+                Variant.objectPath(session), Variant.bytes(iv), Variant.bytes(ciphertext), Variant.string("text/plain"),
+            ])
+            let created = try bus.expectReply(
+                Self.sessionAlias, Self.collectionInterface, "CreateItem", [properties, secret, Variant.boolean(false)])
+            let item = Variant.withChild(created, 0, Variant.readString)
+            g_variant_unref(created)
+            let got = try bus.expectReply(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+            let (parameters, value) = Variant.withChild(got, 0) { tuple in
+                (
+                    Variant.withChild(tuple, 1) { Variant.withBytes($0) { Array($0) } },
+                    Variant.withChild(tuple, 2) { Variant.withBytes($0) { Array($0) } }
+                )
+            }
+            g_variant_unref(got)
+            #expect(parameters.count == 16)
+            #expect(value != Array("pa$$word".utf8))
+            let plain = try value.withUnsafeBytes { v in
+                try parameters.withUnsafeBytes { try AES128CBC.decrypt(v, key: key, iv: $0) }
+            }
+            #expect(plain.withUnsafeBytes { Array($0) } == Array("pa$$word".utf8))
+        }
+    }
+
+    @Test("Bad input gets D-Bus errors and the provider keeps serving")
+    func badInput() throws {
+        try PrivateBus.with { bus in
+            #expect(
+                bus.errorName(
+                    Self.service, Self.serviceInterface, "OpenSession",
+                    [Variant.string("rot13"), Variant.boxed(Variant.string(""))])
+                    == "org.freedesktop.DBus.Error.NotSupported")
+            for key: [UInt8] in [[0], [1], [UInt8](repeating: 0xff, count: 128), [UInt8](repeating: 0xff, count: 4096)]
+            {
+                #expect(
+                    bus.errorName(
+                        Self.service, Self.serviceInterface, "OpenSession",
+                        [Variant.string(TransportSession.dhName), Variant.boxed(Variant.bytes(key))])
+                        == "org.freedesktop.DBus.Error.InvalidArgs")
+            }
+            #expect(
+                bus.errorName(
+                    Self.service, Self.serviceInterface, "OpenSession",
+                    [Variant.string(TransportSession.dhName), Variant.boxed(Variant.string("key"))])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            // A wrong argument signature is refused by GDBus from the introspection data.
+            #expect(
+                bus.errorName(Self.service, Self.serviceInterface, "SearchItems", [Variant.string("x")])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(
+                bus.errorName(Self.service, Self.serviceInterface, "SearchItems", nil)
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(
+                bus.errorName(
+                    "/org/freedesktop/secrets/collection/nothing/1", Self.itemInterface, "GetSecret",
+                    [Variant.objectPath("/")]) != nil)
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
+            // Unknown objects inside the service's tree: the names clients map to "no such item".
+            #expect(
+                bus.errorName(
+                    Self.sessionCollection + "/999", Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+                    == "org.freedesktop.DBus.Error.UnknownMethod")
+            #expect(
+                bus.errorName(
+                    Self.sessionCollection + "/999", "org.freedesktop.DBus.Properties", "Get",
+                    [Variant.string(Self.itemInterface), Variant.string("Label")])
+                    == "org.freedesktop.DBus.Error.UnknownMethod")
+            #expect(
+                bus.errorName(
+                    "/org/freedesktop/secrets/aliases/nothing", "org.freedesktop.DBus.Properties", "GetAll",
+                    [Variant.string(Self.collectionInterface)]) == "org.freedesktop.DBus.Error.UnknownMethod")
+            #expect(
+                !(try bus.introspect(Self.sessionCollection)).contains("<node name=\"999\"/>"))
+            #expect(
+                bus.errorName(
+                    item, Self.itemInterface, "GetSecret", [Variant.objectPath("/org/freedesktop/secrets/session/999")])
+                    == "org.freedesktop.Secret.Error.NoSession")
+            var huge: [String: String] = [:]
+            for index in 0..<2_000 { huge["name\(index)"] = "value" }
+            let properties = Variant.variantMap([("org.freedesktop.Secret.Item.Attributes", Variant.stringMap(huge))])
+            let secret = Variant.tuple([
+                Variant.objectPath(session), Variant.bytes([]), Variant.bytes([1]), Variant.string(""),
+            ])
+            #expect(
+                bus.errorName(
+                    Self.sessionAlias, Self.collectionInterface, "CreateItem",
+                    [properties, secret, Variant.boolean(false)])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(
+                bus.errorName(Self.service, Self.serviceInterface, "SearchItems", [Variant.stringMap(huge)])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            let badLabel = Variant.variantMap([("org.freedesktop.Secret.Item.Label", Variant.uint32(7))])
+            let secret2 = Variant.tuple([
+                Variant.objectPath(session), Variant.bytes([]), Variant.bytes([1]), Variant.string(""),
+            ])
+            #expect(
+                bus.errorName(
+                    Self.sessionAlias, Self.collectionInterface, "CreateItem",
+                    [badLabel, secret2, Variant.boolean(false)])
+                    == "org.freedesktop.DBus.Error.InvalidArgs")
+            // Still serving, and the item is intact.
+            #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == nil)
+            #expect(bus.provider?.isRunning == true)
+        }
+    }
+
+    @Test(
+        "Lock needs no prompt; locked items are listed as locked, keep their metadata, and answer IsLocked; Unlock prompts"
+    )
+    func locking() throws {
+        try PrivateBus.with { bus in
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(
+                Self.sessionAlias, label: "L", attributes: ["k": "v"], secret: "s", session: session)
+            let lock = try bus.expectReply(
+                Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])])
+            #expect(Variant.withChild(lock, 0, Variant.readStrings) == [Self.sessionAlias])
+            #expect(Variant.withChild(lock, 1, Variant.readString) == "/")
+            g_variant_unref(lock)
+            #expect(
+                bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+                    == "org.freedesktop.Secret.Error.IsLocked")
+            #expect(bus.errorName(item, Self.itemInterface, "Delete") == "org.freedesktop.Secret.Error.IsLocked")
+            let search = try bus.expectReply(
+                Self.service, Self.serviceInterface, "SearchItems", [Variant.stringMap(["k": "v"])])
+            #expect(Variant.withChild(search, 0, Variant.readStrings) == [])
+            #expect(Variant.withChild(search, 1, Variant.readStrings) == [item])
+            g_variant_unref(search)
+            let secrets = try bus.expectReply(
+                Self.service, Self.serviceInterface, "GetSecrets",
+                [Variant.objectPaths([item]), Variant.objectPath(session)])
+            #expect(Variant.withChild(secrets, 0, Variant.childCount) == 0)
+            g_variant_unref(secrets)
+            let attributes = try bus.property(item, Self.itemInterface, "Attributes")
+            #expect(Variant.readStringMap(attributes) == ["k": "v"])
+            g_variant_unref(attributes)
+            let locked = try bus.property(item, Self.itemInterface, "Locked")
+            #expect(Variant.readBoolean(locked))
+            g_variant_unref(locked)
+            let unlock = try bus.expectReply(
+                Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])])
+            #expect(Variant.withChild(unlock, 0, Variant.readStrings) == [])
+            let prompt = Variant.withChild(unlock, 1, Variant.readString)
+            g_variant_unref(unlock)
+            #expect(prompt.hasPrefix("/org/freedesktop/secrets/prompt/"))
+            g_variant_unref(
+                try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+            #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == nil)
+            let again = try bus.expectReply(
+                Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])])
+            #expect(Variant.withChild(again, 0, Variant.readStrings) == [item])
+            #expect(Variant.withChild(again, 1, Variant.readString) == "/")
+            g_variant_unref(again)
+        }
+    }
+
+    @Test("ItemCreated and PropertiesChanged are emitted on the collection")
+    func signals() throws {
+        try PrivateBus.with { bus in
+            let context = g_main_context_new()!
+            g_main_context_push_thread_default(context)
+            defer {
+                g_main_context_pop_thread_default(context)
+                g_main_context_unref(context)
+            }
+            final class Seen { var members: [String] = [] }
+            let seen = Seen()
+            let subscription = g_dbus_connection_signal_subscribe(
+                bus.client, "org.freedesktop.secrets", nil, nil, Self.sessionCollection, nil, G_DBUS_SIGNAL_FLAGS_NONE,
+                { _, _, _, _, member, _, userData in
+                    Unmanaged<Seen>.fromOpaque(userData!).takeUnretainedValue().members.append(String(cString: member!))
+                }, Unmanaged.passUnretained(seen).toOpaque(), nil)
+            defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
+            let session = try bus.openPlainSession()
+            _ = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
+            // Hang guard only: the signals were sent before the reply, so they are already queued.
+            for _ in 0..<500 where !(seen.members.contains("ItemCreated") && seen.members.contains("PropertiesChanged"))
+            {
+                while g_main_context_iteration(context, 0) != 0 {}
+                usleep(10_000)
+            }
+            #expect(seen.members.contains("ItemCreated"))
+            #expect(seen.members.contains("PropertiesChanged"))
+        }
+    }
+
+    @Test("Lock emits CollectionChanged and the items' Locked in PropertiesChanged")
+    func lockSignals() throws {
+        try PrivateBus.with { bus in
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
+            let context = g_main_context_new()!
+            g_main_context_push_thread_default(context)
+            defer {
+                g_main_context_pop_thread_default(context)
+                g_main_context_unref(context)
+            }
+            final class Seen { var signals: [String] = [] }
+            let seen = Seen()
+            let subscription = g_dbus_connection_signal_subscribe(
+                bus.client, "org.freedesktop.secrets", nil, nil, nil, nil, G_DBUS_SIGNAL_FLAGS_NONE,
+                { _, _, path, _, member, parameters, userData in
+                    var text = String(cString: path!) + " " + String(cString: member!)
+                    if String(cString: member!) == "PropertiesChanged", let parameters {
+                        let names = Variant.withChild(parameters, 1) { map in
+                            (0..<Variant.childCount(map)).map { index in
+                                Variant.withChild(map, index) { Variant.withChild($0, 0, Variant.readString) }
+                            }
+                        }
+                        text += " " + names.joined(separator: ",")
+                    }
+                    Unmanaged<Seen>.fromOpaque(userData!).takeUnretainedValue().signals.append(text)
+                }, Unmanaged.passUnretained(seen).toOpaque(), nil)
+            defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
+            g_variant_unref(
+                try bus.expectReply(
+                    Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])]))
+            let expected = [
+                "\(Self.service) CollectionChanged", "\(item) PropertiesChanged Locked",
+                "\(Self.sessionCollection) PropertiesChanged Label,Locked,Modified",
+            ]
+            // Hang guard only: the signals were sent before the reply.
+            for _ in 0..<500 where !expected.allSatisfy(seen.signals.contains) {
+                while g_main_context_iteration(context, 0) != 0 {}
+                usleep(10_000)
+            }
+            for signal in expected { #expect(seen.signals.contains(signal), "\(seen.signals)") }
+        }
+    }
+
+    @Test("A session ends when its connection leaves the bus")
+    func sessionEndsWithConnection() throws {
+        try PrivateBus.with { bus in
+            var error: UnsafeMutablePointer<GError>?
+            let other = try #require(
+                g_dbus_connection_new_for_address_sync(
+                    bus.address,
+                    GDBusConnectionFlags(
+                        rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                            | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue), nil, nil, &error))
+            let session = try bus.openPlainSession(on: other)
+            let node = "<node name=\"\(session.split(separator: "/").last!)\"/>"
+            #expect(try bus.introspect("/org/freedesktop/secrets/session").contains(node))
+            // Another connection may not use it.
+            let item = try bus.createItem(
+                Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: try bus.openPlainSession())
+            #expect(
+                bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+                    == "org.freedesktop.Secret.Error.NoSession")
+            g_dbus_connection_close_sync(other, nil, nil)
+            g_object_unref(UnsafeMutableRawPointer(other))
+            var gone = false
+            for _ in 0..<500 {
+                if try !bus.introspect("/org/freedesktop/secrets/session").contains(node) { gone = true; break }
+                usleep(10_000)
+            }
+            #expect(gone)
+        }
+    }
+
+    @Test("A second provider names the owner and exits 2; --replace takes the name over")
+    func nameOwnership() throws {
+        try PrivateBus.with { bus in
+            let first = try #require(bus.provider)
+            let stderr = Pipe()
+            let second = try PrivateBus.launchProvider(address: bus.address, arguments: [], stderr: stderr)
+            second.waitUntilExit()
+            let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(second.terminationStatus == 2)
+            #expect(message.contains("org.freedesktop.secrets is owned by keychain-secret"))
+            #expect(message.contains("--replace"))
+            let third = try PrivateBus.launchProvider(
+                address: bus.address, arguments: ["--replace", "--idle-exit", "0"])
+            defer {
+                third.terminate()
+                third.waitUntilExit()
+            }
+            first.waitUntilExit()
+            #expect(first.terminationStatus == 0)
+            try bus.waitForOwner()
+            #expect(third.isRunning)
+        }
+    }
+}
