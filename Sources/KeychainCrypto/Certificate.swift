@@ -260,6 +260,9 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
 
     // MARK: - Hashable
 
+    /// The `hash` of the DER: the certificate's fingerprint (`security find-certificate -Z`).
+    package func fingerprint(_ hash: HashFunction) throws(CryptoError) -> [UInt8] { try OpenSSL.hash(hash, der) }
+
     package static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.der == rhs.der }
     package func hash(into hasher: inout Hasher) { hasher.combine(der) }
     package var description: String { "Certificate(\(subjectSummary ?? "no subject"))" }

@@ -41,7 +41,9 @@ enum SecItemCall {
             throw KeychainFailure(.missingEntitlement)
         }
         var filters = request.attributes
-        if let reference = request.valueRef, !(reference is SecIdentity) {
+        if var reference = request.valueRef {
+            // An identity stands for its certificate's primary key.
+            if let identity = reference as? SecIdentity { reference = identity.certificate }
             for (name, value) in try SecItemRefs.filters(for: reference, request.itemClass) { filters[name] = value }
         }
         var groups = identity.searchGroups
