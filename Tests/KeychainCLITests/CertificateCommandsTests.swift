@@ -11,7 +11,7 @@ import Testing
 struct CertificateCommandsTests {
     /// Runs openssl in `folder` and returns its standard output.
     @discardableResult
-    static func openssl(_ folder: String, _ arguments: String...) throws -> String {
+    static func openssl(_ folder: String, _ arguments: String..., stdin: String? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = arguments
@@ -19,7 +19,13 @@ struct CertificateCommandsTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let input = Pipe()
+        if stdin != nil { process.standardInput = input }
         try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "openssl \(arguments.joined(separator: " "))")
@@ -111,5 +117,35 @@ struct CertificateCommandsTests {
         #expect(sandbox.security("import", unknown).stderr == "security: SecKeychainItemImport: Unknown format in import.\n")
         #expect(sandbox.security("import", folder + "/missing.pem")
             == Outcome(status: 1, stdout: "", stderr: "security: Error reading infile \(folder)/missing.pem: No such file or directory\n"))
+    }
+
+    @Test("export: certificates as the PEM openssl wrote; an identity as PKCS #12 that openssl pkcs12 opens with the passphrase only")
+    func export() throws {
+        let sandbox = try Sandbox()
+        let folder = sandbox.directory
+        try Self.makeFiles(folder)
+        #expect(sandbox.security("export", "-t", "certs", "-p").status == 44)
+        #expect(sandbox.security("import", folder + "/id.p12", "-P", "pass").status == 0)
+        let pem = try String(contentsOfFile: folder + "/cert.pem", encoding: .utf8)
+        #expect(sandbox.security("export", "-t", "certs", "-p") == Outcome(status: 0, stdout: pem, stderr: ""))
+        #expect(sandbox.security("export", "-t", "certs", "-f", "x509", "-o", folder + "/out.der").status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/out.der")) == Data(contentsOf: URL(fileURLWithPath: folder + "/cert.der")))
+        // Private keys leave only in PKCS #12 with a passphrase.
+        #expect(sandbox.security("export", "-t", "identities", "-o", folder + "/out.p12").status == 2)
+        #expect(sandbox.security("export", "-t", "privKeys", "-o", folder + "/out.pem").status == 2)
+        #expect(sandbox.security("export", "-t", "pubKeys").status == 44)  // the identity's key is private
+        #expect(sandbox.security("export", "-t", "identities", "-P", "new pass", "-o", folder + "/out.p12") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(FileSystem.permissions(folder + "/out.p12") == 0o600)
+        #expect(sandbox.security("export", "-t", "identities", "-P", "new pass", "-o", folder + "/out.p12").status == 1)
+        let certificate = try Self.openssl(folder, "pkcs12", "-in", "out.p12", "-passin", "pass:new pass", "-nokeys", "-clcerts")
+        #expect(certificate.contains(pem.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let key = try Self.openssl(folder, "pkcs12", "-in", "out.p12", "-passin", "pass:new pass", "-nocerts", "-nodes")
+        let original = try Self.openssl(folder, "pkey", "-in", "key.pem")
+        let exported = try Self.openssl(folder, "pkey", "-in", "/dev/stdin", stdin: key)
+        #expect(!original.isEmpty && exported == original)
+        // The imported file can be imported again elsewhere: the round trip gives the same identity.
+        let other = try Sandbox()
+        #expect(other.security("import", folder + "/out.p12", "-P", "new pass") == Outcome(status: 0, stdout: "1 identity imported.\n", stderr: ""))
+        #expect(other.security("find-identity", "-v").stdout == sandbox.security("find-identity", "-v").stdout)
     }
 }

@@ -19,8 +19,8 @@ package enum SecurityTool {
             FindInternetPassword.self, DeleteInternetPassword.self,
             FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
             BackupKeychain.self, RestoreKeychain.self, ImportPasswords.self, ExportPasswords.self,
-            ImportItems.self,
-            ErrorCommand.self,
+            // After `error`, so that `security e` stays `error`.
+            ErrorCommand.self, ImportItems.self, ExportItems.self,
         ]
     }
 

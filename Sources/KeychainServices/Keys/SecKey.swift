@@ -1,5 +1,5 @@
 public import Foundation
-internal import KeychainCrypto
+package import KeychainCrypto
 
 /// An asymmetric key: an EC key on P-256, P-384 or P-521, or an RSA key of 1024 to 4096 bits;
 /// public, or private with its public half.
@@ -14,10 +14,10 @@ internal import KeychainCrypto
 ///   are ordinary `Data` and are the caller's to protect.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// The key material.
-    let key: CryptoKey
+    package let key: CryptoKey
     /// Whether ``SecKeyCopyExternalRepresentation(_:_:)`` may return a private key's bytes
     /// (`kSecAttrIsExtractable`, default `true`).
-    let isExtractable: Bool
+    package let isExtractable: Bool
     /// `kSecAttrApplicationTag` given at creation, reported by ``SecKeyCopyAttributes(_:)``.
     let applicationTag: Data?
     /// `kSecAttrLabel` given at creation, reported by ``SecKeyCopyAttributes(_:)``.
