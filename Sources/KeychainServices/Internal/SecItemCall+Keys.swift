@@ -79,9 +79,12 @@ extension SecItemCall {
         let withSecret = request.returnRef || request.returnData
         for certificate in certificates {
             guard let hash = certificate.attributes["pkhh"] else { continue }
+            var filters = request.identityKeyFilters
+            filters["klbl"] = hash
+            filters["kcls"] = .integer(1)
             let keyQuery = ItemQuery(
-                itemClass: .key, filters: ["klbl": hash, "kcls": .integer(1)], accessGroups: context.identity.searchGroups,
-                synchronizable: nil, limit: 1)
+                itemClass: .key, filters: filters, accessGroups: context.identity.searchGroups, synchronizable: nil,
+                limit: 1)
             guard let key = try context.keystore.search(keyQuery, projection: withSecret ? [.attributes, .secret] : .attributes).first
             else { continue }
             var attributes = key.attributes

@@ -33,6 +33,9 @@ struct SecItemRequest {
     /// `kSecClassIdentity`: ``itemClass`` is `.certificate` and the call joins each certificate with the
     /// private key whose application label is its public key hash.
     var isIdentity = false
+    /// Key attributes of a `kSecClassIdentity` query (an identity has the attributes of both its
+    /// certificate and its private key): filters on the joined key.
+    var identityKeyFilters: [String: AttributeValue] = [:]
     /// `kSecAttrAccessControl`: its protection class becomes `pdmn`; on add and update its
     /// constraints are kept with the item.
     var accessControl: SecAccessControl?
@@ -176,6 +179,10 @@ struct SecItemRequest {
                 request.attributes["pdmn"] = .string(name)
             default:
                 guard let descriptor = request.itemClass.descriptor(key) else {
+                    if request.isIdentity, let keyDescriptor = ItemClass.key.descriptor(key) {
+                        request.identityKeyFilters[key] = try typed(value, keyDescriptor.kind)
+                        continue
+                    }
                     throw .noSuchAttr  // [S] SecDbAttrWithKey: not an attribute of this class
                 }
                 request.attributes[key] = try typed(value, descriptor.kind)

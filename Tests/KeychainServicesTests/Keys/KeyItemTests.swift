@@ -277,6 +277,11 @@ struct KeyItemTests {
                 #expect(attributes[kSecClass as String] as? String == "idnt")
                 #expect((attributes[kSecAttrKeyClass as String] as? NSNumber)?.intValue == 1)
                 #expect(attributes[kSecAttrSerialNumber as String] as? Data == Data([0x12, 0x34]))
+                // Key attributes filter the joined key: an identity query by the key's type finds it, by RSA not.
+                let ec: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom]
+                #expect(copy(ec).status == errSecSuccess)
+                let rsa: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecAttrKeyType as String: kSecAttrKeyTypeRSA]
+                #expect(copy(rsa).status == errSecItemNotFound)
                 // A certificate without its private key is no identity.
                 #expect(delete([kSecClass as String: kSecClassKey]) == errSecSuccess)
                 #expect(copy([kSecClass as String: kSecClassIdentity]).status == errSecItemNotFound)
