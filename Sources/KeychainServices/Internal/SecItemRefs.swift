@@ -22,13 +22,12 @@ enum SecItemRefs {
     /// external representation as the secret, copied into zeroising memory.
     static func keyItem(_ key: SecKey) throws(KeychainFailure) -> (attributes: [String: AttributeValue], secret: SecureBytes) {
         var attributes: [String: AttributeValue] = [:]
-        if let derived = SecKeyCopyAttributes(key) as NSDictionary?, let entries = SecItemRequest.entries(derived) {
-            for (name, value) in entries {
-                guard let descriptor = ItemClass.key.descriptor(name), !descriptor.isManaged,
-                    let typed = try? SecItemRequest.typed(value, descriptor.kind)
-                else { continue }
-                attributes[name] = typed
-            }
+        // SecKeyCopyAttributes's set without its kSecValueData: the private bytes go only into SecureBytes.
+        for (name, value) in keyAttributes(key, includingData: false) {
+            guard let descriptor = ItemClass.key.descriptor(name), !descriptor.isManaged,
+                let typed = try? SecItemRequest.typed(value, descriptor.kind)
+            else { continue }
+            attributes[name] = typed
         }
         let secret: SecureBytes
         do {

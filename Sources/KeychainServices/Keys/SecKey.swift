@@ -262,6 +262,13 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// - Parameter key: the key.
 /// - Returns: the attributes.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    NSDictionary(dictionary: keyAttributes(key, includingData: true))
+}
+
+/// The attributes ``SecKeyCopyAttributes(_:)`` returns; without `kSecValueData` unless
+/// `includingData` (a key item's attributes are derived without copying its private bytes into
+/// ordinary memory).
+func keyAttributes(_ key: SecKey, includingData: Bool) -> [String: Any] {
     let isPrivate = key.key.isPrivate
     var attributes: [String: Any] = [
         String(describing: kSecClass): kSecClassKey,
@@ -283,10 +290,10 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     }
     if let tag = key.applicationTag { attributes[String(describing: kSecAttrApplicationTag)] = NSData(data: tag) }
     if let label = key.label { attributes[String(describing: kSecAttrLabel)] = NSString(string: label) }
-    if !isPrivate || key.isExtractable, let data = try? key.key.externalRepresentation() {
+    if includingData, !isPrivate || key.isExtractable, let data = try? key.key.externalRepresentation() {
         attributes[String(describing: kSecValueData)] = data.withUnsafeBytes { cfData($0) }
     }
-    return NSDictionary(dictionary: attributes)
+    return attributes
 }
 
 /// Returns the key's block size in bytes.
