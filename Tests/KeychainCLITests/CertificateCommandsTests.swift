@@ -148,4 +148,24 @@ struct CertificateCommandsTests {
         #expect(other.security("import", folder + "/out.p12", "-P", "new pass") == Outcome(status: 0, stdout: "1 identity imported.\n", stderr: ""))
         #expect(other.security("find-identity", "-v").stdout == sandbox.security("find-identity", "-v").stdout)
     }
+
+    @Test("an identity survives backup-keychain and restore-keychain: its certificate and private key come back")
+    func backupRestore() throws {
+        let sandbox = try Sandbox()
+        let folder = sandbox.directory
+        try Self.makeFiles(folder)
+        #expect(sandbox.security("import", folder + "/id.p12", "-P", "pass").status == 0)
+        let listed = sandbox.security("find-identity", "-v").stdout
+        #expect(listed.hasSuffix("     1 valid identities found\n"))
+        let path = folder + "/id.swkcbackup"
+        #expect(sandbox.security("backup-keychain", "-o", path, stdin: "backup passphrase\n").status == 0)
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(sandbox.security("delete-identity", "-c", "CLI Leaf").status == 0)
+        #expect(sandbox.security("find-identity", "-v").stdout.hasSuffix("     0 valid identities found\n"))
+        let restored = sandbox.security("restore-keychain", "-i", path, stdin: "backup passphrase\n")
+        #expect(restored.status == 0, "\(restored)")
+        #expect(sandbox.security("find-identity", "-v").stdout == listed)
+        // The backup is encrypted: not even the certificate's common name is in it.
+        #expect(bytes.range(of: Data("CLI Leaf".utf8)) == nil)
+    }
 }
