@@ -77,7 +77,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let allowed = try SecItemCall.authorized(items, request, context.keystore)
         guard !allowed.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(allowed, request)
-        return SecItemCall.shape(allowed, request, identityKeys: identityKeys)
+        let references = try SecItemCall.references(allowed, request, identityKeys)
+        return SecItemCall.shape(allowed, request, references: references)
     }
 }
 
@@ -146,7 +147,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let items = try SecItemCall.authorized(found, request, context.keystore)
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(items, request)
-        return request.hasReturnKey ? SecItemCall.shape(items, request, identityKeys: identityKeys) : nil
+        guard request.hasReturnKey else { return nil }
+        let references = try SecItemCall.references(items, request, identityKeys)
+        return SecItemCall.shape(items, request, references: references)
     }
 }
 

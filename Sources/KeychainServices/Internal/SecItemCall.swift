@@ -179,12 +179,31 @@ enum SecItemCall {
     /// through a `[String: Any]` and `NSDictionary(dictionary:)` boxed and dynamically cast every key and
     /// value (≈75k instructions per item, most of an enumeration; keychain-bench issue 7). The objects are
     /// the ones bridging made (`NSString`, `NSData`, `NSNumber`, `NSDate`), so callers see the same result.
-    static func shape(_ items: [ItemRecord], _ request: SecItemRequest, identityKeys: [Data: SecKey] = [:]) -> AnyObject {
-        let returnRef = request.returnRef && SecItemRefs.hasReferences(request.itemClass)
+    /// The objects `kSecReturnRef` returns for `items` (`nil` when it is not asked for), in order.
+    /// - Throws: `.decode` when an item's data does not make its object (a key item added as data that
+    ///   is not a key of its `kSecAttrKeyType` and `kSecAttrKeyClass`).
+    static func references(_ items: [ItemRecord], _ request: SecItemRequest, _ identityKeys: [Data: SecKey])
+        throws(KeychainFailure) -> [AnyObject]?
+    {
+        guard request.returnRef && SecItemRefs.hasReferences(request.itemClass) else { return nil }
+        var references: [AnyObject] = []
+        references.reserveCapacity(items.count)
+        for item in items {
+            guard let reference = reference(item, request, identityKeys) else {
+                throw KeychainFailure(.decode, "an item's data does not make the key or certificate its attributes name")
+            }
+            references.append(reference)
+        }
+        return references
+    }
+
+    static func shape(_ items: [ItemRecord], _ request: SecItemRequest, references: [AnyObject]? = nil) -> AnyObject {
+        let returnRef = references != nil
         let returned = [request.returnData, request.returnPersistentRef, returnRef].filter { $0 }.count
         let single = !request.returnAttributes && returned == 1
-        func one(_ item: ItemRecord) -> AnyObject {
-            let reference = returnRef ? Self.reference(item, request, identityKeys) : nil
+        func one(_ index: Int) -> AnyObject {
+            let item = items[index]
+            let reference = references?[index]
             if single && returnRef, let reference { return reference }
             let data =
                 request.returnData ? item.secret.map { secret in secret.withUnsafeBytes { Data($0) } } ?? Data() : Data()
@@ -229,9 +248,9 @@ enum SecItemCall {
             }
         }
         if request.limitGiven && request.limit != 1 {
-            return NSArray(array: items.map(one))
+            return NSArray(array: items.indices.map(one))
         }
-        return one(items[0])
+        return one(0)
     }
 
     /// The Foundation object that bridging the value's Swift type (`String`, `Data`, `Date`) makes.

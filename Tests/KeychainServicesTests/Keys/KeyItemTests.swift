@@ -157,6 +157,22 @@ struct KeyItemTests {
         }
     }
 
+    @Test("a key item whose data is not a key of its type: attributes and data return, kSecReturnRef is errSecDecode")
+    func keyDataNotAKey() throws {
+        try withKeychain {
+            let item: [String: Any] = [
+                kSecClass as String: kSecClassKey, kSecValueData as String: Data([4, 1, 2, 3]),
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                kSecAttrKeyClass as String: kSecAttrKeyClassPublic, kSecAttrApplicationTag as String: Data("odd".utf8),
+            ]
+            #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("odd".utf8)]
+            #expect(copy(query.merging([kSecReturnData as String: true]) { $1 }).result as? Data == Data([4, 1, 2, 3]))
+            #expect(copy(query.merging([kSecReturnRef as String: true]) { $1 }).status == errSecDecode)
+            #expect(delete(query) == errSecSuccess)
+        }
+    }
+
     @Test("kSecValueRef of another class is errSecParam; on a password too")
     func wrongReference() throws {
         try withKeychain {
