@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import Testing
 
 @testable import KeychainServices
@@ -308,6 +309,39 @@ struct KeyItemTests {
                 #expect(count([kSecClass as String: kSecClassCertificate]) == 0)
                 #expect(count([kSecClass as String: kSecClassKey]) == 0)
                 #expect(delete([kSecClass as String: kSecClassIdentity]) == errSecItemNotFound)
+            }
+        }
+    }
+
+    @Test(
+        "an identity needs both halves readable: a private key in a group the caller does not hold completes no identity",
+        .enabled(if: hasOpenSSL, "openssl is not installed"))
+    func identityAcrossGroups() throws {
+        try SecCertificateTests.files { folder in
+            let p12 = try Data(contentsOf: folder.appendingPathComponent("id.p12"))
+            var items: CFArray?
+            #expect(
+                SecPKCS12Import(p12 as CFData, [kSecImportExportPassphrase as String: "pass"] as CFDictionary, &items)
+                    == errSecSuccess)
+            let imported = try #require((items as? [[String: Any]])?.first?[kSecImportItemIdentity as String] as? SecIdentity)
+            var certificate: SecCertificate?
+            var key: SecKey?
+            #expect(SecIdentityCopyCertificate(imported, &certificate) == errSecSuccess)
+            #expect(SecIdentityCopyPrivateKey(imported, &key) == errSecSuccess)
+            let keychain = try TemporaryKeychain()
+            let both = ApplicationIdentity(accessGroups: ["team.a", "team.b"])
+            try keychain.run(as: both) {
+                let cert: [String: Any] = [
+                    kSecClass as String: kSecClassCertificate, kSecValueRef as String: try #require(certificate),
+                    kSecAttrAccessGroup as String: "team.a",
+                ]
+                #expect(SecItemAdd(cert as CFDictionary, nil) == errSecSuccess)
+                #expect(Self.addKey(try #require(key), [kSecAttrAccessGroup as String: "team.b"]) == errSecSuccess)
+                #expect(copy([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]).result as? SecIdentity == imported)
+            }
+            try keychain.run(as: ApplicationIdentity(accessGroups: ["team.a"])) {
+                #expect(count([kSecClass as String: kSecClassCertificate]) == 1)
+                #expect(copy([kSecClass as String: kSecClassIdentity]).status == errSecItemNotFound)
             }
         }
     }
