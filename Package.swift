@@ -46,7 +46,9 @@ let package = Package(
         // The high-level Swift API.
         .target(name: "Keychain", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         // The command-line tools' code; the executables are thin mains over it.
-        .target(name: "KeychainCLI", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainCLI", dependencies: ["KeychainCore", "KeychainServices", "KeychainCrypto"],
+            swiftSettings: strictSettings),
         .executableTarget(name: "security", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
         .executableTarget(name: "git-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
         .executableTarget(

@@ -147,6 +147,18 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
         get throws(CryptoError) { try Self.normalized(X509_get_issuer_name(x509)) }
     }
 
+    /// The normalized form (``normalized(_:)``) of an X.501 name given as DER, or `nil` when `der` is
+    /// not one name. Certificate items' `kSecAttrIssuer`/`kSecAttrSubject` in a query are normalized
+    /// with it, as Security normalizes them on add.
+    package static func normalizedName(der: [UInt8]) -> [UInt8]? {
+        guard let decoded = try? OpenSSL.decode(der, what: "X.501 name", { d2i_X509_NAME(nil, $0, $1) }) else {
+            return nil
+        }
+        defer { X509_NAME_free(decoded.object) }
+        guard decoded.free else { return nil }
+        return try? normalized(decoded.object)
+    }
+
     /// Normalizes an X.501 name as Security's `createNormalizedX501Name` does (after RFC 5280
     /// §7.1 (c) and (d)): each `PrintableString` value is upper-cased (ASCII `a`–`z`), runs of
     /// blanks become one space, and leading and trailing blanks go. Other values, the RDN
@@ -247,6 +259,9 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     }
 
     // MARK: - Hashable
+
+    /// The `hash` of the DER: the certificate's fingerprint (`security find-certificate -Z`).
+    package func fingerprint(_ hash: HashFunction) throws(CryptoError) -> [UInt8] { try OpenSSL.hash(hash, der) }
 
     package static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.der == rhs.der }
     package func hash(into hasher: inout Hasher) { hasher.combine(der) }

@@ -13,8 +13,18 @@ internal import KeychainCore
 /// Missing primary-key attributes default to `""` or 0, `kSecAttrAccessible` to
 /// `kSecAttrAccessibleWhenUnlocked`, and the access group to the first of the process's groups.
 ///
+/// Keys and certificates (tracker issue 18): `kSecValueRef` with a `SecKey` (`kSecClassKey`) or a
+/// `SecCertificate` (`kSecClassCertificate`) stores the object with the attributes Apple derives from
+/// it (`SecKeyCopyAttributes`; `SecCertificateCopyAttributeDictionary`), the caller's given attributes
+/// taking precedence; `kSecValueData` with `kSecAttrKeyType` and `kSecAttrKeyClass` stores key data
+/// (attributes derived when it is such a key), and DER data stores a certificate. A `SecIdentity`
+/// (`kSecClassIdentity`) adds its certificate and its private key in one transaction (a key already
+/// stored is kept). Keys default to `kSecAttrAccessibleWhenUnlocked`, certificates to
+/// `kSecAttrAccessibleAlways` (securityd).
+///
 /// - Parameters:
-///   - attributes: `kSecClass`, the item's attributes, and `kSecValueData` (Data) for its secret.
+///   - attributes: `kSecClass`, the item's attributes, and `kSecValueData` (Data) for its secret, or
+///     `kSecValueRef` for a key, certificate or identity.
 ///     Return keys ask for the new item back in `result`, shaped as for `SecItemCopyMatching`.
 ///   - result: receives the requested return values; may be `nil` only when no return key is set.
 /// - Returns:
@@ -22,9 +32,16 @@ internal import KeychainCore
 ///   - `errSecDuplicateItem` (-25299) when an item with the same primary key exists;
 ///   - `errSecParam` (-50) for a missing class, a wrongly typed value, a `kSecMatch…` key, a
 ///     `kSecValuePersistentRef`, a return key with a `nil` `result`, `kSecReturnRef` as the only return
-///     key, or a `kSecAttrAccessible` that contradicts `kSecAttrAccessControl`;
+///     key of a password, a `kSecAttrAccessible` that contradicts `kSecAttrAccessControl`, a
+///     `kSecValueRef` of another class (or on a password), certificate data that is not DER, or an
+///     identity without a `SecIdentity`;
 ///   - `errSecNoSuchClass` (-25306) for an unknown class; `errSecNoSuchAttr` (-25303) for an
-///     attribute of another class; `errSecUnimplemented` (-4) for certificate, key and identity items;
+///     attribute of another class;
+///   - `errSecDuplicateItem` for a key or certificate whose primary key exists (keys: class,
+///     application label and tag, creator, type, sizes, dates; certificates: type, issuer, serial
+///     number; both with access group and synchronizable), and for an identity whose certificate exists;
+///   - `errSecInteractionNotAllowed` also for `kSecReturnData` on a key with `kSecAttrIsExtractable`
+///     `false`;
 ///   - `errSecMissingEntitlement` (-34018) when the access group is not one of the process's groups,
 ///     or the process has none;
 ///   - `errSecDataTooLarge` (-25302) for a secret over 1 MiB;
@@ -51,14 +68,17 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             }
             itemAttributes[AccessConstraints.attributeName] = access.storedValue(applicationPassword: applicationPassword)
         }
-        let secret = request.secret.map { SecureBytes(copying: $0) }
-        let ref = try context.keystore.add(request.itemClass, attributes: itemAttributes, secret: secret)
+        let ref = try SecItemCall.add(request, itemAttributes, context.keystore)
         guard request.hasReturnKey else { return nil }
         let query = ItemQuery(itemClass: request.itemClass, synchronizable: nil, persistentRef: ref, limit: 1)
-        let items = try context.keystore.search(query, projection: SecItemCall.projection(request))
+        var items = try context.keystore.search(query, projection: SecItemCall.projection(request))
+        var identityKeys: [Data: SecKey] = [:]
+        if request.isIdentity { (items, identityKeys) = try SecItemCall.identities(items, request, context) }
         let allowed = try SecItemCall.authorized(items, request, context.keystore)
         guard !allowed.isEmpty else { throw KeychainFailure(.itemNotFound) }
-        return SecItemCall.shape(allowed, request)
+        try SecItemCall.checkExtractable(allowed, request)
+        let references = try SecItemCall.references(allowed, request, identityKeys)
+        return SecItemCall.shape(allowed, request, references: references)
     }
 }
 
@@ -95,7 +115,16 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///     with a `nil` `result`, a persistent reference combined with attributes, `kSecReturnRef` as the
 ///     only return key, or a `kSecAttrAccessControl` that is not a `SecAccessControl` or a
 ///     `kSecUseAuthenticationContext` that is not an `LAContext`;
-///   - `errSecNoSuchClass`, `errSecNoSuchAttr`, `errSecUnimplemented` as for `SecItemAdd`;
+///   - `errSecNoSuchClass`, `errSecNoSuchAttr` as for `SecItemAdd`;
+///   - `errSecInteractionNotAllowed` for `kSecReturnData` on a key with `kSecAttrIsExtractable` `false`.
+///
+/// Keys, certificates and identities: `kSecReturnRef` returns `SecKey`, `SecCertificate` or
+/// `SecIdentity` objects (alone: the object; with other return keys: `kSecValueRef` in the
+/// dictionary); `kSecMatchItemList` (references or persistent references) keeps only those items;
+/// `kSecValueRef` in the query matches the object's primary key; `kSecAttrIssuer` and
+/// `kSecAttrSubject` are normalized as stored. `kSecClassIdentity` finds certificates whose public
+/// key hash is the application label of a private key the caller can read; its attributes are the
+/// key's with the certificate's added, and `kSecClass` is `kSecClassIdentity`.
 ///   - `errSecMissingEntitlement` (-34018) when the query names an access group the process does not hold;
 ///   - `errSecDecode` (-26275) when a matching item fails authentication (tampered file);
 ///   - keychain file statuses as for `SecItemAdd`.
@@ -106,11 +135,21 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
         let context = try KeychainContext.current()
         var search = try SecItemCall.query(request, context.identity)
-        search.limit = request.limitGiven ? request.limit : 1
-        let items = try SecItemCall.authorized(
-            try context.keystore.search(search, projection: SecItemCall.projection(request)), request, context.keystore)
+        let limit = request.limitGiven ? request.limit : 1
+        // Item lists and identity joins filter after the search: the limit applies to what is left.
+        let filtersLater = request.itemList != nil || request.isIdentity
+        search.limit = filtersLater ? nil : limit
+        var found = try context.keystore.search(search, projection: SecItemCall.projection(request))
+        var identityKeys: [Data: SecKey] = [:]
+        if request.isIdentity { (found, identityKeys) = try SecItemCall.identities(found, request, context) }
+        found = SecItemCall.inItemList(found, request, identityKeys: identityKeys)
+        if filtersLater, let limit { found = Array(found.prefix(limit)) }
+        let items = try SecItemCall.authorized(found, request, context.keystore)
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
-        return request.hasReturnKey ? SecItemCall.shape(items, request) : nil
+        try SecItemCall.checkExtractable(items, request)
+        guard request.hasReturnKey else { return nil }
+        let references = try SecItemCall.references(items, request, identityKeys)
+        return SecItemCall.shape(items, request, references: references)
     }
 }
 
@@ -138,6 +177,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   - `errSecMissingEntitlement` (-34018) when either dictionary names a group the process does not hold;
 ///   - `errSecAuthFailed`, `errSecUserCanceled` when changing an access-controlled item's protection
 ///     fails authentication (see `SecItemCopyMatching`);
+///   - `errSecUnimplemented` (-4) for `kSecClassIdentity` (update its certificate or its key);
 ///   - `errSecInteractionNotAllowed`, `errSecDecode` and keychain file statuses as above.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
@@ -152,6 +192,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         if case .string(let group)? = changes.attributes["agrp"], !context.identity.holds(group) {
             throw KeychainFailure(.missingEntitlement)
         }
+        // Changing an identity would change two items; iOS code updates the certificate or the key.
+        if request.isIdentity { throw KeychainFailure(.unimplemented, "update the certificate or the key of an identity") }
         let search = try SecItemCall.query(request, context.identity)
         var attributes = changes.attributes
         if attributes[AccessConstraints.attributeName] != nil || attributes["pdmn"] != nil {
@@ -169,8 +211,10 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// Follows Apple's `SecItemDelete` (https://developer.apple.com/documentation/security/secitemdelete):
 /// on iOS it deletes all matches, in one transaction.
 ///
+/// `kSecClassIdentity` deletes each matching identity's certificate and private key together.
+///
 /// - Parameter query: `kSecClass` and attributes to match (no `kSecMatch…` or return keys), or
-///   `kSecValuePersistentRef` alone.
+///   `kSecValuePersistentRef` alone, or `kSecValueRef` (a key's or certificate's primary key).
 /// - Returns:
 ///   - `errSecSuccess` when at least one item was deleted;
 ///   - `errSecItemNotFound` (-25300) when nothing matched;
@@ -182,7 +226,10 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.run(nil) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .delete)
         let context = try KeychainContext.current()
-        let count = try context.keystore.delete(try SecItemCall.query(request, context.identity))
+        let search = try SecItemCall.query(request, context.identity)
+        let count =
+            request.isIdentity
+            ? try SecItemCall.deleteIdentities(search, request, context) : try context.keystore.delete(search)
         guard count > 0 else { throw KeychainFailure(.itemNotFound) }
         return nil
     }

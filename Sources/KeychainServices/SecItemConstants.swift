@@ -177,6 +177,9 @@ nonisolated(unsafe) public let kSecAttrAuthenticationTypeDefault: CFString = "df
 
 /// How many results `SecItemCopyMatching` returns: `kSecMatchLimitOne` (the default), `kSecMatchLimitAll`, or a CFNumber. Rejected by update and delete (`errSecParam`).
 nonisolated(unsafe) public let kSecMatchLimit: CFString = "m_Limit"
+/// An array of references (`SecKey`, `SecCertificate`, `SecIdentity`) or persistent references:
+/// `SecItemCopyMatching` returns only those items. Rejected by update and delete (`errSecParam`).
+nonisolated(unsafe) public let kSecMatchItemList: CFString = "m_ItemList"
 /// One result, returned bare (not in an array).
 nonisolated(unsafe) public let kSecMatchLimitOne: CFString = "m_LimitOne"
 /// All results, returned in an array.
@@ -200,7 +203,8 @@ nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = "r_Persistent
 
 /// The item's secret (Data).
 nonisolated(unsafe) public let kSecValueData: CFString = "v_Data"
-/// An item reference (not supported for passwords: `errSecParam`).
+/// An item reference: a `SecKey`, `SecCertificate` or `SecIdentity` to add, or whose item to find,
+/// update or delete (not supported for passwords: `errSecParam`). In results, `kSecReturnRef`'s value.
 nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
 /// A persistent reference: selects exactly that item; combine with no attribute.
 nonisolated(unsafe) public let kSecValuePersistentRef: CFString = "v_PersistentRef"

@@ -84,6 +84,48 @@ struct PlaintextTests {
         #expect(Self.leaks(needles, in: keychain).isEmpty, "\(Self.leaks(needles, in: keychain))")
     }
 
+    /// Whether `needle` occurs in any file of the keychain or device key folder.
+    static func contains(_ needle: Data, in keychain: TemporaryKeychain) -> Bool {
+        (files(under: keychain.keychainDirectory) + files(under: keychain.deviceKeyDirectory)).contains {
+            $0.bytes.range(of: needle) != nil
+        }
+    }
+
+    @Test("No private key bytes (EC scalar, RSA PKCS #1 key and its private exponent region) appear in any keychain file")
+    func noPrivateKeyBytes() throws {
+        let keychain = try TemporaryKeychain()
+        var needles: [Data] = []
+        try keychain.run {
+            for (type, bits) in [(kSecAttrKeyTypeECSECPrimeRandom, 256), (kSecAttrKeyTypeRSA, 2048)] {
+                var error: Unmanaged<CFError>?
+                let parameters: [String: Any] = [
+                    kSecAttrKeyType as String: type, kSecAttrKeySizeInBits as String: bits,
+                    kSecAttrIsPermanent as String: true, kSecAttrLabel as String: "canary-key-\(bits)",
+                ]
+                let key = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, &error))
+                let representation = try #require(SecKeyCopyExternalRepresentation(key, &error) as Data?)
+                // EC: the last 32 bytes are the private scalar K. RSA: any 32-byte window past the public
+                // modulus and exponent (the private exponent and primes) would do; take two.
+                if bits == 256 {
+                    needles.append(representation.suffix(32))
+                } else {
+                    needles.append(representation.subdata(in: 300..<332))
+                    needles.append(representation.suffix(32))
+                }
+                // The key really is stored: found by its label and equal to the one generated.
+                let query: [String: Any] = [
+                    kSecClass as String: kSecClassKey, kSecAttrLabel as String: "canary-key-\(bits)",
+                    kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecReturnData as String: true,
+                ]
+                #expect(copy(query).result as? Data == representation)
+            }
+            for needle in needles { #expect(!Self.contains(needle, in: keychain)) }
+        }
+        // Positive control: the scan finds bytes that are there.
+        #expect(Self.contains(Data("SQLite format 3".utf8), in: keychain))
+        for needle in needles { #expect(!Self.contains(needle, in: keychain)) }
+    }
+
     @Test("The keychain folder is 0700 and its files 0600 (design brief, \"Files on disk\")")
     func filePermissions() throws {
         let keychain = try TemporaryKeychain()

@@ -17,8 +17,10 @@ package enum SecurityTool {
             AddGenericPassword.self, AddInternetPassword.self,
             FindGenericPassword.self, DeleteGenericPassword.self,
             FindInternetPassword.self, DeleteInternetPassword.self,
+            FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
             BackupKeychain.self, RestoreKeychain.self, ImportPasswords.self, ExportPasswords.self,
-            ErrorCommand.self,
+            // After `error`, so that `security e` stays `error`.
+            ErrorCommand.self, ImportItems.self, ExportItems.self,
         ]
     }
 
@@ -64,9 +66,14 @@ package enum SecurityTool {
             context.io.error.write(spec.usage + "        " + spec.summary + "\n")
             return 2
         }
-        let parsed: ParsedOptions
+        var parsed: ParsedOptions
         do {
-            parsed = try OptionParser.parse(operands, spec: spec)
+            if spec.takesLeadingOperand, let leading = operands.first, !leading.hasPrefix("-") {
+                parsed = try OptionParser.parse(Array(operands.dropFirst()), spec: spec)
+                parsed.operands.insert(leading, at: 0)
+            } else {
+                parsed = try OptionParser.parse(operands, spec: spec)
+            }
         } catch {
             return usageError(error.message)
         }

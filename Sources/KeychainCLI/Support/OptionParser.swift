@@ -49,6 +49,9 @@ package struct CommandSpec: Sendable {
     /// The shortest prefix that finds this command. `import-passwords` and `export-passwords` need
     /// 7 characters, so that macOS's `import` and `export` (keys and certificates) never run them.
     package let minimumPrefixLength: Int
+    /// The first argument is an operand given before the options (`security import inputfile [-k …]`,
+    /// whose `main` takes the file and then runs `getopt` on the rest).
+    package var takesLeadingOperand = false
 
     /// Describes a subcommand.
     package init(

@@ -20,23 +20,48 @@ struct ItemCodec {
         var accessGroup: [UInt8]
         var primaryKey: [UInt8]
         var account: [UInt8]
-        /// `svce` for generic passwords, `srvr` for internet passwords.
+        /// ``ItemCodec/nameAttribute(_:)``: `svce`, `srvr`, `klbl` or `issr`.
         var name: [UInt8]
     }
 
     enum Part: UInt8 { case key = 1, attributes = 2, secret = 3 }
 
-    /// The attribute whose digest is in the `name` column.
+    /// The attribute whose digest is in the `name` column: the service, the server, a key's
+    /// application label (what identities join on), a certificate's issuer.
     static func nameAttribute(_ itemClass: ItemClass) -> String {
-        itemClass == .genericPassword ? "svce" : "srvr"
+        switch itemClass {
+        case .genericPassword: "svce"
+        case .internetPassword: "srvr"
+        case .key: "klbl"
+        case .certificate: "issr"
+        }
     }
 
-    static func classCode(_ itemClass: ItemClass) -> Int64 { itemClass == .genericPassword ? 1 : 2 }
+    /// The attribute whose digest is in the `acct` column: the account, a key's application tag, a
+    /// certificate's serial number.
+    static func accountAttribute(_ itemClass: ItemClass) -> String {
+        switch itemClass {
+        case .genericPassword, .internetPassword: "acct"
+        case .key: "atag"
+        case .certificate: "slnr"
+        }
+    }
+
+    static func classCode(_ itemClass: ItemClass) -> Int64 {
+        switch itemClass {
+        case .genericPassword: 1
+        case .internetPassword: 2
+        case .key: 3
+        case .certificate: 4
+        }
+    }
 
     static func itemClass(code: Int64) -> ItemClass? {
         switch code {
         case 1: .genericPassword
         case 2: .internetPassword
+        case 3: .key
+        case 4: .certificate
         default: nil
         }
     }
@@ -82,10 +107,11 @@ struct ItemCodec {
 
     func digests(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> Digests {
         let name = Self.nameAttribute(itemClass)
+        let account = Self.accountAttribute(itemClass)
         return Digests(
             accessGroup: digest("agrp", attributes["agrp"] ?? .string("")),
             primaryKey: primaryKeyDigest(itemClass, attributes),
-            account: digest("acct", attributes["acct"] ?? .string("")),
+            account: digest(account, attributes[account] ?? .string("")),
             name: digest(name, attributes[name] ?? .string("")))
     }
 

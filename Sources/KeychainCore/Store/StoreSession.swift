@@ -72,9 +72,10 @@ package struct StoreSession: ~Copyable {
             shape |= 1 << 2
             values.append(.blob(codec.digest(nameAttribute, name)))
         }
-        if let account = query.filters["acct"] {
+        let accountAttribute = ItemCodec.accountAttribute(query.itemClass)
+        if let account = query.filters[accountAttribute] {
             shape |= 1 << 3
-            values.append(.blob(codec.digest("acct", account)))
+            values.append(.blob(codec.digest(accountAttribute, account)))
         }
         if let sync = query.synchronizable {
             shape |= 1 << 4
@@ -217,7 +218,8 @@ package struct StoreSession: ~Copyable {
     /// Whether every filter was already decided by an indexed column.
     package static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
         let name = ItemCodec.nameAttribute(query.itemClass)
-        return query.filters.keys.allSatisfy { $0 == "acct" || $0 == name }
+        let account = ItemCodec.accountAttribute(query.itemClass)
+        return query.filters.keys.allSatisfy { $0 == account || $0 == name }
     }
 
     // MARK: - Operations
@@ -270,7 +272,8 @@ package struct StoreSession: ~Copyable {
     }
 
     /// Adds one item. `attributes` must already be validated; missing primary-key attributes take
-    /// their defaults, `pdmn` defaults to WhenUnlocked, `sync` to false, and `cdat`/`mdat` are set now.
+    /// their defaults, `pdmn` the class's default (``ItemClass/defaultProtection``: WhenUnlocked, Always
+    /// for certificates), `sync` false, and `cdat`/`mdat` are set now.
     /// - Returns: the stored item's persistent reference.
     /// - Throws: `.duplicateItem` when an item with the same primary key exists; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when the class key is locked; `.diskFull`.
@@ -291,7 +294,7 @@ package struct StoreSession: ~Copyable {
         for descriptor in itemClass.primaryKey where attributes[descriptor.name] == nil {
             attributes[descriptor.name] = descriptor.defaultValue
         }
-        if attributes["pdmn"] == nil { attributes["pdmn"] = .string(ProtectionClass.whenUnlocked.rawValue) }
+        if attributes["pdmn"] == nil { attributes["pdmn"] = .string(itemClass.defaultProtection.rawValue) }
         if case .integer(let flag)? = attributes["sync"] { attributes["sync"] = .bool(flag != 0) }
         return attributes
     }

@@ -41,6 +41,11 @@ enum SecItemCall {
             throw KeychainFailure(.missingEntitlement)
         }
         var filters = request.attributes
+        if var reference = request.valueRef {
+            // An identity stands for its certificate's primary key.
+            if let identity = reference as? SecIdentity { reference = identity.certificate }
+            for (name, value) in try SecItemRefs.filters(for: reference, request.itemClass) { filters[name] = value }
+        }
         var groups = identity.searchGroups
         if case .string(let group)? = filters.removeValue(forKey: "agrp") {
             guard identity.holds(group) else { throw KeychainFailure(.missingEntitlement) }
@@ -63,7 +68,64 @@ enum SecItemCall {
         var projection: ItemProjection = []
         if request.returnAttributes { projection.insert(.attributes) }
         if request.returnData { projection.formUnion([.secret, .accessControl]) }
+        // A reference is rebuilt from the key's type and class and its data (the DER of a certificate).
+        if needsReferences(request) { projection.formUnion([.attributes, .secret]) }
+        // A key's data is returned only when it is extractable (`extr`, among the attributes).
+        if request.returnData && request.itemClass == .key { projection.insert(.attributes) }
+        // An identity joins on the certificate's public key hash.
+        if request.isIdentity { projection.insert(.attributes) }
         return projection
+    }
+
+    /// Whether the items' references are needed: for `kSecReturnRef`, or to compare them with a
+    /// `kSecMatchItemList` of references.
+    static func needsReferences(_ request: SecItemRequest) -> Bool {
+        guard SecItemRefs.hasReferences(request.itemClass) else { return false }
+        return request.returnRef || (request.itemList?.contains { !($0 is NSData) } ?? false)
+    }
+
+    /// The items of `items` that `kSecMatchItemList` names (by reference or persistent reference), all
+    /// of them without one.
+    static func inItemList(_ items: [ItemRecord], _ request: SecItemRequest, identityKeys: [Data: SecKey]) -> [ItemRecord] {
+        guard let list = request.itemList else { return items }
+        let persistentRefs = Set(list.compactMap { ($0 as? NSData).map { Data(referencing: $0) } })
+        let references = list.filter { !($0 is NSData) }
+        return items.filter { item in
+            if persistentRefs.contains(item.persistentRef) { return true }
+            guard !references.isEmpty, let reference = reference(item, request, identityKeys) else { return false }
+            return references.contains { same($0, reference) }
+        }
+    }
+
+    /// The reference of an item: a `SecIdentity` for an identity, else ``SecItemRefs/reference(_:)``.
+    static func reference(_ item: ItemRecord, _ request: SecItemRequest, _ identityKeys: [Data: SecKey]) -> AnyObject? {
+        guard request.isIdentity else { return SecItemRefs.reference(item) }
+        guard let secret = item.secret, let certificate = SecItemRefs.certificate(secret),
+            let key = identityKeys[item.persistentRef]
+        else { return nil }
+        return SecIdentity(certificate: certificate, privateKey: key)
+    }
+
+    /// `CFEqual` of two references.
+    static func same(_ lhs: AnyObject, _ rhs: AnyObject) -> Bool {
+        switch (lhs, rhs) {
+        case (let a as SecKey, let b as SecKey): a == b && a.key.isPrivate == b.key.isPrivate
+        case (let a as SecCertificate, let b as SecCertificate): a == b
+        case (let a as SecIdentity, let b as SecIdentity): a == b
+        default: false
+        }
+    }
+
+    /// `kSecAttrIsExtractable = false` keys give no data: `kSecReturnData` on one is
+    /// `errSecInteractionNotAllowed`, the status `SecKeyCopyExternalRepresentation` gives for such a
+    /// key (SecKey.h: a non-extractable key's bytes cannot leave the keychain).
+    static func checkExtractable(_ items: [ItemRecord], _ request: SecItemRequest) throws(KeychainFailure) {
+        guard request.returnData, request.itemClass == .key else { return }
+        for item in items {
+            if case .bool(false)? = item.attributes["extr"] {
+                throw KeychainFailure(.interactionNotAllowed, "the key is not extractable (kSecAttrIsExtractable is false)")
+            }
+        }
     }
 
     /// The items whose secrets may be returned: access-controlled ones are authorized (asking the
@@ -72,7 +134,7 @@ enum SecItemCall {
     static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ keystore: Keystore) throws(KeychainFailure)
         -> [ItemRecord]
     {
-        guard request.returnData else { return items }
+        guard request.returnData || needsReferences(request) else { return items }
         var authorizer = AccessAuthorizer(
             keystore: keystore, context: request.authenticationContext, ui: request.authenticationUI,
             reason: request.operationPrompt)
@@ -117,11 +179,34 @@ enum SecItemCall {
     /// through a `[String: Any]` and `NSDictionary(dictionary:)` boxed and dynamically cast every key and
     /// value (≈75k instructions per item, most of an enumeration; keychain-bench issue 7). The objects are
     /// the ones bridging made (`NSString`, `NSData`, `NSNumber`, `NSDate`), so callers see the same result.
-    static func shape(_ items: [ItemRecord], _ request: SecItemRequest) -> AnyObject {
-        let single = request.returnData && !request.returnAttributes && !request.returnPersistentRef
-            || request.returnPersistentRef && !request.returnAttributes && !request.returnData
-        func one(_ item: ItemRecord) -> AnyObject {
-            let data = item.secret.map { secret in secret.withUnsafeBytes { Data($0) } } ?? Data()
+    /// The objects `kSecReturnRef` returns for `items` (`nil` when it is not asked for), in order.
+    /// - Throws: `.decode` when an item's data does not make its object (a key item added as data that
+    ///   is not a key of its `kSecAttrKeyType` and `kSecAttrKeyClass`).
+    static func references(_ items: [ItemRecord], _ request: SecItemRequest, _ identityKeys: [Data: SecKey])
+        throws(KeychainFailure) -> [AnyObject]?
+    {
+        guard request.returnRef && SecItemRefs.hasReferences(request.itemClass) else { return nil }
+        var references: [AnyObject] = []
+        references.reserveCapacity(items.count)
+        for item in items {
+            guard let reference = reference(item, request, identityKeys) else {
+                throw KeychainFailure(.decode, "an item's data does not make the key or certificate its attributes name")
+            }
+            references.append(reference)
+        }
+        return references
+    }
+
+    static func shape(_ items: [ItemRecord], _ request: SecItemRequest, references: [AnyObject]? = nil) -> AnyObject {
+        let returnRef = references != nil
+        let returned = [request.returnData, request.returnPersistentRef, returnRef].filter { $0 }.count
+        let single = !request.returnAttributes && returned == 1
+        func one(_ index: Int) -> AnyObject {
+            let item = items[index]
+            let reference = references?[index]
+            if single && returnRef, let reference { return reference }
+            let data =
+                request.returnData ? item.secret.map { secret in secret.withUnsafeBytes { Data($0) } } ?? Data() : Data()
             if single {
                 return NSData(data: request.returnData ? data : item.persistentRef)
             }
@@ -132,8 +217,9 @@ enum SecItemCall {
             objects.reserveCapacity(capacity)
             if request.returnAttributes {
                 keys.append(Keys.intern("class"))
-                objects.append(item.itemClass.rawValue._bridgeToObjectiveC())
-                for (name, value) in item.attributes where name != AccessConstraints.attributeName {
+                objects.append((request.isIdentity ? "idnt" : item.itemClass.rawValue)._bridgeToObjectiveC())
+                for (name, value) in item.attributes
+                where name != AccessConstraints.attributeName && name != identityKeyMarker {
                     keys.append(Keys.intern(name))
                     objects.append(foundationObject(value))
                 }
@@ -145,6 +231,10 @@ enum SecItemCall {
             if request.returnData {
                 keys.append(Keys.intern("v_Data"))
                 objects.append(data._bridgeToObjectiveC())
+            }
+            if let reference {
+                keys.append(Keys.intern("v_Ref"))
+                objects.append(reference)
             }
             if request.returnPersistentRef {
                 keys.append(Keys.intern("v_PersistentRef"))
@@ -158,9 +248,9 @@ enum SecItemCall {
             }
         }
         if request.limitGiven && request.limit != 1 {
-            return NSArray(array: items.map(one))
+            return NSArray(array: items.indices.map(one))
         }
-        return one(items[0])
+        return one(0)
     }
 
     /// The Foundation object that bridging the value's Swift type (`String`, `Data`, `Date`) makes.
@@ -178,7 +268,7 @@ enum SecItemCall {
     enum Keys {
         // Immutable after initialization and NSString is immutable, so sharing it across threads is safe.
         nonisolated(unsafe) private static let table: [String: NSString] = {
-            var names = ["class", "v_Data", "v_PersistentRef"]
+            var names = ["class", "v_Data", "v_PersistentRef", "v_Ref"]
             for itemClass in ItemClass.allCases { names += itemClass.attributes.map(\.name) }
             return Dictionary(names.map { ($0, $0._bridgeToObjectiveC()) }) { first, _ in first }
         }()

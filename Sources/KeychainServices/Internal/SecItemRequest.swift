@@ -1,5 +1,6 @@
 import Foundation
 internal import KeychainCore
+internal import KeychainCrypto
 
 /// A SecItem dictionary, validated and typed. This is the one place where string-keyed
 /// dictionaries become engine values; every rule it enforces cites its source.
@@ -25,6 +26,16 @@ struct SecItemRequest {
     /// `kSecReturnRef`: a password has no reference, so with other return keys it adds nothing
     /// (securityd's result handling gives no `v_Ref` for passwords).
     var returnRef = false
+    /// `kSecValueRef`: a `SecKey`, `SecCertificate` or `SecIdentity` to add, or to find (its primary key).
+    var valueRef: AnyObject?
+    /// `kSecMatchItemList` (copy only): results are limited to these references or persistent references.
+    var itemList: [AnyObject]?
+    /// `kSecClassIdentity`: ``itemClass`` is `.certificate` and the call joins each certificate with the
+    /// private key whose application label is its public key hash.
+    var isIdentity = false
+    /// Key attributes of a `kSecClassIdentity` query (an identity has the attributes of both its
+    /// certificate and its private key): filters on the joined key.
+    var identityKeyFilters: [String: AttributeValue] = [:]
     /// `kSecAttrAccessControl`: its protection class becomes `pdmn`; on add and update its
     /// constraints are kept with the item.
     var accessControl: SecAccessControl?
@@ -35,7 +46,11 @@ struct SecItemRequest {
     /// `kSecUseOperationPrompt`: shown when the user is asked.
     var operationPrompt: String?
 
-    var hasReturnKey: Bool { returnData || returnAttributes || returnPersistentRef }
+    /// Whether a return key asks for something: `kSecReturnRef` counts only for keys, certificates and
+    /// identities (a password has no reference).
+    var hasReturnKey: Bool {
+        returnData || returnAttributes || returnPersistentRef || (returnRef && SecItemRefs.hasReferences(itemClass))
+    }
 
     /// Keys Apple accepts that change nothing here.
     static let ignoredKeys: Set<String> = ["nleg"]
@@ -53,8 +68,10 @@ struct SecItemRequest {
             guard let name = Self.string(raw) else { throw .param }
             if let known = ItemClass(rawValue: name) {
                 itemClass = known
-            } else if ItemClass.knownButUnsupported.contains(name) {
-                throw .unimplemented
+            } else if name == "idnt" {
+                // An identity has no row: its attributes are the certificate's (SecItemServer.c joins
+                // the certificate with its private key).
+                itemClass = .certificate
             } else {
                 throw .noSuchClass  // [S] "can't find class named"
             }
@@ -67,6 +84,9 @@ struct SecItemRequest {
             itemClass = inferred
         }
         var request = SecItemRequest(itemClass: itemClass!)
+        if case let raw? = query.first(where: { $0.key == "class" })?.value, Self.string(raw) == "idnt" {
+            request.isIdentity = true
+        }
 
         for (key, value) in query where key != "class" {
             switch key {
@@ -99,7 +119,26 @@ struct SecItemRequest {
                 guard let data = Self.data(value) else { throw .param }
                 request.persistentRef = data
             case "v_Ref":
-                throw .param  // errSecValueRefUnsupported → -50 [BP]
+                // A key, certificate or identity of the query's class; passwords have no reference
+                // (errSecValueRefUnsupported → -50 [BP]).
+                guard SecItemRefs.hasReferences(request.itemClass) else { throw .param }
+                // Swift objects in an NSDictionary come back boxed: cast the value itself, not `as AnyObject`.
+                guard let object = Self.reference(value) else { throw .param }
+                request.valueRef = object
+            case "m_ItemList":
+                // [H] kSecMatchItemList: an array of references or persistent references, in searches.
+                guard operation == .copy, let list = value as? NSArray else { throw .param }
+                var items: [AnyObject] = []
+                for element in list {
+                    if let data = Self.data(element) {
+                        items.append(data as NSData)
+                    } else if let object = Self.reference(element) {
+                        items.append(object)
+                    } else {
+                        throw .param
+                    }
+                }
+                request.itemList = items
             case "accc":
                 guard let access = value as? SecAccessControl else { throw .param }
                 request.accessControl = access
@@ -140,6 +179,10 @@ struct SecItemRequest {
                 request.attributes["pdmn"] = .string(name)
             default:
                 guard let descriptor = request.itemClass.descriptor(key) else {
+                    if request.isIdentity, let keyDescriptor = ItemClass.key.descriptor(key) {
+                        request.identityKeyFilters[key] = try typed(value, keyDescriptor.kind)
+                        continue
+                    }
                     throw .noSuchAttr  // [S] SecDbAttrWithKey: not an attribute of this class
                 }
                 request.attributes[key] = try typed(value, descriptor.kind)
@@ -150,6 +193,18 @@ struct SecItemRequest {
         // errSecItemReturnRefUnsupported (-50 [BP]); beside other return keys the result simply has no
         // v_Ref (securityd's handle_result; KeychainAccess relies on it on iOS).
         if request.returnRef && !request.hasReturnKey { throw .param }
+        if request.itemClass == .certificate {
+            // Certificate items store normalized names (SecCertificateCopyNormalizedIssuerSequence): a
+            // query's issuer or subject is normalized the same way, so the DER of the name as it appears
+            // in a certificate finds it.
+            for name in ["issr", "subj"] {
+                if case .data(let der)? = request.attributes[name],
+                    let normalized = Certificate.normalizedName(der: Array(der))
+                {
+                    request.attributes[name] = .data(Data(normalized))
+                }
+            }
+        }
         if let access = request.accessControl {
             // [S SecDbQuery.c] the protection comes from the access control; a different
             // kSecAttrAccessible beside it is "conflicting kSecAccess and kSecAccessControl attributes".
@@ -255,6 +310,14 @@ struct SecItemRequest {
     static func data(_ value: Any) -> Data? {
         if let object = value as? NSData { return Data._unconditionallyBridgeFromObjectiveC(object) }
         if let data = value as? Data { return data }
+        return nil
+    }
+
+    /// The `SecKey`, `SecCertificate` or `SecIdentity` a dictionary value holds.
+    static func reference(_ value: Any) -> AnyObject? {
+        if let key = value as? SecKey { return key }
+        if let certificate = value as? SecCertificate { return certificate }
+        if let identity = value as? SecIdentity { return identity }
         return nil
     }
 

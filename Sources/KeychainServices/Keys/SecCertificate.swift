@@ -1,5 +1,5 @@
 public import Foundation
-internal import KeychainCrypto
+package import KeychainCrypto
 
 /// An X.509 certificate.
 ///
@@ -9,7 +9,7 @@ internal import KeychainCrypto
 /// Apple's `CFEqual` compares them.
 public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
     /// The parsed certificate.
-    let certificate: Certificate
+    package let certificate: Certificate
 
     init(_ certificate: Certificate) { self.certificate = certificate }
 

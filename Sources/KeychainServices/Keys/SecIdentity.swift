@@ -8,9 +8,9 @@ internal import KeychainCrypto
 /// ``SecPKCS12Import(_:_:_:)``. Two identities are equal when certificate and key are equal.
 public final class SecIdentity: Hashable, Sendable, CustomStringConvertible {
     /// The certificate.
-    let certificate: SecCertificate
+    package let certificate: SecCertificate
     /// Its private key.
-    let privateKey: SecKey
+    package let privateKey: SecKey
 
     /// An identity; the key must be the private key of the certificate's public key.
     init(certificate: SecCertificate, privateKey: SecKey) {

@@ -1,5 +1,5 @@
 public import Foundation
-internal import KeychainCrypto
+package import KeychainCrypto
 
 /// An asymmetric key: an EC key on P-256, P-384 or P-521, or an RSA key of 1024 to 4096 bits;
 /// public, or private with its public half.
@@ -14,10 +14,10 @@ internal import KeychainCrypto
 ///   are ordinary `Data` and are the caller's to protect.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// The key material.
-    let key: CryptoKey
+    package let key: CryptoKey
     /// Whether ``SecKeyCopyExternalRepresentation(_:_:)`` may return a private key's bytes
     /// (`kSecAttrIsExtractable`, default `true`).
-    let isExtractable: Bool
+    package let isExtractable: Bool
     /// `kSecAttrApplicationTag` given at creation, reported by ``SecKeyCopyAttributes(_:)``.
     let applicationTag: Data?
     /// `kSecAttrLabel` given at creation, reported by ``SecKeyCopyAttributes(_:)``.
@@ -94,8 +94,9 @@ public func SecKeyGetTypeID() -> CFTypeID {
 /// - Returns: the private key, or `nil` with `error` set:
 ///   - `errSecParam` (-50): the key type or size is missing or unsupported.
 ///   - `errSecUnimplemented` (-4): `kSecAttrTokenID` is `kSecAttrTokenIDSecureEnclave` (Linux has no
-///     Secure Enclave, as an Apple device without one), or `kSecAttrIsPermanent` is `true` (the
-///     keychain does not store keys yet; tracker issue 18).
+///     Secure Enclave, as an Apple device without one).
+///   - any status of `SecItemAdd` when `kSecAttrIsPermanent` is `true` and the key cannot be stored
+///     (for example `errSecDuplicateItem`, `errSecMissingEntitlement`, `errSecInteractionNotAllowed`).
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
     -> SecKey?
 {
@@ -103,10 +104,6 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     let privateAttributes = parameters.dictionary(kSecPrivateKeyAttrs)
     if parameters.string(kSecAttrTokenID) == String(describing: kSecAttrTokenIDSecureEnclave) {
         return CFError.report(errSecUnimplemented, "Secure Enclave keys are not available on this device", to: error)
-    }
-    if parameters.bool(kSecAttrIsPermanent) == true || privateAttributes?.bool(kSecAttrIsPermanent) == true {
-        return CFError.report(
-            errSecUnimplemented, "kSecAttrIsPermanent keys are not stored in the keychain yet", to: error)
     }
     guard let type = parameters.string(kSecAttrKeyType), let bits = parameters.int(kSecAttrKeySizeInBits) else {
         return CFError.report(errSecParam, "kSecAttrKeyType and kSecAttrKeySizeInBits are required", to: error)
@@ -121,11 +118,50 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     case String(describing: kSecAttrKeyTypeRSA): kind = .rsa(bits: bits)
     default: return CFError.report(errSecParam, "unsupported key type \(type)", to: error)
     }
+    let privateKey: SecKey
     do {
-        return SecKey(try CryptoKey.generate(kind), attributes: parameters, specific: privateAttributes)
+        privateKey = SecKey(try CryptoKey.generate(kind), attributes: parameters, specific: privateAttributes)
     } catch let failure {
         return failure.report(to: error)
     }
+    // kSecAttrIsPermanent (top level, or in kSecPrivateKeyAttrs/kSecPublicKeyAttrs, which take
+    // precedence) stores the key as a kSecClassKey item (SecKey.c: SecKeyGeneratePair adds each
+    // permanent half with SecItemAdd).
+    let publicAttributes = parameters.dictionary(kSecPublicKeyAttrs)
+    if privateAttributes?.bool(kSecAttrIsPermanent) ?? parameters.bool(kSecAttrIsPermanent) ?? false {
+        let status = storeKey(privateKey, parameters, privateAttributes)
+        guard status == errSecSuccess else {
+            return CFError.report(status, "the private key could not be stored in the keychain", to: error)
+        }
+    }
+    if publicAttributes?.bool(kSecAttrIsPermanent) ?? parameters.bool(kSecAttrIsPermanent) ?? false,
+        let publicKey = try? privateKey.key.publicKey()
+    {
+        let status = storeKey(SecKey(publicKey, attributes: parameters, specific: publicAttributes), parameters, publicAttributes)
+        guard status == errSecSuccess else {
+            return CFError.report(status, "the public key could not be stored in the keychain", to: error)
+        }
+    }
+    return privateKey
+}
+
+/// Adds `key` to the keychain with the item attributes of `parameters` (then `specific`):
+/// access group, accessibility, access control, synchronizable, label, tag, creator and the
+/// authentication context keys.
+/// - Returns: the status of `SecItemAdd`.
+private func storeKey(_ key: SecKey, _ parameters: KeyParameters, _ specific: KeyParameters?) -> OSStatus {
+    let names: [CFString] = [
+        kSecAttrAccessGroup, kSecAttrAccessible, kSecAttrAccessControl, kSecAttrSynchronizable, kSecAttrLabel,
+        kSecAttrApplicationTag, kSecAttrCreator, kSecUseAuthenticationContext, kSecUseAuthenticationUI,
+    ]
+    let item = NSMutableDictionary()
+    for name in names {
+        if let value = specific?[name] ?? parameters[name] { item[String(describing: name)] = value }
+    }
+    item[String(describing: kSecClass)] = kSecClassKey
+    item[String(describing: kSecValueRef)] = key
+    item[String(describing: kSecAttrIsPermanent)] = NSNumber(value: true)
+    return SecItemAdd(item, nil)
 }
 
 /// Creates a key from its external representation.
@@ -226,6 +262,13 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// - Parameter key: the key.
 /// - Returns: the attributes.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    NSDictionary(dictionary: keyAttributes(key, includingData: true))
+}
+
+/// The attributes ``SecKeyCopyAttributes(_:)`` returns; without `kSecValueData` unless
+/// `includingData` (a key item's attributes are derived without copying its private bytes into
+/// ordinary memory).
+func keyAttributes(_ key: SecKey, includingData: Bool) -> [String: Any] {
     let isPrivate = key.key.isPrivate
     var attributes: [String: Any] = [
         String(describing: kSecClass): kSecClassKey,
@@ -247,10 +290,10 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     }
     if let tag = key.applicationTag { attributes[String(describing: kSecAttrApplicationTag)] = NSData(data: tag) }
     if let label = key.label { attributes[String(describing: kSecAttrLabel)] = NSString(string: label) }
-    if !isPrivate || key.isExtractable, let data = try? key.key.externalRepresentation() {
+    if includingData, !isPrivate || key.isExtractable, let data = try? key.key.externalRepresentation() {
         attributes[String(describing: kSecValueData)] = data.withUnsafeBytes { cfData($0) }
     }
-    return NSDictionary(dictionary: attributes)
+    return attributes
 }
 
 /// Returns the key's block size in bytes.

@@ -164,12 +164,14 @@ struct ValidationTests {
         }
     }
 
-    @Test("Certificate, key and identity items are recognised but not stored: errSecUnimplemented (-4)",
-        arguments: [kSecClassCertificate as String, kSecClassKey as String, kSecClassIdentity as String])
-    func unsupportedClasses(itemClass: String) throws {
-        // Deliberate difference from iOS, which stores these classes (documented in SecBase.swift).
+    @Test("A certificate added without DER data is errSecParam (-50); an identity without a SecIdentity too")
+    func certificateWithoutData() throws {
+        // Certificates and identities are stored since tracker issue 18 (KeyItemTests); a certificate
+        // item's attributes are derived from its DER, so one without data cannot be added.
         try withKeychain {
-            #expect(add([kSecClass as String: itemClass, kSecAttrLabel as String: "l"]) == errSecUnimplemented)
+            #expect(add([kSecClass as String: kSecClassCertificate, kSecAttrLabel as String: "l"]) == errSecParam)
+            #expect(add([kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "l"]) == errSecParam)
+            #expect(count([kSecClass as String: kSecClassCertificate]) == 0)
         }
     }
 

@@ -1,0 +1,114 @@
+import Foundation
+internal import KeychainCore
+internal import KeychainCrypto
+internal import KeychainServices
+
+/// `security import inputfile [-k keychain] [-t type] [-f format] [-P passphrase] [options...]`:
+/// imports certificates (PEM or DER) and identities (PKCS #12) into a keychain, as macOS's
+/// `security import` does, through `SecPKCS12Import` and `SecItemAdd` (so the items get Apple's
+/// derived attributes). Prints `N identities imported.` / `N certificates imported.` (macOS's
+/// wording, singular for one).
+///
+/// The format is taken from `-f` (`pkcs12`, `pemseq`, `openssl`, `x509`/`raw` for DER) or from the
+/// contents: PEM certificates, else a DER certificate, else PKCS #12. A PKCS #12 file's passphrase is
+/// `-P` (an empty one when not given). `-t`, `-w`, `-A` and `-T` are accepted and change
+/// nothing (there are no ACLs or wrapped-key formats here); `-x` (non-extractable private keys) is
+/// not offered, so it is an illegal option rather than silently ignored.
+/// - Errors: an unreadable file prints `security: Error reading infile <file>: <reason>` and exits 1;
+///   contents in no known format exit with errSecUnknownFormat's low 8 bits; a wrong passphrase is
+///   errSecAuthFailed; an item already in the keychain is errSecDuplicateItem (nothing of that file
+///   after it is imported).
+struct ImportItems: SecuritySubcommand {
+    static let spec: CommandSpec = {
+        var spec = CommandSpec(
+            name: "import", synopsis: "inputfile [-k keychain] [-t type] [-f format] [-w] [-P passphrase] [options...]",
+            options: [
+                OptionSpec("k", value: "keychain", "Target keychain to import into"),
+                OptionSpec("t", value: "type", "Type = pub|priv|session|cert|agg"),
+                OptionSpec("f", value: "format", "Format = openssl|bsafe|raw|pkcs7|pkcs8|pkcs12|netscape|x509|pemseq"),
+                OptionSpec("w", "Specify that private keys are wrapped and must be unwrapped on import"),
+                OptionSpec("P", value: "passphrase", "Specify the unwrapping passphrase immediately"),
+                OptionSpec("A", "Allow any application to access the imported key without warning (insecure)"),
+                OptionSpec("T", value: "appPath", "Specify an application which may access the imported key"),
+            ],
+            summary: "Import items into a keychain.")
+        spec.takesLeadingOperand = true
+        return spec
+    }()
+
+    let options: ParsedOptions
+    let file: String
+
+    init(_ options: ParsedOptions) throws(ValidationError) {
+        guard options.operands.count == 1 else { throw .usage(nil) }
+        self.options = options
+        self.file = options.operands[0]
+    }
+
+    func run(_ context: SecurityContext) -> Int32 {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            context.io.error.line("security: Error reading infile \(file): No such file or directory")
+            return 1
+        }
+        let target = context.target(options.value("k"))
+        let store: Keystore
+        do { store = try context.open(target) } catch { return context.fail("SecKeychainItemImport", error) }
+        let format = options.value("f")
+        var certificates: [SecCertificate] = []
+        if format == nil || ["pemseq", "openssl", "x509", "raw"].contains(format!) {
+            if let pem = try? Certificate.certificates(pem: Array(data)), !pem.isEmpty {
+                certificates = pem.compactMap { SecCertificateCreateWithData(nil, Data($0.der) as CFData) }
+            } else if let der = SecCertificateCreateWithData(nil, data as CFData) {
+                certificates = [der]
+            }
+        }
+        return CertificateItems.on(store, context) { () -> Int32 in
+            if !certificates.isEmpty {
+                for certificate in certificates {
+                    let status = SecItemAdd(
+                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate] as CFDictionary, nil)
+                    guard status == errSecSuccess else { return context.fail("SecKeychainItemImport", osStatus: status) }
+                }
+                context.io.output.line(Self.count(certificates.count, "certificate"))
+                return 0
+            }
+            guard format == nil || format == "pkcs12" else {
+                return context.fail("SecKeychainItemImport", osStatus: Self.unknownFormat)
+            }
+            var items: CFArray?
+            let options = [kSecImportExportPassphrase as String: self.options.value("P") ?? ""]
+            let status = SecPKCS12Import(data as CFData, options as CFDictionary, &items)
+            guard status == errSecSuccess, let imported = items as? [[String: Any]] else {
+                // Not PKCS #12 either: macOS's "Unknown format in import".
+                let reported = status == errSecDecode && format == nil ? Self.unknownFormat : status
+                return context.fail("SecKeychainItemImport", osStatus: reported)
+            }
+            var identities = 0
+            for item in imported {
+                guard let identity = item[kSecImportItemIdentity as String] as? SecIdentity else { continue }
+                var attributes: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecValueRef as String: identity]
+                if let label = item[kSecImportItemLabel as String] as? String { attributes[kSecAttrLabel as String] = label }
+                let added = SecItemAdd(attributes as CFDictionary, nil)
+                guard added == errSecSuccess else { return context.fail("SecKeychainItemImport", osStatus: added) }
+                identities += 1
+                // The rest of the chain: certificates, skipped when already present.
+                for certificate in (item[kSecImportItemCertChain as String] as? [SecCertificate] ?? []).dropFirst() {
+                    SecItemAdd(
+                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate] as CFDictionary, nil)
+                }
+            }
+            context.io.output.line(Self.count(identities, "identity", plural: "identities"))
+            return 0
+        }
+    }
+
+    /// `errSecUnknownFormat` (SecBase.h).
+    static let unknownFormat: OSStatus = -25257
+
+    static func count(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(count) \(count == 1 ? noun : plural ?? noun + "s") imported."
+    }
+}
