@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "docker-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
         .executableTarget(
-            name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "CSodium", "CSQLite"],
+            name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "KeychainTesting", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
         // The freedesktop Secret Service provider (org.freedesktop.secrets over GDBus) and its thin main.
         .target(name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL"], swiftSettings: strictSettings),
@@ -67,12 +67,13 @@ let package = Package(
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
         // A small program the tests start as a second (third, …) process.
         .executableTarget(
-            name: "keychain-test-helper", dependencies: ["KeychainServices", "Keychain", "KeychainCore"],
+            name: "keychain-test-helper", dependencies: ["KeychainServices", "Keychain", "KeychainCore", "KeychainTesting"],
             path: "Tests/Helper", swiftSettings: strictSettings),
 
         // Writer and reader processes for the crash-safety and concurrency suites.
         .executableTarget(
-            name: "keychain-stress", dependencies: ["KeychainCore"], path: "Tests/Stress", swiftSettings: strictSettings),
+            name: "keychain-stress", dependencies: ["KeychainCore", "KeychainTesting"], path: "Tests/Stress",
+            swiftSettings: strictSettings),
 
         .testTarget(
             name: "KeychainCoreTests",
@@ -80,6 +81,9 @@ let package = Package(
             exclude: ["Fixtures"], swiftSettings: strictSettings),
         // Shared by the suites that start keychain-test-helper processes.
         .target(name: "KeychainTestSupport", dependencies: ["CTestKeyring"], path: "Tests/Support", swiftSettings: strictSettings),
+        // Reproducible randomness for the benchmark, the stress tool, the test helper and the tests;
+        // never linked into the shipped tools.
+        .target(name: "KeychainTesting", path: "Tests/Testing", swiftSettings: strictSettings),
         // The test run's own kernel keyring ($KEYCHAIN_KEYRING), made at start-up and removed at exit.
         .target(name: "CTestKeyring", path: "Tests/TestKeyring"),
         .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"], swiftSettings: strictSettings),
@@ -97,7 +101,8 @@ let package = Package(
             name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "KeychainTestSupport", "security"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "SecretServiceTests", dependencies: ["SecretService", "KeychainCore", "CGIO", "keychain-secret-service"],
+            name: "SecretServiceTests",
+            dependencies: ["SecretService", "KeychainCore", "KeychainTesting", "CGIO", "keychain-secret-service"],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCore
 import KeychainServices
+import KeychainTesting
 
 /// Runs every workload at one size N, our code and the floor interleaved operation by operation
 /// (so that noise from other processes on the machine hits both alike).

@@ -47,6 +47,7 @@ import Foundation
 import Keychain
 import KeychainServices
 import KeychainCore
+import KeychainTesting
 
 // MARK: - SecItem calls
 

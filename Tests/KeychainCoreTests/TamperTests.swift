@@ -280,3 +280,18 @@ struct TamperTests {
         return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : nil
     }
 }
+
+extension Keystore {
+    /// Caps the file at its current size plus `extraPages` pages (`PRAGMA max_page_count`), to
+    /// simulate a full disk. Test-only: it reaches into the connection, so it is not in the engine.
+    func limitPagesForTesting(extraPages: Int) throws(KeychainFailure) {
+        try session.withLock { (s: inout StoreSession) throws(KeychainFailure) in
+            do throws(SQLiteError) {
+                let pages = try s.database.scalar("PRAGMA page_count")
+                try s.database.setMaxPageCount(Int(pages) + extraPages)
+            } catch {
+                throw StoreSession.failure(error)
+            }
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import CGIO
 import Foundation
+import KeychainTesting
 import Testing
 
 @testable import SecretService
@@ -8,23 +9,6 @@ import Testing
 /// reproducible order: each gets a reply or a D-Bus error, and the provider keeps serving.
 @Suite("keychain-secret-service under arbitrary calls")
 struct ProviderRandomCallTests {
-    /// SplitMix64: a small reproducible generator.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
-        mutating func bytes(_ maxCount: Int) -> [UInt8] {
-            (0..<below(maxCount + 1)).map { _ in UInt8(truncatingIfNeeded: next()) }
-        }
-    }
-
     static let strings = [
         "", "plain", TransportSession.dhName, "session", "default", "login", "x", "é🔑",
         String(repeating: "a", count: 70_000), "org.freedesktop.Secret.Item.Label",
@@ -34,7 +18,7 @@ struct ProviderRandomCallTests {
     @Test("2,000 arbitrary calls get replies or D-Bus errors, never a crash")
     func arbitraryCalls() throws {
         try PrivateBus.with { bus in
-            var random = Generator(state: 17)
+            var random = SplitMix64(seed: 17)
             let session = try bus.openPlainSession()
             var paths = [
                 "/", "/org/freedesktop/secrets", "/org/freedesktop/secrets/collection/session",

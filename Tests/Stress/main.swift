@@ -11,6 +11,7 @@
 // Values are "<writer>:<sequence>:<checksum>" so a reader can tell a torn or foreign value.
 import Foundation
 import KeychainCore
+import KeychainTesting
 
 /// Writes one line at once, unbuffered, so a killed process has told exactly what it finished.
 func say(_ line: String) {

@@ -261,17 +261,4 @@ extension Keystore {
             return count
         }
     }
-
-    /// Caps the file at its current size plus `extraPages` pages (`PRAGMA max_page_count`), to
-    /// simulate a full disk in tests.
-    package func limitPagesForTesting(extraPages: Int) throws(KeychainFailure) {
-        try session.withLock { (s: inout StoreSession) throws(KeychainFailure) in
-            do throws(SQLiteError) {
-                let pages = try s.database.scalar("PRAGMA page_count")
-                try s.database.setMaxPageCount(Int(pages) + extraPages)
-            } catch {
-                throw StoreSession.failure(error)
-            }
-        }
-    }
 }
