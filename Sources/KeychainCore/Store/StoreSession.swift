@@ -216,7 +216,7 @@ package struct StoreSession: ~Copyable {
     }
 
     /// Whether every filter was already decided by an indexed column.
-    package static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
+    static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
         let name = ItemCodec.nameAttribute(query.itemClass)
         let account = ItemCodec.accountAttribute(query.itemClass)
         return query.filters.keys.allSatisfy { $0 == account || $0 == name }
