@@ -98,7 +98,7 @@ let package = Package(
             name: "KeychainTests", dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "keychain-test-helper"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "KeychainTestSupport", "security"],
+            name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "KeychainServices", "KeychainTestSupport", "security"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "SecretServiceTests",

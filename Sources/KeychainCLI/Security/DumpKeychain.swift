@@ -23,9 +23,20 @@ struct DumpKeychain: SecuritySubcommand {
     }
 
     func run(_ context: SecurityContext) -> Int32 {
+        var withheld = 0
+        defer {
+            if withheld > 0 {
+                context.io.error.line(
+                    "security: the data of \(withheld) access-controlled item(s) was left out: they need authentication"
+                        + " that could not be given here")
+            }
+        }
         for target in context.targets(keychains) {
             do {
                 let store = try context.open(target)
+                // One authorizer per keychain asks at most once for each kind of proof (issue 16).
+                var authorizer = AccessAuthorizer(
+                    keystore: store, context: nil, ui: .allow, reason: "security wants to dump protected keychain items.")
                 for itemClass in [ItemClass.genericPassword, .internetPassword] {
                     let items: [ItemRecord]
                     do {
@@ -41,7 +52,13 @@ struct DumpKeychain: SecuritySubcommand {
                         context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
                         if showData {
                             context.io.output.line("data:")
-                            item.secret?.withUnsafeBytes { context.io.output.write(AppleFormat.buffer($0)) }
+                            if let constraints = item.constraints, constraints.requiresAuthentication,
+                                (try? authorizer.authorize(constraints)) != true
+                            {
+                                withheld += 1
+                            } else {
+                                item.secret?.withUnsafeBytes { context.io.output.write(AppleFormat.buffer($0)) }
+                            }
                             context.io.output.line("")
                         }
                     }

@@ -13,7 +13,18 @@ enum FindPassword {
         switch lookup.first(in: targets, context: context, withSecret: showPassword) {
         case .failed(let failure):
             return context.fail("SecKeychainSearchCopyNext", failure)
-        case .found(let item, let target, _):
+        case .found(let item, let target, let store):
+            // An access-controlled item's secret is released as SecItemCopyMatching releases it: after
+            // the user proves presence (pinentry), never silently (issue 16).
+            if showPassword && item.needsAuthentication, let constraints = item.constraints {
+                var authorizer = AccessAuthorizer(
+                    keystore: store, context: nil, ui: .allow, reason: "security wants to show a protected keychain item.")
+                do {
+                    _ = try authorizer.authorize(constraints)
+                } catch {
+                    return context.fail("SecKeychainItemCopyContent", error)
+                }
+            }
             if passwordOnly {
                 item.secret?.withUnsafeBytes { context.io.output.write(bytes: AppleFormat.passwordOnly($0)) }
                 context.io.output.line("")

@@ -6,12 +6,17 @@ package struct ExportReport: Sendable, Equatable, CustomStringConvertible {
     package var skippedWithoutServer = 0
     /// ThisDeviceOnly internet passwords left out because they belong to another installation.
     package var skippedUnreadable = 0
+    /// Items with access control that needs authentication (`kSecAttrAccessControl`): left out.
+    package var skippedAccessControlled = 0
     /// The file written.
     package var path: String
 
     package var description: String {
         var text = "exported \(exported) internet passwords to \(path)"
         if skippedWithoutServer > 0 { text += "; \(skippedWithoutServer) without a server were left out" }
+        if skippedAccessControlled > 0 {
+            text += "; \(skippedAccessControlled) access-controlled items were left out (they need authentication)"
+        }
         if skippedUnreadable > 0 {
             text += "; \(skippedUnreadable) ThisDeviceOnly items of another installation were left out (unreadable here)"
         }
@@ -57,6 +62,12 @@ extension Keystore {
             var report = ExportReport(path: path)
             let skipped = try s.forEachItem(of: .internetPassword) { (record: ItemRecord) throws(KeychainFailure) in
                 if let accessGroups, !accessGroups.contains(record.accessGroup) { return }
+                // An access-controlled item's secret is never written to a plain-text file without
+                // the user's proof: left out and counted (issue 16).
+                if record.needsAuthentication {
+                    report.skippedAccessControlled += 1
+                    return
+                }
                 let server = Self.text(record.attributes["srvr"])
                 guard !server.isEmpty else {
                     report.skippedWithoutServer += 1

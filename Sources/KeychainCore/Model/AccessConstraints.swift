@@ -123,3 +123,15 @@ package struct AccessConstraints: Sendable, Hashable {
         return rawValue & Self.or != 0 ? results.contains(true) : !results.contains(false)
     }
 }
+
+extension ItemRecord {
+    /// The item's access-control constraints, decoded from its sealed `accc` attribute; `nil` for an
+    /// item without access control (or whose attributes were not read).
+    package var constraints: AccessConstraints? {
+        guard case .data(let bytes)? = attributes[AccessConstraints.attributeName] else { return nil }
+        return AccessConstraints(encoded: Array(bytes))
+    }
+
+    /// Whether using the item's secret needs the user (its constraints require authentication).
+    package var needsAuthentication: Bool { constraints?.requiresAuthentication ?? false }
+}

@@ -52,14 +52,6 @@ public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible
     }
 }
 
-extension ItemRecord {
-    /// The item's access-control constraints, decoded from its sealed `accc` attribute.
-    var constraints: AccessConstraints? {
-        guard case .data(let bytes)? = attributes[AccessConstraints.attributeName] else { return nil }
-        return AccessConstraints(encoded: Array(bytes))
-    }
-}
-
 /// Returns the type identifier of `SecAccessControl` objects.
 ///
 /// Follows SecAccessControl.h `SecAccessControlGetTypeID`. The value is stable within a process.

@@ -49,6 +49,10 @@ struct ExportPasswords: SecuritySubcommand {
         if report.skippedWithoutServer > 0 {
             context.io.output.line("    left out, no server to make a URL from: \(report.skippedWithoutServer)")
         }
+        if report.skippedAccessControlled > 0 {
+            context.io.output.line(
+                "    left out, access-controlled (they need authentication): \(report.skippedAccessControlled)")
+        }
         if report.skippedUnreadable > 0 {
             context.io.output.line("    left out, ThisDeviceOnly of another installation (unreadable here): \(report.skippedUnreadable)")
         }
