@@ -55,3 +55,13 @@ public func CFBooleanGetValue(_ boolean: CFBoolean!) -> Bool {
 
 /// No error (Carbon's name for `errSecSuccess`).
 public let noErr: OSStatus = 0
+
+/// Returns the type identifier of a Core Foundation object (CFBase.h `CFGetTypeID`), to compare with
+/// `SecKeyGetTypeID()`, `SecCertificateGetTypeID()`, `SecIdentityGetTypeID()` and
+/// `SecAccessControlGetTypeID()`, as `CFGetTypeID(ref) == SecKeyGetTypeID()` does on Apple platforms.
+/// - Parameter cf: the object; `nil` gives 0.
+/// - Returns: an identifier of the object's class, stable for the life of the process (not Apple's values).
+public func CFGetTypeID(_ cf: CFTypeRef?) -> CFTypeID {
+    guard let cf else { return 0 }
+    return CFTypeID(bitPattern: ObjectIdentifier(type(of: cf)).hashValue)
+}

@@ -77,6 +77,19 @@ struct SecItemRequest {
             }
         }
         let persistentRef = query.first(where: { $0.key == "v_PersistentRef" })?.value
+        // Without kSecClass, a kSecValueRef names the class itself: securityd infers it from the
+        // reference (SecItem.c `SecItemAttributesPrepare`; an identity is exploded into its
+        // certificate and key), so `SecItemAdd([kSecValueRef: identity])` works as on iOS.
+        var inferredIdentity = false
+        if itemClass == nil, let raw = query.first(where: { $0.key == "v_Ref" })?.value, let object = Self.reference(raw) {
+            switch object {
+            case is SecKey: itemClass = .key
+            case is SecCertificate: itemClass = .certificate
+            default:
+                itemClass = .certificate
+                inferredIdentity = true
+            }
+        }
         if itemClass == nil {
             guard let ref = persistentRef.flatMap(Self.data), let inferred = Self.classOf(persistentRef: ref) else {
                 throw persistentRef == nil ? .param : .itemNotFound
@@ -84,6 +97,7 @@ struct SecItemRequest {
             itemClass = inferred
         }
         var request = SecItemRequest(itemClass: itemClass!)
+        if inferredIdentity { request.isIdentity = true }
         if case let raw? = query.first(where: { $0.key == "class" })?.value, Self.string(raw) == "idnt" {
             request.isIdentity = true
         }

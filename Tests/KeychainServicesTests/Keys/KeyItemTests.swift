@@ -254,6 +254,36 @@ struct KeyItemTests {
     }
 
     @Test(
+        "an identity, a key or a certificate added by kSecValueRef alone (no kSecClass) is stored as its class (SecItem.c infers it)",
+        .enabled(if: hasOpenSSL, "openssl is not installed"))
+    func classFromReference() throws {
+        try SecCertificateTests.files { folder in
+            let p12 = try Data(contentsOf: folder.appendingPathComponent("id.p12"))
+            var items: CFArray?
+            #expect(
+                SecPKCS12Import(p12 as CFData, [kSecImportExportPassphrase as String: "pass"] as CFDictionary, &items)
+                    == errSecSuccess)
+            let imported = try #require((items as? [[String: Any]])?.first?[kSecImportItemIdentity as String] as? SecIdentity)
+            try withKeychain {
+                let item: [String: Any] = [kSecValueRef as String: imported, kSecAttrLabel as String: "review-id"]
+                #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+                #expect(count([kSecClass as String: kSecClassCertificate]) == 1)
+                #expect(count([kSecClass as String: kSecClassKey]) == 1)
+                #expect(copy([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]).result as? SecIdentity == imported)
+            }
+            try withKeychain {
+                let key = try Self.newKey()
+                #expect(SecItemAdd([kSecValueRef as String: key] as CFDictionary, nil) == errSecSuccess)
+                #expect(count([kSecClass as String: kSecClassKey]) == 1)
+                // CFGetTypeID tells the class of a returned reference, as iOS code checks it.
+                let found = copy([kSecClass as String: kSecClassKey, kSecReturnRef as String: true]).result
+                #expect(CFGetTypeID(found) == SecKeyGetTypeID())
+                #expect(CFGetTypeID(found) != SecCertificateGetTypeID())
+            }
+        }
+    }
+
+    @Test(
         "SecPKCS12Import's identity added, found with kSecClassIdentity, signs; openssl dgst -verify accepts it; delete removes both",
         .enabled(if: hasOpenSSL, "openssl is not installed"))
     func identity() throws {
