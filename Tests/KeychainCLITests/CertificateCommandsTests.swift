@@ -91,6 +91,11 @@ struct CertificateCommandsTests {
         let wrong = sandbox.security("import", folder + "/id.p12", "-P", "wrong")
         #expect(wrong.stderr == "security: SecKeychainItemImport: The user name or passphrase you entered is not correct.\n")
         #expect(wrong.status == 51)  // errSecAuthFailed (-25293) & 0xFF
+        // Without -P nothing was asked: the tool says the file needs its passphrase (fresh-eyes review).
+        #expect(sandbox.security("import", folder + "/id.p12") == Outcome(
+            status: 51, stdout: "",
+            stderr: "security: SecKeychainItemImport: The user name or passphrase you entered is not correct.\n"
+                + "security: this PKCS #12 file is protected by a passphrase: give it with -P\n"))
         #expect(sandbox.security("find-identity", "-v").stdout == "  Valid identities only\n     0 valid identities found\n")
         #expect(sandbox.security("import", folder + "/id.p12", "-P", "pass", "-k", sandbox.location.databasePath)
             == Outcome(status: 0, stdout: "1 identity imported.\n", stderr: ""))

@@ -137,7 +137,11 @@ struct ExportItems: SecuritySubcommand {
         let identities = Self.references(kSecClassIdentity).compactMap { $0 as? SecIdentity }
         guard let identity = identities.first else { return .failure(KeychainFailure(.itemNotFound)) }
         guard identities.count == 1 else {
-            return .failure(KeychainFailure(.param, "\(identities.count) identities: a PKCS #12 file holds one here"))
+            return .failure(
+                KeychainFailure(
+                    .param,
+                    "the keychain holds \(identities.count) identities, and export writes one per PKCS #12 file here:"
+                        + " export from a keychain that holds only the one you want", isAdvice: true))
         }
         guard identity.privateKey.isExtractable else {
             return .failure(KeychainFailure(.interactionNotAllowed, "the identity's private key is not extractable"))

@@ -81,6 +81,12 @@ struct ImportItems: SecuritySubcommand {
             var items: CFArray?
             let options = [kSecImportExportPassphrase as String: self.options.value("P") ?? ""]
             let status = SecPKCS12Import(data as CFData, options as CFDictionary, &items)
+            if status == errSecAuthFailed && self.options.value("P") == nil {
+                // Nothing was asked: say that the file needs its passphrase rather than that it was wrong.
+                return context.fail(
+                    "SecKeychainItemImport",
+                    KeychainFailure(.authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", isAdvice: true))
+            }
             guard status == errSecSuccess, let imported = items as? [[String: Any]] else {
                 // Not PKCS #12 either: macOS's "Unknown format in import".
                 let reported = status == errSecDecode && format == nil ? Self.unknownFormat : status
