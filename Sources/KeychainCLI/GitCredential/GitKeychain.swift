@@ -43,11 +43,10 @@ struct GitKeychain {
     func get(_ credential: GitCredential, io: CommandIO, found: [ItemRecord]) {
         for item in found {
             guard let secret = item.secret else { continue }
-            let stored = GitSecret(secret, ownFormat: Self.isOwnFormat(item))
+            var stored = GitSecret(secret, ownFormat: Self.isOwnFormat(item))
             var lines: [(String, [UInt8])] = []
             if credential.username == nil { lines.append(("username", item.attributes["acct"]?.matchBytes ?? [])) }
-            lines.append(("password", stored.password))
-            lines += stored.metadata
+            lines += stored.takeFields()
             if credential.capabilities.contains("state") {
                 lines.append(("capability[]", Array("state".utf8)))
                 lines.append(("state[]", Array(GitCredentialHelper.seenState.utf8)))
@@ -108,9 +107,10 @@ struct GitKeychain {
         _ = try store.deleteCredentials(in: scope(credential), groups: identity.searchGroups) { item in
             guard let wanted else { return true }
             guard let secret = item.secret else { return false }
-            var password = GitSecret(secret, ownFormat: Self.isOwnFormat(item)).password
-            defer { password.wipe() }
-            return SecureBytes(copying: password).constantTimeEquals(wanted)
+            var stored = GitSecret(secret, ownFormat: Self.isOwnFormat(item))
+            var fields = stored.takeFields()
+            defer { for index in fields.indices { fields[index].1.wipe() } }
+            return wanted.constantTimeEquals(fields[0].1)
         }
     }
 
