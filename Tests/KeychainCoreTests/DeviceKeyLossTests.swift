@@ -149,8 +149,8 @@ struct DeviceKeyLossTests {
 
         let adopted = try temp.open()
         try adopted.unlock(password: secret(Self.passcode))
-        for entry in Keybag.passcodeEntries {
-            #expect(ClassKeyStore.load(keyringID: oldKeyringID, entry: entry) == nil, "entry \(entry) left under the old id")
+        for protection in Keybag.passcodeClasses {
+            #expect(ClassKeyStore.load(keyringID: oldKeyringID, protection: protection) == nil, "\(protection) left under the old id")
         }
         #expect(read(adopted, .whenUnlocked) == "s-ak")
         try adopted.lock()

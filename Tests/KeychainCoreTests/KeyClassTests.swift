@@ -18,8 +18,8 @@ struct KeyClassTests {
         #expect(ItemClass.certificate.primaryKey.map(\.name) == ["agrp", "sync", "ctyp", "issr", "slnr"])
         // The password classes keep their primary keys (and so their digests) unchanged.
         #expect(ItemClass.genericPassword.primaryKey.map(\.name) == ["agrp", "sync", "acct", "svce"])
-        #expect(Set(ItemClass.allCases.map(ItemCodec.classCode)).count == ItemClass.allCases.count)
-        for itemClass in ItemClass.allCases { #expect(ItemCodec.itemClass(code: ItemCodec.classCode(itemClass)) == itemClass) }
+        #expect(Set(ItemClass.allCases.map(ItemRow.code)).count == ItemClass.allCases.count)
+        for itemClass in ItemClass.allCases { #expect(ItemRow.itemClass(code: ItemRow.code(itemClass)) == itemClass) }
         #expect(ItemClass.key.descriptor("svce") == nil)
         #expect(ItemClass.certificate.descriptor("klbl") == nil)
     }

@@ -44,7 +44,7 @@ struct RecordMigrationTests {
                     ad[ItemCodec.partOffset] = ItemCodec.Part.key.rawValue
                     let key = try s.itemKey(row, associatedData: ad)
                     ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
-                    let plain = Sodium.open(row.attributes, key: key, associatedData: ad) ?? []
+                    let plain = Sodium.open(row.attributes, key: key.bytes, associatedData: ad) ?? []
                     if ItemRecordFormat.isRecord(plain) { counts.records += 1 }
                     if ItemCodec.isLegacyAttributes(plain) { counts.legacy += 1 }
                 }

@@ -16,16 +16,13 @@ extension Keystore {
                 let verdict = try check.step() ? check.text(0) : "no answer"
                 check.finish()
                 guard verdict == "ok" else { throw SQLiteError(code: 11, message: verdict) }
-                let rows = try s.database.prepare(
-                    "SELECT persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret, tag FROM items")
+                let columns = ItemRow.taggedColumns.map(\.rawValue).joined(separator: ", ")
+                let rows = try s.database.prepare("SELECT \(columns), tag FROM items")
                 try rows.bind([])
                 defer { rows.finish() }
                 while try rows.step() {
-                    let columns: [SQLValue] = [
-                        .blob(rows.blob(0)), .integer(rows.int64(1)), .integer(rows.int64(2)), .integer(rows.int64(3)),
-                    ] + (4...10).map { .blob(rows.blob(Int32($0))) }
-                    let tag = s.codec.rowTag(columns)
-                    guard tag == rows.blob(11) else {
+                    let tag = s.codec.rowTag(ItemRow.storedTaggedValues(rows))
+                    guard tag == rows.blob(Int32(ItemRow.taggedColumns.count)) else {
                         modified = count + 1
                         break
                     }

@@ -65,7 +65,7 @@ extension StoreSession {
         let select: Statement
         do throws(SQLiteError) {
             select = try database.prepare(
-                "SELECT \(Self.rowColumns), secret FROM items WHERE pdmn = ? AND rowid > ? ORDER BY rowid LIMIT ?")
+                ItemRow.select(withSecret: true, "WHERE pdmn = ? AND rowid > ? ORDER BY rowid LIMIT ?"))
             try select.bind([.integer(protection.code), .integer(rowid), .integer(Int64(limit))])
         } catch {
             throw Self.failure(error)
@@ -85,7 +85,7 @@ extension StoreSession {
                 continue
             }
             ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
-            guard let plain = Sodium.open(row.attributes, key: key, associatedData: ad) else {
+            guard let plain = Sodium.open(row.attributes, key: key.bytes, associatedData: ad) else {
                 batch.unopenable += 1
                 continue
             }
@@ -99,22 +99,15 @@ extension StoreSession {
                 batch.unopenable += 1
                 continue
             }
-            let sealed = Sodium.seal(record, key: key, associatedData: ad)
-            let columns: [SQLValue] = [
-                .blob(row.persistentRef), .integer(ItemCodec.classCode(row.itemClass)), .integer(row.protection.code),
-                .integer(row.sync ? 1 : 0), .blob(row.digests.accessGroup), .blob(row.digests.primaryKey),
-                .blob(row.digests.account), .blob(row.digests.name), .blob(row.wrappedKey), .blob(sealed),
-                .blob(row.secret ?? []),
-            ]
-            let tag = codec.rowTag(columns)
+            let converted = try row.resealed(record: record, secret: nil, itemKey: key, codec: codec)
             do throws(SQLiteError) {
                 try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
-                    .blob(sealed), .blob(tag), .integer(row.rowid),
+                    .blob(converted.attributes), .blob(converted.tag), .integer(row.rowid),
                 ])
             } catch {
                 throw Self.failure(error)
             }
-            try accumulate(zip(row.tag, tag).map { $0 ^ $1 })
+            try accumulate(zip(row.tag, converted.tag).map { $0 ^ $1 })
             batch.converted += 1
         }
         if batch.isLast {
