@@ -286,12 +286,8 @@ extension Keystore {
     /// simulate a full disk. Test-only: it reaches into the connection, so it is not in the engine.
     func limitPagesForTesting(extraPages: Int) throws(KeychainFailure) {
         try session.withLock { (s: inout StoreSession) throws(KeychainFailure) in
-            do throws(SQLiteError) {
-                let pages = try s.database.scalar("PRAGMA page_count")
-                try s.database.setMaxPageCount(Int(pages) + extraPages)
-            } catch {
-                throw StoreSession.failure(error)
-            }
+            let pages = try s.database.scalar("PRAGMA page_count")
+            try s.database.setMaxPageCount(Int(pages) + extraPages)
         }
     }
 }

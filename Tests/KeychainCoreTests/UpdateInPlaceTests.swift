@@ -11,7 +11,7 @@ struct UpdateInPlaceTests {
     func columns(_ keystore: Keystore) throws -> [String: [UInt8]] {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) -> [String: [UInt8]] in
             let names = ["persistref", "agrp", "pk", "acct", "name", "wrapped_key", "attributes", "secret", "tag"]
-            do throws(SQLiteError) {
+            do {
                 let statement = try s.database.prepare(
                     "SELECT \(names.joined(separator: ", ")), pdmn, sync FROM items")
                 try statement.bind([])
@@ -22,8 +22,6 @@ struct UpdateInPlaceTests {
                 row["pdmn"] = [UInt8(statement.int64(Int32(names.count)))]
                 row["sync"] = [UInt8(statement.int64(Int32(names.count + 1)))]
                 return row
-            } catch {
-                throw StoreSession.failure(error)
             }
         }
     }

@@ -31,16 +31,12 @@ extension StoreSession {
         }
         let sql = ItemRow.select(withSecret: true, clauses + "ORDER BY rowid")
         let statement: Statement
-        do throws(SQLiteError) {
-            statement = try database.prepare(sql)
-            try statement.bind(values)
-        } catch {
-            throw Self.failure(error)
-        }
+        statement = try database.prepare(sql)
+        try statement.bind(values)
         defer { statement.finish() }
         while true {
             let more: Bool
-            do throws(SQLiteError) { more = try statement.step() } catch { throw Self.failure(error) }
+            more = try statement.step()
             guard more else { return skippedOrphans }
             let row = try ItemRow(statement, withSecret: true)
             let rowClass = row.itemClass

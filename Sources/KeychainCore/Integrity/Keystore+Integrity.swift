@@ -10,12 +10,12 @@ extension Keystore {
             var accumulator = [UInt8](repeating: 0, count: 32)
             var count = 0
             var modified: Int?
-            do throws(SQLiteError) {
+            do {
                 let check = try s.database.prepare("PRAGMA quick_check")
                 try check.bind([])
                 let verdict = try check.step() ? check.text(0) : "no answer"
                 check.finish()
-                guard verdict == "ok" else { throw SQLiteError(code: 11, message: verdict) }
+                guard verdict == "ok" else { throw KeychainFailure(.invalidKeychain, verdict) }
                 let columns = ItemRow.taggedColumns.map(\.rawValue).joined(separator: ", ")
                 let rows = try s.database.prepare("SELECT \(columns), tag FROM items")
                 try rows.bind([])
@@ -29,8 +29,6 @@ extension Keystore {
                     for index in accumulator.indices { accumulator[index] ^= tag[index] }
                     count += 1
                 }
-            } catch {
-                throw StoreSession.failure(error)
             }
             if let modified { throw KeychainFailure(.decode, "item \(modified) was modified outside the keychain") }
             guard accumulator == (try Meta.blob(s.database, "accumulator")) else {

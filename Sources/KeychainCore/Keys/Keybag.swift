@@ -81,7 +81,7 @@ package enum Keybag {
     }
 
     /// Creates the index key and the seven class keys, wrapped under the device slot.
-    static func create(in database: Database, keychainID: [UInt8], deviceKey: SecureBytes) throws(SQLiteError) {
+    static func create(in database: Database, keychainID: [UInt8], deviceKey: SecureBytes) throws(KeychainFailure) {
         let kek = deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
         for entry in KeybagEntry.all {
             try store(SecureBytes.random(count: Sodium.keyBytes), entry: entry, kek: kek, in: database, keychainID: keychainID)
@@ -93,7 +93,7 @@ package enum Keybag {
     /// a migration row replaces only the entry's migration row.
     static func store<KEK: KeyEncryptionKey>(
         _ key: SecureBytes, entry: KeybagEntry, kek: KEK, in database: Database, keychainID: [UInt8]
-    ) throws(SQLiteError) {
+    ) throws(KeychainFailure) {
         let slot = KEK.slot
         let wrapped = Sodium.seal(
             key, key: kek.bytes, associatedData: associatedData(keychainID: keychainID, entry: entry, slot: slot))
@@ -107,7 +107,7 @@ package enum Keybag {
     /// Wraps a class key: ``store(_:entry:kek:in:keychainID:)`` of `.classKey(protection)`.
     static func store<KEK: KeyEncryptionKey>(
         _ key: ClassKey, for protection: ProtectionClass, kek: KEK, in database: Database, keychainID: [UInt8]
-    ) throws(SQLiteError) {
+    ) throws(KeychainFailure) {
         try store(key.bytes, entry: .classKey(protection), kek: kek, in: database, keychainID: keychainID)
     }
 
@@ -134,7 +134,7 @@ package enum Keybag {
         let slot = KEK.slot
         var opened: [KeybagEntry: SecureBytes] = [:]
         var failed: [KeybagEntry] = []
-        do {
+        do throws(KeychainFailure) {
             let select = try database.prepare("SELECT entry, wrapped FROM keybag WHERE slot = ?")
             try select.bind([.integer(slot.rawValue)])
             defer { select.finish() }
@@ -148,7 +148,7 @@ package enum Keybag {
                 }
             }
         } catch {
-            throw KeychainFailure(.invalidKeychain, "cannot read the keybag: \(error)")
+            throw KeychainFailure(.invalidKeychain, "cannot read the keybag: \(error.databaseMessage)")
         }
         return (opened, failed)
     }
@@ -166,15 +166,15 @@ package enum Keybag {
     /// Whether `slot` holds any row.
     /// - Throws: `.invalidKeychain` when the table cannot be read.
     static func hasRows(_ slot: Slot, in database: Database) throws(KeychainFailure) -> Bool {
-        do {
+        do throws(KeychainFailure) {
             return try database.scalar("SELECT count(*) FROM keybag WHERE slot = \(slot.rawValue)") > 0
         } catch {
-            throw KeychainFailure(.invalidKeychain, "cannot read the keybag: \(error.message)")
+            throw KeychainFailure(.invalidKeychain, "cannot read the keybag: \(error.databaseMessage)")
         }
     }
 
     /// Removes every row of `slot`.
-    static func remove(_ slot: Slot, in database: Database) throws(SQLiteError) {
+    static func remove(_ slot: Slot, in database: Database) throws(KeychainFailure) {
         try database.prepare("DELETE FROM keybag WHERE slot = ?").run([.integer(slot.rawValue)])
     }
 
@@ -182,7 +182,7 @@ package enum Keybag {
     /// `orphaned-class-key.<tag>.<entry>`, as `slot (1 byte) ‖ wrapped`. Used when a keychain is
     /// adopted by a new device key: the old `…ThisDeviceOnly` class keys cannot be opened here, but
     /// they are kept, not destroyed, so that the old device key could still open them.
-    static func setAside(entry: KeybagEntry, tag: Int64, in database: Database) throws(SQLiteError) {
+    static func setAside(entry: KeybagEntry, tag: Int64, in database: Database) throws(KeychainFailure) {
         let select = try database.prepare("SELECT slot, wrapped FROM keybag WHERE entry = ? AND slot IN (1, 2)")
         try select.bind([.integer(entry.code)])
         var rows: [(Int64, [UInt8])] = []
@@ -200,7 +200,7 @@ package enum Keybag {
     /// The entries that have class keys set aside by an adoption.
     static func orphanedEntries(in database: Database) throws(KeychainFailure) -> Set<KeybagEntry> {
         var entries: Set<KeybagEntry> = []
-        do {
+        do throws(KeychainFailure) {
             let select = try database.prepare("SELECT name FROM meta WHERE name >= ? AND name < ?")
             try select.bind([.text(orphanPrefix), .text(orphanPrefix + "\u{10FFFF}")])
             defer { select.finish() }
@@ -210,7 +210,7 @@ package enum Keybag {
                 }
             }
         } catch {
-            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error)")
+            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error.databaseMessage)")
         }
         return entries
     }

@@ -126,27 +126,23 @@ extension Keystore {
                 throw KeychainFailure(.invalidKeychain, "the keybag is missing a class key")
             }
             let generation = try Meta.integer(s.database, "generation")
-            do throws(SQLiteError) {
-                let newKEK = newHash.map { Keybag.passcodeKEK(passwordHash: $0, deviceKey: deviceKey) }
-                let device = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
-                for protection in Keybag.passcodeClasses {
-                    let key = classKeys[protection]!
-                    if let newKEK {
-                        try Keybag.store(key, for: protection, kek: newKEK, in: s.database, keychainID: keychainID)
-                    } else {
-                        try Keybag.store(key, for: protection, kek: device, in: s.database, keychainID: keychainID)
-                    }
+            let newKEK = newHash.map { Keybag.passcodeKEK(passwordHash: $0, deviceKey: deviceKey) }
+            let device = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
+            for protection in Keybag.passcodeClasses {
+                let key = classKeys[protection]!
+                if let newKEK {
+                    try Keybag.store(key, for: protection, kek: newKEK, in: s.database, keychainID: keychainID)
+                } else {
+                    try Keybag.store(key, for: protection, kek: device, in: s.database, keychainID: keychainID)
                 }
-                try Keybag.remove(.migration, in: s.database)
-                if let newHash {
-                    try Self.storeMigrationSlot(
-                        passwordHash: newHash, classKeys: classKeys, session: s, keychainID: keychainID)
-                }
-                try Meta.set(s.database, "kdf", newHash == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
-                try Meta.set(s.database, "generation", integer: generation + 1)
-            } catch {
-                throw StoreSession.failure(error)
             }
+            try Keybag.remove(.migration, in: s.database)
+            if let newHash {
+                try Self.storeMigrationSlot(
+                    passwordHash: newHash, classKeys: classKeys, session: s, keychainID: keychainID)
+            }
+            try Meta.set(s.database, "kdf", newHash == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
+            try Meta.set(s.database, "generation", integer: generation + 1)
             if newHash == nil { try s.deleteAll(.whenPasscodeSetThisDeviceOnly) }
             CrashPoint.reach("password.rewrapped")
             try s.keys.reload(s.database)
@@ -166,7 +162,7 @@ extension Keystore {
     private static func storeMigrationSlot(
         passwordHash: PasswordHash, classKeys: [ProtectionClass: ClassKey], session s: borrowing StoreSession,
         keychainID: [UInt8]
-    ) throws(SQLiteError) {
+    ) throws(KeychainFailure) {
         let kek = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
         for entry in Keybag.migrationEntries {
             guard let key = entry.protection.flatMap({ classKeys[$0]?.bytes }) ?? s.keys.deviceEntries[entry] else { continue }
@@ -250,7 +246,7 @@ extension Keystore {
                 throw KeychainFailure(
                     .decode,
                     "the password is right, but this keychain's migration keys are damaged, so it cannot be adopted without its old device key; restore that file or a backup",
-                    isAdvice: true)
+                    reason: .advice)
             }
             return carried
         }
@@ -275,24 +271,20 @@ extension Keystore {
             let deviceKEK = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
             let generation = try Meta.integer(s.database, "generation")
             var classKeys: [ProtectionClass: ClassKey] = [:]
-            do throws(SQLiteError) {
-                for entry in Keybag.deviceBoundEntries {
-                    try Keybag.setAside(entry: entry, tag: generation, in: s.database)
-                    keys[entry] = ClassKey.random().bytes
-                }
-                for (entry, key) in keys {
-                    if let protection = entry.protection, Keybag.passcodeClasses.contains(protection) {
-                        classKeys[protection] = ClassKey(key)
-                        try Keybag.store(key, entry: entry, kek: passcodeKEK, in: s.database, keychainID: keychainID)
-                    } else {
-                        try Keybag.store(key, entry: entry, kek: deviceKEK, in: s.database, keychainID: keychainID)
-                    }
-                }
-                try Meta.set(s.database, "keyring_id", Sodium.randomBytes(16))
-                try Meta.set(s.database, "generation", integer: generation + 1)
-            } catch {
-                throw StoreSession.failure(error)
+            for entry in Keybag.deviceBoundEntries {
+                try Keybag.setAside(entry: entry, tag: generation, in: s.database)
+                keys[entry] = ClassKey.random().bytes
             }
+            for (entry, key) in keys {
+                if let protection = entry.protection, Keybag.passcodeClasses.contains(protection) {
+                    classKeys[protection] = ClassKey(key)
+                    try Keybag.store(key, entry: entry, kek: passcodeKEK, in: s.database, keychainID: keychainID)
+                } else {
+                    try Keybag.store(key, entry: entry, kek: deviceKEK, in: s.database, keychainID: keychainID)
+                }
+            }
+            try Meta.set(s.database, "keyring_id", Sodium.randomBytes(16))
+            try Meta.set(s.database, "generation", integer: generation + 1)
             CrashPoint.reach("adopt.rewrapped")
             try s.keys.reload(s.database)
             // Keys left in the kernel keyring under the old id (the device key was lost while the
@@ -319,13 +311,9 @@ extension Keystore {
         if try read(isSound) { return }
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
             guard s.keys.password?.salt == salt, !(try isSound(s)) else { return }
-            do throws(SQLiteError) {
-                try Keybag.remove(.migration, in: s.database)
-                try Self.storeMigrationSlot(
-                    passwordHash: passwordHash, classKeys: classKeys, session: s, keychainID: s.keys.keychainID)
-            } catch {
-                throw StoreSession.failure(error)
-            }
+            try Keybag.remove(.migration, in: s.database)
+            try Self.storeMigrationSlot(
+                passwordHash: passwordHash, classKeys: classKeys, session: s, keychainID: s.keys.keychainID)
         }
     }
 
@@ -340,12 +328,8 @@ extension Keystore {
     package func setAutoLockTimeout(_ seconds: UInt32) throws(KeychainFailure) {
         let keyringID = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [UInt8] in
             let generation = try Meta.integer(s.database, "generation")
-            do throws(SQLiteError) {
-                try Meta.set(s.database, "autolock", integer: Int64(seconds))
-                try Meta.set(s.database, "generation", integer: generation + 1)
-            } catch {
-                throw StoreSession.failure(error)
-            }
+            try Meta.set(s.database, "autolock", integer: Int64(seconds))
+            try Meta.set(s.database, "generation", integer: generation + 1)
             try s.keys.reload(s.database)
             return s.keys.keyringID
         }

@@ -75,7 +75,7 @@ final class SessionKeys {
         transactionKeys.removeAll()
         reloadedInTransaction = false
         let version: Int64
-        do { version = try database.dataVersion() } catch { throw StoreSession.failure(error) }
+        version = try database.dataVersion()
         guard version != dataVersion else { return }
         dataVersion = version
         if try Meta.integer(database, "generation") != generation { try reload(database) }
@@ -114,7 +114,7 @@ final class SessionKeys {
             throw KeychainFailure(
                 .decode,
                 Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil, hasPassword: password != nil),
-                isAdvice: true)
+                reason: .advice)
         }
         guard let indexKey else {
             throw KeychainFailure(.invalidKeychain, "the keybag has no index key")
@@ -156,7 +156,7 @@ final class SessionKeys {
 
     /// ``foreignMessage(keychainPath:)`` for this keychain.
     var foreignFailure: KeychainFailure {
-        KeychainFailure(.interactionNotAllowed, Self.foreignMessage(keychainPath: keychainPath), isAdvice: true)
+        KeychainFailure(.interactionNotAllowed, Self.foreignMessage(keychainPath: keychainPath), reason: .advice)
     }
 
     /// The class key of `protection`, or `nil` while it is locked.
@@ -176,13 +176,13 @@ final class SessionKeys {
 /// Typed access to the `meta` table.
 enum Meta {
     static func blob(_ database: Database, _ name: String) throws(KeychainFailure) -> [UInt8]? {
-        do {
+        do throws(KeychainFailure) {
             let statement = try database.prepare("SELECT value FROM meta WHERE name = ?")
             try statement.bind([.text(name)])
             defer { statement.finish() }
             return try statement.step() ? statement.blob(0) : nil
         } catch {
-            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error.message)")
+            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error.databaseMessage)")
         }
     }
 
@@ -191,7 +191,7 @@ enum Meta {
         return bytes.reduce(0) { $0 << 8 | Int64($1) }
     }
 
-    static func set(_ database: Database, _ name: String, _ value: [UInt8]?) throws(SQLiteError) {
+    static func set(_ database: Database, _ name: String, _ value: [UInt8]?) throws(KeychainFailure) {
         if let value {
             try database.prepare("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)").run([.text(name), .blob(value)])
         } else {
@@ -199,7 +199,7 @@ enum Meta {
         }
     }
 
-    static func set(_ database: Database, _ name: String, integer: Int64) throws(SQLiteError) {
+    static func set(_ database: Database, _ name: String, integer: Int64) throws(KeychainFailure) {
         try set(database, name, withUnsafeBytes(of: integer.bigEndian, Array.init))
     }
 

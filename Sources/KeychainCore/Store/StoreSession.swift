@@ -89,12 +89,6 @@ package struct StoreSession: ~Copyable {
             var rows: [Row] = []
             while try statement.step() { rows.append(try Self.row(statement, withSecret: withSecret)) }
             return rows
-        } catch let failure as KeychainFailure {
-            throw failure
-        } catch let error as SQLiteError {
-            throw Self.failure(error)
-        } catch {
-            throw KeychainFailure(.io, "\(error)")
         }
     }
 
@@ -140,7 +134,7 @@ package struct StoreSession: ~Copyable {
     }
 
     static var orphanedFailure: KeychainFailure {
-        KeychainFailure(.decode, orphanedMessage, isAdvice: true, isOrphanedItem: true)
+        KeychainFailure(.decode, orphanedMessage, reason: .orphanedItem)
     }
 
     /// Whether the row's class key was set aside when the keychain was adopted by another device
@@ -308,11 +302,7 @@ package struct StoreSession: ~Copyable {
         _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8]
     ) throws(KeychainFailure) {
         let row = try sealRow(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
-        do throws(SQLiteError) {
-            try database.prepare(ItemRow.insertSQL).run(row.taggedValues + [.blob(row.tag)])
-        } catch {
-            throw Self.failure(error)
-        }
+        try database.prepare(ItemRow.insertSQL).run(row.taggedValues + [.blob(row.tag)])
         try accumulate(row.tag)
     }
 
@@ -386,18 +376,14 @@ package struct StoreSession: ~Copyable {
             throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
         }
         let resealed = try row.resealed(attributes: attributes, secret: secret, itemKey: itemKey, codec: codec)
-        do throws(SQLiteError) {
-            if secret != nil {
-                try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
-                    .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag), .integer(row.rowid),
-                ])
-            } else {
-                try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
-                    .blob(resealed.attributes), .blob(resealed.tag), .integer(row.rowid),
-                ])
-            }
-        } catch {
-            throw Self.failure(error)
+        if secret != nil {
+            try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
+                .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag), .integer(row.rowid),
+            ])
+        } else {
+            try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
+                .blob(resealed.attributes), .blob(resealed.tag), .integer(row.rowid),
+            ])
         }
         try accumulate(zip(row.tag, resealed.tag).map { $0 ^ $1 })
     }
@@ -406,12 +392,8 @@ package struct StoreSession: ~Copyable {
     func rewrite(_ row: Row, attributes: [String: AttributeValue], secret: SecureBytes) throws(KeychainFailure) {
         let sealed = try sealRow(
             row.itemClass, attributes: attributes, secret: secret, persistentRef: row.persistentRef, rowid: row.rowid)
-        do throws(SQLiteError) {
-            try database.prepare(ItemRow.rewriteSQL).run(
-                Array(sealed.taggedValues.dropFirst(2)) + [.blob(sealed.tag), .integer(row.rowid)])
-        } catch {
-            throw Self.failure(error)
-        }
+        try database.prepare(ItemRow.rewriteSQL).run(
+            Array(sealed.taggedValues.dropFirst(2)) + [.blob(sealed.tag), .integer(row.rowid)])
         try accumulate(zip(row.tag, sealed.tag).map { $0 ^ $1 })
     }
 
@@ -462,54 +444,34 @@ package struct StoreSession: ~Copyable {
         var current = try Meta.blob(database, "accumulator") ?? [UInt8](repeating: 0, count: delta.count)
         guard current.count == delta.count else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
         for index in current.indices { current[index] ^= delta[index] }
-        do { try Meta.set(database, "accumulator", current) } catch { throw Self.failure(error) }
+        try Meta.set(database, "accumulator", current)
     }
 
     /// Deletes one row, whose stored tag is `tag`, and takes the tag out of the accumulator.
     func deleteRow(_ rowid: Int64, tag: [UInt8]) throws(KeychainFailure) {
-        do throws(SQLiteError) {
-            try database.prepare("DELETE FROM items WHERE rowid = ?").run([.integer(rowid)])
-        } catch {
-            throw Self.failure(error)
-        }
+        try database.prepare("DELETE FROM items WHERE rowid = ?").run([.integer(rowid)])
         try accumulate(tag)
     }
 
     /// The rowid and tag of the row whose `column` (a unique blob column: `pk`, `persistref`) is `value`.
     func rowIDAndTag(column: String, _ value: [UInt8]) throws(KeychainFailure) -> (rowid: Int64, tag: [UInt8])? {
-        do throws(SQLiteError) {
+        do {
             let statement = try database.prepare("SELECT rowid, tag FROM items WHERE \(column) = ?")
             try statement.bind([.blob(value)])
             defer { statement.finish() }
             return try statement.step() ? (statement.int64(0), statement.blob(1)) : nil
-        } catch {
-            throw Self.failure(error)
         }
     }
 
     /// Deletes every item of one protection class (used when the password is removed).
     func deleteAll(_ protection: ProtectionClass) throws(KeychainFailure) {
         var doomed: [(rowid: Int64, tag: [UInt8])] = []
-        do throws(SQLiteError) {
+        do {
             let select = try database.prepare("SELECT rowid, tag FROM items WHERE pdmn = ?")
             try select.bind([.integer(protection.code)])
             defer { select.finish() }
             while try select.step() { doomed.append((select.int64(0), select.blob(1))) }
-        } catch {
-            throw Self.failure(error)
         }
         for row in doomed { try deleteRow(row.rowid, tag: row.tag) }
-    }
-
-    // MARK: - Errors
-
-    /// Maps SQLite failures to statuses: constraint → duplicate item, full → disk full,
-    /// corrupt → invalid keychain, busy (after our retries) → not available.
-    static func failure(_ error: SQLiteError) -> KeychainFailure {
-        if error.isConstraint { return KeychainFailure(.duplicateItem) }
-        if error.isFull { return KeychainFailure(.diskFull, "the keychain's disk or size limit is full") }
-        if error.isCorrupt { return KeychainFailure(.invalidKeychain, error.message) }
-        if error.isBusy { return KeychainFailure(.notAvailable, "the keychain stayed locked by another process") }
-        return KeychainFailure(.io, error.description)
     }
 }
