@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// SQLite failures become engine failures once, where SQLite is called (`SQLite/SQLiteError.swift`):
 /// the status follows the primary result code, and the SQLite error stays in the failure's reason.
@@ -30,7 +31,7 @@ struct DatabaseFailureTests {
 
     @Test("a statement SQLite refuses throws the mapped failure from the database layer itself")
     func boundary() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let thrown = #expect(throws: KeychainFailure.self) {
             try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in

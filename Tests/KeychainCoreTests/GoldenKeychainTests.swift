@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// The golden keychains in `Fixtures/golden-v2/` (``GoldenKeychainFixture``) open with their fixed device
 /// key and read back every item, attribute for attribute and byte for byte: the on-disk format (the
@@ -9,7 +10,7 @@ import Testing
 struct GoldenKeychainTests {
     /// A copy of one golden keychain and the device key at `temp`'s paths.
     func copy(_ file: String) throws -> TemporaryKeychain {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let manager = FileManager.default
         for (source, target) in [(file, temp.location.databasePath), ("device.key", temp.location.deviceKeyPath)] {
             let folder = (target as NSString).deletingLastPathComponent

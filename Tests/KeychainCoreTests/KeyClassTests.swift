@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// The key and certificate classes in the engine (tracker issue 18): Apple's primary keys
 /// (APPLE-SEMANTICS.md rule 3), defaults (rule 12), persistent references, index columns.
@@ -26,7 +27,7 @@ struct KeyClassTests {
 
     @Test("defaults: keys WhenUnlocked, certificates Always; missing key attributes get zero values; refs carry the class")
     func defaults() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let keyRef = try keystore.add(
             .key, attributes: ["agrp": .string("g"), "klbl": Self.label, "kcls": .integer(1)], secret: secret("k"))

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Converting keychains written before the item record format (tracker issue 15): the golden
 /// keychain in `Fixtures/legacy-plist-records/` opens, is converted, and reads back every item; a
@@ -11,7 +12,7 @@ import Testing
 struct RecordMigrationTests {
     /// A copy of the golden keychain and its device key at `temp`'s paths.
     func legacyCopy() throws -> TemporaryKeychain {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let manager = FileManager.default
         for (file, target) in [
             ("login.keychain-db", temp.location.databasePath), ("device.key", temp.location.deviceKeyPath),

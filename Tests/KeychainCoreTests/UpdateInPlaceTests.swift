@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Updates that leave an item's identity alone rewrite only what changed (tracker issue 15): a new
 /// secret or a new label keeps the item key and every index column; a change of account is a full
@@ -31,7 +32,7 @@ struct UpdateInPlaceTests {
     }
 
     func prepared() throws -> (TemporaryKeychain, Keystore, [String: [UInt8]]) {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "me", .whenUnlocked), secret: secret("one"))
         return (temp, keystore, try columns(keystore))
