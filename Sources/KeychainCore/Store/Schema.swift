@@ -13,6 +13,9 @@ package enum Schema {
     /// only version 1 refuse a version 2 file with `errSecWrongSecVersion` instead of failing on its items.
     package static let legacyRecordVersion: Int64 = 1
 
+    /// The tables of a new keychain. The text must stay as written: SQLite keeps it in the file. What
+    /// the `items` columns hold, how a row is read and sealed, and the order its tag covers are
+    /// ``ItemRow``'s; the keybag's entries are ``KeybagEntry``.
     static let create = """
         PRAGMA application_id = \(applicationID);
         CREATE TABLE meta (
