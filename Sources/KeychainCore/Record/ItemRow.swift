@@ -255,4 +255,30 @@ struct ItemRow {
     func openItemKey(classKey: ClassKey, associatedData: [UInt8]) -> ItemKey? {
         Sodium.openSecret(wrappedKey, key: classKey.bytes, associatedData: associatedData).map(ItemKey.init)
     }
+
+    /// The attributes, opened with the item key and decoded (an item record, or a legacy property
+    /// list), or `nil` when they do not authenticate or decode. `associatedData` is
+    /// ``associatedData(_:codec:)`` of `.attributes`.
+    ///
+    /// The digest columns are not recomputed: they are in the associated data the attributes were
+    /// sealed with, and ``seal(_:attributes:secret:persistentRef:protection:sync:classKey:codec:rowid:)``
+    /// computes them from these same attributes, so a row whose index does not match its content cannot
+    /// authenticate. Only a holder of the class key could seal such a row, and that key comes from the
+    /// same keybag as the index key. (Recomputing cost 4 keyed BLAKE2b per item, ~26k instructions: a
+    /// fifth of an enumeration; keychain-bench issue 7.)
+    func openAttributes(itemKey: ItemKey, associatedData: [UInt8]) -> [String: AttributeValue]? {
+        Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData).flatMap(ItemCodec.decodeAttributes)
+    }
+
+    /// Only the access control (`accc`) of the attributes, without decoding the rest of an item record:
+    /// `.some(nil)` when the item has none, `nil` when the attributes do not authenticate or decode.
+    func openAccessControl(itemKey: ItemKey, associatedData: [UInt8]) -> AttributeValue?? {
+        Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData).flatMap(ItemCodec.accessControl)
+    }
+
+    /// The secret, opened with the item key, or `nil` when it was not read or does not authenticate.
+    /// `associatedData` is ``associatedData(_:codec:)`` of `.secret`.
+    func openSecret(itemKey: ItemKey, associatedData: [UInt8]) -> SecureBytes? {
+        secret.flatMap { Sodium.openSecret($0, key: itemKey.bytes, associatedData: associatedData) }
+    }
 }

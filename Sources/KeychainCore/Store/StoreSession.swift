@@ -153,14 +153,9 @@ package struct StoreSession: ~Copyable {
     func openAttributes(_ row: Row, itemKey: ItemKey, associatedData: [UInt8]) throws(KeychainFailure)
         -> [String: AttributeValue]
     {
-        guard let plain = Sodium.open(row.attributes, key: itemKey.bytes, associatedData: associatedData),
-            let attributes = ItemCodec.decodeAttributes(plain)
-        else { throw KeychainFailure(.decode, "an item's attributes do not authenticate") }
-        // The digest columns are not recomputed here: they are in the associated data the attributes were
-        // sealed with, and ``sealRow`` computes them from these same attributes, so a row whose index does
-        // not match its content cannot authenticate. Only a holder of the class key could seal such a row,
-        // and that key comes from the same keybag as the index key. (Recomputing cost 4 keyed BLAKE2b per
-        // item, ~26k instructions: a fifth of an enumeration; keychain-bench issue 7.)
+        guard let attributes = row.openAttributes(itemKey: itemKey, associatedData: associatedData) else {
+            throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+        }
         return attributes
     }
 
@@ -170,9 +165,9 @@ package struct StoreSession: ~Copyable {
 
     /// `associatedData` must be ``associatedData(_:_:)`` of `.secret` for `row`.
     func openSecret(_ row: Row, itemKey: ItemKey, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
-        guard let sealed = row.secret,
-            let secret = Sodium.openSecret(sealed, key: itemKey.bytes, associatedData: associatedData)
-        else { throw KeychainFailure(.decode, "an item's secret does not authenticate") }
+        guard let secret = row.openSecret(itemKey: itemKey, associatedData: associatedData) else {
+            throw KeychainFailure(.decode, "an item's secret does not authenticate")
+        }
         return secret
     }
 
@@ -223,9 +218,9 @@ package struct StoreSession: ~Copyable {
                 guard Self.satisfies(attributes, query) else { continue }
             } else if needsAccessControl {
                 ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
-                guard let plain = Sodium.open(row.attributes, key: key.bytes, associatedData: ad),
-                    let access = ItemCodec.accessControl(plain)
-                else { throw KeychainFailure(.decode, "an item's attributes do not authenticate") }
+                guard let access = row.openAccessControl(itemKey: key, associatedData: ad) else {
+                    throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                }
                 if let access { attributes["accc"] = access }
             }
             var secret: SecureBytes?
@@ -420,31 +415,6 @@ package struct StoreSession: ~Copyable {
         }
         if deleted == 0 && skippedOrphans { throw Self.orphanedFailure }
         return deleted
-    }
-
-    // MARK: - Integrity accumulator
-
-    /// XORs `delta` into the keychain's accumulator: the XOR of every row's keyed tag. Replaying an
-    /// old copy of a row, or removing or adding one behind the engine's back, breaks the equality
-    /// that ``Keystore/verifyIntegrity()`` checks.
-    ///
-    /// Every write calls this; the deltas of one transaction are XORed in memory and written to `meta`
-    /// by ``flushAccumulator()`` just before the transaction commits (``Keystore`` does it), so the
-    /// committed accumulator is exactly what writing it after every row gave, without a SELECT and an
-    /// INSERT OR REPLACE of `meta` per row (13k of a bulk add's 138k instructions per item; issue 7).
-    func accumulate(_ delta: [UInt8]) throws(KeychainFailure) {
-        guard delta.count == PendingAccumulator.bytes else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
-        pendingAccumulator.xor(delta)
-    }
-
-    /// Writes the transaction's accumulated delta into `meta` (no-op when nothing was written).
-    /// Called by ``Keystore`` right before COMMIT, inside the transaction.
-    func flushAccumulator() throws(KeychainFailure) {
-        guard let delta = pendingAccumulator.take() else { return }
-        var current = try Meta.blob(database, "accumulator") ?? [UInt8](repeating: 0, count: delta.count)
-        guard current.count == delta.count else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
-        for index in current.indices { current[index] ^= delta[index] }
-        try Meta.set(database, "accumulator", current)
     }
 
     /// Deletes one row, whose stored tag is `tag`, and takes the tag out of the accumulator.
