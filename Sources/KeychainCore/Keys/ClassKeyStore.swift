@@ -186,9 +186,9 @@ package enum ClassKeyStore {
         load(keyringID: keyringID, lifetime: Lifetime(protection))?[protection]
     }
 
-    /// A number that stays the same while the key of `entry` stays available and changes once it has
-    /// been withdrawn (locked, expired) and stored again; `nil` while it is unavailable. No key bytes
-    /// are read.
+    /// A number that stays the same while the class key of `protection` stays available and changes
+    /// once it has been withdrawn (locked, expired) and stored again; `nil` while it is unavailable. No
+    /// key bytes are read.
     ///
     /// Kernel entries give their serial number (kept when the entry is refreshed or replaced);
     /// in-process entries a counter above 2³² (kernel serials are below 2³¹), so the two never collide.
