@@ -77,13 +77,13 @@ let package = Package(
 
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestSupport"],
+            dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestSupport", "KeychainTesting"],
             exclude: ["Fixtures"], swiftSettings: strictSettings),
         // Shared by the suites that start keychain-test-helper processes.
         .target(name: "KeychainTestSupport", dependencies: ["CTestKeyring"], path: "Tests/Support", swiftSettings: strictSettings),
-        // Reproducible randomness for the benchmark, the stress tool, the test helper and the tests;
-        // never linked into the shipped tools.
-        .target(name: "KeychainTesting", path: "Tests/Testing", swiftSettings: strictSettings),
+        // Test support shared by the suites, the benchmark, the stress tool and the test helper:
+        // reproducible randomness and the one temporary-keychain helper; never linked into the shipped tools.
+        .target(name: "KeychainTesting", dependencies: ["KeychainCore"], path: "Tests/Testing", swiftSettings: strictSettings),
         // The test run's own kernel keyring ($KEYCHAIN_KEYRING), made at start-up and removed at exit.
         .target(name: "CTestKeyring", path: "Tests/TestKeyring"),
         .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"], swiftSettings: strictSettings),
@@ -91,11 +91,12 @@ let package = Package(
             name: "KeychainServicesTests",
             dependencies: [
                 "KeychainServices", "Security", "LocalAuthentication", "KeychainCore", "KeychainTestSupport",
-                "keychain-test-helper",
+                "KeychainTesting", "keychain-test-helper",
             ],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "KeychainTests", dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "keychain-test-helper"],
+            name: "KeychainTests",
+            dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "KeychainTesting", "keychain-test-helper"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "KeychainServices", "KeychainTestSupport", "security"],

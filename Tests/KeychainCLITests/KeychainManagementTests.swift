@@ -312,13 +312,13 @@ struct KeychainManagementTests {
         let keyringID = try Keystore(location: location, create: false).read {
             (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID
         }
-        #expect(ClassKeyStore.load(keyringID: keyringID, entry: ProtectionClass.whenUnlocked.code) != nil)
+        #expect(ClassKeyStore.load(keyringID: keyringID, protection: .whenUnlocked) != nil)
         let base = path(sandbox, "work")
         _ = FileManager.default.createFile(atPath: base + "-wal", contents: Data())
         _ = FileManager.default.createFile(atPath: base + "-shm", contents: Data())
         #expect(sandbox.security("delete-keychain", "work") == Outcome(status: 0, stdout: "", stderr: ""))
         for file in [base, base + "-wal", base + "-shm"] { #expect(!FileSystem.exists(file), "\(file)") }
-        for entry in Keybag.passcodeEntries { #expect(ClassKeyStore.load(keyringID: keyringID, entry: entry) == nil) }
+        for protection in Keybag.passcodeClasses { #expect(ClassKeyStore.load(keyringID: keyringID, protection: protection) == nil) }
         #expect(sandbox.security("default-keychain").stdout == "    \"\(sandbox.location.databasePath)\"\n")
         #expect(sandbox.security("list-keychains").stdout == "    \"\(sandbox.location.databasePath)\"\n")
         #expect(sandbox.security("delete-keychain", "work") == Outcome(

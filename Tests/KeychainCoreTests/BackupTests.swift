@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Encrypted backup and restore (tracker issue 6; docs/BACKUP-FORMAT.md).
 @Suite("Encrypted backup and restore")
@@ -95,7 +96,7 @@ struct BackupTests {
 
     @Test("a backup restored into an empty keychain on the same installation brings back every attribute and secret")
     func roundTripSameInstallation() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (source, path, backup) = try makeBackup(temp)
         #expect(backup.items == 10)
         #expect(backup.migratable == 6)
@@ -115,7 +116,7 @@ struct BackupTests {
 
     @Test("onto another installation only migratable items come back, and the ThisDeviceOnly ones are counted")
     func restoreOnAnotherInstallation() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (source, path, _) = try makeBackup(temp)
         let target = try sibling(temp, "elsewhere", sameInstallation: false)
         let report = try target.restore(from: path, passphrase: secret(Self.passphrase))
@@ -133,7 +134,7 @@ struct BackupTests {
 
     @Test("WhenPasscodeSetThisDeviceOnly items are never backed up, as on Apple devices, and the report says so")
     func passcodeSetItemsExcluded() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let source = try temp.open()
         try source.setPassword(secret("pin"), current: nil, parameters: .testing)
         _ = try source.add(.genericPassword, attributes: genericItem("kept", "a", .whenUnlocked), secret: secret("1"))
@@ -150,7 +151,7 @@ struct BackupTests {
 
     @Test("an empty keychain makes a valid backup with no item records")
     func emptyKeychain() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let source = try temp.open()
         let path = temp.directory + "/empty"
         #expect(try source.backup(to: path, passphrase: secret("x"), parameters: .testing).items == 0)
@@ -162,7 +163,7 @@ struct BackupTests {
 
     @Test("a wrong passphrase is refused with errSecAuthFailed and the keychain is untouched")
     func wrongPassphrase() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         let target = try sibling(temp, "t", sameInstallation: true)
         _ = try target.add(.genericPassword, attributes: genericItem("existing", "a", .whenUnlocked), secret: secret("keep"))
@@ -204,7 +205,7 @@ struct BackupTests {
 
     @Test("a flipped byte in the header, in every record and in the final record is refused with errSecDecode")
     func flippedBytes() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         _ = try sibling(temp, "target", sameInstallation: true).add(
             .genericPassword, attributes: genericItem("existing", "a", .whenUnlocked), secret: secret("keep"))
@@ -225,7 +226,7 @@ struct BackupTests {
 
     @Test("a truncated backup is refused with errSecDecode wherever it is cut")
     func truncated() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         let original = Array(FileManager.default.contents(atPath: path)!)
         let frames = frames(original)
@@ -239,7 +240,7 @@ struct BackupTests {
 
     @Test("bytes appended to a backup are refused with errSecDecode", arguments: [[0x00], [0x01, 0x02], [UInt8](repeating: 0xAB, count: 40)])
     func extended(extra: [UInt8]) throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         let original = Array(FileManager.default.contents(atPath: path)!)
         try expectRefused(temp, original + extra, .decode, "\(extra.count) bytes appended")
@@ -250,7 +251,7 @@ struct BackupTests {
 
     @Test("records swapped between positions are refused")
     func reordered() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         let original = Array(FileManager.default.contents(atPath: path)!)
         let frames = frames(original)
@@ -265,7 +266,7 @@ struct BackupTests {
 
     @Test("a file that is not a backup is refused with errSecDecode")
     func notABackup() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try expectRefused(temp, Array("name,url,username,password\n".utf8), .decode, "a CSV file")
         try expectRefused(temp, [], .decode, "an empty file")
     }
@@ -273,7 +274,7 @@ struct BackupTests {
     // MARK: - Conflicts
 
     func conflictSetup() throws -> (TemporaryKeychain, String, Keystore) {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         let target = try sibling(temp, "target", sameInstallation: true)
         _ = try target.add(.genericPassword, attributes: genericItem("svc-ak", "alice", .whenUnlocked), secret: secret("newer"))
@@ -317,7 +318,7 @@ struct BackupTests {
 
     @Test("restoring into the keychain the backup came from skips everything and changes nothing")
     func restoreIntoSource() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (source, path, _) = try makeBackup(temp)
         let before = try snapshot(source)
         let report = try source.restore(from: path, passphrase: secret(Self.passphrase), policy: .skip)
@@ -327,7 +328,7 @@ struct BackupTests {
 
     @Test("a persistent reference held by another item is replaced by a fresh one")
     func referenceClash() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (source, path, _) = try makeBackup(temp)
         // Rename every item in the source so their primary keys differ but their references stay.
         for itemClass in ItemClass.allCases {
@@ -343,7 +344,7 @@ struct BackupTests {
 
     @Test("an existing file is never overwritten without the overwrite flag")
     func existingFile() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let (source, path, _) = try makeBackup(temp)
         let before = FileManager.default.contents(atPath: path)
         expectFailure(.duplicateItem) { _ = try source.backup(to: path, passphrase: secret("p"), parameters: .testing) }
@@ -357,7 +358,7 @@ struct BackupTests {
 
     @Test("a locked keychain is not backed up partially: errSecInteractionNotAllowed and no file")
     func lockedKeychain() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let source = try temp.open()
         try source.setPassword(secret("pin"), current: nil, parameters: .testing)
         _ = try source.add(.genericPassword, attributes: genericItem("s", "a", .whenUnlocked), secret: secret("1"))
@@ -369,7 +370,7 @@ struct BackupTests {
 
     @Test("an empty passphrase is refused")
     func emptyPassphrase() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         expectFailure(.param) { _ = try temp.open().backup(to: temp.directory + "/x", passphrase: secret(""), parameters: .testing) }
     }
 }

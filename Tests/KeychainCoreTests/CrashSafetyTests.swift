@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Crash safety and cross-process concurrency (tracker issue 8). A writer process is killed with
 /// SIGKILL at random points; after each kill the keychain must open, pass `PRAGMA integrity_check`,
@@ -37,7 +38,7 @@ struct CrashSafetyTests {
     @Test("SIGKILL at random points never loses an acknowledged write or leaves a torn item")
     func killedWriter() throws {
         let trials = Int(ProcessInfo.processInfo.environment["KEYCHAIN_CRASH_TRIALS"] ?? "50") ?? 50
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         _ = try temp.open()  // create it
         var model = Model()
         var kills = 0
@@ -121,7 +122,7 @@ struct CrashSafetyTests {
 
     @Test("4 writer processes and 2 readers on overlapping keys lose nothing and never see a torn item")
     func concurrentProcesses() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         _ = try temp.open()
         let operations = 1000
         let started = Date()
@@ -197,7 +198,7 @@ struct PasswordProcessTests {
         "one process unlocks, another reads; after lock the other gets -25308",
         .enabled(if: ClassKeyStore.scope == .userSession, "the kernel user keyring is unavailable here"))
     func unlockAcrossProcesses() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try lockedKeychain(temp)
         #expect(try stress(temp, ["read", "k1"]).1 == ["status -25308"])
         #expect(try stress(temp, ["unlock", "old"]).1 == ["ok userSession"])
@@ -208,7 +209,7 @@ struct PasswordProcessTests {
 
     @Test("a password change killed at any step leaves the old or the new password working", arguments: CrashPoint.passwordChange)
     func killedPasswordChange(point: String) throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         _ = try lockedKeychain(temp)
         let (status, _) = try stress(temp, ["passwd", "old", "new"], environment: ["KEYCHAIN_CRASH_POINT": point])
         #expect(status == -SIGKILL, "the process should have been killed at \(point)")
@@ -225,7 +226,7 @@ struct PasswordProcessTests {
 
     @Test("an adoption after the device key was lost, killed at any step, can be done again", arguments: CrashPoint.adoption)
     func killedAdoption(point: String) throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         _ = try lockedKeychain(temp)
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
         let (status, _) = try stress(temp, ["unlock", "old"], environment: ["KEYCHAIN_CRASH_POINT": point])

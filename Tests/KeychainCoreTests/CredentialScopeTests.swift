@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// The engine rules the credential helpers share (tracker issue 14).
 @Suite("CredentialScope and the one-transaction credential operations")
@@ -43,7 +44,7 @@ struct CredentialScopeTests {
 
     @Test("replaceCredential refuses another program's item with the same primary key and changes nothing")
     func replaceRefusesForeignItem() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         let store = try keychain.open()
         _ = try store.add(.internetPassword, attributes: item("h.example", label: "Git: https://h.example"), secret: secret("git"))
         var attributes = item("h.example", label: "Docker Credentials")
@@ -59,7 +60,7 @@ struct CredentialScopeTests {
 
     @Test("replaceCredential replaces the owned items of exactly the scope and keeps other ports")
     func replaceKeepsOtherKeys() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         let store = try keychain.open()
         _ = try store.add(.internetPassword, attributes: item("H.Example", account: "old", label: "Docker Credentials"), secret: secret("1"))
         _ = try store.add(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Protection classes and the lock (tracker issue 3). Expected statuses are Apple's:
 /// errSecInteractionNotAllowed (-25308) for a locked class (SecItem.h, "kSecAttrAccessible Value Constants"),
@@ -32,7 +33,7 @@ struct DataProtectionTests {
 
     @Test("before the first unlock only the Always classes are readable", arguments: ProtectionClass.allCases)
     func beforeFirstUnlock(protection: ProtectionClass) throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
         let expected: Int32 = protection.availability == .always ? 0 : -25308
         #expect(status(keystore, protection) == expected)
@@ -41,7 +42,7 @@ struct DataProtectionTests {
 
     @Test("after unlock every class is readable; after lock only AfterFirstUnlock and Always", arguments: ProtectionClass.allCases)
     func unlockThenLock(protection: ProtectionClass) throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
         try keystore.unlock(password: secret(Self.passcode))
         #expect(try keystore.lockState() == .unlocked)
@@ -54,7 +55,7 @@ struct DataProtectionTests {
 
     @Test("a locked read of an existing item is never reported as absent")
     func lockedReadIsNotNotFound() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
         #expect(throws: KeychainFailure.self) { try keystore.search(query("svc"), projection: []) }
         do {
@@ -67,7 +68,7 @@ struct DataProtectionTests {
 
     @Test("a write while locked fails with -25308 and leaves the item as it was")
     func lockedWrite() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
         do {
             _ = try keystore.update(query("svc", "ak"), changes: [:], secret: secret("overwritten"))
@@ -88,7 +89,7 @@ struct DataProtectionTests {
 
     @Test("auto-lock withdraws the WhenUnlocked key by itself")
     func autoLock() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
         try keystore.setAutoLockTimeout(1)
         try keystore.unlock(password: secret(Self.passcode))
@@ -101,7 +102,7 @@ struct DataProtectionTests {
 
     @Test("a wrong password returns errSecAuthFailed and changes no byte of the keychain")
     func wrongPassword() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
         let before = temp.files().filter { $0.key.contains("keychains/login") }
         do {
@@ -129,7 +130,7 @@ struct DataProtectionTests {
 
     @Test("changing the password keeps every item and needs the new password afterwards")
     func changePassword() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
         try keystore.setPassword(secret("second"), current: secret(Self.passcode), parameters: .testing)
         try keystore.withdrawAllClassKeys()
@@ -140,7 +141,7 @@ struct DataProtectionTests {
 
     @Test("WhenPasscodeSet items cannot be added without a password and are destroyed when it is removed")
     func whenPasscodeSet() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         do {
             _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "akpu", .whenPasscodeSetThisDeviceOnly), secret: secret("x"))
@@ -159,7 +160,7 @@ struct DataProtectionTests {
 
     @Test("a second connection sees the first one's unlock and lock")
     func sharedLockState() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let first = try restartedKeychain(temp)
         let second = try temp.open()
         #expect(status(second, .whenUnlocked) == -25308)
@@ -171,7 +172,7 @@ struct DataProtectionTests {
 
     @Test("setting a password in one connection locks the other's cached keys")
     func passwordSetElsewhere() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let first = try temp.open()
         let second = try temp.open()
         _ = try second.add(.genericPassword, attributes: genericItem("svc", "ak", .whenUnlocked), secret: secret("x"))
@@ -182,7 +183,7 @@ struct DataProtectionTests {
 
     @Test("changing accessibility moves the item's key to the new class")
     func accessibilityChange() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
         try keystore.unlock(password: secret(Self.passcode))
         #expect(try keystore.update(query("svc", "ak"), changes: ["pdmn": .string("dk")], secret: nil) == 1)
@@ -194,7 +195,7 @@ struct DataProtectionTests {
 
     @Test("a missing device key is a clear errSecDecode and the keychain file is left intact")
     func missingDeviceKey() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         do {
             let keystore = try temp.open()
             _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "a", .always), secret: secret("x"))

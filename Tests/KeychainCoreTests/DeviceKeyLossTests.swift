@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Losing the device key, or moving the keychain file to another installation (tracker issue 3,
 /// item 4): exactly the `…ThisDeviceOnly` items become unreadable, with a clear status, and the
@@ -38,7 +39,7 @@ struct DeviceKeyLossTests {
 
     @Test("a lost device key: locked until unlocked, then exactly the ThisDeviceOnly items answer errSecDecode")
     func lostDeviceKey() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
 
@@ -69,7 +70,7 @@ struct DeviceKeyLossTests {
 
     @Test("after the adoption the keychain works as before: Always while locked, the rest after unlock")
     func adoptedKeychainWorks() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
         try temp.open().unlock(password: secret(Self.passcode))
@@ -97,7 +98,7 @@ struct DeviceKeyLossTests {
 
     @Test("a keychain copied to another installation opens there with its password; the original is untouched")
     func copiedToAnotherInstallation() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         let other = KeychainLocation(
             databasePath: temp.directory + "/other/data/keychains/login.keychain-db",
@@ -140,7 +141,7 @@ struct DeviceKeyLossTests {
 
     @Test("a device key lost while unlocked: after the adoption, lock still withdraws the WhenUnlocked key")
     func lostWhileUnlocked() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         let keystore = try temp.open()
         try keystore.unlock(password: secret(Self.passcode))
@@ -149,8 +150,8 @@ struct DeviceKeyLossTests {
 
         let adopted = try temp.open()
         try adopted.unlock(password: secret(Self.passcode))
-        for entry in Keybag.passcodeEntries {
-            #expect(ClassKeyStore.load(keyringID: oldKeyringID, entry: entry) == nil, "entry \(entry) left under the old id")
+        for protection in Keybag.passcodeClasses {
+            #expect(ClassKeyStore.load(keyringID: oldKeyringID, protection: protection) == nil, "\(protection) left under the old id")
         }
         #expect(read(adopted, .whenUnlocked) == "s-ak")
         try adopted.lock()
@@ -161,7 +162,7 @@ struct DeviceKeyLossTests {
 
     @Test("a damaged device key file is refused with advice, and the keychain is left as it was", arguments: [0, 31, 33])
     func damagedDeviceKey(size: Int) throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         let before = bytes(temp.location.databasePath)
         _ = FileManager.default.createFile(
@@ -177,7 +178,7 @@ struct DeviceKeyLossTests {
 
     @Test("unreadable ThisDeviceOnly items do not block searches over several items, backups or exports")
     func orphansAreSkipped() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
         let keystore = try temp.open()
@@ -201,7 +202,7 @@ struct DeviceKeyLossTests {
 
     @Test("a damaged migration slot: the right password says so (not 'wrong password'); a normal unlock repairs it")
     func damagedMigrationSlot() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         try damageMigrationRow(temp)
         // With the device key, the next unlock rewrites it.
@@ -212,7 +213,7 @@ struct DeviceKeyLossTests {
         #expect(read(try temp.open(), .whenUnlocked) == "s-ak")
 
         // Without the device key, damage cannot be repaired, and is reported as such.
-        let second = TemporaryKeychain()
+        let second = try TemporaryKeychain()
         try populatedKeychain(second)
         try damageMigrationRow(second)
         try FileManager.default.removeItem(atPath: second.location.deviceKeyPath)
@@ -234,7 +235,7 @@ struct DeviceKeyLossTests {
 
     @Test("another connection that opened the foreign keychain reads once it is adopted elsewhere")
     func adoptionSeenByOtherConnection() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
         let waiting = try temp.open()
@@ -246,7 +247,7 @@ struct DeviceKeyLossTests {
 
     @Test("the migration slot follows the password: changed with it, removed with it")
     func migrationSlotFollowsPassword() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         let keystore = try temp.open()
         try keystore.setPassword(secret("second"), current: secret(Self.passcode), parameters: .testing)
@@ -265,7 +266,7 @@ struct DeviceKeyLossTests {
 
     @Test("a keychain whose password predates the migration slot gets it at its next unlock")
     func legacyKeychainGetsMigrationSlot() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         let database = try Database(path: temp.location.databasePath, mode: .readWrite)
         try database.execute("DELETE FROM keybag WHERE slot = 3")
@@ -287,7 +288,7 @@ struct DeviceKeyLossTests {
 
     @Test("a keychain without a password has nothing but its device key: a clear errSecDecode, nothing changed")
     func passwordlessKeychainNeedsItsDeviceKey() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         _ = try temp.open().add(.genericPassword, attributes: genericItem("svc", "a", .whenUnlocked), secret: secret("x"))
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
         let before = bytes(temp.location.databasePath)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// CSV password import and export (tracker issue 6). Fixtures are written here by hand, one per
 /// format, with quoting edge cases (commas, doubled quotes, line breaks inside quotes, CRLF) and
@@ -69,7 +70,7 @@ struct ImportTests {
 
     @Test("Chrome/Edge: quoted commas, doubled quotes, CRLF inside quotes, ports, paths and non-ASCII")
     func chromeImport() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let summary = try keystore.importPasswords(csv: csv(Self.chrome), accessGroup: "test")
         #expect(summary.format == .chrome)
@@ -107,7 +108,7 @@ struct ImportTests {
 
     @Test("Firefox: realm becomes the security domain, and its times become cdat and mdat")
     func firefoxImport() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let summary = try keystore.importPasswords(csv: csv(Self.firefox), accessGroup: "test")
         #expect(summary.format == .firefox)
@@ -126,7 +127,7 @@ struct ImportTests {
 
     @Test("Apple Passwords/Safari: multi-line password, notes, and one-time codes counted but not stored")
     func appleImport() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let summary = try keystore.importPasswords(csv: csv(Self.apple), accessGroup: "test", protection: .afterFirstUnlock)
         #expect(summary.format == .applePasswords)
@@ -147,7 +148,7 @@ struct ImportTests {
 
     @Test("Bitwarden: notes and cards are skipped, a bare host is https, the first of several URIs counts")
     func bitwardenImport() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let summary = try keystore.importPasswords(csv: csv(Self.bitwarden), accessGroup: "test")
         #expect(summary.format == .bitwarden)
@@ -168,7 +169,7 @@ struct ImportTests {
 
     @Test("importing the same file again follows the policy: skip, replace or fail", arguments: ConflictPolicy.allCases)
     func duplicates(policy: ConflictPolicy) throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         _ = try keystore.importPasswords(csv: csv(Self.chrome), accessGroup: "test")
         let changed = Self.chrome.replacingOccurrences(of: "s3cret", with: "changed")
@@ -199,7 +200,7 @@ struct ImportTests {
 
     @Test("a duplicate inside one file under policy fail rolls the whole file back")
     func duplicateInsideFile() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let text = "name,url,username,password\nA,https://a.example/,u,1\nB,https://b.example/,u,2\nA again,https://a.example/,u,3\n"
         #expect(throws: KeychainFailure.self) { try keystore.importPasswords(csv: csv(text), accessGroup: "g", policy: .fail) }
@@ -213,7 +214,7 @@ struct ImportTests {
             ("name,url,username,password\nx,https://x.example/,u,\"pw\"junk\n", KeychainStatus.decode),
           ])
     func refused(text: String, status: KeychainStatus) throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         do {
             _ = try keystore.importPasswords(csv: csv(text), accessGroup: "g")
@@ -227,7 +228,7 @@ struct ImportTests {
 
     @Test("summaries and errors never hold a password or an account")
     func noSecretsInSummaries() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let summary = try keystore.importPasswords(csv: csv(Self.chrome), accessGroup: "test")
         let text = summary.description + "\(summary)"
@@ -237,7 +238,7 @@ struct ImportTests {
 
     @Test("a file is read from disk into protected memory")
     func fromFile() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let path = temp.directory + "/export.csv"
         try Data(Self.apple.utf8).write(to: URL(fileURLWithPath: path))
         let summary = try temp.open().importPasswords(fromFile: path, accessGroup: "g")
@@ -248,7 +249,7 @@ struct ImportTests {
 
     @Test("export writes Chrome's format with mode 0600 and round-trips through import")
     func exportRoundTrip() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         _ = try keystore.importPasswords(csv: csv(Self.chrome), accessGroup: "test")
         _ = try keystore.add(.genericPassword, attributes: genericItem("not", "exported", .whenUnlocked), secret: secret("x"))
@@ -267,7 +268,7 @@ struct ImportTests {
 
             """#)
 
-        let other = TemporaryKeychain()
+        let other = try TemporaryKeychain()
         let copy = try other.open()
         let summary = try copy.importPasswords(fromFile: path, accessGroup: "test")
         #expect(summary.imported == 3)
@@ -284,7 +285,7 @@ struct ImportTests {
 
     @Test("export never replaces an existing file without the overwrite flag")
     func exportExisting() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let path = temp.directory + "/out.csv"
         try Data("precious".utf8).write(to: URL(fileURLWithPath: path))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// The key and certificate classes in the engine (tracker issue 18): Apple's primary keys
 /// (APPLE-SEMANTICS.md rule 3), defaults (rule 12), persistent references, index columns.
@@ -18,15 +19,15 @@ struct KeyClassTests {
         #expect(ItemClass.certificate.primaryKey.map(\.name) == ["agrp", "sync", "ctyp", "issr", "slnr"])
         // The password classes keep their primary keys (and so their digests) unchanged.
         #expect(ItemClass.genericPassword.primaryKey.map(\.name) == ["agrp", "sync", "acct", "svce"])
-        #expect(Set(ItemClass.allCases.map(ItemCodec.classCode)).count == ItemClass.allCases.count)
-        for itemClass in ItemClass.allCases { #expect(ItemCodec.itemClass(code: ItemCodec.classCode(itemClass)) == itemClass) }
+        #expect(Set(ItemClass.allCases.map(ItemRow.code)).count == ItemClass.allCases.count)
+        for itemClass in ItemClass.allCases { #expect(ItemRow.itemClass(code: ItemRow.code(itemClass)) == itemClass) }
         #expect(ItemClass.key.descriptor("svce") == nil)
         #expect(ItemClass.certificate.descriptor("klbl") == nil)
     }
 
     @Test("defaults: keys WhenUnlocked, certificates Always; missing key attributes get zero values; refs carry the class")
     func defaults() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         let keyRef = try keystore.add(
             .key, attributes: ["agrp": .string("g"), "klbl": Self.label, "kcls": .integer(1)], secret: secret("k"))

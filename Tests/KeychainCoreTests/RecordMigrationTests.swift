@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Converting keychains written before the item record format (tracker issue 15): the golden
 /// keychain in `Fixtures/legacy-plist-records/` opens, is converted, and reads back every item; a
@@ -11,7 +12,7 @@ import Testing
 struct RecordMigrationTests {
     /// A copy of the golden keychain and its device key at `temp`'s paths.
     func legacyCopy() throws -> TemporaryKeychain {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let manager = FileManager.default
         for (file, target) in [
             ("login.keychain-db", temp.location.databasePath), ("device.key", temp.location.deviceKeyPath),
@@ -44,7 +45,7 @@ struct RecordMigrationTests {
                     ad[ItemCodec.partOffset] = ItemCodec.Part.key.rawValue
                     let key = try s.itemKey(row, associatedData: ad)
                     ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
-                    let plain = Sodium.open(row.attributes, key: key, associatedData: ad) ?? []
+                    let plain = Sodium.open(row.attributes, key: key.bytes, associatedData: ad) ?? []
                     if ItemRecordFormat.isRecord(plain) { counts.records += 1 }
                     if ItemCodec.isLegacyAttributes(plain) { counts.legacy += 1 }
                 }

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Tampering with a keychain file is detected (tracker issues 2 and 8): every case is `errSecDecode`
 /// for the item concerned or a refused database, never wrong data, and other items stay readable.
@@ -39,7 +40,7 @@ struct TamperTests {
     }
 
     func prepared() throws -> (TemporaryKeychain, Keystore) {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "alice", .always), secret: secret("alice-secret"))
         _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "bob", .always), secret: secret("bob-secret"))
@@ -168,7 +169,7 @@ struct TamperTests {
 
     @Test("a file that is not a keychain is refused with errSecInvalidKeychain and left as it was")
     func garbage() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try FileManager.default.createDirectory(
             atPath: (temp.location.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let junk = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31) })
@@ -196,7 +197,7 @@ struct TamperTests {
 
     @Test("an empty keychain file is refused, never silently initialised")
     func emptyFile() throws {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         try FileManager.default.createDirectory(
             atPath: (temp.location.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: temp.location.databasePath, contents: Data(), attributes: [.posixPermissions: 0o600])
@@ -286,12 +287,8 @@ extension Keystore {
     /// simulate a full disk. Test-only: it reaches into the connection, so it is not in the engine.
     func limitPagesForTesting(extraPages: Int) throws(KeychainFailure) {
         try session.withLock { (s: inout StoreSession) throws(KeychainFailure) in
-            do throws(SQLiteError) {
-                let pages = try s.database.scalar("PRAGMA page_count")
-                try s.database.setMaxPageCount(Int(pages) + extraPages)
-            } catch {
-                throw StoreSession.failure(error)
-            }
+            let pages = try s.database.scalar("PRAGMA page_count")
+            try s.database.setMaxPageCount(Int(pages) + extraPages)
         }
     }
 }

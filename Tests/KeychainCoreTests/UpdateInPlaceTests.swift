@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import KeychainCore
+import KeychainTesting
 
 /// Updates that leave an item's identity alone rewrite only what changed (tracker issue 15): a new
 /// secret or a new label keeps the item key and every index column; a change of account is a full
@@ -11,7 +12,7 @@ struct UpdateInPlaceTests {
     func columns(_ keystore: Keystore) throws -> [String: [UInt8]] {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) -> [String: [UInt8]] in
             let names = ["persistref", "agrp", "pk", "acct", "name", "wrapped_key", "attributes", "secret", "tag"]
-            do throws(SQLiteError) {
+            do {
                 let statement = try s.database.prepare(
                     "SELECT \(names.joined(separator: ", ")), pdmn, sync FROM items")
                 try statement.bind([])
@@ -22,8 +23,6 @@ struct UpdateInPlaceTests {
                 row["pdmn"] = [UInt8(statement.int64(Int32(names.count)))]
                 row["sync"] = [UInt8(statement.int64(Int32(names.count + 1)))]
                 return row
-            } catch {
-                throw StoreSession.failure(error)
             }
         }
     }
@@ -33,7 +32,7 @@ struct UpdateInPlaceTests {
     }
 
     func prepared() throws -> (TemporaryKeychain, Keystore, [String: [UInt8]]) {
-        let temp = TemporaryKeychain()
+        let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "me", .whenUnlocked), secret: secret("one"))
         return (temp, keystore, try columns(keystore))

@@ -3,6 +3,7 @@ import KeychainTestSupport
 import KeychainCore
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// Files that are not a usable keychain are refused with a status and never rewritten or replaced
 /// (design brief, "Files on disk"; Schema.swift). Statuses: errSecInvalidKeychain (-25295) for a file that

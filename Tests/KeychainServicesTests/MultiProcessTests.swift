@@ -2,6 +2,7 @@ import Foundation
 import KeychainTestSupport
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// Several processes on one keychain at once (design brief, "Concurrency": SQLite transactions, WAL,
 /// BEGIN IMMEDIATE and a busy timeout). Each helper runs `stress`: a deterministic mix of add, update,

@@ -3,6 +3,7 @@ import KeychainTestSupport
 import KeychainCore
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// Encryption at rest (design brief, "Cryptography"): no service, account, server, label or secret
 /// appears in plain text in any file of the keychain folder or the device key folder.

@@ -2,6 +2,7 @@ import Foundation
 import KeychainCore
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// The SecItem view of a keychain whose device key was lost (tracker issue 3, item 4): locked
 /// (`errSecInteractionNotAllowed`) until unlocked with its password, then only the `…ThisDeviceOnly`

@@ -3,13 +3,14 @@ import KeychainCore
 import Testing
 
 @testable import Keychain
+import KeychainTesting
 
 /// Seed 003: sharing items between apps through an access group.
 @Suite("Access groups")
 struct AccessGroupTests {
     @Test("without a group an item goes to the first entitled group and reads search every group")
     func defaultGroup() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "svc").context(temp.context(teamIdentity))
         try keychain.set("v", forKey: "k")
         #expect(try keychain.allItems().map(\.accessGroup) == ["TEAM.shared"])
@@ -20,7 +21,7 @@ struct AccessGroupTests {
 
     @Test("two apps holding the same group share its items; an app without it does not see them")
     func sharing() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let appA = ApplicationIdentity(accessGroups: ["TEAM.shared", "TEAM.com.example.a"])
         let appB = ApplicationIdentity(accessGroups: ["TEAM.com.example.b", "TEAM.shared"])
         let appC = ApplicationIdentity(accessGroups: ["TEAM.com.example.c"])
@@ -31,7 +32,7 @@ struct AccessGroupTests {
 
     @Test("naming a group the entitlements do not hold throws missingEntitlement for every operation")
     func groupNotHeld() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "svc").accessGroup("TEAM.not-mine").context(temp.context(teamIdentity))
         #expect(throws: KeychainError.missingEntitlement) { try keychain.set("v", forKey: "k") }
         #expect(throws: KeychainError.missingEntitlement) { try keychain.string(forKey: "k") }
@@ -41,7 +42,7 @@ struct AccessGroupTests {
 
     @Test("a process with no access group at all gets missingEntitlement")
     func noGroups() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "svc").context(temp.context(ApplicationIdentity(accessGroups: [])))
         #expect(throws: KeychainError.missingEntitlement) { try keychain.set("v", forKey: "k") }
         #expect(throws: KeychainError.missingEntitlement) { try keychain.contains("k") }
@@ -49,7 +50,7 @@ struct AccessGroupTests {
 
     @Test("set without a group updates the key in the group that holds it instead of adding a second copy")
     func upsertAcrossGroups() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "svc").context(temp.context(teamIdentity))
         try keychain.accessGroup("TEAM.other").set("old", forKey: "k")
         try keychain.set("new", forKey: "k")

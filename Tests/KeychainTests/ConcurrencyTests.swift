@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Keychain
+import KeychainTesting
 
 /// Concurrency across connections. Two `Keystore` instances on one file are two SQLite connections,
 /// the same situation as two processes (the separate-process helper belongs to another suite); the
@@ -12,7 +13,7 @@ import Testing
 struct ConcurrencyTests {
     @Test("concurrent upserts from two connections never fail and leave exactly one item")
     func upsertFromTwoConnections() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let connections = [temp.context(), try temp.otherConnection()]
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 40) { index in
@@ -35,7 +36,7 @@ struct ConcurrencyTests {
 
     @Test("a device identifier created concurrently by two connections is the same everywhere")
     func deviceIdentifierRace() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let connections = [temp.context(), try temp.otherConnection()]
         let seen = Mutex<Set<UUID>>([])
         let failures = Mutex<[String]>([])
@@ -58,7 +59,7 @@ struct ConcurrencyTests {
 
     @Test("many tasks hammering one Keychain see only values that were written")
     func hammer() async throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "hammer").context(temp.context())
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<32 {

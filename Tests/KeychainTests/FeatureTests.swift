@@ -3,12 +3,13 @@ import KeychainCore
 import Testing
 
 @testable import Keychain
+import KeychainTesting
 
 @Suite("Credentials (seeds 000, 001)")
 struct CredentialsTests {
     @Test("the login name and password are saved together, read back, and deleted")
     func roundTrip() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let credentials = Credentials(service: "com.companyName.app.allinfo").context(temp.context())
         #expect(try credentials.userName() == nil)
         try credentials.save(userName: "alice", password: "hunter2")
@@ -37,7 +38,7 @@ struct CredentialsTests {
 struct DeviceIdentifierTests {
     @Test("the identifier is created once and survives a new instance; reset makes a new one")
     func stable() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let first = try DeviceIdentifier().context(temp.context()).value()
         #expect(try DeviceIdentifier().context(temp.context()).value() == first)
         try DeviceIdentifier().context(temp.context()).reset()
@@ -46,7 +47,7 @@ struct DeviceIdentifierTests {
 
     @Test("a shared access group gives every app of the team the same identifier")
     func sharedGroup() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let appA = ApplicationIdentity(accessGroups: ["TEAM.a", "TEAM.shared"])
         let appB = ApplicationIdentity(accessGroups: ["TEAM.b", "TEAM.shared"])
         let a = try DeviceIdentifier(accessGroup: "TEAM.shared").context(temp.context(appA)).value()
@@ -61,7 +62,7 @@ struct DeviceIdentifierTests {
 
     @Test("a stored value that is not a UUID throws decode")
     func notAUUID() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         try Keychain(service: DeviceIdentifier.defaultService).context(temp.context()).set("nope", forKey: "uuid")
         #expect(throws: KeychainError.decode) { try DeviceIdentifier().context(temp.context()).value() }
     }
@@ -71,7 +72,7 @@ struct DeviceIdentifierTests {
 struct PasswordManagerTests {
     @Test("register, read, validate, and delete a key")
     func basics() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let manager = PasswordManager(context: temp.context())
         #expect(try manager.key(for: "alice") == nil)
         #expect(try !manager.isValid(key: nil, for: "alice"))
@@ -97,7 +98,7 @@ struct PasswordManagerTests {
             (.whenUnlocked, false, .whenUnlockedThisDeviceOnly),
         ])
     func accessibility(mode: PasswordManager.AccessMode, migrate: Bool, expected: Accessibility) throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let manager = PasswordManager(context: temp.context())
         let keychain = Keychain(service: manager.service).context(temp.context())
         try manager.register(key: "k", for: "added")
@@ -114,7 +115,7 @@ struct PasswordManagerTests {
 
     @Test("the cache is invalidated by another connection's change or deletion")
     func cacheInvalidatedByOtherConnection() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let manager = PasswordManager(context: temp.context())
         try manager.register(key: "v1", for: "alice")
         #expect(try manager.key(for: "alice") == "v1")
@@ -134,7 +135,7 @@ struct PasswordManagerTests {
 
     @Test("the cache is invalidated by a change on the same connection through another API")
     func cacheInvalidatedBySameConnection() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let manager = PasswordManager(context: temp.context())
         try manager.register(key: "v1", for: "alice")
         #expect(try manager.key(for: "alice") == "v1")
@@ -144,7 +145,7 @@ struct PasswordManagerTests {
 
     @Test("purge empties the cache")
     func purge() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let manager = PasswordManager(context: temp.context())
         try manager.register(key: "v1", for: "alice")
         _ = try manager.key(for: "alice")
@@ -156,7 +157,7 @@ struct PasswordManagerTests {
 
     @Test("a call without a group does not reuse the group of an earlier call")
     func groupNotSticky() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let manager = PasswordManager(context: temp.context(teamIdentity))
         try manager.register(key: "a", for: "in-other", in: "TEAM.other")
         try manager.register(key: "b", for: "default")

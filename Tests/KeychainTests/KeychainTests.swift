@@ -3,6 +3,7 @@ import KeychainCore
 import Testing
 
 @testable import Keychain
+import KeychainTesting
 
 @Suite("Keychain values")
 struct KeychainValueTests {
@@ -10,7 +11,7 @@ struct KeychainValueTests {
     let keychain: Keychain
 
     init() throws {
-        temp = try TemporaryKeychain()
+        temp = try TemporaryKeychain(opening: true)
         keychain = Keychain(service: "com.example.app").context(temp.context())
     }
 
@@ -162,7 +163,7 @@ struct KeychainErrorTests {
 
     @Test("a failure's description names the operation and status, never the key, service or secret")
     func descriptionHidesSecrets() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "secret-service-name").context(temp.context())
         try keychain.set(Data([0xFF]), forKey: "alice@example.com")
         do {

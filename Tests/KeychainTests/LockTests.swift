@@ -3,6 +3,7 @@ import KeychainCore
 import Testing
 
 @testable import Keychain
+import KeychainTesting
 
 /// The public lock API on a real lock: class keys in the kernel user keyring (or, where it is
 /// unavailable, in this process), cheap Argon2id parameters, cleanup in `TemporaryKeychain.deinit`.
@@ -12,7 +13,7 @@ struct LockTests {
 
     @Test("a keychain without a password is always unlocked; lock changes nothing")
     func noPassword() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "svc").context(temp.context())
         try keychain.set("v", forKey: "k")
         #expect(try temp.file.lockState == .noPassword)
@@ -26,7 +27,7 @@ struct LockTests {
 
     @Test("create with a password: unlocked at first, then lock, wrong password, unlock")
     func createLockUnlock() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let location = KeychainLocation(
             databasePath: temp.directory + "/data/keychains/work.keychain-db", deviceKeyPath: temp.location.deviceKeyPath)
         let file = try KeychainFile.create(location: location, password: TemporaryKeychain.password, parameters: .testing)
@@ -71,7 +72,7 @@ struct LockTests {
 
     @Test("create refuses an existing file; opening a missing one is noSuchKeychain")
     func createAndOpenErrors() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         #expect(throws: KeychainError.duplicateKeychain) {
             try KeychainFile.create(location: temp.location, password: nil, parameters: .testing)
         }

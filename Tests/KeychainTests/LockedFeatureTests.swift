@@ -4,6 +4,7 @@ import KeychainCore
 import Testing
 
 @testable import Keychain
+import KeychainTesting
 
 @Suite("DeviceIdentifier and the lock")
 struct DeviceIdentifierLockTests {
@@ -144,14 +145,14 @@ struct ProcessConfigurationTests {
 
     @Test("the current entitlements come from the task's context")
     func currentEntitlements() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let entitlements = try KeychainContext.withOverride(temp.context(teamIdentity)) { try Entitlements.current() }
         #expect(entitlements.accessGroups == teamIdentity.accessGroups)
     }
 
     @Test("keychainFile(_:) stores items in that file with the current identity, not in the default keychain")
     func boundFile() throws {
-        let defaultKeychain = try TemporaryKeychain()
+        let defaultKeychain = try TemporaryKeychain(opening: true)
         let other = try TemporaryKeychain(password: true)
         try KeychainContext.withOverride(defaultKeychain.context(teamIdentity)) {
             let keychain = Keychain(service: "svc").keychainFile(other.file)
@@ -171,7 +172,7 @@ struct ProcessConfigurationTests {
 
     @Test("a process sets its keychain and entitlements through the API before first use (helper process)")
     func processConfiguration() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let path = temp.directory + "/data/keychains/configured.keychain-db"
         let output = try HelperProcess.run(
             ["kc-configured", path, "TEAM.configured", "svc", "k", "v"], environment: temp.environment)

@@ -3,12 +3,13 @@ import KeychainCore
 import Testing
 
 @testable import Keychain
+import KeychainTesting
 
 @Suite("Migration")
 struct MigrationTests {
     @Test("migration keeps every internet-password attribute and the secret")
     func keepsInternetPasswordAttributes() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let context = temp.context(teamIdentity)
         // An item with attributes the high-level API does not set itself: port, path, security domain.
         _ = try temp.keystore.add(
@@ -42,7 +43,7 @@ struct MigrationTests {
 
     @Test("a migration that fails midway moves nothing")
     func allOrNothing() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let context = temp.context(teamIdentity)
         let source = Keychain(service: "svc").accessGroup("TEAM.shared").context(context)
         let target = source.accessGroup("TEAM.other")
@@ -63,7 +64,7 @@ struct MigrationTests {
 
     @Test("a migration across item classes is refused with param")
     func refusesClassChange() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let generic = Keychain(service: "svc").context(temp.context())
         try generic.set("v", forKey: "k")
         #expect(throws: KeychainError.param) { try generic.migrate(to: Keychain(server: "svc")) }
@@ -72,7 +73,7 @@ struct MigrationTests {
 
     @Test("migrating to synchronizable moves the items into the synchronizable state; keys can narrow it")
     func synchronizableAndKeys() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "svc").context(temp.context())
         try keychain.set("1", forKey: "a")
         try keychain.set("2", forKey: "b")
@@ -87,7 +88,7 @@ struct MigrationTests {
 
     @Test("a migration that matches nothing reports nothing")
     func emptyMigration() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let keychain = Keychain(service: "empty").context(temp.context())
         #expect(try keychain.migrate(to: keychain.accessibility(.always)).count == 0)
     }

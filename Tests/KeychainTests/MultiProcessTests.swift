@@ -4,6 +4,7 @@ import KeychainCore
 import Testing
 
 @testable import Keychain
+import KeychainTesting
 
 /// The high-level API across real processes: `keychain-test-helper` runs each command in a process
 /// of its own on this test's keychain (as its login keychain, through `XDG_DATA_HOME`/`XDG_STATE_HOME`),
@@ -12,7 +13,7 @@ import Testing
 struct KeychainMultiProcessTests {
     @Test("upserts from two processes at once: no error surfaces, and the final value is one writer's last")
     func concurrentUpserts() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let rounds = 150
         let outputs = try HelperProcess.race(
             [["kc-set", "race", "shared", "w0", "\(rounds)"], ["kc-set", "race", "shared", "w1", "\(rounds)"]],
@@ -30,7 +31,7 @@ struct KeychainMultiProcessTests {
 
     @Test("processes racing to create the device identifier all get the same UUID")
     func deviceIdentifierRace() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let outputs = try HelperProcess.race(
             Array(repeating: ["device-id"], count: 4), environment: temp.environment, in: temp.directory)
         let lines = outputs.map { $0.joined(separator: "\n") }
@@ -45,7 +46,7 @@ struct KeychainMultiProcessTests {
 
     @Test("the PasswordManager cache is invalidated by another process's update and delete")
     func passwordManagerCacheAcrossProcesses() throws {
-        let temp = try TemporaryKeychain()
+        let temp = try TemporaryKeychain(opening: true)
         let manager = PasswordManager(context: temp.context())
         try manager.register(key: "v1", for: "alice")
         #expect(try manager.key(for: "alice") == "v1")

@@ -21,7 +21,7 @@ enum DeletePassword {
                 lastFailure = error
             }
         }
-        if lastFailure.isOrphanedItem {
+        if lastFailure.reason == .orphanedItem {
             return deleteUnreadable(lookup, targets, context) ?? context.fail("SecKeychainSearchCopyNext", lastFailure)
         }
         return context.fail("SecKeychainSearchCopyNext", lastFailure)

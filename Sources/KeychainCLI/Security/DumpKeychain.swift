@@ -43,7 +43,7 @@ struct DumpKeychain: SecuritySubcommand {
                         items = try store.search(
                             ItemQuery(itemClass: itemClass, synchronizable: nil),
                             projection: showData ? [.attributes, .secret] : [.attributes])
-                    } catch where error.isOrphanedItem {
+                    } catch where error.reason == .orphanedItem {
                         // Every item of this class is a ThisDeviceOnly item of another installation:
                         // nothing to show; the other class and keychains still are.
                         continue

@@ -59,13 +59,13 @@ enum BackupMessage {
     /// A migratable item's message.
     /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
     static func item(_ record: ItemRecord) throws(KeychainFailure) -> SecureBytes {
-        try body(record, prefix: [Kind.item.rawValue, UInt8(ItemCodec.classCode(record.itemClass)), UInt8(record.protection.code)])
+        try body(record, prefix: [Kind.item.rawValue, UInt8(ItemRow.code(record.itemClass)), UInt8(record.protection.code)])
     }
 
     /// A ThisDeviceOnly item's message: its body sealed under the device-binding key.
     /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
     static func deviceBound(_ record: ItemRecord, bindingKey: SecureBytes) throws(KeychainFailure) -> [UInt8] {
-        let prefix = [Kind.deviceBound.rawValue, UInt8(ItemCodec.classCode(record.itemClass)), UInt8(record.protection.code)]
+        let prefix = [Kind.deviceBound.rawValue, UInt8(ItemRow.code(record.itemClass)), UInt8(record.protection.code)]
         let box = Sodium.seal(try body(record, prefix: []), key: bindingKey, associatedData: deviceBindingContext + prefix)
         return prefix + box
     }
@@ -131,7 +131,7 @@ enum BackupMessage {
     static func openDeviceBound(
         _ itemClass: ItemClass, _ protection: ProtectionClass, box: [UInt8], bindingKey: SecureBytes
     ) throws(KeychainFailure) -> ItemRecord? {
-        let prefix = [Kind.deviceBound.rawValue, UInt8(ItemCodec.classCode(itemClass)), UInt8(protection.code)]
+        let prefix = [Kind.deviceBound.rawValue, UInt8(ItemRow.code(itemClass)), UInt8(protection.code)]
         guard let body = Sodium.openSecret(box, key: bindingKey, associatedData: deviceBindingContext + prefix) else {
             return nil
         }
@@ -146,7 +146,7 @@ enum BackupMessage {
     }
 
     private static func classes(_ reader: inout ByteReader) throws(KeychainFailure) -> (ItemClass, ProtectionClass) {
-        guard let itemClass = ItemCodec.itemClass(code: Int64(try reader.integer(UInt8.self))),
+        guard let itemClass = ItemRow.itemClass(code: Int64(try reader.integer(UInt8.self))),
             let protection = ProtectionClass(code: Int64(try reader.integer(UInt8.self)))
         else { throw malformed }
         return (itemClass, protection)

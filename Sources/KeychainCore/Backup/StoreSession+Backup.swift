@@ -23,26 +23,22 @@ extension StoreSession {
         _ body: (ItemRecord) throws(KeychainFailure) -> Void
     ) throws(KeychainFailure) -> Int {
         var skippedOrphans = 0
-        var sql = "SELECT \(Self.rowColumns), secret FROM items"
+        var clauses = ""
         var values: [SQLValue] = []
         if let itemClass {
-            sql += " WHERE class = ?"
-            values.append(.integer(ItemCodec.classCode(itemClass)))
+            clauses = "WHERE class = ? "
+            values.append(.integer(ItemRow.code(itemClass)))
         }
-        sql += " ORDER BY rowid"
+        let sql = ItemRow.select(withSecret: true, clauses + "ORDER BY rowid")
         let statement: Statement
-        do throws(SQLiteError) {
-            statement = try database.prepare(sql)
-            try statement.bind(values)
-        } catch {
-            throw Self.failure(error)
-        }
+        statement = try database.prepare(sql)
+        try statement.bind(values)
         defer { statement.finish() }
         while true {
             let more: Bool
-            do throws(SQLiteError) { more = try statement.step() } catch { throw Self.failure(error) }
+            more = try statement.step()
             guard more else { return skippedOrphans }
-            let row = try Self.row(statement, withSecret: true)
+            let row = try ItemRow(statement, withSecret: true)
             let rowClass = row.itemClass
             guard include(rowClass, row.protection) else { continue }
             guard let key = try itemKeyUnlessOrphaned(row, associatedData: associatedData(.key, row)) else {

@@ -10,30 +10,25 @@ extension Keystore {
             var accumulator = [UInt8](repeating: 0, count: 32)
             var count = 0
             var modified: Int?
-            do throws(SQLiteError) {
+            do {
                 let check = try s.database.prepare("PRAGMA quick_check")
                 try check.bind([])
                 let verdict = try check.step() ? check.text(0) : "no answer"
                 check.finish()
-                guard verdict == "ok" else { throw SQLiteError(code: 11, message: verdict) }
-                let rows = try s.database.prepare(
-                    "SELECT persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret, tag FROM items")
+                guard verdict == "ok" else { throw KeychainFailure(.invalidKeychain, verdict) }
+                let columns = ItemRow.taggedColumns.map(\.rawValue).joined(separator: ", ")
+                let rows = try s.database.prepare("SELECT \(columns), tag FROM items")
                 try rows.bind([])
                 defer { rows.finish() }
                 while try rows.step() {
-                    let columns: [SQLValue] = [
-                        .blob(rows.blob(0)), .integer(rows.int64(1)), .integer(rows.int64(2)), .integer(rows.int64(3)),
-                    ] + (4...10).map { .blob(rows.blob(Int32($0))) }
-                    let tag = s.codec.rowTag(columns)
-                    guard tag == rows.blob(11) else {
+                    let tag = s.codec.rowTag(ItemRow.storedTaggedValues(rows))
+                    guard tag == rows.blob(Int32(ItemRow.taggedColumns.count)) else {
                         modified = count + 1
                         break
                     }
                     for index in accumulator.indices { accumulator[index] ^= tag[index] }
                     count += 1
                 }
-            } catch {
-                throw StoreSession.failure(error)
             }
             if let modified { throw KeychainFailure(.decode, "item \(modified) was modified outside the keychain") }
             guard accumulator == (try Meta.blob(s.database, "accumulator")) else {

@@ -44,9 +44,9 @@ package enum ClassKeyStore {
         /// (the user keyring's lifetime; since Linux 5.3 it outlives the user's processes).
         case afterFirstUnlock = "afu"
 
-        /// The lifetime of class entry `entry`.
-        package init(entry: Int64) {
-            self = Keybag.whenUnlockedEntries.contains(entry) ? .whenUnlocked : .afterFirstUnlock
+        /// The lifetime of the class key of `protection`.
+        init(_ protection: ProtectionClass) {
+            self = protection.availability == .whenUnlocked ? .whenUnlocked : .afterFirstUnlock
         }
     }
 
@@ -70,7 +70,7 @@ package enum ClassKeyStore {
     static let keysCapacity = 2 + 3 * recordBytes
 
     private struct ProcessEntry {
-        var keys: [Int64: SecureBytes]
+        var keys: [ProtectionClass: ClassKey]
         var expires: UInt64?
         var epoch: Int64
     }
@@ -98,7 +98,7 @@ package enum ClassKeyStore {
     ///   refused them (its quota is full, for instance; ``refusalDiagnosis()`` says why).
     @discardableResult
     static func store(
-        _ keys: [Int64: SecureBytes], keyringID: [UInt8], lifetime: Lifetime, timeout: UInt32, keychainPath: String,
+        _ keys: [ProtectionClass: ClassKey], keyringID: [UInt8], lifetime: Lifetime, timeout: UInt32, keychainPath: String,
         kernel: Bool = true
     ) -> Scope {
         let name = description(keyringID: keyringID, lifetime: lifetime)
@@ -123,16 +123,16 @@ package enum ClassKeyStore {
     }
 
     private static func storeInKernel(
-        _ keys: [Int64: SecureBytes], name: String, lifetime: Lifetime, timeout: UInt32, keychainPath: String
+        _ keys: [ProtectionClass: ClassKey], name: String, lifetime: Lifetime, timeout: UInt32, keychainPath: String
     ) -> Result<Void, KeyringError> {
         let path = lifetime == .afterFirstUnlock ? fileRecord(keychainPath) : []
         let payload = SecureBytes(count: 2 + keys.count * recordBytes + path.count) { buffer in
             buffer[0] = payloadVersion
             buffer[1] = UInt8(keys.count)
             var offset = 2
-            for (entry, key) in keys.sorted(by: { $0.key < $1.key }) {
-                buffer[offset] = UInt8(entry)
-                key.withUnsafeBytes { bytes in
+            for (protection, key) in keys.sorted(by: { $0.key.code < $1.key.code }) {
+                buffer[offset] = UInt8(protection.code)
+                key.bytes.withUnsafeBytes { bytes in
                     UnsafeMutableRawBufferPointer(rebasing: buffer[offset + 1..<offset + recordBytes]).copyMemory(from: bytes)
                 }
                 offset += recordBytes
@@ -163,7 +163,7 @@ package enum ClassKeyStore {
     /// The class keys of one lifetime, or `nil` when they are locked or expired.
     /// - Parameter rearm: re-arms the kernel timeout to this many seconds (the auto-lock inactivity
     ///   timeout, as macOS counts it); `nil` leaves it.
-    static func load(keyringID: [UInt8], lifetime: Lifetime, rearm: UInt32? = nil) -> [Int64: SecureBytes]? {
+    static func load(keyringID: [UInt8], lifetime: Lifetime, rearm: UInt32? = nil) -> [ProtectionClass: ClassKey]? {
         let name = description(keyringID: keyringID, lifetime: lifetime)
         if KernelKeyring.isAvailable, let key = kernelEntry(name) {
             if let keys = readPayload(key).flatMap(parseKeys) {
@@ -171,7 +171,7 @@ package enum ClassKeyStore {
                 return keys
             }
         }
-        return processEntries.withLock { entries -> [Int64: SecureBytes]? in
+        return processEntries.withLock { entries -> [ProtectionClass: ClassKey]? in
             guard let entry = live(entries[name]) else {
                 entries[name] = nil
                 return nil
@@ -181,26 +181,26 @@ package enum ClassKeyStore {
         }
     }
 
-    /// The class key of entry `entry`, or `nil` when it is locked or expired.
-    static func load(keyringID: [UInt8], entry: Int64) -> SecureBytes? {
-        load(keyringID: keyringID, lifetime: Lifetime(entry: entry))?[entry]
+    /// The class key of `protection`, or `nil` when it is locked or expired.
+    static func load(keyringID: [UInt8], protection: ProtectionClass) -> ClassKey? {
+        load(keyringID: keyringID, lifetime: Lifetime(protection))?[protection]
     }
 
-    /// A number that stays the same while the key of `entry` stays available and changes once it has
-    /// been withdrawn (locked, expired) and stored again; `nil` while it is unavailable. No key bytes
-    /// are read.
+    /// A number that stays the same while the class key of `protection` stays available and changes
+    /// once it has been withdrawn (locked, expired) and stored again; `nil` while it is unavailable. No
+    /// key bytes are read.
     ///
     /// Kernel entries give their serial number (kept when the entry is refreshed or replaced);
     /// in-process entries a counter above 2³² (kernel serials are below 2³¹), so the two never collide.
-    static func epoch(keyringID: [UInt8], entry: Int64) -> Int64? {
-        let name = description(keyringID: keyringID, lifetime: Lifetime(entry: entry))
+    static func epoch(keyringID: [UInt8], protection: ProtectionClass) -> Int64? {
+        let name = description(keyringID: keyringID, lifetime: Lifetime(protection))
         if KernelKeyring.isAvailable, let serial = kernelEntry(name) { return Int64(serial) }
         return processEntries.withLock { entries -> Int64? in
             guard let stored = live(entries[name]) else {
                 entries[name] = nil
                 return nil
             }
-            return stored.keys[entry] == nil ? nil : stored.epoch
+            return stored.keys[protection] == nil ? nil : stored.epoch
         }
     }
 
@@ -380,15 +380,17 @@ package enum ClassKeyStore {
     }
 
     /// The class keys in a payload, or `nil` when it is not one of ours.
-    private static func parseKeys(_ payload: SecureBytes) -> [Int64: SecureBytes]? {
-        payload.withUnsafeBytes { bytes -> [Int64: SecureBytes]? in
+    private static func parseKeys(_ payload: SecureBytes) -> [ProtectionClass: ClassKey]? {
+        payload.withUnsafeBytes { bytes -> [ProtectionClass: ClassKey]? in
             guard bytes.count >= 2, bytes[0] == payloadVersion else { return nil }
             let count = Int(bytes[1])
             guard count > 0, 2 + count * recordBytes <= bytes.count else { return nil }
-            var keys: [Int64: SecureBytes] = [:]
+            var keys: [ProtectionClass: ClassKey] = [:]
             for index in 0..<count {
                 let offset = 2 + index * recordBytes
-                keys[Int64(bytes[offset])] = SecureBytes(copying: bytes[offset + 1..<offset + recordBytes])
+                if let protection = ProtectionClass(code: Int64(bytes[offset])) {
+                    keys[protection] = ClassKey(SecureBytes(copying: bytes[offset + 1..<offset + recordBytes]))
+                }
             }
             return keys
         }

@@ -31,7 +31,7 @@ package enum DeviceKey {
         let damaged = KeychainFailure(
             .decode,
             "the device key \(path) is damaged (it must hold exactly \(Sodium.keyBytes) bytes): restore it from a backup of that folder; a keychain with a password can instead be adopted with a new one once the damaged file is moved aside",
-            isAdvice: true)
+            reason: .advice)
         guard FileSystem.size(path) == Sodium.keyBytes else { throw damaged }
         do {
             return try FileSystem.readSecret(path, expectedCount: Sodium.keyBytes)

@@ -16,7 +16,7 @@ extension Keystore {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> LockState in
             guard s.keys.password != nil else { return .noPassword }
             if s.keys.isForeign { return .locked }
-            return s.keys.classKey(ProtectionClass.whenUnlocked.code) == nil ? .locked : .unlocked
+            return s.keys.classKey(.whenUnlocked) == nil ? .locked : .unlocked
         }
     }
 
@@ -31,10 +31,9 @@ extension Keystore {
     package func classKeyEpoch(_ protection: ProtectionClass) throws(KeychainFailure) -> Int64? {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Int64? in
             if s.keys.isForeign { return nil }
-            let entry = protection.code
-            if s.keys.deviceEntries[entry] != nil { return 0 }
-            guard s.keys.classKey(entry) != nil else { return nil }
-            return ClassKeyStore.epoch(keyringID: s.keys.keyringID, entry: entry)
+            if s.keys.deviceEntries[.classKey(protection)] != nil { return 0 }
+            guard s.keys.classKey(protection) != nil else { return nil }
+            return ClassKeyStore.epoch(keyringID: s.keys.keyringID, protection: protection)
         }
     }
 
@@ -97,53 +96,53 @@ extension Keystore {
             (s.keys.password, s.keys.keychainID, s.keys.throttle)
         }
         // The slow Argon2id runs outside any transaction.
-        var oldHash: SecureBytes?
+        var oldHash: PasswordHash?
         if let existing {
             guard let current else { throw KeychainFailure(.authFailed, "the current password is required") }
             throttle.waitIfNeeded()
             oldHash = try Keybag.passwordHash(current, salt: existing.salt, parameters: existing.parameters)
         }
         let salt = Sodium.randomBytes(Sodium.passwordSaltBytes)
-        let newHash = try newPassword.map { (password: SecureBytes) throws(KeychainFailure) -> SecureBytes in
+        let newHash = try newPassword.map { (password: SecureBytes) throws(KeychainFailure) -> PasswordHash in
             try Keybag.passwordHash(password, salt: salt, parameters: parameters)
         }
 
         CrashPoint.reach("password.derived")
-        let classKeys = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
+        let classKeys = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [ProtectionClass: ClassKey] in
             let deviceKey = try s.keys.boundDeviceKey()
             guard s.keys.password?.salt == existing?.salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
             }
-            var classKeys: [Int64: SecureBytes] = [:]
+            var classKeys: [ProtectionClass: ClassKey] = [:]
             if let oldHash {
-                classKeys = try Keybag.unwrap(
-                    slot: .passcode, kek: Keybag.passcodeKEK(passwordHash: oldHash, deviceKey: deviceKey),
-                    in: s.database, keychainID: keychainID, failure: KeychainFailure(.authFailed))
+                classKeys = KeybagEntry.classKeys(
+                    try Keybag.unwrap(
+                        kek: Keybag.passcodeKEK(passwordHash: oldHash, deviceKey: deviceKey),
+                        in: s.database, keychainID: keychainID, failure: KeychainFailure(.authFailed)))
             } else {
-                for entry in Keybag.passcodeEntries { classKeys[entry] = s.keys.classKey(entry) }
+                for protection in Keybag.passcodeClasses { classKeys[protection] = s.keys.classKey(protection) }
             }
-            guard Keybag.passcodeEntries.allSatisfy({ classKeys[$0] != nil }) else {
+            guard Keybag.passcodeClasses.allSatisfy({ classKeys[$0] != nil }) else {
                 throw KeychainFailure(.invalidKeychain, "the keybag is missing a class key")
             }
             let generation = try Meta.integer(s.database, "generation")
-            do throws(SQLiteError) {
-                let newKEK = newHash.map { Keybag.passcodeKEK(passwordHash: $0, deviceKey: deviceKey) }
-                let device = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
-                for entry in Keybag.passcodeEntries {
-                    try Keybag.store(
-                        classKeys[entry]!, entry: entry, slot: newKEK == nil ? .device : .passcode,
-                        kek: newKEK ?? device, in: s.database, keychainID: keychainID)
+            let newKEK = newHash.map { Keybag.passcodeKEK(passwordHash: $0, deviceKey: deviceKey) }
+            let device = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
+            for protection in Keybag.passcodeClasses {
+                let key = classKeys[protection]!
+                if let newKEK {
+                    try Keybag.store(key, for: protection, kek: newKEK, in: s.database, keychainID: keychainID)
+                } else {
+                    try Keybag.store(key, for: protection, kek: device, in: s.database, keychainID: keychainID)
                 }
-                try Keybag.remove(.migration, in: s.database)
-                if let newHash {
-                    try Self.storeMigrationSlot(
-                        passwordHash: newHash, classKeys: classKeys, session: s, keychainID: keychainID)
-                }
-                try Meta.set(s.database, "kdf", newHash == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
-                try Meta.set(s.database, "generation", integer: generation + 1)
-            } catch {
-                throw StoreSession.failure(error)
             }
+            try Keybag.remove(.migration, in: s.database)
+            if let newHash {
+                try Self.storeMigrationSlot(
+                    passwordHash: newHash, classKeys: classKeys, session: s, keychainID: keychainID)
+            }
+            try Meta.set(s.database, "kdf", newHash == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
+            try Meta.set(s.database, "generation", integer: generation + 1)
             if newHash == nil { try s.deleteAll(.whenPasscodeSetThisDeviceOnly) }
             CrashPoint.reach("password.rewrapped")
             try s.keys.reload(s.database)
@@ -161,13 +160,13 @@ extension Keystore {
     /// Writes the migration slot: the index key and the migratable class keys under the password
     /// alone. `classKeys` holds the passcode-slot keys; the others come from the device slot.
     private static func storeMigrationSlot(
-        passwordHash: SecureBytes, classKeys: [Int64: SecureBytes], session s: borrowing StoreSession,
+        passwordHash: PasswordHash, classKeys: [ProtectionClass: ClassKey], session s: borrowing StoreSession,
         keychainID: [UInt8]
-    ) throws(SQLiteError) {
+    ) throws(KeychainFailure) {
         let kek = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
         for entry in Keybag.migrationEntries {
-            guard let key = classKeys[entry] ?? s.keys.deviceEntries[entry] else { continue }
-            try Keybag.store(key, entry: entry, slot: .migration, kek: kek, in: s.database, keychainID: keychainID)
+            guard let key = entry.protection.flatMap({ classKeys[$0]?.bytes }) ?? s.keys.deviceEntries[entry] else { continue }
+            try Keybag.store(key, entry: entry, kek: kek, in: s.database, keychainID: keychainID)
         }
     }
 
@@ -208,16 +207,17 @@ extension Keystore {
         guard let existing else { return (ClassKeyStore.scope, false) }
         throttle.waitIfNeeded()
         let hash = try Keybag.passwordHash(password, salt: existing.salt, parameters: existing.parameters)
-        let classKeys: [Int64: SecureBytes]
+        let classKeys: [ProtectionClass: ClassKey]
         var adopted = false
         do {
             if isForeign {
                 (classKeys, adopted) = try adopt(passwordHash: hash, salt: existing.salt, keychainID: keychainID)
             } else {
                 classKeys = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
-                    try Keybag.unwrap(
-                        slot: .passcode, kek: Keybag.passcodeKEK(passwordHash: hash, deviceKey: try s.keys.boundDeviceKey()),
-                        in: s.database, keychainID: keychainID, failure: KeychainFailure(.authFailed))
+                    KeybagEntry.classKeys(
+                        try Keybag.unwrap(
+                            kek: Keybag.passcodeKEK(passwordHash: hash, deviceKey: try s.keys.boundDeviceKey()),
+                            in: s.database, keychainID: keychainID, failure: KeychainFailure(.authFailed)))
                 }
                 try repairMigrationSlot(passwordHash: hash, salt: existing.salt, classKeys: classKeys)
             }
@@ -234,11 +234,11 @@ extension Keystore {
     ///   (`false` when another process did it first).
     /// - Throws: `.authFailed` when the password does not open the migration slot (nothing is
     ///   written); `.decode` when it opens only part of it (damage).
-    private func adopt(passwordHash: SecureBytes, salt: [UInt8], keychainID: [UInt8]) throws(KeychainFailure)
-        -> (classKeys: [Int64: SecureBytes], adopted: Bool)
+    private func adopt(passwordHash: PasswordHash, salt: [UInt8], keychainID: [UInt8]) throws(KeychainFailure)
+        -> (classKeys: [ProtectionClass: ClassKey], adopted: Bool)
     {
         let migrationKEK = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
-        let unwrapMigration = { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64: SecureBytes] in
+        let unwrapMigration = { (s: borrowing StoreSession) throws(KeychainFailure) -> [KeybagEntry: SecureBytes] in
             let (carried, isWhole) = try Keybag.openMigrationSlot(kek: migrationKEK, in: s.database, keychainID: keychainID)
             // Nothing opens with a wrong password; a right one that opens only part was damaged.
             if carried.isEmpty { throw KeychainFailure(.authFailed) }
@@ -246,7 +246,7 @@ extension Keystore {
                 throw KeychainFailure(
                     .decode,
                     "the password is right, but this keychain's migration keys are damaged, so it cannot be adopted without its old device key; restore that file or a backup",
-                    isAdvice: true)
+                    reason: .advice)
             }
             return carried
         }
@@ -255,7 +255,7 @@ extension Keystore {
         let deviceKey = try DeviceKey.loadOrCreate(path: location.deviceKeyPath)
         CrashPoint.reach("adopt.derived")
         return try write(foreign: true) {
-            (s: borrowing StoreSession) throws(KeychainFailure) -> (classKeys: [Int64: SecureBytes], adopted: Bool) in
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (classKeys: [ProtectionClass: ClassKey], adopted: Bool) in
             guard s.keys.password?.salt == salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
             }
@@ -263,32 +263,28 @@ extension Keystore {
             if !s.keys.isForeign {
                 // Another process adopted it meanwhile, with the same device key.
                 let classKeys = try Keybag.unwrap(
-                    slot: .passcode, kek: passcodeKEK, in: s.database, keychainID: keychainID,
-                    failure: KeychainFailure(.authFailed))
-                return (classKeys, false)
+                    kek: passcodeKEK, in: s.database, keychainID: keychainID, failure: KeychainFailure(.authFailed))
+                return (KeybagEntry.classKeys(classKeys), false)
             }
             var keys = try unwrapMigration(s)
             let previousKeyringID = s.keys.keyringID
             let deviceKEK = Keybag.deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
             let generation = try Meta.integer(s.database, "generation")
-            var classKeys: [Int64: SecureBytes] = [:]
-            do throws(SQLiteError) {
-                for entry in Keybag.deviceBoundEntries {
-                    try Keybag.setAside(entry: entry, tag: generation, in: s.database)
-                    keys[entry] = SecureBytes.random(count: Sodium.keyBytes)
-                }
-                for (entry, key) in keys {
-                    let passcode = Keybag.passcodeEntries.contains(entry)
-                    if passcode { classKeys[entry] = key }
-                    try Keybag.store(
-                        key, entry: entry, slot: passcode ? .passcode : .device, kek: passcode ? passcodeKEK : deviceKEK,
-                        in: s.database, keychainID: keychainID)
-                }
-                try Meta.set(s.database, "keyring_id", Sodium.randomBytes(16))
-                try Meta.set(s.database, "generation", integer: generation + 1)
-            } catch {
-                throw StoreSession.failure(error)
+            var classKeys: [ProtectionClass: ClassKey] = [:]
+            for entry in Keybag.deviceBoundEntries {
+                try Keybag.setAside(entry: entry, tag: generation, in: s.database)
+                keys[entry] = ClassKey.random().bytes
             }
+            for (entry, key) in keys {
+                if let protection = entry.protection, Keybag.passcodeClasses.contains(protection) {
+                    classKeys[protection] = ClassKey(key)
+                    try Keybag.store(key, entry: entry, kek: passcodeKEK, in: s.database, keychainID: keychainID)
+                } else {
+                    try Keybag.store(key, entry: entry, kek: deviceKEK, in: s.database, keychainID: keychainID)
+                }
+            }
+            try Meta.set(s.database, "keyring_id", Sodium.randomBytes(16))
+            try Meta.set(s.database, "generation", integer: generation + 1)
             CrashPoint.reach("adopt.rewrapped")
             try s.keys.reload(s.database)
             // Keys left in the kernel keyring under the old id (the device key was lost while the
@@ -304,7 +300,7 @@ extension Keystore {
     /// rewriting it when it is missing (a keychain made before it existed) or any row fails to
     /// open (damage); the device slot and passcode slot just opened are the source of truth.
     private func repairMigrationSlot(
-        passwordHash: SecureBytes, salt: [UInt8], classKeys: [Int64: SecureBytes]
+        passwordHash: PasswordHash, salt: [UInt8], classKeys: [ProtectionClass: ClassKey]
     ) throws(KeychainFailure) {
         let isSound = { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in
             try Keybag.openMigrationSlot(
@@ -315,13 +311,9 @@ extension Keystore {
         if try read(isSound) { return }
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
             guard s.keys.password?.salt == salt, !(try isSound(s)) else { return }
-            do throws(SQLiteError) {
-                try Keybag.remove(.migration, in: s.database)
-                try Self.storeMigrationSlot(
-                    passwordHash: passwordHash, classKeys: classKeys, session: s, keychainID: s.keys.keychainID)
-            } catch {
-                throw StoreSession.failure(error)
-            }
+            try Keybag.remove(.migration, in: s.database)
+            try Self.storeMigrationSlot(
+                passwordHash: passwordHash, classKeys: classKeys, session: s, keychainID: s.keys.keychainID)
         }
     }
 
@@ -336,12 +328,8 @@ extension Keystore {
     package func setAutoLockTimeout(_ seconds: UInt32) throws(KeychainFailure) {
         let keyringID = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [UInt8] in
             let generation = try Meta.integer(s.database, "generation")
-            do throws(SQLiteError) {
-                try Meta.set(s.database, "autolock", integer: Int64(seconds))
-                try Meta.set(s.database, "generation", integer: generation + 1)
-            } catch {
-                throw StoreSession.failure(error)
-            }
+            try Meta.set(s.database, "autolock", integer: Int64(seconds))
+            try Meta.set(s.database, "generation", integer: generation + 1)
             try s.keys.reload(s.database)
             return s.keys.keyringID
         }
@@ -354,7 +342,7 @@ extension Keystore {
     /// stands alone. First withdraws the entries of keychains that no longer exist.
     /// - Returns: `.thisProcess` when any of them could be kept by this process only.
     @discardableResult
-    private func makeAvailable(_ classKeys: [Int64: SecureBytes]) throws(KeychainFailure) -> ClassKeyStore.Scope {
+    private func makeAvailable(_ classKeys: [ProtectionClass: ClassKey]) throws(KeychainFailure) -> ClassKeyStore.Scope {
         let (timeout, keyringID) = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
             (s.keys.autoLockSeconds, s.keys.keyringID)
         }
@@ -362,7 +350,7 @@ extension Keystore {
         // All or nothing: when the kernel refuses one entry (a full quota), both stay in this process,
         // so that no other process sees half an unlock (AfterFirstUnlock items open, WhenUnlocked not).
         let entries = [ClassKeyStore.Lifetime.afterFirstUnlock, .whenUnlocked].compactMap { lifetime in
-            let keys = classKeys.filter { ClassKeyStore.Lifetime(entry: $0.key) == lifetime }
+            let keys = classKeys.filter { ClassKeyStore.Lifetime($0.key) == lifetime }
             return keys.isEmpty ? nil : (lifetime: lifetime, keys: keys, timeout: lifetime == .whenUnlocked ? timeout : 0)
         }
         let placed = entries.map { entry in

@@ -13,7 +13,7 @@ final class SessionKeys {
     /// This installation's device key, `nil` while its file does not exist.
     private(set) var deviceKey: SecureBytes?
     /// Unwrapped entries of the device slot (empty while ``isForeign``).
-    private(set) var deviceEntries: [Int64: SecureBytes] = [:]
+    private(set) var deviceEntries: [KeybagEntry: SecureBytes] = [:]
     /// The device slot does not open with this installation's device key (the key file is missing,
     /// or the keychain was copied from another installation), and the keychain has a migration
     /// slot: nothing can be read until ``Keystore/unlock(password:)`` adopts it.
@@ -24,7 +24,7 @@ final class SessionKeys {
     /// entries with it: the copy's `…ThisDeviceOnly` class keys differ from the original's.
     private(set) var keyringID: [UInt8]
     /// Class entries whose keys an adoption set aside (see ``Keybag/setAside(entry:tag:in:)``).
-    private(set) var orphanedEntries: Set<Int64> = []
+    private(set) var orphanedEntries: Set<KeybagEntry> = []
     /// Argon2id parameters and salt while the keychain has a password.
     private(set) var password: (parameters: KDFParameters, salt: [UInt8])?
     /// Auto-lock timeout in seconds (0 = never).
@@ -35,7 +35,7 @@ final class SessionKeys {
     /// before the first check.
     private(set) var dataVersion: Int64?
     /// Passcode-slot keys fetched from the class key store during the current transaction.
-    private var transactionKeys: [Int64: SecureBytes] = [:]
+    private var transactionKeys: [ProtectionClass: ClassKey] = [:]
     /// ``reload(_:)`` ran inside the current transaction (after a change it is about to commit).
     private var reloadedInTransaction = false
 
@@ -47,7 +47,7 @@ final class SessionKeys {
         self.deviceKeyPath = deviceKeyPath
     }
 
-    var indexKey: SecureBytes? { deviceEntries[Keybag.indexEntry] }
+    var indexKey: IndexKey? { deviceEntries[.index].map(IndexKey.init) }
 
     /// The row codec for the index key, made at the first ``reload(_:)`` that has one: `nil` while
     /// the keychain has been foreign since it was opened here (the index key never changes).
@@ -75,7 +75,7 @@ final class SessionKeys {
         transactionKeys.removeAll()
         reloadedInTransaction = false
         let version: Int64
-        do { version = try database.dataVersion() } catch { throw StoreSession.failure(error) }
+        version = try database.dataVersion()
         guard version != dataVersion else { return }
         dataVersion = version
         if try Meta.integer(database, "generation") != generation { try reload(database) }
@@ -114,9 +114,9 @@ final class SessionKeys {
             throw KeychainFailure(
                 .decode,
                 Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil, hasPassword: password != nil),
-                isAdvice: true)
+                reason: .advice)
         }
-        guard let indexKey = deviceEntries[Keybag.indexEntry] else {
+        guard let indexKey else {
             throw KeychainFailure(.invalidKeychain, "the keybag has no index key")
         }
         if codec == nil { codec = ItemCodec(keychainID: keychainID, indexKey: indexKey) }
@@ -125,12 +125,12 @@ final class SessionKeys {
     /// The device slot's entries, or `nil` when `key` (the session's device key by default) is
     /// missing or does not open it.
     private func openDeviceSlot(_ database: Database, with key: SecureBytes? = nil) throws(KeychainFailure)
-        -> [Int64: SecureBytes]?
+        -> [KeybagEntry: SecureBytes]?
     {
         guard let key = key ?? deviceKey else { return nil }
         do {
             return try Keybag.unwrap(
-                slot: .device, kek: Keybag.deviceKEK(deviceKey: key, keychainID: keychainID), in: database,
+                kek: Keybag.deviceKEK(deviceKey: key, keychainID: keychainID), in: database,
                 keychainID: keychainID, failure: KeychainFailure(.decode))
         } catch where error.status == .decode {
             return nil
@@ -156,33 +156,33 @@ final class SessionKeys {
 
     /// ``foreignMessage(keychainPath:)`` for this keychain.
     var foreignFailure: KeychainFailure {
-        KeychainFailure(.interactionNotAllowed, Self.foreignMessage(keychainPath: keychainPath), isAdvice: true)
+        KeychainFailure(.interactionNotAllowed, Self.foreignMessage(keychainPath: keychainPath), reason: .advice)
     }
 
-    /// The class key of entry `code`, or `nil` while it is locked.
-    func classKey(_ code: Int64) -> SecureBytes? {
-        if let key = deviceEntries[code] { return key }
-        if let key = transactionKeys[code] { return key }
-        let lifetime = ClassKeyStore.Lifetime(entry: code)
+    /// The class key of `protection`, or `nil` while it is locked.
+    func classKey(_ protection: ProtectionClass) -> ClassKey? {
+        if let key = deviceEntries[.classKey(protection)] { return ClassKey(key) }
+        if let key = transactionKeys[protection] { return key }
+        let lifetime = ClassKeyStore.Lifetime(protection)
         // Auto-lock counts inactivity: each use restarts the timeout, as macOS does.
         let rearm = lifetime == .whenUnlocked && autoLockSeconds > 0 ? autoLockSeconds : nil
         guard let keys = ClassKeyStore.load(keyringID: keyringID, lifetime: lifetime, rearm: rearm) else { return nil }
         // One entry holds every class key of its lifetime: keep them all for this transaction.
         transactionKeys.merge(keys) { current, _ in current }
-        return keys[code]
+        return keys[protection]
     }
 }
 
 /// Typed access to the `meta` table.
 enum Meta {
     static func blob(_ database: Database, _ name: String) throws(KeychainFailure) -> [UInt8]? {
-        do {
+        do throws(KeychainFailure) {
             let statement = try database.prepare("SELECT value FROM meta WHERE name = ?")
             try statement.bind([.text(name)])
             defer { statement.finish() }
             return try statement.step() ? statement.blob(0) : nil
         } catch {
-            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error.message)")
+            throw KeychainFailure(.invalidKeychain, "cannot read the keychain's metadata: \(error.databaseMessage)")
         }
     }
 
@@ -191,7 +191,7 @@ enum Meta {
         return bytes.reduce(0) { $0 << 8 | Int64($1) }
     }
 
-    static func set(_ database: Database, _ name: String, _ value: [UInt8]?) throws(SQLiteError) {
+    static func set(_ database: Database, _ name: String, _ value: [UInt8]?) throws(KeychainFailure) {
         if let value {
             try database.prepare("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)").run([.text(name), .blob(value)])
         } else {
@@ -199,7 +199,7 @@ enum Meta {
         }
     }
 
-    static func set(_ database: Database, _ name: String, integer: Int64) throws(SQLiteError) {
+    static func set(_ database: Database, _ name: String, integer: Int64) throws(KeychainFailure) {
         try set(database, name, withUnsafeBytes(of: integer.bigEndian, Array.init))
     }
 

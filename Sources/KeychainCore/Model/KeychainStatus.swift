@@ -2,6 +2,10 @@
 ///
 /// Values and messages are Apple's (SecBase.h, macOS 10.15 SDK). `KeychainServices` exposes
 /// them under their `errSec…` names; the CLI prints ``message`` and exits with the low 8 bits.
+///
+/// The engine never throws it: its error is ``KeychainFailure``, which carries a status. It is an
+/// `Error` for the SecItem layer (`KeychainServices`), whose whole error model is the `OSStatus` its
+/// functions return, so its request parsing throws the status itself (one error type per layer).
 package struct KeychainStatus: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `OSStatus` value.
     package let rawValue: Int32

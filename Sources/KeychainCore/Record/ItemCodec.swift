@@ -4,16 +4,14 @@ internal import FoundationEssentials
 internal import Foundation
 #endif
 
-/// Turns items into sealed rows and back.
+/// What the index key computes for items, and the attributes' encoding inside the seal.
 ///
-/// Per item: a fresh 256-bit item key seals the attributes and the secret separately
-/// (XChaCha20-Poly1305); the item key is wrapped by its protection class key. The associated
-/// data of all three binds the row: keychain id, persistent ref, class, protection class,
-/// synchronizable flag and every digest column, so that editing any column, or moving a
-/// ciphertext to another row, fails authentication and is reported as `errSecDecode`.
+/// The keyed digests of the indexed columns (``Digests``) and of the primary key, the row tag
+/// (``rowTag(_:)``), and the attributes as an item record (``encodeAttributes(_:)``). Sealing and
+/// opening rows, their associated data and the tag's column order belong to ``ItemRow``.
 struct ItemCodec {
     let keychainID: [UInt8]
-    let indexKey: SecureBytes
+    let indexKey: IndexKey
 
     /// The digest columns of an item.
     struct Digests: Equatable {
@@ -24,6 +22,7 @@ struct ItemCodec {
         var name: [UInt8]
     }
 
+    /// Which of a row's three ciphertexts an associated data is for (``ItemRow/associatedData(_:codec:)``).
     enum Part: UInt8 { case key = 1, attributes = 2, secret = 3 }
 
     /// The attribute whose digest is in the `name` column: the service, the server, a key's
@@ -44,25 +43,6 @@ struct ItemCodec {
         case .genericPassword, .internetPassword: "acct"
         case .key: "atag"
         case .certificate: "slnr"
-        }
-    }
-
-    static func classCode(_ itemClass: ItemClass) -> Int64 {
-        switch itemClass {
-        case .genericPassword: 1
-        case .internetPassword: 2
-        case .key: 3
-        case .certificate: 4
-        }
-    }
-
-    static func itemClass(code: Int64) -> ItemClass? {
-        switch code {
-        case 1: .genericPassword
-        case 2: .internetPassword
-        case 3: .key
-        case 4: .certificate
-        default: nil
         }
     }
 
@@ -88,7 +68,7 @@ struct ItemCodec {
         message.append(contentsOf: attribute.utf8)
         message.append(0)
         value.appendMatchBytes(to: &message)
-        return Sodium.keyedHash(message, key: indexKey, length: 16)
+        return Sodium.keyedHash(message, key: indexKey.bytes, length: 16)
     }
 
     /// 32-byte keyed digest of the class and its whole primary key, in schema order.
@@ -102,7 +82,7 @@ struct ItemCodec {
             withUnsafeBytes(of: UInt32(value.matchByteCount).bigEndian) { message.append(contentsOf: $0) }
             value.appendMatchBytes(to: &message)
         }
-        return Sodium.keyedHash(message, key: indexKey, length: 32)
+        return Sodium.keyedHash(message, key: indexKey.bytes, length: 32)
     }
 
     func digests(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> Digests {
@@ -115,33 +95,12 @@ struct ItemCodec {
             name: digest(name, attributes[name] ?? .string("")))
     }
 
-    func associatedData(
-        _ part: Part, persistentRef: [UInt8], itemClass: ItemClass, protection: ProtectionClass, sync: Bool,
-        digests: Digests
-    ) -> [UInt8] {
-        var ad: [UInt8] = []
-        ad.reserveCapacity(
-            Self.itemLabel.count + 1 + keychainID.count + persistentRef.count + 3 + digests.accessGroup.count
-                + digests.primaryKey.count + digests.account.count + digests.name.count)
-        ad.append(contentsOf: Self.itemLabel)
-        ad.append(part.rawValue)
-        ad += keychainID
-        ad += persistentRef
-        ad.append(UInt8(Self.classCode(itemClass)))
-        ad.append(UInt8(protection.code))
-        ad.append(sync ? 1 : 0)
-        ad += digests.accessGroup
-        ad += digests.primaryKey
-        ad += digests.account
-        ad += digests.name
-        return ad
-    }
-
     static let itemLabel: [UInt8] = Array("swkc.item.v1".utf8)
-    /// Where ``associatedData(_:persistentRef:itemClass:protection:sync:digests:)`` puts the part byte.
+    /// Where ``ItemRow/associatedData(_:codec:)`` puts the part byte.
     static let partOffset = itemLabel.count
 
-    /// 32-byte keyed tag of a whole row as stored (every column but rowid and tag), for the accumulator.
+    /// 32-byte keyed tag of a whole row as stored, for the accumulator: `columns` are
+    /// ``ItemRow/taggedValues`` (every column but rowid and tag, in ``ItemRow/taggedColumns`` order).
     func rowTag(_ columns: [SQLValue]) -> [UInt8] {
         // The same bytes as before (label, then length ‖ bytes per column), built in one allocation.
         func length(_ column: SQLValue) -> Int {
@@ -164,7 +123,7 @@ struct ItemCodec {
             case .text(let value): message.append(contentsOf: value.utf8)
             }
         }
-        return Sodium.keyedHash(message, key: indexKey, length: 32)
+        return Sodium.keyedHash(message, key: indexKey.bytes, length: 32)
     }
 
     static let rowLabel: [UInt8] = Array("swkc.row.v1".utf8)

@@ -50,7 +50,7 @@ extension Keystore {
             var after: Int64 = 0
             while true {
                 let batch = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> StoreSession.RecordBatch? in
-                    guard s.keys.classKey(protection.code) != nil else { return nil }
+                    guard s.keys.classKey(protection) != nil else { return nil }
                     let batch = try s.convertLegacyRecords(protection, after: after, limit: max(1, batchSize))
                     if firstBatch { CrashPoint.reach("records.converted") }
                     return batch

@@ -25,7 +25,7 @@ extension StoreSession {
     /// - Returns: the classes marked (bit `code` per class), or `nil` when the file was already version 2.
     /// - Throws: `.invalidKeychain`, `.io` or `.diskFull` for SQLite failures.
     func markLegacyRecords() throws(KeychainFailure) -> Int64? {
-        do throws(SQLiteError) {
+        do {
             guard try database.scalar("PRAGMA user_version") == Schema.legacyRecordVersion else { return nil }
             var mask: Int64 = 0
             let classes = try database.prepare("SELECT DISTINCT pdmn FROM items")
@@ -38,8 +38,6 @@ extension StoreSession {
             try Meta.set(database, Self.legacyRecordsMeta, integer: mask)
             try database.execute("PRAGMA user_version = \(Schema.version)")
             return mask
-        } catch {
-            throw Self.failure(error)
         }
     }
 
@@ -63,17 +61,13 @@ extension StoreSession {
     {
         var rows: [Row] = []
         let select: Statement
-        do throws(SQLiteError) {
-            select = try database.prepare(
-                "SELECT \(Self.rowColumns), secret FROM items WHERE pdmn = ? AND rowid > ? ORDER BY rowid LIMIT ?")
-            try select.bind([.integer(protection.code), .integer(rowid), .integer(Int64(limit))])
-        } catch {
-            throw Self.failure(error)
-        }
+        select = try database.prepare(
+            ItemRow.select(withSecret: true, "WHERE pdmn = ? AND rowid > ? ORDER BY rowid LIMIT ?"))
+        try select.bind([.integer(protection.code), .integer(rowid), .integer(Int64(limit))])
         defer { select.finish() }
         while true {
             let more: Bool
-            do { more = try select.step() } catch { throw Self.failure(error) }
+            more = try select.step()
             guard more else { break }
             rows.append(try Self.row(select, withSecret: true))
         }
@@ -85,7 +79,7 @@ extension StoreSession {
                 continue
             }
             ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
-            guard let plain = Sodium.open(row.attributes, key: key, associatedData: ad) else {
+            guard let plain = Sodium.open(row.attributes, key: key.bytes, associatedData: ad) else {
                 batch.unopenable += 1
                 continue
             }
@@ -99,29 +93,16 @@ extension StoreSession {
                 batch.unopenable += 1
                 continue
             }
-            let sealed = Sodium.seal(record, key: key, associatedData: ad)
-            let columns: [SQLValue] = [
-                .blob(row.persistentRef), .integer(ItemCodec.classCode(row.itemClass)), .integer(row.protection.code),
-                .integer(row.sync ? 1 : 0), .blob(row.digests.accessGroup), .blob(row.digests.primaryKey),
-                .blob(row.digests.account), .blob(row.digests.name), .blob(row.wrappedKey), .blob(sealed),
-                .blob(row.secret ?? []),
-            ]
-            let tag = codec.rowTag(columns)
-            do throws(SQLiteError) {
-                try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
-                    .blob(sealed), .blob(tag), .integer(row.rowid),
-                ])
-            } catch {
-                throw Self.failure(error)
-            }
-            try accumulate(zip(row.tag, tag).map { $0 ^ $1 })
+            let converted = try row.resealed(record: record, secret: nil, itemKey: key, codec: codec)
+            try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
+                .blob(converted.attributes), .blob(converted.tag), .integer(row.rowid),
+            ])
+            try accumulate(zip(row.tag, converted.tag).map { $0 ^ $1 })
             batch.converted += 1
         }
         if batch.isLast {
             let remaining = try legacyRecordClasses() & ~(1 << protection.code)
-            do { try Meta.set(database, Self.legacyRecordsMeta, remaining == 0 ? nil : Self.bigEndian(remaining)) } catch {
-                throw Self.failure(error)
-            }
+            try Meta.set(database, Self.legacyRecordsMeta, remaining == 0 ? nil : Self.bigEndian(remaining))
         }
         return batch
     }

@@ -2,6 +2,8 @@ internal import CSQLite
 
 /// One SQLite connection; closed in deinit. Prepared statements are cached by SQL text.
 ///
+/// Every method throws SQLite failures already mapped to ``KeychainFailure`` (``error(_:)``).
+///
 /// Not `Sendable`: ``Keystore`` owns it behind a `Mutex`.
 package final class Database {
     let handle: OpaquePointer
@@ -13,7 +15,7 @@ package final class Database {
     package enum Mode { case readWrite, readWriteCreate }
 
     /// Opens `path`. `readWrite` never creates a file.
-    package init(path: String, mode: Mode) throws(SQLiteError) {
+    package init(path: String, mode: Mode) throws(KeychainFailure) {
         var handle: OpaquePointer?
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         if mode == .readWriteCreate { flags |= SQLITE_OPEN_CREATE }
@@ -21,7 +23,7 @@ package final class Database {
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let handle { sqlite3_close_v2(handle) }
-            throw SQLiteError(code: rc, message: message)
+            throw KeychainFailure(SQLiteError(code: SQLiteResultCode(rawValue: rc), message: message))
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
@@ -33,12 +35,14 @@ package final class Database {
         sqlite3_close_v2(handle)
     }
 
-    func error(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    /// The failure for result code `rc`: the database boundary, where every SQLite failure becomes a
+    /// ``KeychainFailure`` (``KeychainFailure/init(_:)``).
+    func error(_ rc: Int32) -> KeychainFailure {
+        KeychainFailure(SQLiteError(code: SQLiteResultCode(rawValue: rc), message: String(cString: sqlite3_errmsg(handle))))
     }
 
     /// A cached prepared statement for `sql`.
-    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String) throws(KeychainFailure) -> Statement {
         if let cached = cache[sql] { return cached }
         let statement = try Statement(database: self, sql: sql)
         cache[sql] = statement
@@ -48,7 +52,7 @@ package final class Database {
     /// A cached prepared statement for a query assembled from parts: `key` must identify the SQL text
     /// `sql` builds (one key, one text), which is built and prepared only on the first use of `key`.
     /// Spares the caller building and hashing the text on every call.
-    package func prepare(key: Int, _ sql: () -> String) throws(SQLiteError) -> Statement {
+    package func prepare(key: Int, _ sql: () -> String) throws(KeychainFailure) -> Statement {
         if let cached = keyedCache[key] { return cached }
         let statement = try prepare(sql())
         keyedCache[key] = statement
@@ -56,13 +60,13 @@ package final class Database {
     }
 
     /// Runs one or more statements that take no parameters.
-    package func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(KeychainFailure) {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error(rc) }
     }
 
     /// The single integer a query returns (0 when it returns no row).
-    package func scalar(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> Int64 {
+    package func scalar(_ sql: String, _ values: [SQLValue] = []) throws(KeychainFailure) -> Int64 {
         let statement = try prepare(sql)
         try statement.bind(values)
         defer { statement.finish() }
@@ -73,8 +77,8 @@ package final class Database {
     package func setBusyTimeout(_ milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 
     /// Caps the database at `pages` pages (`PRAGMA max_page_count`); used to simulate a full disk.
-    package func setMaxPageCount(_ pages: Int) throws(SQLiteError) { try execute("PRAGMA max_page_count=\(pages)") }
+    package func setMaxPageCount(_ pages: Int) throws(KeychainFailure) { try execute("PRAGMA max_page_count=\(pages)") }
 
     /// SQLite's `data_version`: changes whenever another connection commits.
-    package func dataVersion() throws(SQLiteError) -> Int64 { try scalar("PRAGMA data_version") }
+    package func dataVersion() throws(KeychainFailure) -> Int64 { try scalar("PRAGMA data_version") }
 }

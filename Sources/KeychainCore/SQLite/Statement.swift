@@ -15,7 +15,7 @@ package final class Statement {
     let handle: OpaquePointer
     private unowned let database: Database
 
-    init(database: Database, sql: String) throws(SQLiteError) {
+    init(database: Database, sql: String) throws(KeychainFailure) {
         var handle: OpaquePointer?
         let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard rc == SQLITE_OK, let handle else { throw database.error(rc) }
@@ -26,7 +26,7 @@ package final class Statement {
     deinit { sqlite3_finalize(handle) }
 
     /// Resets the statement and binds `values` to parameters 1…n.
-    package func bind(_ values: [SQLValue]) throws(SQLiteError) {
+    package func bind(_ values: [SQLValue]) throws(KeychainFailure) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
@@ -44,7 +44,7 @@ package final class Statement {
     }
 
     /// Steps once. - Returns: `true` when a row is available.
-    package func step() throws(SQLiteError) -> Bool {
+    package func step() throws(KeychainFailure) -> Bool {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
@@ -54,7 +54,7 @@ package final class Statement {
     }
 
     /// Runs the statement to completion with `values` bound.
-    package func run(_ values: [SQLValue] = []) throws(SQLiteError) {
+    package func run(_ values: [SQLValue] = []) throws(KeychainFailure) {
         try bind(values)
         while try step() {}
         sqlite3_reset(handle)

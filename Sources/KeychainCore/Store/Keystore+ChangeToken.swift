@@ -8,16 +8,12 @@ extension Keystore {
     /// - Throws: ``KeychainFailure`` with `.io` or `.notAvailable` when SQLite cannot answer.
     package func changeToken() throws(KeychainFailure) -> ChangeToken {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) -> ChangeToken in
-            do throws(SQLiteError) {
-                // The transaction's start has just read data_version (SessionKeys.beginTransaction).
-                var dataVersion = s.keys.dataVersion
-                if dataVersion == nil { dataVersion = try s.database.dataVersion() }
-                return ChangeToken(
-                    dataVersion: dataVersion!,
-                    localChanges: try s.database.scalar("SELECT total_changes()"))
-            } catch {
-                throw StoreSession.failure(error)
-            }
+            // The transaction's start has just read data_version (SessionKeys.beginTransaction).
+            var dataVersion = s.keys.dataVersion
+            if dataVersion == nil { dataVersion = try s.database.dataVersion() }
+            return ChangeToken(
+                dataVersion: dataVersion!,
+                localChanges: try s.database.scalar("SELECT total_changes()"))
         }
     }
 }

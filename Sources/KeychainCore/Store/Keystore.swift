@@ -47,17 +47,17 @@ package final class Keystore: Sendable {
             throw KeychainFailure(.invalidKeychain, "\(path) is empty; refusing to replace it")
         }
         let database: Database
-        do {
+        do throws(KeychainFailure) {
             database = try Database(path: path, mode: .readWrite)
             database.setBusyTimeout(Self.busyTimeoutMilliseconds)
         } catch {
-            throw KeychainFailure(.invalidKeychain, "cannot open \(path): \(error.message)")
+            throw KeychainFailure(.invalidKeychain, "cannot open \(path): \(error.databaseMessage)")
         }
         let schemaVersion = try Schema.validate(database, path: path)
-        do {
+        do throws(KeychainFailure) {
             try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON")
         } catch {
-            throw KeychainFailure(.invalidKeychain, "cannot configure \(path): \(error.message)")
+            throw KeychainFailure(.invalidKeychain, "cannot configure \(path): \(error.databaseMessage)")
         }
         guard let keychainID = try Meta.blob(database, "keychain_id"), keychainID.count == 16 else {
             throw KeychainFailure(.invalidKeychain, "\(path) has no keychain id")
@@ -65,7 +65,7 @@ package final class Keystore: Sendable {
         let keys = SessionKeys(
             keychainID: keychainID, keychainPath: path, deviceKey: try DeviceKey.load(path: location.deviceKeyPath),
             deviceKeyPath: location.deviceKeyPath)
-        do { try database.execute("BEGIN") } catch { throw StoreSession.failure(error) }
+        try database.execute("BEGIN")
         var hasLegacyRecords = schemaVersion == Schema.legacyRecordVersion
         do {
             try keys.beginTransaction(database)
@@ -101,7 +101,8 @@ package final class Keystore: Sendable {
         let temporary = path + ".new-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         _ = try FileSystem.createEmptyPrivateFile(temporary)
         defer { FileSystem.remove(temporary) }
-        do throws(SQLiteError) {
+        // The connection closes at the end of this block, before the file is linked into place.
+        do {
             let database = try Database(path: temporary, mode: .readWrite)
             try database.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL")
             try database.execute("BEGIN IMMEDIATE")
@@ -115,8 +116,6 @@ package final class Keystore: Sendable {
             try Meta.set(database, "accumulator", [UInt8](repeating: 0, count: 32))
             try database.execute("COMMIT")
             try database.execute("PRAGMA journal_mode=WAL")
-        } catch {
-            throw StoreSession.failure(error)
         }
         // Link, not rename: an existing keychain is never replaced (another process's, made at the
         // same moment, is then used).
@@ -149,14 +148,12 @@ package final class Keystore: Sendable {
             var attempt = 0
             while true {
                 attempt += 1
-                do throws(SQLiteError) {
+                do throws(KeychainFailure) {
                     // Prepared once and cached: sqlite3_exec would parse BEGIN and COMMIT on every call.
                     try session.database.prepare(begin).run()
-                } catch where error.isBusy && attempt < 50 {
+                } catch where error.databaseError?.code.isBusy == true && attempt < 50 {
                     Self.backOff(attempt)
                     continue
-                } catch {
-                    throw StoreSession.failure(error)
                 }
                 do throws(KeychainFailure) {
                     session.pendingAccumulator.discard()
@@ -181,11 +178,7 @@ package final class Keystore: Sendable {
     }
 
     private static func commit(_ database: Database) throws(KeychainFailure) {
-        do {
-            try database.prepare("COMMIT").run()
-        } catch {
-            throw StoreSession.failure(error)
-        }
+        try database.prepare("COMMIT").run()
     }
 
     private static func backOff(_ attempt: Int) {

@@ -13,6 +13,9 @@ package enum Schema {
     /// only version 1 refuse a version 2 file with `errSecWrongSecVersion` instead of failing on its items.
     package static let legacyRecordVersion: Int64 = 1
 
+    /// The tables of a new keychain. The text must stay as written: SQLite keeps it in the file. What
+    /// the `items` columns hold, how a row is read and sealed, and the order its tag covers are
+    /// ``ItemRow``'s; the keybag's entries are ``KeybagEntry``.
     static let create = """
         PRAGMA application_id = \(applicationID);
         CREATE TABLE meta (
@@ -51,22 +54,23 @@ package enum Schema {
     ///   another application's database; `.wrongSecVersion` for a newer schema.
     @discardableResult
     static func validate(_ database: Database, path: String) throws(KeychainFailure) -> Int64 {
-        do {
-            let application = try database.scalar("PRAGMA application_id")
-            let version = try database.scalar("PRAGMA user_version")
-            guard application == applicationID else {
-                throw KeychainFailure(.invalidKeychain, "\(path) is not a swift-keychain database")
-            }
-            guard version == Schema.version || version == legacyRecordVersion else {
-                throw KeychainFailure(
-                    .wrongSecVersion,
-                    "\(path) has schema version \(version); this build reads versions \(legacyRecordVersion) and \(Schema.version)")
-            }
-            return version
-        } catch let failure as KeychainFailure {
-            throw failure
+        let application: Int64
+        let version: Int64
+        do throws(KeychainFailure) {
+            application = try database.scalar("PRAGMA application_id")
+            version = try database.scalar("PRAGMA user_version")
         } catch {
-            throw KeychainFailure(.invalidKeychain, "\(path) cannot be read as a keychain: \(error)")
+            let reason = error.databaseError?.description ?? error.description
+            throw KeychainFailure(.invalidKeychain, "\(path) cannot be read as a keychain: \(reason)")
         }
+        guard application == applicationID else {
+            throw KeychainFailure(.invalidKeychain, "\(path) is not a swift-keychain database")
+        }
+        guard version == Schema.version || version == legacyRecordVersion else {
+            throw KeychainFailure(
+                .wrongSecVersion,
+                "\(path) has schema version \(version); this build reads versions \(legacyRecordVersion) and \(Schema.version)")
+        }
+        return version
     }
 }

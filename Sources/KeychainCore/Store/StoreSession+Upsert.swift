@@ -79,13 +79,9 @@ extension StoreSession {
         let digest = codec.primaryKeyDigest(itemClass, attributes)
         let statement: Statement
         let found: Bool
-        do throws(SQLiteError) {
-            statement = try database.prepare("SELECT \(Self.rowColumns) FROM items WHERE pk = ?")
-            try statement.bind([.blob(digest)])
-            found = try statement.step()
-        } catch {
-            throw Self.failure(error)
-        }
+        statement = try database.prepare("SELECT \(Self.rowColumns) FROM items WHERE pk = ?")
+        try statement.bind([.blob(digest)])
+        found = try statement.step()
         defer { statement.finish() }
         return found ? try Self.row(statement, withSecret: false) : nil
     }

@@ -24,44 +24,23 @@ package struct StoreSession: ~Copyable {
 
     // MARK: - Rows
 
-    /// One row as stored, before decryption.
-    struct Row {
-        let rowid: Int64
-        let persistentRef: [UInt8]
-        let itemClass: ItemClass
-        let protection: ProtectionClass
-        let sync: Bool
-        let digests: ItemCodec.Digests
-        let wrappedKey: [UInt8]
-        let attributes: [UInt8]
-        let secret: [UInt8]?
-        let tag: [UInt8]
-    }
+    /// One row as stored, before decryption: ``ItemRow`` (which owns the columns, sealing and tag).
+    typealias Row = ItemRow
 
-    /// The columns ``row(_:withSecret:)`` reads, in order; append `, secret` to read the secret too.
-    static let rowColumns = "rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, tag"
+    /// ``ItemRow/selectColumns``: what ``row(_:withSecret:)`` reads; append `, secret` to read the secret too.
+    static var rowColumns: String { ItemRow.selectColumns }
 
-    /// The row at the statement's cursor, selected as `SELECT rowColumns[, secret]`.
+    /// The row at the statement's cursor (``ItemRow/init(_:withSecret:)``).
     /// - Throws: `.decode` for an unknown class or protection class.
     static func row(_ statement: Statement, withSecret: Bool) throws(KeychainFailure) -> Row {
-        guard let itemClass = ItemCodec.itemClass(code: statement.int64(2)),
-            let protection = ProtectionClass(code: statement.int64(3))
-        else { throw KeychainFailure(.decode, "an item row has an unknown class or protection class") }
-        return Row(
-            rowid: statement.int64(0), persistentRef: statement.blob(1), itemClass: itemClass,
-            protection: protection, sync: statement.int64(4) != 0,
-            digests: ItemCodec.Digests(
-                accessGroup: statement.blob(5), primaryKey: statement.blob(6), account: statement.blob(7),
-                name: statement.blob(8)),
-            wrappedKey: statement.blob(9), attributes: statement.blob(10),
-            secret: withSecret ? statement.blob(12) : nil, tag: statement.blob(11))
+        try ItemRow(statement, withSecret: withSecret)
     }
 
     /// The rows a query selects by its indexed columns, in insertion order.
     func candidateRows(_ query: ItemQuery, withSecret: Bool) throws(KeychainFailure) -> [Row] {
         // The statement depends only on which clauses are present (and how many groups): a bit each,
         // so the cached statement is found by an integer instead of building and hashing the SQL text.
-        var values: [SQLValue] = [.integer(ItemCodec.classCode(query.itemClass))]
+        var values: [SQLValue] = [.integer(ItemRow.code(query.itemClass))]
         var shape = withSecret ? 1 : 0
         if let ref = query.persistentRef {
             shape |= 1 << 1
@@ -93,7 +72,7 @@ package struct StoreSession: ~Copyable {
         }
         shape |= groupCount << 6
         let sql = { [shape] () -> String in
-            var sql = "SELECT \(Self.rowColumns)\(shape & 1 != 0 ? ", secret" : "") FROM items WHERE class = ?"
+            var sql = ItemRow.select(withSecret: shape & 1 != 0, "WHERE class = ?")
             if shape & (1 << 1) != 0 { sql += " AND persistref = ?" }
             if shape & (1 << 2) != 0 { sql += " AND name = ?" }
             if shape & (1 << 3) != 0 { sql += " AND acct = ?" }
@@ -110,37 +89,30 @@ package struct StoreSession: ~Copyable {
             var rows: [Row] = []
             while try statement.step() { rows.append(try Self.row(statement, withSecret: withSecret)) }
             return rows
-        } catch let failure as KeychainFailure {
-            throw failure
-        } catch let error as SQLiteError {
-            throw Self.failure(error)
-        } catch {
-            throw KeychainFailure(.io, "\(error)")
         }
     }
 
     // MARK: - Opening items
 
     /// The class key for `protection`, or `errSecInteractionNotAllowed` when it is locked.
-    func classKey(_ protection: ProtectionClass) throws(KeychainFailure) -> SecureBytes {
-        guard let key = keys.classKey(protection.code) else { throw KeychainFailure(.interactionNotAllowed) }
+    func classKey(_ protection: ProtectionClass) throws(KeychainFailure) -> ClassKey {
+        guard let key = keys.classKey(protection) else { throw KeychainFailure(.interactionNotAllowed) }
         return key
     }
 
+    /// ``ItemRow/associatedData(_:codec:)`` of `row` with this keychain's codec.
     func associatedData(_ part: ItemCodec.Part, _ row: Row) -> [UInt8] {
-        codec.associatedData(
-            part, persistentRef: row.persistentRef, itemClass: row.itemClass, protection: row.protection,
-            sync: row.sync, digests: row.digests)
+        row.associatedData(part, codec: codec)
     }
 
-    func itemKey(_ row: Row) throws(KeychainFailure) -> SecureBytes {
+    func itemKey(_ row: Row) throws(KeychainFailure) -> ItemKey {
         try itemKey(row, associatedData: associatedData(.key, row))
     }
 
     /// `associatedData` must be ``associatedData(_:_:)`` of `.key` for `row`.
-    func itemKey(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
+    func itemKey(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> ItemKey {
         let classKey = try classKey(row.protection)
-        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: associatedData) else {
+        guard let key = row.openItemKey(classKey: classKey, associatedData: associatedData) else {
             if isOrphaned(row) { throw Self.orphanedFailure }
             throw KeychainFailure(.decode, "an item's key does not authenticate")
         }
@@ -153,7 +125,7 @@ package struct StoreSession: ~Copyable {
     /// rest of the keychain stays usable; a call whose only matches were skipped answers
     /// ``orphanedFailure`` (never "not found": the item exists). `associatedData` is
     /// ``associatedData(_:_:)`` of `.key` for `row`.
-    func itemKeyUnlessOrphaned(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes? {
+    func itemKeyUnlessOrphaned(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> ItemKey? {
         do {
             return try itemKey(row, associatedData: associatedData)
         } catch where error.status == .decode && isOrphaned(row) {
@@ -162,45 +134,40 @@ package struct StoreSession: ~Copyable {
     }
 
     static var orphanedFailure: KeychainFailure {
-        KeychainFailure(.decode, orphanedMessage, isAdvice: true, isOrphanedItem: true)
+        KeychainFailure(.decode, orphanedMessage, reason: .orphanedItem)
     }
 
     /// Whether the row's class key was set aside when the keychain was adopted by another device
     /// key (``Keystore/unlock(password:)``): a `…ThisDeviceOnly` item from before the adoption.
     /// Only meaningful once its key has failed to open.
-    func isOrphaned(_ row: Row) -> Bool { keys.orphanedEntries.contains(row.protection.code) }
+    func isOrphaned(_ row: Row) -> Bool { keys.orphanedEntries.contains(.classKey(row.protection)) }
 
     package static let orphanedMessage =
         "this ThisDeviceOnly item is bound to the device key of another installation (or of a lost one) and cannot be read here; delete it and add it again"
 
-    func openAttributes(_ row: Row, itemKey: SecureBytes) throws(KeychainFailure) -> [String: AttributeValue] {
+    func openAttributes(_ row: Row, itemKey: ItemKey) throws(KeychainFailure) -> [String: AttributeValue] {
         try openAttributes(row, itemKey: itemKey, associatedData: associatedData(.attributes, row))
     }
 
     /// `associatedData` must be ``associatedData(_:_:)`` of `.attributes` for `row`.
-    func openAttributes(_ row: Row, itemKey: SecureBytes, associatedData: [UInt8]) throws(KeychainFailure)
+    func openAttributes(_ row: Row, itemKey: ItemKey, associatedData: [UInt8]) throws(KeychainFailure)
         -> [String: AttributeValue]
     {
-        guard let plain = Sodium.open(row.attributes, key: itemKey, associatedData: associatedData),
-            let attributes = ItemCodec.decodeAttributes(plain)
-        else { throw KeychainFailure(.decode, "an item's attributes do not authenticate") }
-        // The digest columns are not recomputed here: they are in the associated data the attributes were
-        // sealed with, and ``sealRow`` computes them from these same attributes, so a row whose index does
-        // not match its content cannot authenticate. Only a holder of the class key could seal such a row,
-        // and that key comes from the same keybag as the index key. (Recomputing cost 4 keyed BLAKE2b per
-        // item, ~26k instructions: a fifth of an enumeration; keychain-bench issue 7.)
+        guard let attributes = row.openAttributes(itemKey: itemKey, associatedData: associatedData) else {
+            throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+        }
         return attributes
     }
 
-    func openSecret(_ row: Row, itemKey: SecureBytes) throws(KeychainFailure) -> SecureBytes {
+    func openSecret(_ row: Row, itemKey: ItemKey) throws(KeychainFailure) -> SecureBytes {
         try openSecret(row, itemKey: itemKey, associatedData: associatedData(.secret, row))
     }
 
     /// `associatedData` must be ``associatedData(_:_:)`` of `.secret` for `row`.
-    func openSecret(_ row: Row, itemKey: SecureBytes, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
-        guard let sealed = row.secret,
-            let secret = Sodium.openSecret(sealed, key: itemKey, associatedData: associatedData)
-        else { throw KeychainFailure(.decode, "an item's secret does not authenticate") }
+    func openSecret(_ row: Row, itemKey: ItemKey, associatedData: [UInt8]) throws(KeychainFailure) -> SecureBytes {
+        guard let secret = row.openSecret(itemKey: itemKey, associatedData: associatedData) else {
+            throw KeychainFailure(.decode, "an item's secret does not authenticate")
+        }
         return secret
     }
 
@@ -251,9 +218,9 @@ package struct StoreSession: ~Copyable {
                 guard Self.satisfies(attributes, query) else { continue }
             } else if needsAccessControl {
                 ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
-                guard let plain = Sodium.open(row.attributes, key: key, associatedData: ad),
-                    let access = ItemCodec.accessControl(plain)
-                else { throw KeychainFailure(.decode, "an item's attributes do not authenticate") }
+                guard let access = row.openAccessControl(itemKey: key, associatedData: ad) else {
+                    throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                }
                 if let access { attributes["accc"] = access }
             }
             var secret: SecureBytes?
@@ -299,9 +266,15 @@ package struct StoreSession: ~Copyable {
         return attributes
     }
 
+    /// Seals a row for `attributes` (already normalized) under the class key of their protection class.
+    /// - Parameter rowid: the row it will replace, or 0 for an insert.
+    /// - Throws: `.dataTooLarge`; `.param` for an unknown protection class or attributes that cannot be
+    ///   encoded; `.authFailed` for a WhenPasscodeSet item in a keychain without a password;
+    ///   `.interactionNotAllowed` when the class key is locked.
     func sealRow(
-        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8]
-    ) throws(KeychainFailure) -> (protection: ProtectionClass, sync: Bool, digests: ItemCodec.Digests, values: [SQLValue]) {
+        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8],
+        rowid: Int64 = 0
+    ) throws(KeychainFailure) -> ItemRow {
         if let secret, secret.count > Self.maximumSecretBytes {
             throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
         }
@@ -315,44 +288,17 @@ package struct StoreSession: ~Copyable {
         }
         var sync = false
         if case .bool(let flag)? = attributes["sync"] { sync = flag }
-        let classKey = try classKey(protection)
-        let digests = codec.digests(itemClass, attributes)
-        let row = Row(
-            rowid: 0, persistentRef: persistentRef, itemClass: itemClass, protection: protection, sync: sync,
-            digests: digests, wrappedKey: [], attributes: [], secret: nil, tag: [])
-        let itemKey = SecureBytes.random(count: Sodium.keyBytes)
-        let wrapped = Sodium.seal(itemKey, key: classKey, associatedData: associatedData(.key, row))
-        let sealedAttributes = Sodium.seal(
-            try ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: associatedData(.attributes, row))
-        let sealedSecret = Sodium.seal(
-            secret ?? SecureBytes(count: 0) { _ in }, key: itemKey, associatedData: associatedData(.secret, row))
-        return (
-            protection, sync, digests,
-            [
-                .integer(protection.code), .integer(sync ? 1 : 0), .blob(digests.accessGroup),
-                .blob(digests.primaryKey), .blob(digests.account), .blob(digests.name), .blob(wrapped),
-                .blob(sealedAttributes), .blob(sealedSecret),
-            ]
-        )
+        return try ItemRow.seal(
+            itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef, protection: protection,
+            sync: sync, classKey: try classKey(protection), codec: codec, rowid: rowid)
     }
 
     func insert(
         _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8]
     ) throws(KeychainFailure) {
-        let sealed = try sealRow(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
-        let columns: [SQLValue] = [.blob(persistentRef), .integer(ItemCodec.classCode(itemClass))] + sealed.values
-        let tag = codec.rowTag(columns)
-        do throws(SQLiteError) {
-            let statement = try database.prepare(
-                """
-                INSERT INTO items (persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret, tag)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            try statement.run(columns + [.blob(tag)])
-        } catch {
-            throw Self.failure(error)
-        }
-        try accumulate(tag)
+        let row = try sealRow(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
+        try database.prepare(ItemRow.insertSQL).run(row.taggedValues + [.blob(row.tag)])
+        try accumulate(row.tag)
     }
 
     /// Applies `changes` (and a new secret, when given) to every item `query` matches.
@@ -418,59 +364,32 @@ package struct StoreSession: ~Copyable {
     ///   - itemKey: the row's item key.
     ///   - secret: the new secret, or `nil` to keep the stored one.
     /// - Throws: `.dataTooLarge`; `.param` when the attributes cannot be encoded; SQLite failures.
-    func reseal(_ row: Row, itemKey: SecureBytes, attributes: [String: AttributeValue], secret: SecureBytes?)
+    func reseal(_ row: Row, itemKey: ItemKey, attributes: [String: AttributeValue], secret: SecureBytes?)
         throws(KeychainFailure)
     {
         if let secret, secret.count > Self.maximumSecretBytes {
             throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
         }
-        var ad = associatedData(.attributes, row)
-        let sealedAttributes = Sodium.seal(try ItemCodec.encodeAttributes(attributes), key: itemKey, associatedData: ad)
-        let sealedSecret: [UInt8]
-        if let secret {
-            ad[ItemCodec.partOffset] = ItemCodec.Part.secret.rawValue
-            sealedSecret = Sodium.seal(secret, key: itemKey, associatedData: ad)
+        let resealed = try row.resealed(attributes: attributes, secret: secret, itemKey: itemKey, codec: codec)
+        if secret != nil {
+            try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
+                .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag), .integer(row.rowid),
+            ])
         } else {
-            guard let kept = row.secret else { throw KeychainFailure(.decode, "an item's secret was not read") }
-            sealedSecret = kept
+            try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
+                .blob(resealed.attributes), .blob(resealed.tag), .integer(row.rowid),
+            ])
         }
-        let tag = codec.rowTag([
-            .blob(row.persistentRef), .integer(ItemCodec.classCode(row.itemClass)), .integer(row.protection.code),
-            .integer(row.sync ? 1 : 0), .blob(row.digests.accessGroup), .blob(row.digests.primaryKey),
-            .blob(row.digests.account), .blob(row.digests.name), .blob(row.wrappedKey), .blob(sealedAttributes),
-            .blob(sealedSecret),
-        ])
-        do throws(SQLiteError) {
-            if secret != nil {
-                try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
-                    .blob(sealedAttributes), .blob(sealedSecret), .blob(tag), .integer(row.rowid),
-                ])
-            } else {
-                try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
-                    .blob(sealedAttributes), .blob(tag), .integer(row.rowid),
-                ])
-            }
-        } catch {
-            throw Self.failure(error)
-        }
-        try accumulate(zip(row.tag, tag).map { $0 ^ $1 })
+        try accumulate(zip(row.tag, resealed.tag).map { $0 ^ $1 })
     }
 
     /// Re-seals one row in place with a fresh item key.
     func rewrite(_ row: Row, attributes: [String: AttributeValue], secret: SecureBytes) throws(KeychainFailure) {
-        let sealed = try sealRow(row.itemClass, attributes: attributes, secret: secret, persistentRef: row.persistentRef)
-        let tag = codec.rowTag([.blob(row.persistentRef), .integer(ItemCodec.classCode(row.itemClass))] + sealed.values)
-        do throws(SQLiteError) {
-            let statement = try database.prepare(
-                """
-                UPDATE items SET pdmn = ?, sync = ?, agrp = ?, pk = ?, acct = ?, name = ?, wrapped_key = ?,
-                attributes = ?, secret = ?, tag = ? WHERE rowid = ?
-                """)
-            try statement.run(sealed.values + [.blob(tag), .integer(row.rowid)])
-        } catch {
-            throw Self.failure(error)
-        }
-        try accumulate(zip(row.tag, tag).map { $0 ^ $1 })
+        let sealed = try sealRow(
+            row.itemClass, attributes: attributes, secret: secret, persistentRef: row.persistentRef, rowid: row.rowid)
+        try database.prepare(ItemRow.rewriteSQL).run(
+            Array(sealed.taggedValues.dropFirst(2)) + [.blob(sealed.tag), .integer(row.rowid)])
+        try accumulate(zip(row.tag, sealed.tag).map { $0 ^ $1 })
     }
 
     /// Deletes every item `query` matches.
@@ -498,76 +417,31 @@ package struct StoreSession: ~Copyable {
         return deleted
     }
 
-    // MARK: - Integrity accumulator
-
-    /// XORs `delta` into the keychain's accumulator: the XOR of every row's keyed tag. Replaying an
-    /// old copy of a row, or removing or adding one behind the engine's back, breaks the equality
-    /// that ``Keystore/verifyIntegrity()`` checks.
-    ///
-    /// Every write calls this; the deltas of one transaction are XORed in memory and written to `meta`
-    /// by ``flushAccumulator()`` just before the transaction commits (``Keystore`` does it), so the
-    /// committed accumulator is exactly what writing it after every row gave, without a SELECT and an
-    /// INSERT OR REPLACE of `meta` per row (13k of a bulk add's 138k instructions per item; issue 7).
-    func accumulate(_ delta: [UInt8]) throws(KeychainFailure) {
-        guard delta.count == PendingAccumulator.bytes else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
-        pendingAccumulator.xor(delta)
-    }
-
-    /// Writes the transaction's accumulated delta into `meta` (no-op when nothing was written).
-    /// Called by ``Keystore`` right before COMMIT, inside the transaction.
-    func flushAccumulator() throws(KeychainFailure) {
-        guard let delta = pendingAccumulator.take() else { return }
-        var current = try Meta.blob(database, "accumulator") ?? [UInt8](repeating: 0, count: delta.count)
-        guard current.count == delta.count else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
-        for index in current.indices { current[index] ^= delta[index] }
-        do { try Meta.set(database, "accumulator", current) } catch { throw Self.failure(error) }
-    }
-
     /// Deletes one row, whose stored tag is `tag`, and takes the tag out of the accumulator.
     func deleteRow(_ rowid: Int64, tag: [UInt8]) throws(KeychainFailure) {
-        do throws(SQLiteError) {
-            try database.prepare("DELETE FROM items WHERE rowid = ?").run([.integer(rowid)])
-        } catch {
-            throw Self.failure(error)
-        }
+        try database.prepare("DELETE FROM items WHERE rowid = ?").run([.integer(rowid)])
         try accumulate(tag)
     }
 
     /// The rowid and tag of the row whose `column` (a unique blob column: `pk`, `persistref`) is `value`.
     func rowIDAndTag(column: String, _ value: [UInt8]) throws(KeychainFailure) -> (rowid: Int64, tag: [UInt8])? {
-        do throws(SQLiteError) {
+        do {
             let statement = try database.prepare("SELECT rowid, tag FROM items WHERE \(column) = ?")
             try statement.bind([.blob(value)])
             defer { statement.finish() }
             return try statement.step() ? (statement.int64(0), statement.blob(1)) : nil
-        } catch {
-            throw Self.failure(error)
         }
     }
 
     /// Deletes every item of one protection class (used when the password is removed).
     func deleteAll(_ protection: ProtectionClass) throws(KeychainFailure) {
         var doomed: [(rowid: Int64, tag: [UInt8])] = []
-        do throws(SQLiteError) {
+        do {
             let select = try database.prepare("SELECT rowid, tag FROM items WHERE pdmn = ?")
             try select.bind([.integer(protection.code)])
             defer { select.finish() }
             while try select.step() { doomed.append((select.int64(0), select.blob(1))) }
-        } catch {
-            throw Self.failure(error)
         }
         for row in doomed { try deleteRow(row.rowid, tag: row.tag) }
-    }
-
-    // MARK: - Errors
-
-    /// Maps SQLite failures to statuses: constraint → duplicate item, full → disk full,
-    /// corrupt → invalid keychain, busy (after our retries) → not available.
-    static func failure(_ error: SQLiteError) -> KeychainFailure {
-        if error.isConstraint { return KeychainFailure(.duplicateItem) }
-        if error.isFull { return KeychainFailure(.diskFull, "the keychain's disk or size limit is full") }
-        if error.isCorrupt { return KeychainFailure(.invalidKeychain, error.message) }
-        if error.isBusy { return KeychainFailure(.notAvailable, "the keychain stayed locked by another process") }
-        return KeychainFailure(.io, error.description)
     }
 }

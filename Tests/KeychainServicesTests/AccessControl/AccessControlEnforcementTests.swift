@@ -4,6 +4,7 @@ import KeychainServices
 import KeychainTestSupport
 import LocalAuthentication
 import Testing
+import KeychainTesting
 
 /// kSecAttrAccessControl enforced on use (SecAccessControl.h; "Restricting keychain item
 /// accessibility", https://developer.apple.com/documentation/security/restricting-keychain-item-accessibility;

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCore
 import Testing
+import KeychainTesting
 
 /// The prompter: pinentry over GnuPG's Assuan protocol, chosen as gpg-agent chooses it
 /// (gpg-agent(1): `pinentry-program`; default `pinentry`), overridable by `KEYCHAIN_PINENTRY`.

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCore
 import KeychainServices
+import KeychainTesting
 
 /// A pinentry stand-in: a small shell script, written into the test's temporary folder, that speaks
 /// the Assuan protocol as pinentry does. It answers every GETPIN with a fixed PIN (or cancels), and

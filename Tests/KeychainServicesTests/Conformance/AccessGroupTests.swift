@@ -3,6 +3,7 @@ import KeychainTestSupport
 import KeychainCore
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// Access groups and entitlements: docs/APPLE-SEMANTICS.md rules 8 and 9 (SecItem.h kSecAttrAccessGroup;
 /// SecItemServer.c `_SecItemAdd`; "Sharing access to keychain items among a collection of apps").

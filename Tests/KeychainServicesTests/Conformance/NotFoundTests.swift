@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// errSecItemNotFound and the default match limits: docs/APPLE-SEMANTICS.md rules 2 and 5
 /// (SecItemServer.c `s3dl_query`, "No items updated", "Delete failed to delete anything").

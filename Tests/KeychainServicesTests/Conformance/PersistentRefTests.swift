@@ -2,6 +2,7 @@ import Foundation
 import KeychainTestSupport
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// Persistent references: docs/APPLE-SEMANTICS.md rule 13 (SecItem.h; SecItemServer.c `query_add_value`).
 @Suite("Persistent references")

@@ -2,6 +2,7 @@ import Foundation
 import KeychainCore
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// Uniqueness: docs/APPLE-SEMANTICS.md rules 1 and 3 (SecItemSchema.c `P` flags; errSecDuplicateItem docs;
 /// Quinn, "SecItem: Pitfalls and Best Practices").

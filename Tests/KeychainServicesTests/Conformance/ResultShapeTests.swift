@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// Result shapes: docs/APPLE-SEMANTICS.md rules 4, 5, 13 and 16 (SecItem.h; SecItemServer.c `handle_result`).
 @Suite("Result shapes of SecItemCopyMatching and SecItemAdd")

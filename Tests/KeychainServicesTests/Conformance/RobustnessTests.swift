@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// Malformed dictionaries: every call must return a documented status and never crash the process.
 @Suite("Robustness against malformed dictionaries")

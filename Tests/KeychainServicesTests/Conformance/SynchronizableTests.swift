@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// kSecAttrSynchronizable: docs/APPLE-SEMANTICS.md rule 11 (SecItem.h; SecItemServer.c
 /// `query_add_attribute_with_desc`, `query_create_with_limit`).

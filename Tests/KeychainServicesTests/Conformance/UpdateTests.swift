@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// SecItemUpdate: docs/APPLE-SEMANTICS.md rule 7 (SecItem.h; SecItemServer.c `_SecItemUpdate`).
 @Suite("SecItemUpdate")

@@ -2,6 +2,7 @@ import Foundation
 import KeychainCore
 import KeychainServices
 import Testing
+import KeychainTesting
 
 /// The four SecItem calls, for tests that run one rule against each.
 enum Operation: String, CaseIterable, Sendable, CustomTestStringConvertible {

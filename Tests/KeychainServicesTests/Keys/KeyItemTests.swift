@@ -3,6 +3,7 @@ import KeychainCore
 import Testing
 
 @testable import KeychainServices
+import KeychainTesting
 
 /// kSecClassKey, kSecClassCertificate and kSecClassIdentity items (tracker issue 18): Apple's derived
 /// attributes, primary keys (APPLE-SEMANTICS.md rule 3), default accessibility (rule 12), references.

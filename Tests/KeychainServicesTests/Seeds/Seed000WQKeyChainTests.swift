@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import Testing
+import KeychainTesting
 
 // Seed 000 (iOS程序猿之keyChain保存登录名和密码): WQKeyChain and UserDataManager, ported to Swift
 // call for call. Only the import differs from the iOS version. Like the original it deletes, then adds,

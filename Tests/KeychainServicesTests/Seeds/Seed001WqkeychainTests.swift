@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import Testing
+import KeychainTesting
 
 // Seed 001 (Use of Keychain): Wqkeychain save/load/delete and WQUserDataManager, ported to Swift call
 // for call: delete-then-add, NSKeyedArchiver payload, kSecAttrAccessibleAfterFirstUnlock, statuses ignored.

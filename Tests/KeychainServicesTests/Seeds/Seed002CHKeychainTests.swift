@@ -2,6 +2,7 @@ import Foundation
 import KeychainTestSupport
 import KeychainServices
 import Testing
+import KeychainTesting
 
 // Seed 002 (iOS UUID配合keychain的替换方案实现): CHKeychain and the device-UUID pattern, ported to Swift.
 // The UUID is created once, saved in the keychain, and must stay the same for every later launch

@@ -3,6 +3,7 @@ import KeychainTestSupport
 import KeychainCore
 import KeychainServices
 import Testing
+import KeychainTesting
 
 // Seed 003 (通過KeyChain實現相同簽名下發布的應用之間的數據共享): KeyChain save/load/delete shared between
 // apps of one team through keychain-access-groups. App A stores under its default group (the first

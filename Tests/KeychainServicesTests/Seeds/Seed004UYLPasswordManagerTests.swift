@@ -3,6 +3,7 @@ import KeychainTestSupport
 import KeychainCore
 import KeychainServices
 import Testing
+import KeychainTesting
 
 // Seed 004: UYLPasswordManager (Keith Harrison, useyourloaf.com), ported to Swift call for call from its
 // UYLPasswordManager.m: items are generic passwords with service "UYLPasswordManager" and the identifier

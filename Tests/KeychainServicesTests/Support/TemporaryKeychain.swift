@@ -1,47 +1,23 @@
 import Foundation
 import KeychainCore
 import KeychainServices
+import KeychainTesting
 import Testing
 
-/// A keychain of its own for one test: a fresh temporary folder holding `$XDG_DATA_HOME` and
-/// `$XDG_STATE_HOME`, so in-process calls (through ``KeychainContext/withOverride(_:_:)``) and
-/// helper processes (through the environment) open the same `login.keychain-db`.
-final class TemporaryKeychain: Sendable {
-    let root: String
+/// What SecItem tests need of the shared ``TemporaryKeychain`` (`KeychainTesting`): contexts on new
+/// connections, bound to the current task.
+extension TemporaryKeychain {
+    /// The temporary folder.
+    var root: String { directory }
 
-    init() throws {
-        let base = FileManager.default.temporaryDirectory.path
-        root = base + "/swkc-tests-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
-
-    var dataHome: String { root + "/data" }
-    var stateHome: String { root + "/state" }
-    /// The keychain folder, `$XDG_DATA_HOME/keychains`.
-    var keychainDirectory: String { dataHome + "/keychains" }
-    /// The device key's folder, `$XDG_STATE_HOME/keychains`.
-    var deviceKeyDirectory: String { stateHome + "/keychains" }
-    var environment: [String: String] { ["XDG_DATA_HOME": dataHome, "XDG_STATE_HOME": stateHome] }
-    var location: KeychainLocation { .login(environment: environment) }
-
-    /// Opens (creating on first use) the keychain as `identity`.
+    /// Opens (creating on first use) the keychain as `identity`, on a new connection.
     func context(_ identity: ApplicationIdentity = .unsigned) throws -> KeychainContext {
-        KeychainContext(keystore: try Keystore(location: location), identity: identity)
+        KeychainContext(keystore: try open(), identity: identity)
     }
 
     /// Runs `body` with this keychain and `identity` bound to the current task.
     func run<R>(as identity: ApplicationIdentity = .unsigned, _ body: () throws -> R) throws -> R {
         try KeychainContext.withOverride(try context(identity), body)
-    }
-
-    /// Writes an entitlements plist into the temporary folder and returns its path.
-    func entitlements(_ name: String, _ plist: [String: Any]) throws -> String {
-        let path = root + "/\(name).entitlements"
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-        try data.write(to: URL(fileURLWithPath: path))
-        return path
     }
 }
 

@@ -141,7 +141,7 @@ struct ExportItems: SecuritySubcommand {
                 KeychainFailure(
                     .param,
                     "the keychain holds \(identities.count) identities, and export writes one per PKCS #12 file here:"
-                        + " export from a keychain that holds only the one you want", isAdvice: true))
+                        + " export from a keychain that holds only the one you want", reason: .advice))
         }
         guard identity.privateKey.isExtractable else {
             return .failure(KeychainFailure(.interactionNotAllowed, "the identity's private key is not extractable"))

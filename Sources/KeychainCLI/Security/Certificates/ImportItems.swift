@@ -85,7 +85,7 @@ struct ImportItems: SecuritySubcommand {
                 // Nothing was asked: say that the file needs its passphrase rather than that it was wrong.
                 return context.fail(
                     "SecKeychainItemImport",
-                    KeychainFailure(.authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", isAdvice: true))
+                    KeychainFailure(.authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", reason: .advice))
             }
             guard status == errSecSuccess, let imported = items as? [[String: Any]] else {
                 // Not PKCS #12 either: macOS's "Unknown format in import".

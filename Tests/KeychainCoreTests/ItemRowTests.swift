@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import KeychainCore
+import KeychainTesting
+
+/// The permanent numbers and orders the on-disk format is made of, written down once in `ItemRow` and
+/// `KeybagEntry` (issue 13). A change to any of them would make existing keychains unreadable, so each
+/// is pinned here as well as by the golden keychains (`GoldenKeychainTests`).
+@Suite("Item row and keybag entries")
+struct ItemRowTests {
+    @Test("the row tag covers every column but rowid and tag, in the table's order")
+    func taggedColumns() {
+        #expect(
+            ItemRow.taggedColumns.map(\.rawValue)
+                == ["persistref", "class", "pdmn", "sync", "agrp", "pk", "acct", "name", "wrapped_key", "attributes", "secret"])
+        #expect(ItemRow.taggedColumns.filter(\.isInteger) == [.itemClass, .protection, .sync])
+        #expect(
+            ItemRow.insertSQL
+                == "INSERT INTO items (persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        #expect(
+            ItemRow.rewriteSQL
+                == "UPDATE items SET pdmn = ?, sync = ?, agrp = ?, pk = ?, acct = ?, name = ?, wrapped_key = ?, attributes = ?, secret = ?, tag = ? WHERE rowid = ?")
+    }
+
+    @Test("class codes are 1 genp, 2 inet, 3 keys, 4 cert; other codes are no class")
+    func classCodes() {
+        #expect(ItemClass.allCases.map(ItemRow.code) == [1, 2, 3, 4])
+        #expect(ItemRow.itemClass(code: 0) == nil)
+        #expect(ItemRow.itemClass(code: 5) == nil)
+    }
+
+    @Test("keybag entries are 0 for the index key and the protection class code for its class key")
+    func keybagEntries() {
+        #expect(KeybagEntry.all.map(\.code) == [0, 1, 2, 3, 4, 5, 6, 7])
+        for entry in KeybagEntry.all { #expect(KeybagEntry(code: entry.code) == entry) }
+        #expect(KeybagEntry(code: 8) == nil)
+        #expect(KeybagEntry(code: -1) == nil)
+        #expect(KeybagEntry.index.protection == nil)
+        #expect(KeybagEntry.classKey(.always).protection == .always)
+        #expect(Keybag.migrationEntries.map(\.code) == [0, 1, 2, 3])
+        #expect(Keybag.passcodeEntries.map(\.code) == [1, 2, 4, 5, 7])
+    }
+
+    @Test("each key-encryption key type wraps into its own keybag slot")
+    func kekSlots() {
+        #expect(DeviceKEK.slot == .device)
+        #expect(PasscodeKEK.slot == .passcode)
+        #expect(MigrationKEK.slot == .migration)
+    }
+
+    @Test("a row sealed and re-sealed opens with its associated data only, and its tag covers its stored values")
+    func sealAndReseal() throws {
+        let codec = ItemCodec(keychainID: Array(repeating: 7, count: 16), indexKey: IndexKey(SecureBytes.random(count: 32)))
+        let classKey = ClassKey.random()
+        let attributes = StoreSession.normalized(.genericPassword, ["svce": .string("s"), "acct": .string("a"), "agrp": .string("g")])
+        let row = try ItemRow.seal(
+            .genericPassword, attributes: attributes, secret: SecureBytes(copying: Array("secret".utf8)),
+            persistentRef: Array("genp".utf8) + Array(repeating: 1, count: 16), protection: .whenUnlocked, sync: false,
+            classKey: classKey, codec: codec)
+        #expect(row.tag == codec.rowTag(row.taggedValues))
+        let key = try #require(row.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
+        #expect(row.openItemKey(classKey: ClassKey.random(), associatedData: row.associatedData(.key, codec: codec)) == nil)
+        #expect(row.openItemKey(classKey: classKey, associatedData: row.associatedData(.secret, codec: codec)) == nil)
+        let secret = Sodium.openSecret(row.secret ?? [], key: key.bytes, associatedData: row.associatedData(.secret, codec: codec))
+        #expect(secret?.constantTimeEquals(Array("secret".utf8)) == true)
+
+        var changed = attributes
+        changed["labl"] = .string("label")
+        let resealed = try row.resealed(attributes: changed, secret: nil, itemKey: key, codec: codec)
+        #expect(resealed.wrappedKey == row.wrappedKey && resealed.secret == row.secret && resealed.digests == row.digests)
+        #expect(resealed.attributes != row.attributes && resealed.tag != row.tag)
+        #expect(resealed.tag == codec.rowTag(resealed.taggedValues))
+        let plain = try #require(
+            Sodium.open(resealed.attributes, key: key.bytes, associatedData: resealed.associatedData(.attributes, codec: codec)))
+        #expect(ItemCodec.decodeAttributes(plain) == changed)
+    }
+}
