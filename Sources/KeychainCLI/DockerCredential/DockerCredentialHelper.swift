@@ -66,7 +66,7 @@ package enum DockerCredentialHelper {
             let store = try keychain { () throws(KeychainFailure) in
                 try KeychainPreferences.openDefault(location, environment: io.environment)
             }
-            let session = DockerKeychain(store: store, identity: identity)
+            let session = DockerKeychain(gateway: ItemGateway(keystore: store, identity: identity))
             switch arguments[0] {
             case "store": try session.store(try DockerCredentials.decode(input))
             case "get": io.output.write(try session.get(try serverURL(input)))

@@ -9,8 +9,8 @@ internal import KeychainCore
 /// exactly that key; `get` also finds a credential stored with a port or path when the URL has
 /// none (osxkeychain's aliases); `erase` deletes exactly the key's item.
 struct DockerKeychain {
-    let store: Keystore
-    let identity: ApplicationIdentity
+    /// The keychain, through the policy gateway (access groups, one-transaction replacement).
+    let gateway: ItemGateway
 
     typealias Failure = DockerCredentialHelper.Failure
 
@@ -40,7 +40,10 @@ struct DockerKeychain {
     ///   same primary key is kept and reported as a duplicate).
     func store(_ credentials: DockerCredentials) throws(Failure) {
         let url = try RegistryURL(credentials.serverURL)
-        guard let group = identity.defaultAccessGroup else { throw .message(KeychainStatus.missingEntitlement.message) }
+        // Docker's own message for a caller without a group: the status text without its number.
+        do throws(KeychainFailure) { _ = try gateway.groupForNewItem(named: nil) } catch {
+            throw .message(error.status.message)
+        }
         let attributes: [String: AttributeValue] = [
             "ptcl": .string(url.appleProtocol), "srvr": .string(url.host), "port": .integer(Int64(url.port ?? 0)),
             "path": .string(url.path), "atyp": .string("dflt"), "sdmn": .string(Self.securityDomain),
@@ -50,9 +53,7 @@ struct DockerKeychain {
         try DockerCredentialHelper.keychain { () throws(KeychainFailure) in
             // One transaction: docker's other items for exactly this key go, the new one is
             // upserted; other programs' items and other keys of the same host stay.
-            _ = try store.replaceCredential(
-                in: scope(url, exact: true), attributes: attributes, secret: secret, group: group,
-                searchGroups: identity.searchGroups)
+            _ = try gateway.replaceCredential(in: scope(url, exact: true), attributes: attributes, secret: secret)
         }
     }
 
@@ -65,9 +66,7 @@ struct DockerKeychain {
         let item = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> ItemRecord in
             // The exact key first, then osxkeychain's aliases.
             for exact in [true, false] {
-                if let item = try store.credentials(
-                    in: scope(url, exact: exact), groups: identity.searchGroups, withSecret: true, limit: 1
-                ).first {
+                if let item = try gateway.credentials(in: scope(url, exact: exact), withSecret: true, limit: 1).first {
                     return item
                 }
             }
@@ -85,9 +84,7 @@ struct DockerKeychain {
     func erase(_ serverURL: String) throws(Failure) {
         let url = try RegistryURL(serverURL)
         try DockerCredentialHelper.keychain { () throws(KeychainFailure) in
-            let deleted = try store.deleteCredentials(in: scope(url, exact: true), groups: identity.searchGroups) { _ in
-                true
-            }
+            let deleted = try gateway.deleteCredentials(in: scope(url, exact: true)) { _ in true }
             if deleted == 0 { throw KeychainFailure(.itemNotFound) }
         }
     }
@@ -96,10 +93,10 @@ struct DockerKeychain {
     /// Go sorts map keys.
     func list() throws(Failure) -> String {
         let items = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> [ItemRecord] in
-            try store.search(
+            try gateway.search(
                 ItemQuery(
                     itemClass: .internetPassword, filters: ["labl": .string(DockerCredentialHelper.label)],
-                    accessGroups: identity.searchGroups),
+                    accessGroups: gateway.helperGroups),
                 projection: [.attributes])
         }
         var entries: [String: String] = [:]

@@ -33,7 +33,7 @@ package import KeychainCore
 /// `git-credential-keychain: failed to <action>: <message> (<status>)` and exit 1.
 package enum GitCredentialHelper {
     /// The longest input line accepted, in bytes: the keychain's limit for a secret (git has none).
-    package static let maximumLineBytes = StoreSession.maximumSecretBytes
+    package static let maximumLineBytes = ItemGateway.maximumSecretBytes
     /// The `state[]` value `get` emits (when git announces `capability[]=state`) so that git does
     /// not store again a credential it just read from this helper.
     static let seenState = "keychain:seen=1"
@@ -66,7 +66,7 @@ package enum GitCredentialHelper {
         do {
             let identity = try ApplicationIdentity.fromEnvironment(io.environment)
             let store = try KeychainPreferences.openDefault(location, environment: io.environment)
-            let session = GitKeychain(store: store, identity: identity)
+            let session = GitKeychain(gateway: ItemGateway(keystore: store, identity: identity))
             switch action {
             case "get": session.get(credential, io: io, found: try session.find(credential))
             case "store": try session.store(credential)

@@ -3,8 +3,8 @@ internal import KeychainCore
 /// The keychain side of `git-credential-keychain`: which items a request selects, and get, store
 /// and erase on them through the engine's credential operations (one transaction each).
 struct GitKeychain {
-    let store: Keystore
-    let identity: ApplicationIdentity
+    /// The keychain, through the policy gateway (access groups, conditional delete, replacement).
+    let gateway: ItemGateway
 
     /// The label prefix of the items this helper writes (git's libsecret helper's label).
     static let labelPrefix = "Git: "
@@ -31,7 +31,7 @@ struct GitKeychain {
     /// - Returns: the items in ``scope(_:exactPath:)``; `[]` when none.
     /// - Throws: `.interactionNotAllowed` when the keychain is locked; `.decode` for a damaged item.
     func find(_ credential: GitCredential) throws(KeychainFailure) -> [ItemRecord] {
-        try store.credentials(in: scope(credential), groups: identity.searchGroups, withSecret: true)
+        try gateway.credentials(in: scope(credential), withSecret: true)
     }
 
     /// Prints the first of `found` whose fields git's protocol can carry; each one skipped is named
@@ -87,15 +87,12 @@ struct GitKeychain {
         if let token = credential.oauthRefreshToken { bytes += Array("\noauth_refresh_token=".utf8) + token }
         let secret = SecureBytes(copying: bytes)
         bytes.wipe()
-        guard let group = identity.defaultAccessGroup else { throw KeychainFailure(.missingEntitlement) }
         let attributes: [String: AttributeValue] = [
             "atyp": .string("dflt"), "srvr": .string(host), "port": .integer(Int64(credential.port ?? 0)),
             "path": GitCredential.attribute(credential.path ?? []), "acct": GitCredential.attribute(username),
             "ptcl": .string(code), "labl": .string(credential.label),
         ]
-        _ = try store.replaceCredential(
-            in: scope(credential, exactPath: true), attributes: attributes, secret: secret, group: group,
-            searchGroups: identity.searchGroups)
+        _ = try gateway.replaceCredential(in: scope(credential, exactPath: true), attributes: attributes, secret: secret)
     }
 
     /// Deletes the matching items; with a password, only those whose password equals it (compared
@@ -104,7 +101,7 @@ struct GitKeychain {
     /// - Throws: `.interactionNotAllowed` when locked; `.decode` for a damaged item.
     func erase(_ credential: GitCredential) throws(KeychainFailure) {
         let wanted = credential.password.map { SecureBytes(copying: $0) }
-        _ = try store.deleteCredentials(in: scope(credential), groups: identity.searchGroups) { item in
+        _ = try gateway.deleteCredentials(in: scope(credential)) { item in
             guard let wanted else { return true }
             guard let secret = item.secret else { return false }
             var stored = GitSecret(secret, ownFormat: Self.isOwnFormat(item))

@@ -65,7 +65,7 @@ enum AddPassword {
                 return secret.map { .success($0) } ?? .failure(ExitStatus(1))
             }
             var reader = LineReader(context.io.input)
-            guard var bytes = reader.rest(limit: StoreSession.maximumSecretBytes + 1) else {
+            guard var bytes = reader.rest(limit: ItemGateway.maximumSecretBytes + 1) else {
                 return .failure(ExitStatus(context.fail(operation, .dataTooLarge)))
             }
             // Nothing at all on standard input (not even a newline) is a cancelled prompt, as in
@@ -78,26 +78,22 @@ enum AddPassword {
         }
     }
 
-    /// Adds the item; with `update`, an existing item with the same primary key is updated in place
-    /// instead (``Keystore/addOrUpdate(_:attributes:secret:)``: one write transaction, never
-    /// delete then add).
+    /// Adds the item through the gateway, into the `--access-group` named or the tools' default
+    /// group; with `update`, an existing item with the same primary key is updated in place instead
+    /// (``ItemGateway/upsert(_:group:)``: one write transaction, never delete then add).
     static func store(
         _ itemClass: ItemClass, attributes: [String: AttributeValue],
         secret: SecureBytes?, update: Bool, target: SecurityContext.Target, context: SecurityContext,
         operation: String
     ) -> Int32 {
-        let store: Keystore
-        do { store = try context.open(target) } catch { return context.fail(operation, error) }
-        var attributes = attributes
-        let group = attributes["agrp"].flatMap { if case .string(let g) = $0 { g } else { nil } }
-            ?? context.identity.defaultAccessGroup ?? ApplicationIdentity.unsignedAccessGroup
-        attributes["agrp"] = .string(group)
+        let gateway: ItemGateway
+        do { gateway = try context.gateway(target) } catch { return context.fail(operation, error) }
+        let item = NewItem(itemClass, attributes: attributes, secret: secret)
         do {
             if update {
-                // Add, or update the item with this primary key in place: one write transaction.
-                _ = try store.addOrUpdate(itemClass, attributes: attributes, secret: secret)
+                _ = try gateway.upsert(item)
             } else {
-                _ = try store.add(itemClass, attributes: attributes, secret: secret)
+                _ = try gateway.add(item)
             }
             return 0
         } catch {

@@ -9,9 +9,11 @@ enum DeletePassword {
         var lastFailure = KeychainFailure(.itemNotFound)
         for target in targets {
             do {
-                let store = try context.open(target)
+                let gateway = try context.gateway(target)
                 // Found and deleted in one write transaction: the item printed is the item deleted.
-                guard let item = try store.deleteFirst(lookup.query, projection: [.attributes]) else { continue }
+                guard let item = try gateway.deleteFirst(try lookup.query(gateway), projection: [.attributes]) else {
+                    continue
+                }
                 context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
                 context.io.error.line("password has been deleted.")
                 return 0
@@ -33,13 +35,12 @@ enum DeletePassword {
     private static func deleteUnreadable(
         _ lookup: ItemLookup, _ targets: [SecurityContext.Target], _ context: SecurityContext
     ) -> Int32? {
-        let query = ItemQuery(
-            itemClass: lookup.itemClass, filters: lookup.filters, accessGroups: lookup.accessGroup.map { [$0] },
-            synchronizable: nil)
-        // The engine deletes an unreadable row only when the query selects it by indexed attributes
+        // The gateway deletes an unreadable row only when the query selects it by indexed attributes
         // alone; otherwise it answers the orphaned-item failure and nothing is deleted.
         for target in targets {
-            guard let store = try? context.open(target), let deleted = try? store.delete(query), deleted > 0 else { continue }
+            guard let gateway = try? context.gateway(target), let query = try? lookup.query(gateway, limit: nil),
+                let deleted = try? gateway.delete(query), deleted > 0
+            else { continue }
             context.io.error.line("password has been deleted.")
             return 0
         }

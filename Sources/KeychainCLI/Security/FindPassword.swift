@@ -13,12 +13,12 @@ enum FindPassword {
         switch lookup.first(in: targets, context: context, withSecret: showPassword) {
         case .failed(let failure):
             return context.fail("SecKeychainSearchCopyNext", failure)
-        case .found(let item, let target, let store):
+        case .found(let item, let target, let gateway):
             // An access-controlled item's secret is released as SecItemCopyMatching releases it: after
             // the user proves presence (pinentry), never silently (issue 16).
             if showPassword && item.needsAuthentication, let constraints = item.constraints {
                 var authorizer = AccessAuthorizer(
-                    keystore: store, context: nil, ui: .allow, reason: "security wants to show a protected keychain item.")
+                    keystore: gateway.keystore, context: nil, ui: .allow, reason: "security wants to show a protected keychain item.")
                 do {
                     _ = try authorizer.authorize(constraints)
                 } catch {

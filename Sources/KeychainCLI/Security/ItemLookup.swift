@@ -38,14 +38,19 @@ struct ItemLookup {
 
     enum Outcome {
         /// The item, the keychain it is in, and that keychain opened (for a delete to use).
-        case found(ItemRecord, SecurityContext.Target, Keystore)
+        case found(ItemRecord, SecurityContext.Target, ItemGateway)
         case failed(KeychainFailure)
     }
 
-    /// The search in one keychain: the filters and the access group, any synchronizable state, one item.
-    var query: ItemQuery {
+    /// The search in one keychain: the filters, the gateway's groups for `--access-group`
+    /// (``ItemGateway/searchGroups(named:)``: every group without one), any synchronizable state.
+    /// - Parameters:
+    ///   - gateway: the keychain's gateway.
+    ///   - limit: at most this many items (`nil` for all).
+    func query(_ gateway: ItemGateway, limit: Int? = 1) throws(KeychainFailure) -> ItemQuery {
         ItemQuery(
-            itemClass: itemClass, filters: filters, accessGroups: accessGroup.map { [$0] }, synchronizable: nil, limit: 1)
+            itemClass: itemClass, filters: filters, accessGroups: try gateway.searchGroups(named: accessGroup),
+            synchronizable: nil, limit: limit)
     }
 
     /// The first match across `targets`, with attributes, and the secret when `withSecret`.
@@ -53,9 +58,10 @@ struct ItemLookup {
         var lastFailure = KeychainFailure(.itemNotFound)
         for target in targets {
             do {
-                let store = try context.open(target)
-                let found = try store.search(query, projection: withSecret ? [.attributes, .secret] : [.attributes])
-                if let item = found.first { return .found(item, target, store) }
+                let gateway = try context.gateway(target)
+                let found = try gateway.search(
+                    try query(gateway), projection: withSecret ? [.attributes, .secret] : [.attributes])
+                if let item = found.first { return .found(item, target, gateway) }
             } catch where error.status == .noSuchKeychain && targets.count > 1 {
                 // A search list entry whose file is gone is skipped: a miss stays "not found" (44).
                 continue

@@ -62,6 +62,13 @@ package struct SecurityContext {
         try Keystore(location: target.location, create: target.createsOnFirstUse)
     }
 
+    /// The policy gateway of the target's keychain, for the user's management identity
+    /// (``ApplicationIdentity/manager``: every group is visible; new items go to the tools' group).
+    /// - Throws: as ``open(_:)``.
+    func gateway(_ target: Target) throws(KeychainFailure) -> ItemGateway {
+        ItemGateway(keystore: try open(target), identity: identity)
+    }
+
     /// Argon2id parameters for a new keychain password: ``KDFParameters/default``, or, in debug
     /// builds only, the cheap ``KDFParameters/testing`` when the environment has `KEYCHAIN_KDF=testing`.
     ///
