@@ -20,18 +20,16 @@ struct ItemLookup {
         if let creator = try ItemOptions.codeNumber(options, "c") { nonKey["crtr"] = creator }
         if let type = try ItemOptions.codeNumber(options, "C") { nonKey["type"] = type }
         var key: [String: AttributeValue]
-        let complete: Bool
         if itemClass == .genericPassword {
             nonKey.merge(ItemOptions.strings(options, ["G": "gena"])) { $1 }
             key = ItemOptions.strings(options, ["a": "acct", "s": "svce"])
-            complete = key.count == 2
         } else {
             key = ItemOptions.strings(options, ["a": "acct", "d": "sdmn", "s": "srvr", "p": "path"])
             if let port = ItemOptions.port(options), port != 0 { key["port"] = .integer(port) }
             if let protocolCode = try ItemOptions.fourCharCode(options, "r") { key["ptcl"] = .string(protocolCode) }
             if let authentication = try ItemOptions.fourCharCode(options, "t") { key["atyp"] = .string(authentication) }
-            complete = key.count == 7
         }
+        let complete = ItemGateway.primaryKeyNames(itemClass).allSatisfy { key[$0] != nil }
         filters = complete ? key : key.merging(nonKey) { $1 }
         accessGroup = options.value("access-group")
     }

@@ -117,17 +117,23 @@ package struct ItemGateway: Sendable {
 
     // MARK: - Primary keys
 
+    /// The names of the class's primary-key attributes a caller gives (docs/APPLE-SEMANTICS.md rule 3;
+    /// the one list is ``ItemClass/primaryKey``), without `agrp` and `sync`, which every class has and
+    /// which an ``ItemQuery`` carries in its own fields. Certificates: type, issuer, serial number;
+    /// generic passwords: account, service; internet passwords: account, security domain, server,
+    /// protocol, authentication type, port, path.
+    package static func primaryKeyNames(_ itemClass: ItemClass) -> [String] {
+        itemClass.primaryKey.map(\.name).filter { $0 != "agrp" && $0 != "sync" }
+    }
+
     /// The primary-key attributes of an item of `itemClass` with `attributes`, defaults filled
-    /// (docs/APPLE-SEMANTICS.md rules 1 and 3; the list is ``ItemClass/primaryKey``), as exact
-    /// search filters, without `agrp` and `sync` (an ``ItemQuery`` carries those in its own fields).
+    /// (rules 1 and 3), as exact search filters (``primaryKeyNames(_:)``).
     package static func primaryKeyFilters(_ itemClass: ItemClass, _ attributes: [String: AttributeValue])
         -> [String: AttributeValue]
     {
         let normalized = StoreSession.normalized(itemClass, attributes)
         var filters: [String: AttributeValue] = [:]
-        for descriptor in itemClass.primaryKey where descriptor.name != "agrp" && descriptor.name != "sync" {
-            filters[descriptor.name] = normalized[descriptor.name]
-        }
+        for name in primaryKeyNames(itemClass) { filters[name] = normalized[name] }
         return filters
     }
 

@@ -128,7 +128,8 @@ enum SecItemRefs {
             return attributes.filter { ["kcls", "type", "bsiz", "esiz", "klbl"].contains($0.key) }
         case (.certificate, let certificate as SecCertificate):
             let attributes = try certificateItem(certificate).attributes
-            return attributes.filter { ["ctyp", "issr", "slnr"].contains($0.key) }
+            let primaryKey = ItemGateway.primaryKeyNames(.certificate)
+            return attributes.filter { primaryKey.contains($0.key) }
         default:
             throw KeychainFailure(.param, "kSecValueRef is not an object of the query's class")
         }
