@@ -120,4 +120,16 @@ struct DockerCredentialHelperTests {
         #expect(sandbox.docker("store", stdin: "{\"ServerURL\":\"ftp://x.io\",\"Username\":\"u\"}")
             == Outcome(status: 1, stdout: "unsupported scheme: ftp\n", stderr: ""))
     }
+
+    @Test(
+        "a secret is escaped from its bytes exactly as the String encoder escapes it, invalid UTF-8 included",
+        arguments: [
+            Array("plain".utf8), Array("q\"b\\<>&\n\r\t\u{08}\u{0C}\u{01}\u{2028}é😀".utf8), [0xFF, 0x41, 0xC3],
+            [0xE2, 0x82], [0xF0, 0x9F, 0x98], [],
+        ] as [[UInt8]])
+    func secretEscapedFromBytes(_ bytes: [UInt8]) {
+        var output: [UInt8] = []
+        bytes.withUnsafeBytes { GoJSON.append(utf8: $0, to: &output) }
+        #expect(output == Array(GoJSON.string(String(decoding: bytes, as: UTF8.self)).utf8))
+    }
 }

@@ -61,7 +61,9 @@ package enum DockerCredentialHelper {
             default:
                 throw Failure.message("Unknown credential action `\(arguments[0])`")
             }
-            let input = try readInput(io)
+            // The input holds docker's secret on `store`: wiped once the command is done.
+            var input = try readInput(io)
+            defer { input.wipe() }
             let identity = try keychain { () throws(KeychainFailure) in try ApplicationIdentity.fromEnvironment(io.environment) }
             let store = try keychain { () throws(KeychainFailure) in
                 try KeychainPreferences.openDefault(location, environment: io.environment)
@@ -69,7 +71,7 @@ package enum DockerCredentialHelper {
             let session = DockerKeychain(gateway: ItemGateway(keystore: store, identity: identity))
             switch arguments[0] {
             case "store": try session.store(try DockerCredentials.decode(input))
-            case "get": io.output.write(try session.get(try serverURL(input)))
+            case "get": try session.get(try serverURL(input)).withUnsafeBytes { io.output.write(bytes: $0) }
             case "erase": try session.erase(try serverURL(input))
             default: io.output.write(try session.list())
             }
@@ -98,15 +100,15 @@ package enum DockerCredentialHelper {
         }
     }
 
-    /// Standard input with its lines joined, as docker's `bufio.Scanner` loop joins them.
+    /// Standard input with its lines joined, as docker's `bufio.Scanner` loop joins them (in place:
+    /// no second copy of a secret is left behind unwiped).
     static func readInput(_ io: CommandIO) throws(Failure) -> [UInt8] {
         var reader = LineReader(io.input)
-        guard let bytes = reader.rest(limit: maximumInput) else {
+        guard var bytes = reader.rest(limit: maximumInput) else {
             throw .message("the input is larger than \(maximumInput) bytes")
         }
-        var joined = bytes
-        joined.removeAll { $0 == UInt8(ascii: "\n") }
-        return joined
+        bytes.removeAll { $0 == UInt8(ascii: "\n") }
+        return bytes
     }
 
     /// The server URL read by `get` and `erase`: the input trimmed of white space.
@@ -159,7 +161,13 @@ struct DockerCredentials {
     static func decode(_ input: [UInt8]) throws(DockerCredentialHelper.Failure) -> DockerCredentials {
         let document: Document
         do {
-            document = try JSONDecoder().decode(Document.self, from: Data(input))
+            // The decoder reads the caller's bytes in place (no `Data` copy of the secret to wipe).
+            document = try input.withUnsafeBytes { buffer in
+                let data = buffer.baseAddress.map {
+                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                } ?? Data()
+                return try JSONDecoder().decode(Document.self, from: data)
+            }
         } catch let failure as DockerCredentialHelper.Failure {
             throw failure
         } catch {

@@ -49,7 +49,7 @@ struct DockerKeychain {
             "path": .string(url.path), "atyp": .string("dflt"), "sdmn": .string(Self.securityDomain),
             "acct": .string(credentials.username), "labl": .string(DockerCredentialHelper.label),
         ]
-        let secret = SecureBytes(copying: Array(credentials.secret.utf8))
+        let secret = SecureBytes(copying: credentials.secret.utf8)
         try DockerCredentialHelper.keychain { () throws(KeychainFailure) in
             // One transaction: docker's other items for exactly this key go, the new one is
             // upserted; other programs' items and other keys of the same host stay.
@@ -58,10 +58,12 @@ struct DockerKeychain {
     }
 
     /// The JSON line `get` prints: the exact key's item, else one found through osxkeychain's aliases.
+    /// The line holds the secret, so it is built in place and returned in zeroising storage; the
+    /// secret is never a `String`.
     /// - Parameter serverURL: the URL as docker sent it (echoed back as `ServerURL`).
     /// - Returns: `{"ServerURL":…,"Username":…,"Secret":…}` and a newline.
     /// - Throws: `credentials not found in native keychain`, a URL message, or the keychain's message.
-    func get(_ serverURL: String) throws(Failure) -> String {
+    func get(_ serverURL: String) throws(Failure) -> SecureBytes {
         let url = try RegistryURL(serverURL)
         let item = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> ItemRecord in
             // The exact key first, then osxkeychain's aliases.
@@ -73,9 +75,19 @@ struct DockerKeychain {
             throw KeychainFailure(.itemNotFound)
         }
         let username = String(decoding: item.attributes["acct"]?.matchBytes ?? [], as: UTF8.self)
-        let secret = item.secret.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } } ?? ""
-        return "{\"ServerURL\":\(GoJSON.string(serverURL)),\"Username\":\(GoJSON.string(username)),"
-            + "\"Secret\":\(GoJSON.string(secret))}\n"
+        let head = Array(
+            "{\"ServerURL\":\(GoJSON.string(serverURL)),\"Username\":\(GoJSON.string(username)),\"Secret\":".utf8)
+        let secret = item.secret ?? SecureBytes(copying: [])
+        // Reserved once for the longest escaping (6 bytes a byte), so the array never reallocates
+        // and leaves no unwiped copy of the secret behind.
+        var line: [UInt8] = []
+        line.reserveCapacity(head.count + 6 * secret.count + 4)
+        line += head
+        secret.withUnsafeBytes { GoJSON.append(utf8: $0, to: &line) }
+        line += Array("}\n".utf8)
+        let result = SecureBytes(copying: line)
+        line.wipe()
+        return result
     }
 
     /// Deletes docker's item for exactly the URL's key.
@@ -121,28 +133,53 @@ struct DockerKeychain {
 /// Strings encoded as Go's `encoding/json` encodes them (HTML-safe escaping on, as docker's
 /// `json.NewEncoder` leaves it), so output matches docker's helpers byte for byte.
 enum GoJSON {
+    /// `value` as a JSON string, quotes included.
     static func string(_ value: String) -> String {
-        var text = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case "<", ">", "&", "\u{2028}", "\u{2029}":
-                text += unicodeEscape(scalar.value)
-            default:
-                if scalar.value < 0x20 { text += unicodeEscape(scalar.value) } else { text.unicodeScalars.append(scalar) }
-            }
-        }
-        return text + "\""
+        var bytes: [UInt8] = []
+        for scalar in value.unicodeScalars { escape(scalar, to: &bytes) }
+        return "\"" + String(decoding: bytes, as: UTF8.self) + "\""
     }
 
-    private static func unicodeEscape(_ value: UInt32) -> String {
-        let hex = String(value, radix: 16)
-        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    /// Appends the UTF-8 text `bytes` as a JSON string, quotes included, without making a `String`
+    /// (for secrets). Bytes that are not UTF-8 become U+FFFD, as `String(decoding:as:)` makes them.
+    static func append(utf8 bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var iterator = bytes.makeIterator()
+        var decoder = Unicode.UTF8()
+        decoding: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): escape(scalar, to: &output)
+            case .error: escape("\u{FFFD}", to: &output)
+            case .emptyInput: break decoding
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// One scalar as Go's encoder writes it (HTML-safe), appended as UTF-8.
+    private static func escape(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
+        switch scalar {
+        case "\"": output += [0x5C, 0x22]
+        case "\\": output += [0x5C, 0x5C]
+        case "\n": output += [0x5C, UInt8(ascii: "n")]
+        case "\r": output += [0x5C, UInt8(ascii: "r")]
+        case "\t": output += [0x5C, UInt8(ascii: "t")]
+        case "\u{08}": output += [0x5C, UInt8(ascii: "b")]
+        case "\u{0C}": output += [0x5C, UInt8(ascii: "f")]
+        case "<", ">", "&", "\u{2028}", "\u{2029}":
+            unicodeEscape(scalar.value, to: &output)
+        default:
+            if scalar.value < 0x20 {
+                unicodeEscape(scalar.value, to: &output)
+            } else {
+                if let encoded = UTF8.encode(scalar) { output += encoded }
+            }
+        }
+    }
+
+    private static func unicodeEscape(_ value: UInt32, to output: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        output += [0x5C, UInt8(ascii: "u")]
+        for shift in stride(from: 12, through: 0, by: -4) { output.append(hex[Int((value >> UInt32(shift)) & 0xF)]) }
     }
 }
