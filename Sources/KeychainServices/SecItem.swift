@@ -56,8 +56,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let request = try SecItemCall.parse(attributes, .add)
         if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
         let gateway = ItemGateway(try KeychainContext.current())
-        var itemAttributes = request.attributes
-        itemAttributes["agrp"] = .string(try gateway.groupForNewItem(named: ItemGateway.namedGroup(request.attributes)))
+        var itemAttributes = request.itemAttributes
+        itemAttributes[.accessGroup] = .string(try gateway.groupForNewItem(named: request.accessGroup))
         if let access = request.accessControl, !access.flags.isEmpty {
             var applicationPassword: SecureBytes?
             if access.flags.contains(.applicationPassword) {
@@ -135,7 +135,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
         let gateway = ItemGateway(try KeychainContext.current())
         var search = try SecItemCall.query(request, gateway)
-        let limit = request.limitGiven ? request.limit : 1
+        let limit = (request.matchLimit ?? .one).maximum
         // Item lists and identity joins filter after the search: the limit applies to what is left.
         let filtersLater = request.itemList != nil || request.isIdentity
         search.limit = filtersLater ? nil : limit
@@ -194,7 +194,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         if request.isIdentity { throw KeychainFailure(.unimplemented, "update the certificate or the key of an identity") }
         let search = try SecItemCall.query(request, gateway)
         var attributes = changes.attributes
-        if attributes[AccessConstraints.attributeName] != nil || attributes["pdmn"] != nil {
+        if attributes[.accessControl] != nil || attributes[.accessible] != nil {
             try SecItemCall.authorizeProtectionChange(search, request, &attributes, gateway)
         }
         let secret = changes.secret.map { SecureBytes(copying: $0) }

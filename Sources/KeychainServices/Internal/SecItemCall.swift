@@ -26,22 +26,18 @@ enum SecItemCall {
     /// The engine query for a parsed copy, update or delete; its access groups are the gateway's
     /// (``ItemGateway/searchGroups(named:)``).
     static func query(_ request: SecItemRequest, _ gateway: ItemGateway) throws(KeychainFailure) -> ItemQuery {
-        let groups = try gateway.searchGroups(named: ItemGateway.namedGroup(request.attributes))
+        let groups = try gateway.searchGroups(named: request.accessGroup)
         var filters = request.attributes
         if var reference = request.valueRef {
             // An identity stands for its certificate's primary key.
             if let identity = reference as? SecIdentity { reference = identity.certificate }
             for (name, value) in try SecItemRefs.filters(for: reference, request.itemClass) { filters[name] = value }
         }
-        filters.removeValue(forKey: "agrp")
-        var synchronizable: Bool? = false
-        if case .bool(let flag)? = filters.removeValue(forKey: "sync") { synchronizable = flag }
-        if request.synchronizableAny || request.persistentRef != nil { synchronizable = nil }
-        var protection: ProtectionClass?
-        if case .string(let raw)? = filters.removeValue(forKey: "pdmn") { protection = ProtectionClass(rawValue: raw) }
+        // A query by persistent reference skips the implicit non-synchronizable filter (rule 13).
+        let synchronizable: Synchronizable = request.persistentRef != nil ? .any : request.synchronizable ?? .no
         return ItemQuery(
-            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable,
-            protection: protection, persistentRef: request.persistentRef, limit: nil)
+            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable.filter,
+            protection: request.protection, persistentRef: request.persistentRef, limit: nil)
     }
 
     /// What to decrypt. Reading secrets also reads the access control, among the attributes: an item's
@@ -105,7 +101,7 @@ enum SecItemCall {
     static func checkExtractable(_ items: [ItemRecord], _ request: SecItemRequest) throws(KeychainFailure) {
         guard request.returnData, request.itemClass == .key else { return }
         for item in items {
-            if case .bool(false)? = item.attributes["extr"] {
+            if case .bool(false)? = item.attributes[.isExtractable] {
                 throw KeychainFailure(.interactionNotAllowed, "the key is not extractable (kSecAttrIsExtractable is false)")
             }
         }
@@ -231,7 +227,7 @@ enum SecItemCall {
                 }
             }
         }
-        if request.limitGiven && request.limit != 1 {
+        if request.matchLimit?.returnsArray == true {
             return NSArray(array: items.indices.map(one))
         }
         return one(0)
