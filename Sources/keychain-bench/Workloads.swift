@@ -172,9 +172,10 @@ struct SizeRun {
                     t0 = nanoseconds()
                     return NewItem(
                         .genericPassword,
-                        attributes: [
-                            "svce": .string(data.service(i)), "acct": .string(data.account(i)), "agrp": .string("unsigned"),
-                        ],
+                        attributes: .init(named: [
+                            .service: .string(data.service(i)), .account: .string(data.account(i)),
+                            .accessGroup: .string("unsigned"),
+                        ]),
                         secret: SecureBytes(copying: data.secret(i)))
                 },
                 added: { _ in ours.append(nanoseconds() - t0) })

@@ -17,9 +17,12 @@ extension Keychain {
     var scopeAttributes: [String: AttributeValue] {
         switch scope {
         case .genericPassword(let service):
-            ["svce": .string(service)]
+            .init(named: [.service: .string(service)])
         case .internetPassword(let server, let proto, let authenticationType):
-            ["srvr": .string(server), "ptcl": .string(proto.rawValue), "atyp": .string(authenticationType.rawValue)]
+            .init(named: [
+                .server: .string(server), .protocol: .string(proto.rawValue),
+                .authenticationType: .string(authenticationType.rawValue),
+            ])
         }
     }
 
@@ -56,7 +59,7 @@ extension Keychain {
         _ gateway: ItemGateway, key: String?, synchronizable: Bool?, limit: Int? = nil
     ) throws(KeychainFailure) -> ItemQuery {
         var filters = scopeAttributes
-        if let key { filters["acct"] = .string(key) }
+        if let key { filters[.account] = .string(key) }
         return ItemQuery(
             itemClass: itemClass, filters: filters, accessGroups: try gateway.searchGroups(named: accessGroupName),
             synchronizable: synchronizable, limit: limit)
@@ -68,11 +71,11 @@ extension Keychain {
     func itemAttributes(key: String) throws(KeychainFailure) -> [String: AttributeValue] {
         try ItemGateway.checkSynchronizable(isSynchronizable, protection: itemAccessibility.protectionClass)
         var attributes = scopeAttributes
-        attributes["acct"] = .string(key)
-        attributes["pdmn"] = .string(itemAccessibility.rawValue)
-        attributes["sync"] = .bool(isSynchronizable)
-        if let itemLabel { attributes["labl"] = .string(itemLabel) }
-        if let itemComment { attributes["icmt"] = .string(itemComment) }
+        attributes[.account] = .string(key)
+        attributes[.accessible] = itemAccessibility.protectionClass.attribute
+        attributes[.synchronizable] = Synchronizable(isSynchronizable).attribute
+        if let itemLabel { attributes[.label] = .string(itemLabel) }
+        if let itemComment { attributes[.comment] = .string(itemComment) }
         return attributes
     }
 
@@ -104,7 +107,7 @@ extension Keychain {
     func add(_ secret: SecureBytes, forKey key: String) throws(KeychainError) {
         try perform(.add) { (gateway) throws(KeychainFailure) in
             var attributes = try itemAttributes(key: key)
-            attributes["agrp"] = .string(try gateway.groupForNewItem(named: accessGroupName))
+            attributes[.accessGroup] = .string(try gateway.groupForNewItem(named: accessGroupName))
             _ = try gateway.add(NewItem(itemClass, attributes: attributes, secret: secret))
         }
     }

@@ -50,11 +50,13 @@ extension Keychain {
             } else {
                 queries = [try query(gateway, key: nil, synchronizable: isSynchronizable)]
             }
-            let changes = destination.scopeAttributes.merging([
-                "agrp": .string(targetGroup),
-                "pdmn": .string(destination.itemAccessibility.rawValue),
-                "sync": .bool(destination.isSynchronizable),
-            ]) { _, new in new }
+            let changes = destination.scopeAttributes.merging(
+                [String: AttributeValue](named: [
+                    .accessGroup: .string(targetGroup),
+                    .accessible: destination.itemAccessibility.protectionClass.attribute,
+                    .synchronizable: Synchronizable(destination.isSynchronizable).attribute,
+                ])
+            ) { _, new in new }
             return try gateway.migrate(queries, changes: changes)
         }
         return MigrationReport(movedItems: records.map(KeychainItem.init))

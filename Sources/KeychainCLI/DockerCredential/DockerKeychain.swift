@@ -44,11 +44,11 @@ struct DockerKeychain {
         do throws(KeychainFailure) { _ = try gateway.groupForNewItem(named: nil) } catch {
             throw .message(error.status.message)
         }
-        let attributes: [String: AttributeValue] = [
-            "ptcl": .string(url.appleProtocol), "srvr": .string(url.host), "port": .integer(Int64(url.port ?? 0)),
-            "path": .string(url.path), "atyp": .string("dflt"), "sdmn": .string(Self.securityDomain),
-            "acct": .string(credentials.username), "labl": .string(DockerCredentialHelper.label),
-        ]
+        let attributes = [String: AttributeValue](named: [
+            .`protocol`: .string(url.appleProtocol), .server: .string(url.host), .port: .integer(Int64(url.port ?? 0)),
+            .path: .string(url.path), .authenticationType: .string("dflt"), .securityDomain: .string(Self.securityDomain),
+            .account: .string(credentials.username), .label: .string(DockerCredentialHelper.label),
+        ])
         let secret = SecureBytes(copying: credentials.secret.utf8)
         try DockerCredentialHelper.keychain { () throws(KeychainFailure) in
             // One transaction: docker's other items for exactly this key go, the new one is
@@ -74,7 +74,7 @@ struct DockerKeychain {
             }
             throw KeychainFailure(.itemNotFound)
         }
-        let username = String(decoding: item.attributes["acct"]?.matchBytes ?? [], as: UTF8.self)
+        let username = String(decoding: item.attributes[.account]?.matchBytes ?? [], as: UTF8.self)
         let head = Array(
             "{\"ServerURL\":\(GoJSON.string(serverURL)),\"Username\":\(GoJSON.string(username)),\"Secret\":".utf8)
         let secret = item.secret ?? SecureBytes(copying: [])
@@ -107,21 +107,21 @@ struct DockerKeychain {
         let items = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> [ItemRecord] in
             try gateway.search(
                 ItemQuery(
-                    itemClass: .internetPassword, filters: ["labl": .string(DockerCredentialHelper.label)],
+                    itemClass: .internetPassword, filters: .init(named: [.label: .string(DockerCredentialHelper.label)]),
                     accessGroups: gateway.helperGroups),
                 projection: [.attributes])
         }
         var entries: [String: String] = [:]
         for item in items {
-            func text(_ name: String) -> String {
+            func text(_ name: AttributeName) -> String {
                 String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self)
             }
             var port: UInt16?
-            if case .integer(let number)? = item.attributes["port"], number != 0 { port = UInt16(clamping: number) }
+            if case .integer(let number)? = item.attributes[.port], number != 0 { port = UInt16(clamping: number) }
             let url = RegistryURL(
-                scheme: text("ptcl") == "http" ? "http" : "https", host: CredentialScope.canonicalServer(text("srvr")),
-                port: port, path: text("path") == "/" ? "" : text("path"))
-            entries[url.key] = text("acct")
+                scheme: text(.`protocol`) == "http" ? "http" : "https", host: CredentialScope.canonicalServer(text(.server)),
+                port: port, path: text(.path) == "/" ? "" : text(.path))
+            entries[url.key] = text(.account)
         }
         let body = entries.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             .map { GoJSON.string($0) + ":" + GoJSON.string(entries[$0]!) }

@@ -78,9 +78,9 @@ struct RegistryURL: Equatable {
     /// The attributes that select this URL's items: protocol and server always; port and path
     /// only when the URL has them (go-keychain leaves empty values out of the query).
     var filters: [String: AttributeValue] {
-        var filters: [String: AttributeValue] = ["ptcl": .string(appleProtocol), "srvr": .string(host)]
-        if let port { filters["port"] = .integer(Int64(port)) }
-        if !path.isEmpty { filters["path"] = .string(path) }
+        var filters = [String: AttributeValue](named: [.protocol: .string(appleProtocol), .server: .string(host)])
+        if let port { filters[.port] = .integer(Int64(port)) }
+        if !path.isEmpty { filters[.path] = .string(path) }
         return filters
     }
 

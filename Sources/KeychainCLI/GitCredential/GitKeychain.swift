@@ -45,7 +45,7 @@ struct GitKeychain {
             guard let secret = item.secret else { continue }
             var stored = GitSecret(secret, ownFormat: Self.isOwnFormat(item))
             var lines: [(String, [UInt8])] = []
-            if credential.username == nil { lines.append(("username", item.attributes["acct"]?.matchBytes ?? [])) }
+            if credential.username == nil { lines.append(("username", item.attributes[.account]?.matchBytes ?? [])) }
             lines += stored.takeFields()
             if credential.capabilities.contains("state") {
                 lines.append(("capability[]", Array("state".utf8)))
@@ -87,11 +87,11 @@ struct GitKeychain {
         if let token = credential.oauthRefreshToken { bytes += Array("\noauth_refresh_token=".utf8) + token }
         let secret = SecureBytes(copying: bytes)
         bytes.wipe()
-        let attributes: [String: AttributeValue] = [
-            "atyp": .string("dflt"), "srvr": .string(host), "port": .integer(Int64(credential.port ?? 0)),
-            "path": GitCredential.attribute(credential.path ?? []), "acct": GitCredential.attribute(username),
-            "ptcl": .string(code), "labl": .string(credential.label),
-        ]
+        let attributes = [String: AttributeValue](named: [
+            .authenticationType: .string("dflt"), .server: .string(host), .port: .integer(Int64(credential.port ?? 0)),
+            .path: GitCredential.attribute(credential.path ?? []), .account: GitCredential.attribute(username),
+            .`protocol`: .string(code), .label: .string(credential.label),
+        ])
         _ = try gateway.replaceCredential(in: scope(credential, exactPath: true), attributes: attributes, secret: secret)
     }
 
@@ -115,7 +115,7 @@ struct GitKeychain {
 
     /// Whether the item's secret is in this helper's format (password, then metadata lines).
     private static func isOwnFormat(_ item: ItemRecord) -> Bool {
-        guard let label = item.attributes["labl"] else { return false }
+        guard let label = item.attributes[.label] else { return false }
         return label.matchBytes.starts(with: labelPrefix.utf8)
     }
 
@@ -130,14 +130,16 @@ struct GitKeychain {
 
     /// `<protocol>://<server>[:<port>][/<path>]` of a stored item, for messages (no user name).
     private static func describe(_ item: ItemRecord) -> String {
-        func text(_ name: String) -> String { String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self) }
+        func text(_ name: AttributeName) -> String {
+            String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self)
+        }
         let schemes = [
             "htps": "https", "http": "http", "ftp ": "ftp", "ftps": "ftps", "imap": "imap", "imps": "imaps",
             "smtp": "smtp",
         ]
-        var url = (schemes[text("ptcl")] ?? text("ptcl")) + "://" + text("srvr")
-        if case .integer(let port)? = item.attributes["port"], port != 0 { url += ":\(port)" }
-        let path = text("path")
+        var url = (schemes[text(.`protocol`)] ?? text(.`protocol`)) + "://" + text(.server)
+        if case .integer(let port)? = item.attributes[.port], port != 0 { url += ":\(port)" }
+        let path = text(.path)
         if !path.isEmpty { url += path.hasPrefix("/") ? path : "/" + path }
         return url
     }

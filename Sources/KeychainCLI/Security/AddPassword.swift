@@ -166,12 +166,13 @@ struct AddGenericPassword: SecuritySubcommand {
     init(_ options: ParsedOptions) throws(ValidationError) {
         guard let account = options.value("a"), let service = options.value("s") else { throw .usage(nil) }
         guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
-        var attributes = ItemOptions.strings(options, ["D": "desc", "G": "gena", "j": "icmt", "access-group": "agrp"])
-        attributes["acct"] = .string(account)
-        attributes["svce"] = .string(service)
-        attributes["labl"] = .string(options.value("l") ?? service)
-        if let creator = try ItemOptions.codeNumber(options, "c") { attributes["crtr"] = creator }
-        if let type = try ItemOptions.codeNumber(options, "C") { attributes["type"] = type }
+        var attributes = ItemOptions.strings(
+            options, ["D": .description, "G": .generic, "j": .comment, "access-group": .accessGroup])
+        attributes[.account] = .string(account)
+        attributes[.service] = .string(service)
+        attributes[.label] = .string(options.value("l") ?? service)
+        if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
+        if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w", "p"])
         self.update = options.has("U")
@@ -232,15 +233,15 @@ struct AddInternetPassword: SecuritySubcommand {
         guard let account = options.value("a"), let server = options.value("s") else { throw .usage(nil) }
         guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
         var attributes = ItemOptions.strings(
-            options, ["d": "sdmn", "D": "desc", "j": "icmt", "p": "path", "access-group": "agrp"])
-        attributes["acct"] = .string(account)
-        attributes["srvr"] = .string(server)
-        attributes["labl"] = .string(options.value("l") ?? server)
-        attributes["atyp"] = .string(try ItemOptions.fourCharCode(options, "t") ?? "dflt")
-        if let protocolCode = try ItemOptions.fourCharCode(options, "r") { attributes["ptcl"] = .string(protocolCode) }
-        if let port = ItemOptions.port(options) { attributes["port"] = .integer(port) }
-        if let creator = try ItemOptions.codeNumber(options, "c") { attributes["crtr"] = creator }
-        if let type = try ItemOptions.codeNumber(options, "C") { attributes["type"] = type }
+            options, ["d": .securityDomain, "D": .description, "j": .comment, "p": .path, "access-group": .accessGroup])
+        attributes[.account] = .string(account)
+        attributes[.server] = .string(server)
+        attributes[.label] = .string(options.value("l") ?? server)
+        attributes[.authenticationType] = .string(try ItemOptions.fourCharCode(options, "t") ?? "dflt")
+        if let protocolCode = try ItemOptions.fourCharCode(options, "r") { attributes[.`protocol`] = .string(protocolCode) }
+        if let port = ItemOptions.port(options) { attributes[.port] = .integer(port) }
+        if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
+        if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w"])
         self.update = options.has("U")

@@ -16,18 +16,18 @@ struct ItemLookup {
     /// path) only the primary key is searched, so non-key options do not narrow the search.
     init(_ itemClass: ItemClass, _ options: ParsedOptions) throws(ValidationError) {
         self.itemClass = itemClass
-        var nonKey = ItemOptions.strings(options, ["D": "desc", "j": "icmt", "l": "labl"])
-        if let creator = try ItemOptions.codeNumber(options, "c") { nonKey["crtr"] = creator }
-        if let type = try ItemOptions.codeNumber(options, "C") { nonKey["type"] = type }
+        var nonKey = ItemOptions.strings(options, ["D": .description, "j": .comment, "l": .label])
+        if let creator = try ItemOptions.codeNumber(options, "c") { nonKey[.creator] = creator }
+        if let type = try ItemOptions.codeNumber(options, "C") { nonKey[.type] = type }
         var key: [String: AttributeValue]
         if itemClass == .genericPassword {
-            nonKey.merge(ItemOptions.strings(options, ["G": "gena"])) { $1 }
-            key = ItemOptions.strings(options, ["a": "acct", "s": "svce"])
+            nonKey.merge(ItemOptions.strings(options, ["G": .generic])) { $1 }
+            key = ItemOptions.strings(options, ["a": .account, "s": .service])
         } else {
-            key = ItemOptions.strings(options, ["a": "acct", "d": "sdmn", "s": "srvr", "p": "path"])
-            if let port = ItemOptions.port(options), port != 0 { key["port"] = .integer(port) }
-            if let protocolCode = try ItemOptions.fourCharCode(options, "r") { key["ptcl"] = .string(protocolCode) }
-            if let authentication = try ItemOptions.fourCharCode(options, "t") { key["atyp"] = .string(authentication) }
+            key = ItemOptions.strings(options, ["a": .account, "d": .securityDomain, "s": .server, "p": .path])
+            if let port = ItemOptions.port(options), port != 0 { key[.port] = .integer(port) }
+            if let protocolCode = try ItemOptions.fourCharCode(options, "r") { key[.`protocol`] = .string(protocolCode) }
+            if let authentication = try ItemOptions.fourCharCode(options, "t") { key[.authenticationType] = .string(authentication) }
         }
         let complete = ItemGateway.primaryKeyNames(itemClass).allSatisfy { key[$0] != nil }
         filters = complete ? key : key.merging(nonKey) { $1 }

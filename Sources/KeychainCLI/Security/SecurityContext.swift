@@ -176,8 +176,8 @@ enum ItemOptions {
         return sign * value
     }
 
-    /// The string attributes given by option letters, e.g. `["a": "acct"]`.
-    static func strings(_ options: ParsedOptions, _ mapping: [String: String]) -> [String: AttributeValue] {
+    /// The string attributes given by option letters, e.g. `["a": .account]`.
+    static func strings(_ options: ParsedOptions, _ mapping: [String: AttributeName]) -> [String: AttributeValue] {
         var attributes: [String: AttributeValue] = [:]
         for (letter, name) in mapping {
             if let value = options.value(letter) { attributes[name] = .string(value) }

@@ -85,7 +85,7 @@ extension ItemGateway {
     package func upsert(_ item: NewItem, group: String? = nil) throws(KeychainFailure) -> UpsertOutcome {
         let groups = try upsertGroups(named: Self.namedGroup(item.attributes) ?? group)
         var attributes = item.attributes
-        attributes.removeValue(forKey: "agrp")
+        attributes.removeValue(for: .accessGroup)
         return try keystore.upsert(item.itemClass, attributes: attributes, secret: item.secret, groups: groups)
     }
 
@@ -159,7 +159,7 @@ extension ItemGateway {
     /// The item with its access group decided (``groupForNewItem(named:)``).
     private func placed(_ item: NewItem) throws(KeychainFailure) -> NewItem {
         var item = item
-        item.attributes["agrp"] = .string(try groupForNewItem(named: Self.namedGroup(item.attributes)))
+        item.attributes[.accessGroup] = .string(try groupForNewItem(named: Self.namedGroup(item.attributes)))
         return item
     }
 }

@@ -96,7 +96,7 @@ package struct ItemGateway: Sendable {
 
     /// The group an attribute dictionary names (`agrp`), if any.
     package static func namedGroup(_ attributes: [String: AttributeValue]) -> String? {
-        if case .string(let group)? = attributes["agrp"] { return group }
+        if case .string(let group)? = attributes[.accessGroup] { return group }
         return nil
     }
 
@@ -122,8 +122,8 @@ package struct ItemGateway: Sendable {
     /// which an ``ItemQuery`` carries in its own fields. Certificates: type, issuer, serial number;
     /// generic passwords: account, service; internet passwords: account, security domain, server,
     /// protocol, authentication type, port, path.
-    package static func primaryKeyNames(_ itemClass: ItemClass) -> [String] {
-        itemClass.primaryKey.map(\.name).filter { $0 != "agrp" && $0 != "sync" }
+    package static func primaryKeyNames(_ itemClass: ItemClass) -> [AttributeName] {
+        itemClass.primaryKey.map { AttributeName(rawValue: $0.name) }.filter { $0 != .accessGroup && $0 != .synchronizable }
     }
 
     /// The primary-key attributes of an item of `itemClass` with `attributes`, defaults filled

@@ -43,20 +43,20 @@ extension StoreSession {
     ) throws(KeychainFailure) -> UpsertOutcome {
         guard let first = groups.first else { throw KeychainFailure(.param, "an upsert needs an access group") }
         var changes = input
-        changes.removeValue(forKey: "agrp")
-        changes.removeValue(forKey: "cdat")
-        changes.removeValue(forKey: "mdat")
+        changes.removeValue(for: .accessGroup)
+        changes.removeValue(for: .creationDate)
+        changes.removeValue(for: .modificationDate)
         var updated = 0
         for group in groups {
             var keyAttributes = Self.normalized(itemClass, changes)
-            keyAttributes["agrp"] = .string(group)
+            keyAttributes[.accessGroup] = .string(group)
             guard let row = try rowByPrimaryKey(itemClass, keyAttributes, withSecret: secret == nil) else { continue }
             let key = try itemKey(row)
             let stored = try openAttributes(row, itemKey: key)
             var attributes = stored
             for (name, value) in changes { attributes[name] = value }
             attributes = Self.normalized(itemClass, attributes)
-            attributes["mdat"] = .date(now)
+            attributes[.modificationDate] = .date(now)
             if Self.keepsRowIdentity(itemClass, stored, attributes) {
                 try reseal(row, itemKey: key, attributes: attributes, secret: secret)
             } else {
@@ -68,7 +68,7 @@ extension StoreSession {
         }
         if updated > 0 { return .updated(updated) }
         var attributes = changes
-        attributes["agrp"] = .string(first)
+        attributes[.accessGroup] = .string(first)
         _ = try add(itemClass, attributes: attributes, secret: secret, now: now)
         return .inserted
     }

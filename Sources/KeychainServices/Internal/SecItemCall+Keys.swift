@@ -74,10 +74,10 @@ extension SecItemCall {
         var keys: [Data: SecKey] = [:]
         let withSecret = request.returnRef || request.returnData
         for certificate in certificates {
-            guard let hash = certificate.attributes["pkhh"] else { continue }
+            guard let hash = certificate.attributes[.publicKeyHash] else { continue }
             var filters = request.identityKeyFilters
-            filters["klbl"] = hash
-            filters["kcls"] = .integer(1)
+            filters[.applicationLabel] = hash
+            filters[.keyClass] = .integer(1)
             let keyQuery = ItemQuery(
                 itemClass: .key, filters: filters, accessGroups: gateway.identity.searchGroups, synchronizable: nil,
                 limit: 1)
