@@ -36,9 +36,8 @@ package enum DockerCredentialHelper {
     /// The largest input read, in bytes.
     static let maximumInput = 1 << 20
 
-    enum Failure: Error {
-        case message(String)
-    }
+    /// How the helper fails: the tools' one failure type, reported on stdout.
+    typealias Failure = CommandFailure
 
     /// Runs the helper with `arguments` (without the program name).
     /// - Parameters:
@@ -49,39 +48,42 @@ package enum DockerCredentialHelper {
     /// - Returns: 0, or 1 after the error message on stdout.
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
         do {
-            guard arguments.count == 1 else {
-                throw Failure.message("Usage: docker-credential-keychain <store|get|erase|list|version>")
-            }
-            switch arguments[0] {
-            case "version":
-                io.output.line("docker-credential-keychain (swift-keychain) \(version)")
-                return 0
-            case "store", "get", "erase", "list":
-                break
-            default:
-                throw Failure.message("Unknown credential action `\(arguments[0])`")
-            }
-            // The input holds docker's secret on `store`: wiped once the command is done.
-            var input = try readInput(io)
-            defer { input.wipe() }
-            let identity = try keychain { () throws(KeychainFailure) in try ApplicationIdentity.fromEnvironment(io.environment) }
-            let store = try keychain { () throws(KeychainFailure) in
-                try KeychainPreferences.openDefault(location, environment: io.environment)
-            }
-            let session = DockerKeychain(gateway: ItemGateway(keystore: store, identity: identity))
-            switch arguments[0] {
-            case "store": try session.store(try DockerCredentials.decode(input))
-            case "get": try session.get(try serverURL(input)).withUnsafeBytes { io.output.write(bytes: $0) }
-            case "erase": try session.erase(try serverURL(input))
-            default: io.output.write(try session.list())
-            }
+            try perform(arguments, io: io, location: location)
             return 0
         } catch {
-            switch error {
-            case Failure.message(let text): io.output.line(text)
-            default: io.output.line("\(error)")
-            }
-            return 1
+            // The one place a failure becomes its message (on stdout, as docker reads it) and status.
+            return error.report(to: .dockerCredential, io: io)
+        }
+    }
+
+    /// The helper's work, throwing how it fails.
+    /// - Throws: `.message` for usage, input and URL problems; `.keychain` for engine failures.
+    static func perform(_ arguments: [String], io: CommandIO, location: KeychainLocation?) throws(Failure) {
+        guard arguments.count == 1 else {
+            throw .message("Usage: docker-credential-keychain <store|get|erase|list|version>", status: 1)
+        }
+        switch arguments[0] {
+        case "version":
+            io.output.line("docker-credential-keychain (swift-keychain) \(version)")
+            return
+        case "store", "get", "erase", "list":
+            break
+        default:
+            throw .message("Unknown credential action `\(arguments[0])`", status: 1)
+        }
+        // The input holds docker's secret on `store`: wiped once the command is done.
+        var input = try readInput(io)
+        defer { input.wipe() }
+        let identity = try keychain { () throws(KeychainFailure) in try ApplicationIdentity.fromEnvironment(io.environment) }
+        let store = try keychain { () throws(KeychainFailure) in
+            try KeychainPreferences.openDefault(location, environment: io.environment)
+        }
+        let session = DockerKeychain(gateway: ItemGateway(keystore: store, identity: identity))
+        switch arguments[0] {
+        case "store": try session.store(try DockerCredentials.decode(input))
+        case "get": try session.get(try serverURL(input)).withUnsafeBytes { io.output.write(bytes: $0) }
+        case "erase": try session.erase(try serverURL(input))
+        default: io.output.write(try session.list())
         }
     }
 
@@ -93,11 +95,10 @@ package enum DockerCredentialHelper {
         return status
     }
 
-    /// Runs an engine call, turning its failure into Apple's message.
+    /// Runs an engine call; its failure is reported as ``CommandFailure/keychain(_:_:exit:)``
+    /// (`credentials not found in native keychain`, or Apple's message and the status).
     static func keychain<R>(_ body: () throws(KeychainFailure) -> R) throws(Failure) -> R {
-        do { return try body() } catch {
-            throw .message(error.status == .itemNotFound ? notFound : "\(error.status.message) (\(error.status.rawValue))")
-        }
+        do { return try body() } catch { throw .keychain("", error) }
     }
 
     /// Standard input with its lines joined, as docker's `bufio.Scanner` loop joins them (in place:
@@ -105,7 +106,7 @@ package enum DockerCredentialHelper {
     static func readInput(_ io: CommandIO) throws(Failure) -> [UInt8] {
         var reader = LineReader(io.input)
         guard var bytes = reader.rest(limit: maximumInput) else {
-            throw .message("the input is larger than \(maximumInput) bytes")
+            throw .message("the input is larger than \(maximumInput) bytes", status: 1)
         }
         bytes.removeAll { $0 == UInt8(ascii: "\n") }
         return bytes
@@ -118,7 +119,7 @@ package enum DockerCredentialHelper {
         let trimmed = String(
             text.unicodeScalars.drop(while: \.properties.isWhitespace).reversed()
                 .drop(while: \.properties.isWhitespace).reversed().map(Character.init))
-        guard !trimmed.isEmpty else { throw .message("no credentials server URL") }
+        guard !trimmed.isEmpty else { throw .message("no credentials server URL", status: 1) }
         return trimmed
     }
 }
@@ -149,7 +150,7 @@ struct DockerCredentials {
                 if try container.decodeNil(forKey: key) { continue }
                 guard let value = try? container.decode(String.self, forKey: key) else {
                     throw DockerCredentialHelper.Failure.message(
-                        "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string")
+                        "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string", status: 1)
                 }
                 if fields[name] == nil || key.stringValue == name { fields[name] = value }
             }
@@ -171,12 +172,12 @@ struct DockerCredentials {
         } catch let failure as DockerCredentialHelper.Failure {
             throw failure
         } catch {
-            throw .message(input.isEmpty ? "EOF" : "invalid character in the credentials JSON")
+            throw .message(input.isEmpty ? "EOF" : "invalid character in the credentials JSON", status: 1)
         }
         let serverURL = document.fields["ServerURL"] ?? ""
         let username = document.fields["Username"] ?? ""
-        guard !serverURL.isEmpty else { throw .message("no credentials server URL") }
-        guard !username.isEmpty else { throw .message("no credentials username") }
+        guard !serverURL.isEmpty else { throw .message("no credentials server URL", status: 1) }
+        guard !username.isEmpty else { throw .message("no credentials username", status: 1) }
         return DockerCredentials(serverURL: serverURL, username: username, secret: document.fields["Secret"] ?? "")
     }
 }

@@ -42,7 +42,7 @@ struct DockerKeychain {
         let url = try RegistryURL(credentials.serverURL)
         // Docker's own message for a caller without a group: the status text without its number.
         do throws(KeychainFailure) { _ = try gateway.groupForNewItem(named: nil) } catch {
-            throw .message(error.status.message)
+            throw .message(error.status.message, status: 1)
         }
         let attributes = [String: AttributeValue](named: [
             .`protocol`: .string(url.appleProtocol), .server: .string(url.host), .port: .integer(Int64(url.port ?? 0)),

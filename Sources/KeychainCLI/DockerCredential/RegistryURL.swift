@@ -33,7 +33,7 @@ struct RegistryURL: Equatable {
             rest = rest.dropFirst(2)
         }
         guard scheme == "" || scheme == "http" || scheme == "https" else {
-            throw .message("unsupported scheme: \(scheme)")
+            throw .message("unsupported scheme: \(scheme)", status: 1)
         }
         // Drop the query and the fragment; they play no part.
         if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
@@ -56,11 +56,11 @@ struct RegistryURL: Equatable {
         port = nil
         if !portText.isEmpty {
             guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(portText) else {
-                throw .message("invalid port \":\(portText)\" after host")
+                throw .message("invalid port \":\(portText)\" after host", status: 1)
             }
             port = number
         }
-        guard !host.isEmpty, host != "[]" else { throw .message("no hostname in URL") }
+        guard !host.isEmpty, host != "[]" else { throw .message("no hostname in URL", status: 1) }
     }
 
     /// The URL `list` prints: `http://` or `https://`, the host, `:port` when there is one, and the

@@ -47,23 +47,34 @@ package enum GitCredentialHelper {
     ///     (`security default-keychain`; the login keychain unless set).
     /// - Returns: the exit status: 0, or 1 after a message on stderr.
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
+        do {
+            try perform(arguments, io: io, location: location)
+            return 0
+        } catch {
+            // The one place a failure becomes its message and exit status.
+            return error.report(to: .gitCredential, io: io)
+        }
+    }
+
+    /// The helper's work, throwing how it fails.
+    /// - Throws: `.message` (exit 1) for a missing action or malformed input; `.keychain` with the
+    ///   action for an engine failure.
+    static func perform(_ arguments: [String], io: CommandIO, location: KeychainLocation?) throws(CommandFailure) {
         guard let action = arguments.first else {
-            io.error.line("usage: git credential-keychain <get|store|erase>")
-            return 1
+            throw .message("usage: git credential-keychain <get|store|erase>", status: 1)
         }
         let credential: GitCredential
         switch GitCredential.read(from: io.input) {
         case .failure(let problem):
-            io.error.line("\(name): bad input: \(problem.description)")
-            return 1
+            throw .message("\(name): bad input: \(problem.description)", status: 1)
         case .success(let parsed):
             credential = parsed
         }
-        guard ["get", "store", "erase"].contains(action) else { return 0 }
+        guard ["get", "store", "erase"].contains(action) else { return }
         // Protocols without an Apple code are ignored, as git-credential-osxkeychain does.
-        if let scheme = credential.protocolName, GitCredential.appleProtocol(scheme) == nil { return 0 }
-        guard credential.host != nil else { return 0 }
-        do {
+        if let scheme = credential.protocolName, GitCredential.appleProtocol(scheme) == nil { return }
+        guard credential.host != nil else { return }
+        do throws(KeychainFailure) {
             let identity = try ApplicationIdentity.fromEnvironment(io.environment)
             let store = try KeychainPreferences.openDefault(location, environment: io.environment)
             let session = GitKeychain(gateway: ItemGateway(keystore: store, identity: identity))
@@ -72,10 +83,8 @@ package enum GitCredentialHelper {
             case "store": try session.store(credential)
             default: try session.erase(credential)
             }
-            return 0
         } catch {
-            io.error.line("\(name): failed to \(action): \(error.status.message) (\(error.status.rawValue))")
-            return 1
+            throw .keychain(action, error)
         }
     }
 

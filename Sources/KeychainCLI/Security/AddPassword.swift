@@ -44,37 +44,42 @@ enum AddPassword {
     /// Obtains the password. On a terminal it asks twice, as macOS does (`password data for new
     /// item: `, `retype password for new item: `, three tries, `passwords don't match`); from a pipe
     /// it reads all of standard input and strips one trailing newline.
-    /// - Returns: the secret (`nil` for ``Source/none``), or the exit status after a message.
-    static func obtain(_ source: Source, _ context: SecurityContext, operation: String) -> Result<SecureBytes?, ExitStatus> {
+    /// - Returns: the secret (`nil` for ``Source/none``).
+    /// - Throws: `.message` (exit 2) for `-X` that is not hexadecimal; `.exit(1)` when the prompt
+    ///   gave up (it said why); `.keychain` for standard input over 1 MiB (`errSecDataTooLarge`) or
+    ///   empty (a cancelled prompt, `errSecUserCanceled`).
+    static func obtain(_ source: Source, _ context: SecurityContext, operation: String) throws(CommandFailure)
+        -> SecureBytes?
+    {
         switch source {
         case .none:
-            return .success(nil)
+            return nil
         case .argument(let text):
-            return .success(SecureBytes(copying: Array(text.utf8)))
+            return SecureBytes(copying: Array(text.utf8))
         case .hex(let text):
             guard let bytes = decodeHex(text) else {
-                context.io.error.line("security: the -X value is not hexadecimal (an even number of digits 0-9, a-f)")
-                return .failure(ExitStatus(2))
+                throw .message("security: the -X value is not hexadecimal (an even number of digits 0-9, a-f)", status: 2)
             }
-            return .success(SecureBytes(copying: bytes))
+            return SecureBytes(copying: bytes)
         case .prompt:
             let input = PasswordInput(context)
             if input.isInteractive {
                 let secret = input.readNew(
                     given: nil, prompt: "password data for new item: ", retype: "retype password for new item: ")
-                return secret.map { .success($0) } ?? .failure(ExitStatus(1))
+                guard let secret else { throw .exit(1) }
+                return secret
             }
             var reader = LineReader(context.io.input)
             guard var bytes = reader.rest(limit: ItemGateway.maximumSecretBytes + 1) else {
-                return .failure(ExitStatus(context.fail(operation, .dataTooLarge)))
+                throw .keychain(operation, .dataTooLarge)
             }
             // Nothing at all on standard input (not even a newline) is a cancelled prompt, as in
             // the keychain-management commands: `failing | security add-… -U -w` must not store "".
-            if bytes.isEmpty { return .failure(ExitStatus(context.fail(operation, .userCanceled))) }
+            if bytes.isEmpty { throw .keychain(operation, .userCanceled) }
             if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
             let secret = SecureBytes(copying: bytes)
             bytes.wipe()
-            return .success(secret)
+            return secret
         }
     }
 
@@ -85,19 +90,17 @@ enum AddPassword {
         _ itemClass: ItemClass, attributes: [String: AttributeValue],
         secret: SecureBytes?, update: Bool, target: SecurityContext.Target, context: SecurityContext,
         operation: String
-    ) -> Int32 {
-        let gateway: ItemGateway
-        do { gateway = try context.gateway(target) } catch { return context.fail(operation, error) }
-        let item = NewItem(itemClass, attributes: attributes, secret: secret)
+    ) throws(CommandFailure) {
         do {
+            let gateway = try context.gateway(target)
+            let item = NewItem(itemClass, attributes: attributes, secret: secret)
             if update {
                 _ = try gateway.upsert(item)
             } else {
                 _ = try gateway.add(item)
             }
-            return 0
         } catch {
-            return context.fail(operation, error)
+            throw .keychain(operation, error)
         }
     }
 
@@ -122,12 +125,6 @@ enum AddPassword {
         default: nil
         }
     }
-}
-
-/// An exit status carried through `Result`.
-struct ExitStatus: Error {
-    let code: Int32
-    init(_ code: Int32) { self.code = code }
 }
 
 /// `security add-generic-password`: adds a generic password (`-a` account and `-s` service required).
@@ -163,7 +160,7 @@ struct AddGenericPassword: SecuritySubcommand {
     let update: Bool
     let keychain: [String]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let account = options.value("a"), let service = options.value("s") else { throw .usage(nil) }
         guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
         var attributes = ItemOptions.strings(
@@ -179,17 +176,13 @@ struct AddGenericPassword: SecuritySubcommand {
         self.keychain = options.operands
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(keychain.first)
         let operation = "SecKeychainItemCreateFromContent (\(target.name ?? "<default>"))"
-        switch AddPassword.obtain(source, context, operation: operation) {
-        case .failure(let status):
-            return status.code
-        case .success(let secret):
-            return AddPassword.store(
-                .genericPassword, attributes: attributes, secret: secret,
-                update: update, target: target, context: context, operation: operation)
-        }
+        let secret = try AddPassword.obtain(source, context, operation: operation)
+        try AddPassword.store(
+            .genericPassword, attributes: attributes, secret: secret,
+            update: update, target: target, context: context, operation: operation)
     }
 }
 
@@ -229,7 +222,7 @@ struct AddInternetPassword: SecuritySubcommand {
     let update: Bool
     let keychain: [String]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let account = options.value("a"), let server = options.value("s") else { throw .usage(nil) }
         guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
         var attributes = ItemOptions.strings(
@@ -248,16 +241,12 @@ struct AddInternetPassword: SecuritySubcommand {
         self.keychain = options.operands
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(keychain.first)
         let operation = "SecKeychainAddInternetPassword \(target.name ?? "<NULL>")"
-        switch AddPassword.obtain(source, context, operation: operation) {
-        case .failure(let status):
-            return status.code
-        case .success(let secret):
-            return AddPassword.store(
-                .internetPassword, attributes: attributes, secret: secret,
-                update: update, target: target, context: context, operation: operation)
-        }
+        let secret = try AddPassword.obtain(source, context, operation: operation)
+        try AddPassword.store(
+            .internetPassword, attributes: attributes, secret: secret,
+            update: update, target: target, context: context, operation: operation)
     }
 }

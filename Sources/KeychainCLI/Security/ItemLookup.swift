@@ -14,7 +14,7 @@ struct ItemLookup {
     /// As in Apple's `keychain_find.c`, when the whole primary key is given (generic: account and
     /// service; internet: account, security domain, server, protocol, authentication type, port and
     /// path) only the primary key is searched, so non-key options do not narrow the search.
-    init(_ itemClass: ItemClass, _ options: ParsedOptions) throws(ValidationError) {
+    init(_ itemClass: ItemClass, _ options: ParsedOptions) throws(CommandFailure) {
         self.itemClass = itemClass
         var nonKey = ItemOptions.strings(options, ["D": .description, "j": .comment, "l": .label])
         if let creator = try ItemOptions.codeNumber(options, "c") { nonKey[.creator] = creator }

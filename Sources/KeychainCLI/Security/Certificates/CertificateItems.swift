@@ -15,8 +15,11 @@ enum CertificateItems {
     }
 
     /// Runs `body` with the SecItem functions acting on `store` as the `security` tool's identity.
-    static func on<R>(_ store: Keystore, _ context: SecurityContext, _ body: () throws -> R) rethrows -> R {
-        try KeychainContext.withOverride(KeychainContext(keystore: store, identity: context.identity), body)
+    static func on<R, E: Error>(_ store: Keystore, _ context: SecurityContext, _ body: () throws(E) -> R) throws(E) -> R {
+        let result = KeychainContext.withOverride(KeychainContext(keystore: store, identity: context.identity)) {
+            Result { () throws(E) -> R in try body() }
+        }
+        return try result.get()
     }
 
     /// Every certificate (`identities` false) or every identity's certificate (`identities` true) in
