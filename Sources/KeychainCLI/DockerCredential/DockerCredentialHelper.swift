@@ -36,8 +36,6 @@ package enum DockerCredentialHelper {
     /// The largest input read, in bytes.
     static let maximumInput = 1 << 20
 
-    /// How the helper fails: the tools' one failure type, reported on stdout.
-    typealias Failure = CommandFailure
 
     /// Runs the helper with `arguments` (without the program name).
     /// - Parameters:
@@ -58,7 +56,7 @@ package enum DockerCredentialHelper {
 
     /// The helper's work, throwing how it fails.
     /// - Throws: `.message` for usage, input and URL problems; `.keychain` for engine failures.
-    static func perform(_ arguments: [String], io: CommandIO, location: KeychainLocation?) throws(Failure) {
+    static func perform(_ arguments: [String], io: CommandIO, location: KeychainLocation?) throws(CommandFailure) {
         guard arguments.count == 1 else {
             throw .message("Usage: docker-credential-keychain <store|get|erase|list|version>", status: 1)
         }
@@ -97,13 +95,13 @@ package enum DockerCredentialHelper {
 
     /// Runs an engine call; its failure is reported as ``CommandFailure/keychain(_:_:exit:)``
     /// (`credentials not found in native keychain`, or Apple's message and the status).
-    static func keychain<R>(_ body: () throws(KeychainFailure) -> R) throws(Failure) -> R {
+    static func keychain<R>(_ body: () throws(KeychainFailure) -> R) throws(CommandFailure) -> R {
         do { return try body() } catch { throw .keychain("", error) }
     }
 
     /// Standard input with its lines joined, as docker's `bufio.Scanner` loop joins them (in place:
     /// no second copy of a secret is left behind unwiped).
-    static func readInput(_ io: CommandIO) throws(Failure) -> [UInt8] {
+    static func readInput(_ io: CommandIO) throws(CommandFailure) -> [UInt8] {
         var reader = LineReader(io.input)
         guard var bytes = reader.rest(limit: maximumInput) else {
             throw .message("the input is larger than \(maximumInput) bytes", status: 1)
@@ -113,7 +111,7 @@ package enum DockerCredentialHelper {
     }
 
     /// The server URL read by `get` and `erase`: the input trimmed of white space.
-    static func serverURL(_ input: [UInt8]) throws(Failure) -> String {
+    static func serverURL(_ input: [UInt8]) throws(CommandFailure) -> String {
         let text = String(decoding: input, as: UTF8.self)
         // Go's strings.TrimSpace: Unicode white space at both ends.
         let trimmed = String(
@@ -149,7 +147,7 @@ struct DockerCredentials {
                 guard let name else { continue }
                 if try container.decodeNil(forKey: key) { continue }
                 guard let value = try? container.decode(String.self, forKey: key) else {
-                    throw DockerCredentialHelper.Failure.message(
+                    throw CommandFailure.message(
                         "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string", status: 1)
                 }
                 if fields[name] == nil || key.stringValue == name { fields[name] = value }
@@ -159,7 +157,7 @@ struct DockerCredentials {
 
     /// Decodes and validates (`isValid`): missing URL → `no credentials server URL`; missing
     /// username → `no credentials username`.
-    static func decode(_ input: [UInt8]) throws(DockerCredentialHelper.Failure) -> DockerCredentials {
+    static func decode(_ input: [UInt8]) throws(CommandFailure) -> DockerCredentials {
         let document: Document
         do {
             // The decoder reads the caller's bytes in place (no `Data` copy of the secret to wipe).
@@ -169,7 +167,7 @@ struct DockerCredentials {
                 } ?? Data()
                 return try JSONDecoder().decode(Document.self, from: data)
             }
-        } catch let failure as DockerCredentialHelper.Failure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
             throw .message(input.isEmpty ? "EOF" : "invalid character in the credentials JSON", status: 1)

@@ -12,8 +12,6 @@ struct DockerKeychain {
     /// The keychain, through the policy gateway (access groups, one-transaction replacement).
     let gateway: ItemGateway
 
-    typealias Failure = DockerCredentialHelper.Failure
-
     /// The security domain (`sdmn`) of the items `store` writes. It keeps docker's item apart from
     /// a git or browser credential with the same server, port, path and user name (the primary
     /// key has no label); lookups go by the label, so items made without it are docker's too.
@@ -38,7 +36,7 @@ struct DockerKeychain {
     /// - Parameter credentials: what docker sent.
     /// - Throws: a message for a bad URL, or the keychain's message (another program's item with the
     ///   same primary key is kept and reported as a duplicate).
-    func store(_ credentials: DockerCredentials) throws(Failure) {
+    func store(_ credentials: DockerCredentials) throws(CommandFailure) {
         let url = try RegistryURL(credentials.serverURL)
         // Docker's own message for a caller without a group: the status text without its number.
         do throws(KeychainFailure) { _ = try gateway.groupForNewItem(named: nil) } catch {
@@ -63,7 +61,7 @@ struct DockerKeychain {
     /// - Parameter serverURL: the URL as docker sent it (echoed back as `ServerURL`).
     /// - Returns: `{"ServerURL":…,"Username":…,"Secret":…}` and a newline.
     /// - Throws: `credentials not found in native keychain`, a URL message, or the keychain's message.
-    func get(_ serverURL: String) throws(Failure) -> SecureBytes {
+    func get(_ serverURL: String) throws(CommandFailure) -> SecureBytes {
         let url = try RegistryURL(serverURL)
         let item = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> ItemRecord in
             // The exact key first, then osxkeychain's aliases.
@@ -93,7 +91,7 @@ struct DockerKeychain {
     /// Deletes docker's item for exactly the URL's key.
     /// - Parameter serverURL: the URL as docker sent it.
     /// - Throws: `credentials not found in native keychain` when there is none.
-    func erase(_ serverURL: String) throws(Failure) {
+    func erase(_ serverURL: String) throws(CommandFailure) {
         let url = try RegistryURL(serverURL)
         try DockerCredentialHelper.keychain { () throws(KeychainFailure) in
             let deleted = try gateway.deleteCredentials(in: scope(url, exact: true)) { _ in true }
@@ -103,7 +101,7 @@ struct DockerKeychain {
 
     /// The JSON object `list` prints: registry key (``RegistryURL/key``) → username, keys sorted as
     /// Go sorts map keys.
-    func list() throws(Failure) -> String {
+    func list() throws(CommandFailure) -> String {
         let items = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> [ItemRecord] in
             try gateway.search(
                 ItemQuery(

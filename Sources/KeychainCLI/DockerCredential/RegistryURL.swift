@@ -23,7 +23,7 @@ struct RegistryURL: Equatable {
 
     /// Parses `text`. A URL without `://` is read as `//text`, so the host is never taken for a path.
     /// - Throws: `unsupported scheme: x`, `no hostname in URL`, or `invalid port`.
-    init(_ text: String) throws(DockerCredentialHelper.Failure) {
+    init(_ text: String) throws(CommandFailure) {
         var rest = Substring(text)
         scheme = ""
         if let colon = Self.schemeSeparator(in: rest) {
