@@ -45,12 +45,8 @@ package enum DockerCredentialHelper {
     ///     (`security default-keychain`; the login keychain unless set).
     /// - Returns: 0, or 1 after the error message on stdout.
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
-        do {
+        CommandFailure.exitStatus(.dockerCredential, io: io) { () throws(CommandFailure) in
             try perform(arguments, io: io, location: location)
-            return 0
-        } catch {
-            // The one place a failure becomes its message (on stdout, as docker reads it) and status.
-            return error.report(to: .dockerCredential, io: io)
         }
     }
 

@@ -47,12 +47,8 @@ package enum GitCredentialHelper {
     ///     (`security default-keychain`; the login keychain unless set).
     /// - Returns: the exit status: 0, or 1 after a message on stderr.
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
-        do {
+        CommandFailure.exitStatus(.gitCredential, io: io) { () throws(CommandFailure) in
             try perform(arguments, io: io, location: location)
-            return 0
-        } catch {
-            // The one place a failure becomes its message and exit status.
-            return error.report(to: .gitCredential, io: io)
         }
     }
 

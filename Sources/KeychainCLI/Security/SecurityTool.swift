@@ -61,7 +61,9 @@ package enum SecurityTool {
                 .report(to: .security(usage: nil), io: context.io)
         }
         let spec = command.spec
-        do {
+        // The one place a command's failure becomes its message and exit status.
+        return CommandFailure.exitStatus(.security(usage: spec.usage + "        " + spec.summary + "\n"), io: context.io) {
+            () throws(CommandFailure) in
             var parsed: ParsedOptions
             if spec.takesLeadingOperand, let leading = operands.first, !leading.hasPrefix("-") {
                 parsed = try OptionParser.parse(Array(operands.dropFirst()), spec: spec)
@@ -71,13 +73,9 @@ package enum SecurityTool {
             }
             if parsed.helpRequested {
                 context.io.output.write(spec.usage)
-                return 0
+                return
             }
             try command.init(parsed).run(context)
-            return 0
-        } catch {
-            // The one place a command's failure becomes its message and exit status.
-            return error.report(to: .security(usage: spec.usage + "        " + spec.summary + "\n"), io: context.io)
         }
     }
 

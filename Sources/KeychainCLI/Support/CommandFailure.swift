@@ -44,6 +44,22 @@ package enum CommandFailure: Error {
         case dockerCredential
     }
 
+    /// Runs a command and returns its exit status: 0 when `body` returns, else the status of the
+    /// failure it throws, reported as `tool` reports it (``report(to:io:)``).
+    /// - Parameters:
+    ///   - tool: whose conventions apply.
+    ///   - io: the streams.
+    ///   - body: the command.
+    /// - Returns: the process's exit status.
+    package static func exitStatus(_ tool: Tool, io: CommandIO, _ body: () throws(CommandFailure) -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch {
+            return error.report(to: tool, io: io)
+        }
+    }
+
     /// Prints the failure as `tool` reports it and returns the exit status.
     /// - Parameters:
     ///   - tool: whose conventions apply.
