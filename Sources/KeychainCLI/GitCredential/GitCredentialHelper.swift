@@ -59,13 +59,7 @@ package enum GitCredentialHelper {
         guard let action = arguments.first else {
             throw .message("usage: git credential-keychain <get|store|erase>", status: 1)
         }
-        let credential: GitCredential
-        switch GitCredential.read(from: io.input) {
-        case .failure(let problem):
-            throw .message("\(name): bad input: \(problem.description)", status: 1)
-        case .success(let parsed):
-            credential = parsed
-        }
+        let credential = try GitCredential.read(from: io.input)
         guard ["get", "store", "erase"].contains(action) else { return }
         // Protocols without an Apple code are ignored, as git-credential-osxkeychain does.
         if let scheme = credential.protocolName, GitCredential.appleProtocol(scheme) == nil { return }

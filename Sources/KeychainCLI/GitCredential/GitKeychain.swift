@@ -82,11 +82,20 @@ struct GitKeychain {
         guard let scheme = credential.protocolName, let code = GitCredential.appleProtocol(scheme),
             let host = credential.host, let username = credential.username, let password = credential.password
         else { return }
-        var bytes = password
-        if let expiry = credential.passwordExpiry { bytes += Array("\npassword_expiry_utc=".utf8) + expiry }
-        if let token = credential.oauthRefreshToken { bytes += Array("\noauth_refresh_token=".utf8) + token }
-        let secret = SecureBytes(copying: bytes)
-        bytes.wipe()
+        // The stored secret: the password, then the metadata lines, written straight into
+        // zeroising storage (no array copy of the password to wipe).
+        var parts: [(prefix: [UInt8], value: SecureBytes)] = [([], password)]
+        if let expiry = credential.passwordExpiry { parts.append((Array("\npassword_expiry_utc=".utf8), expiry)) }
+        if let token = credential.oauthRefreshToken { parts.append((Array("\noauth_refresh_token=".utf8), token)) }
+        let secret = SecureBytes(count: parts.reduce(0) { $0 + $1.prefix.count + $1.value.count }) { buffer in
+            var offset = 0
+            for part in parts {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyBytes(from: part.prefix)
+                offset += part.prefix.count
+                part.value.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: $0) }
+                offset += part.value.count
+            }
+        }
         let attributes = [String: AttributeValue](named: [
             .authenticationType: .string("dflt"), .server: .string(host), .port: .integer(Int64(credential.port ?? 0)),
             .path: GitCredential.attribute(credential.path ?? []), .account: GitCredential.attribute(username),
@@ -100,7 +109,7 @@ struct GitKeychain {
     /// - Parameter credential: the request, matched as ``find(_:)`` matches.
     /// - Throws: `.interactionNotAllowed` when locked; `.decode` for a damaged item.
     func erase(_ credential: GitCredential) throws(KeychainFailure) {
-        let wanted = credential.password.map { SecureBytes(copying: $0) }
+        let wanted = credential.password
         _ = try gateway.deleteCredentials(in: scope(credential)) { item in
             guard let wanted else { return true }
             guard let secret = item.secret else { return false }
