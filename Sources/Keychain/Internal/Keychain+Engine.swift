@@ -56,13 +56,13 @@ extension Keychain {
     /// The query for one key (or every key when `key` is `nil`) of this scope, in the gateway's
     /// search groups for this keychain's access group (``ItemGateway/searchGroups(named:)``).
     func query(
-        _ gateway: ItemGateway, key: String?, synchronizable: Bool?, limit: Int? = nil
+        _ gateway: ItemGateway, key: String?, synchronizable: Synchronizable, limit: Int? = nil
     ) throws(KeychainFailure) -> ItemQuery {
         var filters = scopeAttributes
         if let key { filters[.account] = .string(key) }
         return ItemQuery(
             itemClass: itemClass, filters: filters, accessGroups: try gateway.searchGroups(named: accessGroupName),
-            synchronizable: synchronizable, limit: limit)
+            synchronizable: synchronizable.filter, limit: limit)
     }
 
     /// The attributes a stored item gets: scope, key, accessibility, synchronizable state, label, comment.
@@ -82,7 +82,7 @@ extension Keychain {
     /// The secret for `key`, kept in wiped memory, or `nil` when there is none.
     func secret(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> SecureBytes? {
         try perform(operation) { (gateway) throws(KeychainFailure) -> SecureBytes? in
-            let query = try query(gateway, key: key, synchronizable: isSynchronizable, limit: 1)
+            let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
             return try gateway.search(query, projection: .secret).first?.secret
         }
     }
@@ -90,7 +90,7 @@ extension Keychain {
     /// The item for `key` with its secret and attributes (the protection class among them), or `nil`.
     func record(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> ItemRecord? {
         try perform(operation) { (gateway) throws(KeychainFailure) -> ItemRecord? in
-            let query = try query(gateway, key: key, synchronizable: isSynchronizable, limit: 1)
+            let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
             return try gateway.search(query, projection: [.secret, .attributes]).first
         }
     }

@@ -44,11 +44,11 @@ extension Keychain {
             if let keys {
                 var list: [ItemQuery] = []
                 for key in Set(keys).sorted() {
-                    list.append(try query(gateway, key: key, synchronizable: isSynchronizable))
+                    list.append(try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable)))
                 }
                 queries = list
             } else {
-                queries = [try query(gateway, key: nil, synchronizable: isSynchronizable)]
+                queries = [try query(gateway, key: nil, synchronizable: Synchronizable(isSynchronizable))]
             }
             let changes = destination.scopeAttributes.merging(
                 [String: AttributeValue](named: [

@@ -73,7 +73,7 @@ extension Keychain {
     ///   existing item is never reported missing); ``KeychainError/Code/missingEntitlement``; any other status.
     public func contains(_ key: String) throws(KeychainError) -> Bool {
         try perform(.contains) { (gateway) throws(KeychainFailure) -> Bool in
-            let query = try query(gateway, key: key, synchronizable: isSynchronizable, limit: 1)
+            let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
             return !(try gateway.search(query, projection: []).isEmpty)
         }
     }
@@ -96,7 +96,7 @@ extension Keychain {
     ///   ``KeychainError/Code/missingEntitlement``; any other status.
     public func allItems() throws(KeychainError) -> [KeychainItem] {
         try perform(.list) { (gateway) throws(KeychainFailure) -> [KeychainItem] in
-            let query = try query(gateway, key: nil, synchronizable: isSynchronizable)
+            let query = try query(gateway, key: nil, synchronizable: Synchronizable(isSynchronizable))
             return try gateway.search(query, projection: .attributes).map(KeychainItem.init)
         }
     }
@@ -157,7 +157,7 @@ extension Keychain {
     ///   ``KeychainError/Code/itemNotFound``.
     public func remove(forKey key: String) throws(KeychainError) {
         try perform(.remove) { (gateway) throws(KeychainFailure) in
-            _ = try gateway.delete(try query(gateway, key: key, synchronizable: isSynchronizable))
+            _ = try gateway.delete(try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable)))
         }
     }
 
@@ -171,7 +171,7 @@ extension Keychain {
     @discardableResult
     public func removeAll() throws(KeychainError) -> Int {
         try perform(.removeAll) { (gateway) throws(KeychainFailure) -> Int in
-            try gateway.delete(try query(gateway, key: nil, synchronizable: nil))
+            try gateway.delete(try query(gateway, key: nil, synchronizable: .any))
         }
     }
 }
