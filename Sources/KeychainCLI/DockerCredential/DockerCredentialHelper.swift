@@ -122,7 +122,8 @@ package enum DockerCredentialHelper {
 struct DockerCredentials {
     var serverURL: String
     var username: String
-    var secret: String
+    /// The secret, never a `String`: decoded from the input's bytes into zeroising storage.
+    var secret: SecureBytes
 
     private struct AnyKey: CodingKey {
         var stringValue: String
@@ -133,6 +134,9 @@ struct DockerCredentials {
 
     private struct Document: Decodable {
         var fields: [String: String] = [:]
+        /// The member name the secret is read from (its value is decoded from the raw input by
+        /// ``JSONStringScanner``, never by the decoder).
+        var secretKey: String?
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: AnyKey.self)
@@ -142,6 +146,10 @@ struct DockerCredentials {
                     ?? ["ServerURL", "Username", "Secret"].first { $0.lowercased() == key.stringValue.lowercased() }
                 guard let name else { continue }
                 if try container.decodeNil(forKey: key) { continue }
+                if name == "Secret" {
+                    if secretKey == nil || key.stringValue == name { secretKey = key.stringValue }
+                    continue
+                }
                 guard let value = try? container.decode(String.self, forKey: key) else {
                     throw CommandFailure.message(
                         "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string", status: 1)
@@ -168,10 +176,19 @@ struct DockerCredentials {
         } catch {
             throw .message(input.isEmpty ? "EOF" : "invalid character in the credentials JSON", status: 1)
         }
+        var secret = SecureBytes(copying: [])
+        if let key = document.secretKey {
+            guard let range = JSONStringScanner.members(input)[key], let decoded = JSONStringScanner.secret(input, range)
+            else {
+                throw .message(
+                    "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string", status: 1)
+            }
+            secret = decoded
+        }
         let serverURL = document.fields["ServerURL"] ?? ""
         let username = document.fields["Username"] ?? ""
         guard !serverURL.isEmpty else { throw .message("no credentials server URL", status: 1) }
         guard !username.isEmpty else { throw .message("no credentials username", status: 1) }
-        return DockerCredentials(serverURL: serverURL, username: username, secret: document.fields["Secret"] ?? "")
+        return DockerCredentials(serverURL: serverURL, username: username, secret: secret)
     }
 }

@@ -47,7 +47,7 @@ struct DockerKeychain {
             .path: .string(url.path), .authenticationType: .string("dflt"), .securityDomain: .string(Self.securityDomain),
             .account: .string(credentials.username), .label: .string(DockerCredentialHelper.label),
         ])
-        let secret = SecureBytes(copying: credentials.secret.utf8)
+        let secret = credentials.secret
         try DockerCredentialHelper.keychain { () throws(KeychainFailure) in
             // One transaction: docker's other items for exactly this key go, the new one is
             // upserted; other programs' items and other keys of the same host stay.
