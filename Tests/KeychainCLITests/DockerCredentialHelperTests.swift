@@ -134,7 +134,7 @@ struct DockerCredentialHelperTests {
     }
 
     @Test(
-        "the secret is decoded from the JSON bytes exactly as JSONDecoder decodes a String, and refused where it refuses",
+        "the secret is decoded from the JSON bytes as JSONDecoder decodes a String, and refused where it refuses",
         arguments: [
             #""plain""#, #""a\"b\\c\/d\be\ff\ng\rh\ti""#, #""\u00e9\ud83d\ude00é😀""#, #""\u0000""#, #""""#,
             #""\ud800""#, #""\udc00""#, #""\ud800x""#, #""\x""#, #""\u12""#, "\"a\u{01}b\"", "12", "true", "[\"a\"]",
@@ -157,7 +157,8 @@ struct DockerCredentialHelperTests {
 
     @Test("members: names decoded, the first of duplicates kept, nested values skipped")
     func members() {
-        let json = Array(#" { "a" : {"Secret":"no","x":[1,"}"]}, "Secr\u0065t":"yes" , "Secret":"later", "n": 12 }"#.utf8)
+        let json = Array(
+            #" { "a" : {"Secret":"no","x":[1,"}"]}, "Secr\u0065t":"yes" , "Secret":"later", "n": 12 }"#.utf8)
         let members = JSONStringScanner.members(json)
         #expect(Set(members.keys) == ["a", "Secret", "n"])
         let secret = members["Secret"].flatMap { JSONStringScanner.secret(json, $0) }
@@ -169,7 +170,8 @@ struct DockerCredentialHelperTests {
         let sandbox = try Sandbox()
         #expect(sandbox.docker("store", stdin: #"{"ServerURL":"x.io","Username":"u","Secret":12}"#)
             == Outcome(
-                status: 1, stdout: "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string\n",
+                status: 1,
+                stdout: "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string\n",
                 stderr: ""))
     }
 }

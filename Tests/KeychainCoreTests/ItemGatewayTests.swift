@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeychainCore
 
 /// The policy rules every front end gets from ``ItemGateway``, each tested once, here.
@@ -70,7 +71,9 @@ struct ItemGatewayTests {
         let gateway = try gateway(keychain)
         _ = try gateway.add(NewItem(.genericPassword, attributes: ["svce": .string("s")], secret: secret("x")))
         let query = ItemQuery(itemClass: .genericPassword, accessGroups: try gateway.searchGroups(named: nil))
-        #expect(status { _ = try gateway.update(query, changes: ["agrp": .string("other")], secret: nil) } == .missingEntitlement)
+        #expect(
+            status { _ = try gateway.update(query, changes: ["agrp": .string("other")], secret: nil) }
+                == .missingEntitlement)
         #expect(status { _ = try gateway.migrate([query], changes: ["agrp": .string("other")]) } == .missingEntitlement)
         #expect(try gateway.search(query, projection: .attributes).first?.attributes["agrp"] == .string("team.app"))
     }
@@ -82,19 +85,24 @@ struct ItemGatewayTests {
         let keychain = TemporaryKeychain()
         let gateway = try gateway(keychain)
         let attributes: [String: AttributeValue] = ["svce": .string("s"), "acct": .string("a")]
-        #expect(try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: secret("one"))) == .inserted)
+        #expect(
+            try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: secret("one"))) == .inserted)
         let query = ItemQuery(itemClass: .genericPassword, accessGroups: try gateway.searchGroups(named: nil))
         let ref = try gateway.search(query, projection: []).first?.persistentRef
-        #expect(try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: secret("two"))) == .updated(1))
+        #expect(
+            try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: secret("two"))) == .updated(1))
         let items = try gateway.search(query, projection: .secret)
         #expect(items.count == 1)
         #expect(items.first?.persistentRef == ref)
         #expect(items.first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
         // Without a new secret the stored one is kept (`security add-… -U` without -w).
         #expect(try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: nil)) == .updated(1))
-        #expect(try gateway.search(query, projection: .secret).first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
+        #expect(
+            try gateway.search(query, projection: .secret).first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
         // A plain add of the same primary key is errSecDuplicateItem.
-        #expect(status { _ = try gateway.add(NewItem(.genericPassword, attributes: attributes, secret: nil)) } == .duplicateItem)
+        #expect(
+            status { _ = try gateway.add(NewItem(.genericPassword, attributes: attributes, secret: nil)) }
+                == .duplicateItem)
     }
 
     // MARK: - Conditional delete
@@ -113,7 +121,8 @@ struct ItemGatewayTests {
         let scope = CredentialScope(
             protocolCode: "htps", server: "H.EXAMPLE", port: .exactly(0), path: nil, account: nil,
             ownership: .notLabelled([]))
-        #expect(try gateway.deleteCredentials(in: scope) { $0.secret?.constantTimeEquals(Array("drop".utf8)) == true } == 1)
+        #expect(
+            try gateway.deleteCredentials(in: scope) { $0.secret?.constantTimeEquals(Array("drop".utf8)) == true } == 1)
         let left = try gateway.credentials(in: scope, withSecret: false)
         #expect(left.map { $0.attributes["acct"] } == [.string("a")])
     }

@@ -36,11 +36,19 @@ public struct KeychainItem: Sendable, Hashable {
         server = record.itemClass == .internetPassword ? Self.text(attributes[.server]) ?? "" : nil
         accessGroup = record.accessGroup
         accessibility = Accessibility(record.protection)
-        if case .bool(let flag)? = attributes[.synchronizable] { isSynchronizable = flag } else { isSynchronizable = false }
+        if case .bool(let flag)? = attributes[.synchronizable] {
+            isSynchronizable = flag
+        } else {
+            isSynchronizable = false
+        }
         label = Self.text(attributes[.label])
         comment = Self.text(attributes[.comment])
         if case .date(let date)? = attributes[.creationDate] { creationDate = date } else { creationDate = nil }
-        if case .date(let date)? = attributes[.modificationDate] { modificationDate = date } else { modificationDate = nil }
+        if case .date(let date)? = attributes[.modificationDate] {
+            modificationDate = date
+        } else {
+            modificationDate = nil
+        }
     }
 
     /// A string attribute, or a `Data` one read as UTF-8 (Apple keeps the type an attribute was stored with).

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 package import KeychainCore
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// `docker-credential-keychain store|get|erase|list|version`: docker's credential-helper protocol
 /// (`docker/docker-credential-helpers`, `credentials/credentials.go`) over internet passwords.
@@ -36,7 +37,6 @@ package enum DockerCredentialHelper {
     /// The largest input read, in bytes.
     static let maximumInput = 1 << 20
 
-
     /// Runs the helper with `arguments` (without the program name).
     /// - Parameters:
     ///   - arguments: exactly one action.
@@ -68,7 +68,9 @@ package enum DockerCredentialHelper {
         // The input holds docker's secret on `store`: wiped once the command is done.
         var input = try readInput(io)
         defer { input.wipe() }
-        let identity = try keychain { () throws(KeychainFailure) in try ApplicationIdentity.fromEnvironment(io.environment) }
+        let identity = try keychain { () throws(KeychainFailure) in
+            try ApplicationIdentity.fromEnvironment(io.environment)
+        }
         let store = try keychain { () throws(KeychainFailure) in
             try KeychainPreferences.openDefault(location, environment: io.environment)
         }
@@ -142,7 +144,8 @@ struct DockerCredentials {
             let container = try decoder.container(keyedBy: AnyKey.self)
             for key in container.allKeys {
                 // Go's decoder takes an exact key first, then a case-insensitive one.
-                let name = ["ServerURL", "Username", "Secret"].first { $0 == key.stringValue }
+                let name =
+                    ["ServerURL", "Username", "Secret"].first { $0 == key.stringValue }
                     ?? ["ServerURL", "Username", "Secret"].first { $0.lowercased() == key.stringValue.lowercased() }
                 guard let name else { continue }
                 if try container.decodeNil(forKey: key) { continue }
@@ -152,7 +155,8 @@ struct DockerCredentials {
                 }
                 guard let value = try? container.decode(String.self, forKey: key) else {
                     throw CommandFailure.message(
-                        "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string", status: 1)
+                        "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string",
+                        status: 1)
                 }
                 if fields[name] == nil || key.stringValue == name { fields[name] = value }
             }
@@ -166,9 +170,11 @@ struct DockerCredentials {
         do {
             // The decoder reads the caller's bytes in place (no `Data` copy of the secret to wipe).
             document = try input.withUnsafeBytes { buffer in
-                let data = buffer.baseAddress.map {
-                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
-                } ?? Data()
+                let data =
+                    buffer.baseAddress.map {
+                        Data(
+                            bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                    } ?? Data()
                 return try JSONDecoder().decode(Document.self, from: data)
             }
         } catch let failure as CommandFailure {
@@ -178,10 +184,12 @@ struct DockerCredentials {
         }
         var secret = SecureBytes(copying: [])
         if let key = document.secretKey {
-            guard let range = JSONStringScanner.members(input)[key], let decoded = JSONStringScanner.secret(input, range)
+            guard let range = JSONStringScanner.members(input)[key],
+                let decoded = JSONStringScanner.secret(input, range)
             else {
                 throw .message(
-                    "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string", status: 1)
+                    "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string",
+                    status: 1)
             }
             secret = decoded
         }

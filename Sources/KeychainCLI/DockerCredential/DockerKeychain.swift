@@ -44,7 +44,8 @@ struct DockerKeychain {
         }
         let attributes = [String: AttributeValue](named: [
             .`protocol`: .string(url.appleProtocol), .server: .string(url.host), .port: .integer(Int64(url.port ?? 0)),
-            .path: .string(url.path), .authenticationType: .string("dflt"), .securityDomain: .string(Self.securityDomain),
+            .path: .string(url.path), .authenticationType: .string("dflt"),
+            .securityDomain: .string(Self.securityDomain),
             .account: .string(credentials.username), .label: .string(DockerCredentialHelper.label),
         ])
         let secret = credentials.secret
@@ -105,7 +106,8 @@ struct DockerKeychain {
         let items = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> [ItemRecord] in
             try gateway.search(
                 ItemQuery(
-                    itemClass: .internetPassword, filters: .init(named: [.label: .string(DockerCredentialHelper.label)]),
+                    itemClass: .internetPassword,
+                    filters: .init(named: [.label: .string(DockerCredentialHelper.label)]),
                     accessGroups: gateway.helperGroups),
                 projection: [.attributes])
         }
@@ -117,7 +119,8 @@ struct DockerKeychain {
             var port: UInt16?
             if case .integer(let number)? = item.attributes[.port], number != 0 { port = UInt16(clamping: number) }
             let url = RegistryURL(
-                scheme: text(.`protocol`) == "http" ? "http" : "https", host: CredentialScope.canonicalServer(text(.server)),
+                scheme: text(.`protocol`) == "http" ? "http" : "https",
+                host: CredentialScope.canonicalServer(text(.server)),
                 port: port, path: text(.path) == "/" ? "" : text(.path))
             entries[url.key] = text(.account)
         }

@@ -22,7 +22,9 @@ enum JSONStringScanner {
         while true {
             index = skipSpace(json, index)
             guard index < json.count, json[index] == UInt8(ascii: "\"") else { return members }
-            guard let keyEnd = stringEnd(json, index), let key = decodedString(json, index..<keyEnd) else { return members }
+            guard let keyEnd = stringEnd(json, index), let key = decodedString(json, index..<keyEnd) else {
+                return members
+            }
             index = skipSpace(json, keyEnd)
             guard index < json.count, json[index] == UInt8(ascii: ":") else { return members }
             index = skipSpace(json, index + 1)
@@ -93,8 +95,9 @@ enum JSONStringScanner {
             return nil
         default:
             var index = start
-            while index < json.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D]
-                .contains(json[index])
+            while index < json.count,
+                ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D]
+                    .contains(json[index])
             {
                 index += 1
             }

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 internal import KeychainCore
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// One credential as git sends it to a helper (git-credential(1), "INPUT/OUTPUT FORMAT").
 struct GitCredential {
@@ -70,7 +71,9 @@ struct GitCredential {
             if line.isEmpty { return credential }
             if line.count > GitCredentialHelper.maximumLineBytes { throw ProblemError(.tooLong(line: number)) }
             if line.contains(0) { throw ProblemError(.nulByte(line: number)) }
-            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else { throw ProblemError(.noEquals(line: number)) }
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else {
+                throw ProblemError(.noEquals(line: number))
+            }
             let key = String(decoding: line[..<equals], as: UTF8.self)
             let value = line[(equals + 1)...]
             switch key {

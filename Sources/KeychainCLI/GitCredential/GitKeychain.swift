@@ -92,7 +92,9 @@ struct GitKeychain {
             for part in parts {
                 UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyBytes(from: part.prefix)
                 offset += part.prefix.count
-                part.value.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: $0) }
+                part.value.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: $0)
+                }
                 offset += part.value.count
             }
         }
@@ -101,7 +103,8 @@ struct GitKeychain {
             .path: GitCredential.attribute(credential.path ?? []), .account: GitCredential.attribute(username),
             .`protocol`: .string(code), .label: .string(credential.label),
         ])
-        _ = try gateway.replaceCredential(in: scope(credential, exactPath: true), attributes: attributes, secret: secret)
+        _ = try gateway.replaceCredential(
+            in: scope(credential, exactPath: true), attributes: attributes, secret: secret)
     }
 
     /// Deletes the matching items; with a password, only those whose password equals it (compared

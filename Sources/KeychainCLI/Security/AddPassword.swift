@@ -17,9 +17,13 @@ enum AddPassword {
         OptionSpec("w", value: "password", "Specify password to be added", promptsWhenValueMissing: true),
         OptionSpec("X", value: "hex", "Specify password data to be added as a hexadecimal string"),
         OptionSpec("A", "Allow any application to access this item without warning (insecure, not recommended!)"),
-        OptionSpec("T", value: "appPath", "Specify an application which may access this item (multiple -T options are allowed)"),
+        OptionSpec(
+            "T", value: "appPath", "Specify an application which may access this item (multiple -T options are allowed)"
+        ),
         OptionSpec("U", "Update item if it already exists (if omitted, the item cannot already exist)"),
-        OptionSpec(nil, long: "access-group", value: "group", "Add the item to this access group (default: the unsigned tools' group)"),
+        OptionSpec(
+            nil, long: "access-group", value: "group",
+            "Add the item to this access group (default: the unsigned tools' group)"),
     ]
 
     /// Where the new item's password comes from.
@@ -58,7 +62,8 @@ enum AddPassword {
             return SecureBytes(copying: Array(text.utf8))
         case .hex(let text):
             guard let bytes = decodeHex(text) else {
-                throw .message("security: the -X value is not hexadecimal (an even number of digits 0-9, a-f)", status: 2)
+                throw .message(
+                    "security: the -X value is not hexadecimal (an even number of digits 0-9, a-f)", status: 2)
             }
             return SecureBytes(copying: bytes)
         case .prompt:
@@ -231,7 +236,9 @@ struct AddInternetPassword: SecuritySubcommand {
         attributes[.server] = .string(server)
         attributes[.label] = .string(options.value("l") ?? server)
         attributes[.authenticationType] = .string(try ItemOptions.fourCharCode(options, "t") ?? "dflt")
-        if let protocolCode = try ItemOptions.fourCharCode(options, "r") { attributes[.`protocol`] = .string(protocolCode) }
+        if let protocolCode = try ItemOptions.fourCharCode(options, "r") {
+            attributes[.`protocol`] = .string(protocolCode)
+        }
         if let port = ItemOptions.port(options) { attributes[.port] = .integer(port) }
         if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
         if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }

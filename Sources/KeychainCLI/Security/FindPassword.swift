@@ -18,7 +18,8 @@ enum FindPassword {
             // the user proves presence (pinentry), never silently (issue 16).
             if showPassword && item.needsAuthentication, let constraints = item.constraints {
                 var authorizer = AccessAuthorizer(
-                    keystore: gateway.keystore, context: nil, ui: .allow, reason: "security wants to show a protected keychain item.")
+                    keystore: gateway.keystore, context: nil, ui: .allow,
+                    reason: "security wants to show a protected keychain item.")
                 do {
                     _ = try authorizer.authorize(constraints)
                 } catch {

@@ -26,8 +26,12 @@ struct ItemLookup {
         } else {
             key = ItemOptions.strings(options, ["a": .account, "d": .securityDomain, "s": .server, "p": .path])
             if let port = ItemOptions.port(options), port != 0 { key[.port] = .integer(port) }
-            if let protocolCode = try ItemOptions.fourCharCode(options, "r") { key[.`protocol`] = .string(protocolCode) }
-            if let authentication = try ItemOptions.fourCharCode(options, "t") { key[.authenticationType] = .string(authentication) }
+            if let protocolCode = try ItemOptions.fourCharCode(options, "r") {
+                key[.`protocol`] = .string(protocolCode)
+            }
+            if let authentication = try ItemOptions.fourCharCode(options, "t") {
+                key[.authenticationType] = .string(authentication)
+            }
         }
         let complete = ItemGateway.primaryKeyNames(itemClass).allSatisfy { key[$0] != nil }
         filters = complete ? key : key.merging(nonKey) { $1 }
@@ -60,7 +64,7 @@ struct ItemLookup {
                 let found = try gateway.search(
                     try query(gateway), projection: withSecret ? [.attributes, .secret] : [.attributes])
                 if let item = found.first { return .found(item, target, gateway) }
-            } catch where error.status == .noSuchKeychain && targets.count > 1 {
+            } catch  where error.status == .noSuchKeychain && targets.count > 1 {
                 // A search list entry whose file is gone is skipped: a miss stays "not found" (44).
                 continue
             } catch {

@@ -62,7 +62,9 @@ package enum SecurityTool {
         }
         let spec = command.spec
         // The one place a command's failure becomes its message and exit status.
-        return CommandFailure.exitStatus(.security(usage: spec.usage + "        " + spec.summary + "\n"), io: context.io) {
+        return CommandFailure.exitStatus(
+            .security(usage: spec.usage + "        " + spec.summary + "\n"), io: context.io
+        ) {
             () throws(CommandFailure) in
             var parsed: ParsedOptions
             if spec.takesLeadingOperand, let leading = operands.first, !leading.hasPrefix("-") {

@@ -100,7 +100,8 @@ package enum CommandFailure: Error {
             return SecurityContext.exitStatus(failure.status)
         case (.keychain(let action, let failure, _), .gitCredential):
             io.error.line(
-                "\(GitCredentialHelper.name): failed to \(action): \(failure.status.message) (\(failure.status.rawValue))")
+                "\(GitCredentialHelper.name): failed to \(action): \(failure.status.message) (\(failure.status.rawValue))"
+            )
             return 1
         case (.keychain(_, let failure, _), .dockerCredential):
             io.output.line(

@@ -109,7 +109,8 @@ package struct ItemGateway: Sendable {
     /// SecItem calls do not apply it: securityd accepts the combination (docs/APPLE-SEMANTICS.md
     /// rule 20), and `SecItemAdd` mirrors securityd.
     /// - Throws: `.param` for a synchronizable `…ThisDeviceOnly` item.
-    package static func checkSynchronizable(_ synchronizable: Bool, protection: ProtectionClass) throws(KeychainFailure) {
+    package static func checkSynchronizable(_ synchronizable: Bool, protection: ProtectionClass) throws(KeychainFailure)
+    {
         if synchronizable && !protection.isMigratable {
             throw KeychainFailure(.param, "a synchronizable item cannot be ThisDeviceOnly")
         }
@@ -123,7 +124,9 @@ package struct ItemGateway: Sendable {
     /// generic passwords: account, service; internet passwords: account, security domain, server,
     /// protocol, authentication type, port, path.
     package static func primaryKeyNames(_ itemClass: ItemClass) -> [AttributeName] {
-        itemClass.primaryKey.map { AttributeName(rawValue: $0.name) }.filter { $0 != .accessGroup && $0 != .synchronizable }
+        itemClass.primaryKey.map { AttributeName(rawValue: $0.name) }.filter {
+            $0 != .accessGroup && $0 != .synchronizable
+        }
     }
 
     /// The primary-key attributes of an item of `itemClass` with `attributes`, defaults filled

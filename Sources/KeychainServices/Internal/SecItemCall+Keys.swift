@@ -38,7 +38,8 @@ extension SecItemCall {
             // A private key already stored (SecKeyCreateRandomKey with kSecAttrIsPermanent, then the
             // certificate) completes the identity as it is.
             return try gateway.addIdentity(
-                certificate: NewItem(.certificate, attributes: merged(certificate.attributes), secret: certificate.secret),
+                certificate: NewItem(
+                    .certificate, attributes: merged(certificate.attributes), secret: certificate.secret),
                 key: NewItem(.key, attributes: keyAttributes, secret: key.secret))
         case (_, .some):
             throw KeychainFailure(.param, "kSecValueRef is not an object of the item's class")
@@ -56,7 +57,8 @@ extension SecItemCall {
             return try gateway.add(NewItem(.certificate, attributes: derived, secret: SecureBytes(copying: der)))
         case (.genericPassword, nil), (.internetPassword, nil):
             return try gateway.add(
-                NewItem(request.itemClass, attributes: attributes, secret: request.secret.map { SecureBytes(copying: $0) }))
+                NewItem(
+                    request.itemClass, attributes: attributes, secret: request.secret.map { SecureBytes(copying: $0) }))
         }
     }
 
@@ -81,7 +83,9 @@ extension SecItemCall {
             let keyQuery = ItemQuery(
                 itemClass: .key, filters: filters, accessGroups: gateway.identity.searchGroups, synchronizable: nil,
                 limit: 1)
-            guard let key = try gateway.search(keyQuery, projection: withSecret ? [.attributes, .secret] : .attributes).first
+            guard
+                let key = try gateway.search(keyQuery, projection: withSecret ? [.attributes, .secret] : .attributes)
+                    .first
             else { continue }
             var attributes = key.attributes
             for (name, value) in certificate.attributes where attributes[name] == nil { attributes[name] = value }

@@ -23,7 +23,7 @@ enum CertificateSearch {
                 for item in found where CertificateItems.matches(item, name: name, email: email, hash: hash) {
                     matches.append((item, target, store))
                 }
-            } catch where error.status == .noSuchKeychain && targets.count > 1 {
+            } catch  where error.status == .noSuchKeychain && targets.count > 1 {
                 continue
             } catch {
                 lastFailure = error
@@ -72,7 +72,8 @@ struct FindCertificate: SecuritySubcommand {
                 if options.has("p") {
                     context.io.output.write((try? found.certificate.pem) ?? "")
                 } else {
-                    context.io.output.write(CertificateItems.attributes(found, keychainPath: target.location.databasePath))
+                    context.io.output.write(
+                        CertificateItems.attributes(found, keychainPath: target.location.databasePath))
                 }
                 if options.has("m") {
                     context.io.output.line(
@@ -161,12 +162,14 @@ enum DeleteCertificateCommand {
             throw CommandFailure.keychain("Unable to delete \(identity ? "identity" : "certificate")", failure)
         case .success(let matches):
             if hash == nil && matches.count > 1 {
-                throw CommandFailure.message("\(name ?? "") is ambiguous, please find the hash of the one you want to delete", status: 1)
+                throw CommandFailure.message(
+                    "\(name ?? "") is ambiguous, please find the hash of the one you want to delete", status: 1)
             }
             let (found, _, store) = matches[0]
             let status = CertificateItems.delete(found, identity: identity, in: store, context)
             guard status == errSecSuccess else {
-                throw CommandFailure.keychain("Unable to delete \(identity ? "identity" : "certificate")", osStatus: status)
+                throw CommandFailure.keychain(
+                    "Unable to delete \(identity ? "identity" : "certificate")", osStatus: status)
             }
             return
         }
@@ -186,7 +189,9 @@ struct DeleteCertificate: SecuritySubcommand {
         self.options = options
     }
 
-    func run(_ context: SecurityContext) throws(CommandFailure) { try DeleteCertificateCommand.run(options, identity: false, context) }
+    func run(_ context: SecurityContext) throws(CommandFailure) {
+        try DeleteCertificateCommand.run(options, identity: false, context)
+    }
 }
 
 struct DeleteIdentity: SecuritySubcommand {
@@ -202,5 +207,7 @@ struct DeleteIdentity: SecuritySubcommand {
         self.options = options
     }
 
-    func run(_ context: SecurityContext) throws(CommandFailure) { try DeleteCertificateCommand.run(options, identity: true, context) }
+    func run(_ context: SecurityContext) throws(CommandFailure) {
+        try DeleteCertificateCommand.run(options, identity: true, context)
+    }
 }

@@ -68,8 +68,11 @@ struct ImportItems: SecuritySubcommand {
             if !certificates.isEmpty {
                 for certificate in certificates {
                     let status = SecItemAdd(
-                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate] as CFDictionary, nil)
-                    guard status == errSecSuccess else { throw CommandFailure.keychain("SecKeychainItemImport", osStatus: status) }
+                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
+                            as CFDictionary, nil)
+                    guard status == errSecSuccess else {
+                        throw CommandFailure.keychain("SecKeychainItemImport", osStatus: status)
+                    }
                 }
                 context.io.output.line(Self.count(certificates.count, "certificate"))
                 return
@@ -84,7 +87,9 @@ struct ImportItems: SecuritySubcommand {
                 // Nothing was asked: say that the file needs its passphrase rather than that it was wrong.
                 throw CommandFailure.keychain(
                     "SecKeychainItemImport",
-                    KeychainFailure(.authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", isAdvice: true))
+                    KeychainFailure(
+                        .authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", isAdvice: true)
+                )
             }
             guard status == errSecSuccess, let imported = items as? [[String: Any]] else {
                 // Not PKCS #12 either: macOS's "Unknown format in import".
@@ -94,15 +99,22 @@ struct ImportItems: SecuritySubcommand {
             var identities = 0
             for item in imported {
                 guard let identity = item[kSecImportItemIdentity as String] as? SecIdentity else { continue }
-                var attributes: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecValueRef as String: identity]
-                if let label = item[kSecImportItemLabel as String] as? String { attributes[kSecAttrLabel as String] = label }
+                var attributes: [String: Any] = [
+                    kSecClass as String: kSecClassIdentity, kSecValueRef as String: identity,
+                ]
+                if let label = item[kSecImportItemLabel as String] as? String {
+                    attributes[kSecAttrLabel as String] = label
+                }
                 let added = SecItemAdd(attributes as CFDictionary, nil)
-                guard added == errSecSuccess else { throw CommandFailure.keychain("SecKeychainItemImport", osStatus: added) }
+                guard added == errSecSuccess else {
+                    throw CommandFailure.keychain("SecKeychainItemImport", osStatus: added)
+                }
                 identities += 1
                 // The rest of the chain: certificates, skipped when already present.
                 for certificate in (item[kSecImportItemCertChain as String] as? [SecCertificate] ?? []).dropFirst() {
                     SecItemAdd(
-                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate] as CFDictionary, nil)
+                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
+                            as CFDictionary, nil)
                 }
             }
             context.io.output.line(Self.count(identities, "identity", plural: "identities"))

@@ -46,7 +46,8 @@ struct ListKeychains: SecuritySubcommand {
         do {
             try preferences.save(environment: environment)
         } catch {
-            throw CommandFailure.keychain(domain == nil ? "SecKeychainSetSearchList" : "SecKeychainSetDomainSearchList user", error, exit: 1)
+            throw CommandFailure.keychain(
+                domain == nil ? "SecKeychainSetSearchList" : "SecKeychainSetDomainSearchList user", error, exit: 1)
         }
         return
     }

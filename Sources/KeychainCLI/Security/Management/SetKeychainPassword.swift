@@ -56,7 +56,8 @@ struct SetKeychainPassword: SecuritySubcommand {
         let (old, new) = try input.isInteractive ? fromTerminal(input, hasPassword: hasPassword) : fromPipe(input)
         if !hasPassword, let old, old.count > 0 { throw CommandFailure.keychain(failure, .authFailed) }
         guard new.count > 0 else {
-            throw CommandFailure.message("security: set-keychain-password: the new password is empty; nothing was changed", status: 1)
+            throw CommandFailure.message(
+                "security: set-keychain-password: the new password is empty; nothing was changed", status: 1)
         }
         do throws(KeychainFailure) {
             try store.setPassword(new, current: hasPassword ? old : nil, parameters: context.kdfParameters)
@@ -102,7 +103,11 @@ struct SetKeychainPassword: SecuritySubcommand {
                 status: 1)
         }
         let old: SecureBytes
-        if let oldPassword { old = SecureBytes(copying: Array(oldPassword.utf8)) } else { old = try line("old password") }
+        if let oldPassword {
+            old = SecureBytes(copying: Array(oldPassword.utf8))
+        } else {
+            old = try line("old password")
+        }
         if let newPassword { return (old, SecureBytes(copying: Array(newPassword.utf8))) }
         let new = try line("new password")
         guard try line("confirmation").constantTimeEquals(new) else {

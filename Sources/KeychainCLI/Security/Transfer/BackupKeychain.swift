@@ -47,7 +47,9 @@ struct BackupKeychain: SecuritySubcommand {
         let store: Keystore
         do { store = try context.open(target) } catch { throw CommandFailure.transfer(operation, error) }
         if !overwrite && FileSystem.exists(path) {
-            throw CommandFailure.message("security: \(operation): The file already exists; -f replaces it.", status: SecurityContext.exitStatus(.duplicateItem))
+            throw CommandFailure.message(
+                "security: \(operation): The file already exists; -f replaces it.",
+                status: SecurityContext.exitStatus(.duplicateItem))
         }
         let input = PasswordInput(context)
         guard
@@ -71,7 +73,9 @@ struct BackupKeychain: SecuritySubcommand {
         output.line("    ThisDeviceOnly, restore onto this installation only: \(report.deviceBound)")
         output.line("    WhenPasscodeSetThisDeviceOnly, never backed up: \(report.excludedWhenPasscodeSet)")
         if report.unreadableThisDeviceOnly > 0 {
-            output.line("    ThisDeviceOnly of another installation, unreadable here, left out: \(report.unreadableThisDeviceOnly)")
+            output.line(
+                "    ThisDeviceOnly of another installation, unreadable here, left out: \(report.unreadableThisDeviceOnly)"
+            )
         }
         return
     }

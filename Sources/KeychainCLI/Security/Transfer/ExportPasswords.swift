@@ -35,7 +35,9 @@ struct ExportPasswords: SecuritySubcommand {
     func run(_ context: SecurityContext) throws(CommandFailure) {
         let operation = "export-passwords \(file)"
         if !overwrite && FileSystem.exists(file) {
-            throw CommandFailure.message("security: \(operation): The file already exists; -f replaces it.", status: SecurityContext.exitStatus(.duplicateItem))
+            throw CommandFailure.message(
+                "security: \(operation): The file already exists; -f replaces it.",
+                status: SecurityContext.exitStatus(.duplicateItem))
         }
         let report: ExportReport
         do {
@@ -53,7 +55,8 @@ struct ExportPasswords: SecuritySubcommand {
                 "    left out, access-controlled (they need authentication): \(report.skippedAccessControlled)")
         }
         if report.skippedUnreadable > 0 {
-            context.io.output.line("    left out, ThisDeviceOnly of another installation (unreadable here): \(report.skippedUnreadable)")
+            context.io.output.line(
+                "    left out, ThisDeviceOnly of another installation (unreadable here): \(report.skippedUnreadable)")
         }
         context.io.error.line(Keystore.plainTextExportWarning)
         return

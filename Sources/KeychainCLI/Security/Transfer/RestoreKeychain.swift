@@ -48,7 +48,9 @@ struct RestoreKeychain: SecuritySubcommand {
         let path = file ?? TransferOptions.defaultBackupFile(for: target.location)
         let operation = "restore-keychain \(path)"
         guard FileSystem.exists(path) else {
-            throw CommandFailure.message("security: \(operation): \(KeychainStatus.io.message) The file does not exist.", status: SecurityContext.exitStatus(.io))
+            throw CommandFailure.message(
+                "security: \(operation): \(KeychainStatus.io.message) The file does not exist.",
+                status: SecurityContext.exitStatus(.io))
         }
         let store: Keystore
         do { store = try context.open(target) } catch { throw CommandFailure.transfer(operation, error) }
