@@ -154,6 +154,21 @@ extension ItemGateway {
         }
     }
 
+    /// Imports a browser's or password manager's CSV export as internet passwords into
+    /// ``groupForNewItem(named:)`` of `group`, in one write transaction
+    /// (``Keystore/importPasswords(fromFile:accessGroup:protection:policy:)``).
+    /// - Parameters:
+    ///   - path: the CSV file.
+    ///   - group: the access group named by the request, or `nil` for the caller's default.
+    ///   - policy: what to do with an item whose primary key is already stored.
+    /// - Returns: what was imported, replaced and skipped.
+    /// - Throws: `.missingEntitlement` (access groups); as the engine's import otherwise.
+    package func importPasswords(fromFile path: String, group: String?, policy: ConflictPolicy) throws(KeychainFailure)
+        -> ImportSummary
+    {
+        try keystore.importPasswords(fromFile: path, accessGroup: try groupForNewItem(named: group), policy: policy)
+    }
+
     // MARK: - Private
 
     /// The item with its access group decided (``groupForNewItem(named:)``).

@@ -51,11 +51,10 @@ struct ImportPasswords: SecuritySubcommand {
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
         let operation = "import-passwords \(file)"
-        let group = accessGroup ?? context.identity.defaultAccessGroup ?? ApplicationIdentity.unsignedAccessGroup
         let summary: ImportSummary
         do {
-            let store = try context.open(context.target(keychain))
-            summary = try store.importPasswords(fromFile: file, accessGroup: group, policy: policy)
+            let gateway = try context.gateway(context.target(keychain))
+            summary = try gateway.importPasswords(fromFile: file, group: accessGroup, policy: policy)
         } catch {
             throw CommandFailure.transfer(operation, error)
         }
