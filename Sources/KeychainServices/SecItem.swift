@@ -55,26 +55,26 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
     SecItemCall.run(result) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(attributes, .add)
         if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
-        let context = try KeychainContext.current()
-        var itemAttributes = request.attributes
-        itemAttributes["agrp"] = .string(try SecItemCall.accessGroupForAdd(request, context.identity))
+        let gateway = ItemGateway(try KeychainContext.current())
+        var itemAttributes = request.itemAttributes
+        itemAttributes[.accessGroup] = .string(try gateway.groupForNewItem(named: request.accessGroup))
         if let access = request.accessControl, !access.flags.isEmpty {
             var applicationPassword: SecureBytes?
             if access.flags.contains(.applicationPassword) {
                 var authorizer = AccessAuthorizer(
-                    keystore: context.keystore, context: request.authenticationContext, ui: request.authenticationUI,
+                    keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
                     reason: request.operationPrompt)
                 applicationPassword = try authorizer.applicationPasswordForNewItem()
             }
             itemAttributes[AccessConstraints.attributeName] = access.storedValue(applicationPassword: applicationPassword)
         }
-        let ref = try SecItemCall.add(request, itemAttributes, context.keystore)
+        let ref = try SecItemCall.add(request, itemAttributes, gateway)
         guard request.hasReturnKey else { return nil }
         let query = ItemQuery(itemClass: request.itemClass, synchronizable: nil, persistentRef: ref, limit: 1)
-        var items = try context.keystore.search(query, projection: SecItemCall.projection(request))
+        var items = try gateway.search(query, projection: SecItemCall.projection(request))
         var identityKeys: [Data: SecKey] = [:]
-        if request.isIdentity { (items, identityKeys) = try SecItemCall.identities(items, request, context) }
-        let allowed = try SecItemCall.authorized(items, request, context.keystore)
+        if request.isIdentity { (items, identityKeys) = try SecItemCall.identities(items, request, gateway) }
+        let allowed = try SecItemCall.authorized(items, request, gateway)
         guard !allowed.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(allowed, request)
         let references = try SecItemCall.references(allowed, request, identityKeys)
@@ -133,18 +133,18 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     SecItemCall.run(result) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .copy)
         if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
-        let context = try KeychainContext.current()
-        var search = try SecItemCall.query(request, context.identity)
-        let limit = request.limitGiven ? request.limit : 1
+        let gateway = ItemGateway(try KeychainContext.current())
+        var search = try SecItemCall.query(request, gateway)
+        let limit = (request.matchLimit ?? .one).maximum
         // Item lists and identity joins filter after the search: the limit applies to what is left.
         let filtersLater = request.itemList != nil || request.isIdentity
         search.limit = filtersLater ? nil : limit
-        var found = try context.keystore.search(search, projection: SecItemCall.projection(request))
+        var found = try gateway.search(search, projection: SecItemCall.projection(request))
         var identityKeys: [Data: SecKey] = [:]
-        if request.isIdentity { (found, identityKeys) = try SecItemCall.identities(found, request, context) }
+        if request.isIdentity { (found, identityKeys) = try SecItemCall.identities(found, request, gateway) }
         found = SecItemCall.inItemList(found, request, identityKeys: identityKeys)
         if filtersLater, let limit { found = Array(found.prefix(limit)) }
-        let items = try SecItemCall.authorized(found, request, context.keystore)
+        let items = try SecItemCall.authorized(found, request, gateway)
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(items, request)
         guard request.hasReturnKey else { return nil }
@@ -188,19 +188,17 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
             throw KeychainFailure(error)
         }
         if changes.attributes.isEmpty && changes.secret == nil { throw KeychainFailure(.param) }
-        let context = try KeychainContext.current()
-        if case .string(let group)? = changes.attributes["agrp"], !context.identity.holds(group) {
-            throw KeychainFailure(.missingEntitlement)
-        }
+        let gateway = ItemGateway(try KeychainContext.current())
+        if let group = ItemGateway.namedGroup(changes.attributes) { try gateway.checkHeld(group) }
         // Changing an identity would change two items; iOS code updates the certificate or the key.
         if request.isIdentity { throw KeychainFailure(.unimplemented, "update the certificate or the key of an identity") }
-        let search = try SecItemCall.query(request, context.identity)
+        let search = try SecItemCall.query(request, gateway)
         var attributes = changes.attributes
-        if attributes[AccessConstraints.attributeName] != nil || attributes["pdmn"] != nil {
-            try SecItemCall.authorizeProtectionChange(search, request, &attributes, context.keystore)
+        if attributes[.accessControl] != nil || attributes[.accessible] != nil {
+            try SecItemCall.authorizeProtectionChange(search, request, &attributes, gateway)
         }
         let secret = changes.secret.map { SecureBytes(copying: $0) }
-        let count = try context.keystore.update(search, changes: attributes, secret: secret)
+        let count = try gateway.update(search, changes: attributes, secret: secret)
         guard count > 0 else { throw KeychainFailure(.itemNotFound) }
         return nil
     }
@@ -225,11 +223,11 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     SecItemCall.run(nil) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .delete)
-        let context = try KeychainContext.current()
-        let search = try SecItemCall.query(request, context.identity)
+        let gateway = ItemGateway(try KeychainContext.current())
+        let search = try SecItemCall.query(request, gateway)
         let count =
             request.isIdentity
-            ? try SecItemCall.deleteIdentities(search, request, context) : try context.keystore.delete(search)
+            ? try SecItemCall.deleteIdentities(search, request, gateway) : try gateway.delete(search)
         guard count > 0 else { throw KeychainFailure(.itemNotFound) }
         return nil
     }

@@ -165,20 +165,20 @@ struct SizeRun {
         let start = nanoseconds()
         let refs: [Data]
         do {
-            refs = try keystore.write { (session: borrowing StoreSession) throws(KeychainFailure) -> [Data] in
-                var refs: [Data] = []
-                refs.reserveCapacity(count)
-                for i in 0..<count {
-                    let t0 = nanoseconds()
-                    let attributes: [String: AttributeValue] = [
-                        "svce": .string(data.service(i)), "acct": .string(data.account(i)), "agrp": .string("unsigned"),
-                    ]
-                    refs.append(
-                        try session.add(.genericPassword, attributes: attributes, secret: SecureBytes(copying: data.secret(i))))
-                    ours.append(nanoseconds() - t0)
-                }
-                return refs
-            }
+            var t0: UInt64 = 0
+            refs = try ItemGateway(keystore: keystore, identity: .unsigned).addAll(
+                count,
+                item: { i in
+                    t0 = nanoseconds()
+                    return NewItem(
+                        .genericPassword,
+                        attributes: .init(named: [
+                            .service: .string(data.service(i)), .account: .string(data.account(i)),
+                            .accessGroup: .string("unsigned"),
+                        ]),
+                        secret: SecureBytes(copying: data.secret(i)))
+                },
+                added: { _ in ours.append(nanoseconds() - t0) })
         } catch {
             fatal("bulk add failed: \(error)")
         }

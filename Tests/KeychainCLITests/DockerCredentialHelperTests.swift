@@ -120,4 +120,58 @@ struct DockerCredentialHelperTests {
         #expect(sandbox.docker("store", stdin: "{\"ServerURL\":\"ftp://x.io\",\"Username\":\"u\"}")
             == Outcome(status: 1, stdout: "unsupported scheme: ftp\n", stderr: ""))
     }
+
+    @Test(
+        "a secret is escaped from its bytes exactly as the String encoder escapes it, invalid UTF-8 included",
+        arguments: [
+            Array("plain".utf8), Array("q\"b\\<>&\n\r\t\u{08}\u{0C}\u{01}\u{2028}é😀".utf8), [0xFF, 0x41, 0xC3],
+            [0xE2, 0x82], [0xF0, 0x9F, 0x98], [],
+        ] as [[UInt8]])
+    func secretEscapedFromBytes(_ bytes: [UInt8]) {
+        var output: [UInt8] = []
+        bytes.withUnsafeBytes { GoJSON.append(utf8: $0, to: &output) }
+        #expect(output == Array(GoJSON.string(String(decoding: bytes, as: UTF8.self)).utf8))
+    }
+
+    @Test(
+        "the secret is decoded from the JSON bytes as JSONDecoder decodes a String, and refused where it refuses",
+        arguments: [
+            #""plain""#, #""a\"b\\c\/d\be\ff\ng\rh\ti""#, #""\u00e9\ud83d\ude00é😀""#, #""\u0000""#, #""""#,
+            #""\ud800""#, #""\udc00""#, #""\ud800x""#, #""\x""#, #""\u12""#, "\"a\u{01}b\"", "12", "true", "[\"a\"]",
+        ])
+    func secretDecodedFromBytes(_ literal: String) throws {
+        let json = Array("{\"Secret\":\(literal)}".utf8)
+        let expected = try? JSONDecoder().decode([String: String].self, from: Data(json))["Secret"]
+        let range = try #require(JSONStringScanner.members(json)["Secret"])
+        let decoded = JSONStringScanner.secret(json, range)
+        #expect(decoded.map { $0.withUnsafeBytes { Array($0) } } == expected.map { Array($0.utf8) })
+    }
+
+    @Test("invalid UTF-8 in the secret is refused, as JSONDecoder refuses it")
+    func secretInvalidUTF8() throws {
+        let json = Array("{\"Secret\":\"a".utf8) + [0xFF] + Array("\"}".utf8)
+        #expect((try? JSONDecoder().decode([String: String].self, from: Data(json))) == nil)
+        let range = try #require(JSONStringScanner.members(json)["Secret"])
+        #expect(JSONStringScanner.secret(json, range) == nil)
+    }
+
+    @Test("members: names decoded, the first of duplicates kept, nested values skipped")
+    func members() {
+        let json = Array(
+            #" { "a" : {"Secret":"no","x":[1,"}"]}, "Secr\u0065t":"yes" , "Secret":"later", "n": 12 }"#.utf8)
+        let members = JSONStringScanner.members(json)
+        #expect(Set(members.keys) == ["a", "Secret", "n"])
+        let secret = members["Secret"].flatMap { JSONStringScanner.secret(json, $0) }
+        #expect(secret?.withUnsafeBytes { Array($0) } == Array("yes".utf8))
+    }
+
+    @Test("a secret that is not a string is refused with Go's message")
+    func secretNotAString() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.docker("store", stdin: #"{"ServerURL":"x.io","Username":"u","Secret":12}"#)
+            == Outcome(
+                status: 1,
+                stdout: "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string\n",
+                stderr: ""))
+    }
 }

@@ -17,18 +17,22 @@ extension Keychain {
     var scopeAttributes: [String: AttributeValue] {
         switch scope {
         case .genericPassword(let service):
-            ["svce": .string(service)]
+            .init(named: [.service: .string(service)])
         case .internetPassword(let server, let proto, let authenticationType):
-            ["srvr": .string(server), "ptcl": .string(proto.rawValue), "atyp": .string(authenticationType.rawValue)]
+            .init(named: [
+                .server: .string(server), .protocol: .string(proto.rawValue),
+                .authenticationType: .string(authenticationType.rawValue),
+            ])
         }
     }
 
-    /// Runs `body` with the bound or current context, translating engine failures for `operation`.
+    /// Runs `body` with the gateway of the bound or current context, translating engine failures
+    /// for `operation`.
     func perform<R>(
-        _ operation: KeychainError.Operation, _ body: (KeychainContext) throws(KeychainFailure) -> R
+        _ operation: KeychainError.Operation, _ body: (ItemGateway) throws(KeychainFailure) -> R
     ) throws(KeychainError) -> R {
         do {
-            return try body(try resolvedContext())
+            return try body(ItemGateway(try resolvedContext()))
         } catch {
             throw KeychainError(error, operation)
         }
@@ -49,98 +53,62 @@ extension Keychain {
         do { return self.context(try resolvedContext()) } catch { throw KeychainError(error, operation) }
     }
 
-    /// The access groups a read, update or removal covers: the named group, or all the process holds
-    /// (`nil`: every group, for the user's management tool).
-    /// - Throws: `.missingEntitlement` for a named group not held, or a process without groups.
-    func searchGroups(_ identity: ApplicationIdentity) throws(KeychainFailure) -> [String]? {
-        if let group = accessGroupName {
-            guard identity.holds(group) else {
-                throw KeychainFailure(.missingEntitlement, "the access group is not in the process's entitlements")
-            }
-            return [group]
-        }
-        guard !identity.accessGroups.isEmpty || identity.seesAllGroups else {
-            throw KeychainFailure(.missingEntitlement, "the process has no keychain access group")
-        }
-        return identity.searchGroups
-    }
-
-    /// The groups an upsert looks in, the first being where a new item goes: the named group, or the
-    /// process's groups in Apple's order (default group first).
-    func writeGroups(_ identity: ApplicationIdentity) throws(KeychainFailure) -> [String] {
-        if let group = accessGroupName {
-            guard identity.holds(group) else {
-                throw KeychainFailure(.missingEntitlement, "the access group is not in the process's entitlements")
-            }
-            return [group]
-        }
-        guard !identity.accessGroups.isEmpty else {
-            throw KeychainFailure(.missingEntitlement, "the process has no keychain access group")
-        }
-        return identity.accessGroups
-    }
-
-    /// The query for one key (or every key when `key` is `nil`) of this scope.
+    /// The query for one key (or every key when `key` is `nil`) of this scope, in the gateway's
+    /// search groups for this keychain's access group (``ItemGateway/searchGroups(named:)``).
     func query(
-        _ identity: ApplicationIdentity, key: String?, synchronizable: Bool?, limit: Int? = nil
+        _ gateway: ItemGateway, key: String?, synchronizable: Synchronizable, limit: Int? = nil
     ) throws(KeychainFailure) -> ItemQuery {
         var filters = scopeAttributes
-        if let key { filters["acct"] = .string(key) }
+        if let key { filters[.account] = .string(key) }
         return ItemQuery(
-            itemClass: itemClass, filters: filters, accessGroups: try searchGroups(identity),
-            synchronizable: synchronizable, limit: limit)
+            itemClass: itemClass, filters: filters, accessGroups: try gateway.searchGroups(named: accessGroupName),
+            synchronizable: synchronizable.filter, limit: limit)
     }
 
     /// The attributes a stored item gets: scope, key, accessibility, synchronizable state, label, comment.
-    /// - Throws: `.param` for a synchronizable item with a `ThisDeviceOnly` accessibility (SecItem.h).
+    /// - Throws: `.param` for a synchronizable item with a `ThisDeviceOnly` accessibility
+    ///   (``ItemGateway/checkSynchronizable(_:protection:)``).
     func itemAttributes(key: String) throws(KeychainFailure) -> [String: AttributeValue] {
-        try Self.checkCombination(itemAccessibility, synchronizable: isSynchronizable)
+        try ItemGateway.checkSynchronizable(isSynchronizable, protection: itemAccessibility.protectionClass)
         var attributes = scopeAttributes
-        attributes["acct"] = .string(key)
-        attributes["pdmn"] = .string(itemAccessibility.rawValue)
-        attributes["sync"] = .bool(isSynchronizable)
-        if let itemLabel { attributes["labl"] = .string(itemLabel) }
-        if let itemComment { attributes["icmt"] = .string(itemComment) }
+        attributes[.account] = .string(key)
+        attributes[.accessible] = itemAccessibility.protectionClass.attribute
+        attributes[.synchronizable] = Synchronizable(isSynchronizable).attribute
+        if let itemLabel { attributes[.label] = .string(itemLabel) }
+        if let itemComment { attributes[.comment] = .string(itemComment) }
         return attributes
-    }
-
-    static func checkCombination(_ accessibility: Accessibility, synchronizable: Bool) throws(KeychainFailure) {
-        if synchronizable && accessibility.isThisDeviceOnly {
-            throw KeychainFailure(.param, "a synchronizable item cannot be ThisDeviceOnly")
-        }
     }
 
     /// The secret for `key`, kept in wiped memory, or `nil` when there is none.
     func secret(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> SecureBytes? {
-        try perform(operation) { (context) throws(KeychainFailure) -> SecureBytes? in
-            let query = try query(context.identity, key: key, synchronizable: isSynchronizable, limit: 1)
-            return try context.keystore.search(query, projection: .secret).first?.secret
+        try perform(operation) { (gateway) throws(KeychainFailure) -> SecureBytes? in
+            let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
+            return try gateway.search(query, projection: .secret).first?.secret
         }
     }
 
     /// The item for `key` with its secret and attributes (the protection class among them), or `nil`.
     func record(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> ItemRecord? {
-        try perform(operation) { (context) throws(KeychainFailure) -> ItemRecord? in
-            let query = try query(context.identity, key: key, synchronizable: isSynchronizable, limit: 1)
-            return try context.keystore.search(query, projection: [.secret, .attributes]).first
+        try perform(operation) { (gateway) throws(KeychainFailure) -> ItemRecord? in
+            let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
+            return try gateway.search(query, projection: [.secret, .attributes]).first
         }
     }
 
     /// Stores `secret` for `key` with one atomic upsert.
     func upsert(_ secret: SecureBytes, forKey key: String) throws(KeychainError) {
-        try perform(.set) { (context) throws(KeychainFailure) in
-            _ = try context.keystore.upsert(
-                itemClass, attributes: try itemAttributes(key: key), secret: secret,
-                groups: try writeGroups(context.identity))
+        try perform(.set) { (gateway) throws(KeychainFailure) in
+            _ = try gateway.upsert(
+                NewItem(itemClass, attributes: try itemAttributes(key: key), secret: secret), group: accessGroupName)
         }
     }
 
     /// Adds `secret` for `key`; throws `.duplicateItem` when the key exists in the target group.
     func add(_ secret: SecureBytes, forKey key: String) throws(KeychainError) {
-        try perform(.add) { (context) throws(KeychainFailure) in
+        try perform(.add) { (gateway) throws(KeychainFailure) in
             var attributes = try itemAttributes(key: key)
-            attributes["agrp"] = .string(try writeGroups(context.identity)[0])
-            _ = try context.keystore.add(itemClass, attributes: attributes, secret: secret)
+            attributes[.accessGroup] = .string(try gateway.groupForNewItem(named: accessGroupName))
+            _ = try gateway.add(NewItem(itemClass, attributes: attributes, secret: secret))
         }
     }
 }

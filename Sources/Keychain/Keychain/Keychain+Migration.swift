@@ -36,33 +36,28 @@ extension Keychain {
         guard destination.itemClass == itemClass else {
             throw KeychainError(.param, operation: .migrate, detail: "a migration cannot change the item class")
         }
-        let records = try perform(.migrate) { (context) throws(KeychainFailure) -> [ItemRecord] in
-            try Self.checkCombination(destination.itemAccessibility, synchronizable: destination.isSynchronizable)
-            let targetGroup = try destination.writeGroups(context.identity)[0]
+        let records = try perform(.migrate) { (gateway) throws(KeychainFailure) -> [ItemRecord] in
+            try ItemGateway.checkSynchronizable(
+                destination.isSynchronizable, protection: destination.itemAccessibility.protectionClass)
+            let targetGroup = try gateway.groupForNewItem(named: destination.accessGroupName)
             let queries: [ItemQuery]
             if let keys {
                 var list: [ItemQuery] = []
                 for key in Set(keys).sorted() {
-                    list.append(try query(context.identity, key: key, synchronizable: isSynchronizable))
+                    list.append(try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable)))
                 }
                 queries = list
             } else {
-                queries = [try query(context.identity, key: nil, synchronizable: isSynchronizable)]
+                queries = [try query(gateway, key: nil, synchronizable: Synchronizable(isSynchronizable))]
             }
-            let changes = destination.scopeAttributes.merging([
-                "agrp": .string(targetGroup),
-                "pdmn": .string(destination.itemAccessibility.rawValue),
-                "sync": .bool(destination.isSynchronizable),
-            ]) { _, new in new }
-            return try context.keystore.write { (session: borrowing StoreSession) throws(KeychainFailure) in
-                var moved: [ItemRecord] = []
-                for query in queries {
-                    moved += try session.migrate(query) { attributes in
-                        for (name, value) in changes { attributes[name] = value }
-                    }
-                }
-                return moved
-            }
+            let changes = destination.scopeAttributes.merging(
+                [String: AttributeValue](named: [
+                    .accessGroup: .string(targetGroup),
+                    .accessible: destination.itemAccessibility.protectionClass.attribute,
+                    .synchronizable: Synchronizable(destination.isSynchronizable).attribute,
+                ])
+            ) { _, new in new }
+            return try gateway.migrate(queries, changes: changes)
         }
         return MigrationReport(movedItems: records.map(KeychainItem.init))
     }

@@ -72,9 +72,9 @@ extension Keychain {
     /// - Throws: ``KeychainError/Code/interactionNotAllowed`` when the item's class is locked (an
     ///   existing item is never reported missing); ``KeychainError/Code/missingEntitlement``; any other status.
     public func contains(_ key: String) throws(KeychainError) -> Bool {
-        try perform(.contains) { (context) throws(KeychainFailure) -> Bool in
-            let query = try query(context.identity, key: key, synchronizable: isSynchronizable, limit: 1)
-            return !(try context.keystore.search(query, projection: []).isEmpty)
+        try perform(.contains) { (gateway) throws(KeychainFailure) -> Bool in
+            let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
+            return !(try gateway.search(query, projection: []).isEmpty)
         }
     }
 
@@ -95,9 +95,9 @@ extension Keychain {
     /// - Throws: ``KeychainError/Code/interactionNotAllowed`` when an item's class is locked;
     ///   ``KeychainError/Code/missingEntitlement``; any other status.
     public func allItems() throws(KeychainError) -> [KeychainItem] {
-        try perform(.list) { (context) throws(KeychainFailure) -> [KeychainItem] in
-            let query = try query(context.identity, key: nil, synchronizable: isSynchronizable)
-            return try context.keystore.search(query, projection: .attributes).map(KeychainItem.init)
+        try perform(.list) { (gateway) throws(KeychainFailure) -> [KeychainItem] in
+            let query = try query(gateway, key: nil, synchronizable: Synchronizable(isSynchronizable))
+            return try gateway.search(query, projection: .attributes).map(KeychainItem.init)
         }
     }
 
@@ -156,8 +156,8 @@ extension Keychain {
     ///   ``KeychainError/Code/missingEntitlement``; any other status. Never
     ///   ``KeychainError/Code/itemNotFound``.
     public func remove(forKey key: String) throws(KeychainError) {
-        try perform(.remove) { (context) throws(KeychainFailure) in
-            _ = try context.keystore.delete(try query(context.identity, key: key, synchronizable: isSynchronizable))
+        try perform(.remove) { (gateway) throws(KeychainFailure) in
+            _ = try gateway.delete(try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable)))
         }
     }
 
@@ -170,8 +170,8 @@ extension Keychain {
     ///   ``KeychainError/Code/missingEntitlement``; any other status.
     @discardableResult
     public func removeAll() throws(KeychainError) -> Int {
-        try perform(.removeAll) { (context) throws(KeychainFailure) -> Int in
-            try context.keystore.delete(try query(context.identity, key: nil, synchronizable: nil))
+        try perform(.removeAll) { (gateway) throws(KeychainFailure) -> Int in
+            try gateway.delete(try query(gateway, key: nil, synchronizable: .any))
         }
     }
 }

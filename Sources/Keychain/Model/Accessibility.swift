@@ -38,7 +38,29 @@ public enum Accessibility: String, Sendable, Hashable, CaseIterable, Codable {
 
     // MARK: - Internal
 
-    var protectionClass: ProtectionClass { ProtectionClass(rawValue: rawValue)! }
+    /// The engine's protection class: the same value, typed (exhaustive, so a new case is a compile
+    /// error until it is mapped).
+    var protectionClass: ProtectionClass {
+        switch self {
+        case .whenUnlocked: .whenUnlocked
+        case .afterFirstUnlock: .afterFirstUnlock
+        case .always: .always
+        case .whenUnlockedThisDeviceOnly: .whenUnlockedThisDeviceOnly
+        case .afterFirstUnlockThisDeviceOnly: .afterFirstUnlockThisDeviceOnly
+        case .alwaysThisDeviceOnly: .alwaysThisDeviceOnly
+        case .whenPasscodeSetThisDeviceOnly: .whenPasscodeSetThisDeviceOnly
+        }
+    }
 
-    init(_ protection: ProtectionClass) { self = Accessibility(rawValue: protection.rawValue)! }
+    init(_ protection: ProtectionClass) {
+        switch protection {
+        case .whenUnlocked: self = .whenUnlocked
+        case .afterFirstUnlock: self = .afterFirstUnlock
+        case .always: self = .always
+        case .whenUnlockedThisDeviceOnly: self = .whenUnlockedThisDeviceOnly
+        case .afterFirstUnlockThisDeviceOnly: self = .afterFirstUnlockThisDeviceOnly
+        case .alwaysThisDeviceOnly: self = .alwaysThisDeviceOnly
+        case .whenPasscodeSetThisDeviceOnly: self = .whenPasscodeSetThisDeviceOnly
+        }
+    }
 }

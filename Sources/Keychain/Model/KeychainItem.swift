@@ -31,16 +31,24 @@ public struct KeychainItem: Sendable, Hashable {
 
     init(_ record: ItemRecord) {
         let attributes = record.attributes
-        key = Self.text(attributes["acct"]) ?? ""
-        service = record.itemClass == .genericPassword ? Self.text(attributes["svce"]) ?? "" : nil
-        server = record.itemClass == .internetPassword ? Self.text(attributes["srvr"]) ?? "" : nil
+        key = Self.text(attributes[.account]) ?? ""
+        service = record.itemClass == .genericPassword ? Self.text(attributes[.service]) ?? "" : nil
+        server = record.itemClass == .internetPassword ? Self.text(attributes[.server]) ?? "" : nil
         accessGroup = record.accessGroup
         accessibility = Accessibility(record.protection)
-        if case .bool(let flag)? = attributes["sync"] { isSynchronizable = flag } else { isSynchronizable = false }
-        label = Self.text(attributes["labl"])
-        comment = Self.text(attributes["icmt"])
-        if case .date(let date)? = attributes["cdat"] { creationDate = date } else { creationDate = nil }
-        if case .date(let date)? = attributes["mdat"] { modificationDate = date } else { modificationDate = nil }
+        if case .bool(let flag)? = attributes[.synchronizable] {
+            isSynchronizable = flag
+        } else {
+            isSynchronizable = false
+        }
+        label = Self.text(attributes[.label])
+        comment = Self.text(attributes[.comment])
+        if case .date(let date)? = attributes[.creationDate] { creationDate = date } else { creationDate = nil }
+        if case .date(let date)? = attributes[.modificationDate] {
+            modificationDate = date
+        } else {
+            modificationDate = nil
+        }
     }
 
     /// A string attribute, or a `Data` one read as UTF-8 (Apple keeps the type an attribute was stored with).

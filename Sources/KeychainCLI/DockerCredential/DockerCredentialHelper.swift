@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 package import KeychainCore
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// `docker-credential-keychain store|get|erase|list|version`: docker's credential-helper protocol
 /// (`docker/docker-credential-helpers`, `credentials/credentials.go`) over internet passwords.
@@ -36,10 +37,6 @@ package enum DockerCredentialHelper {
     /// The largest input read, in bytes.
     static let maximumInput = 1 << 20
 
-    enum Failure: Error {
-        case message(String)
-    }
-
     /// Runs the helper with `arguments` (without the program name).
     /// - Parameters:
     ///   - arguments: exactly one action.
@@ -48,38 +45,41 @@ package enum DockerCredentialHelper {
     ///     (`security default-keychain`; the login keychain unless set).
     /// - Returns: 0, or 1 after the error message on stdout.
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
-        do {
-            guard arguments.count == 1 else {
-                throw Failure.message("Usage: docker-credential-keychain <store|get|erase|list|version>")
-            }
-            switch arguments[0] {
-            case "version":
-                io.output.line("docker-credential-keychain (swift-keychain) \(version)")
-                return 0
-            case "store", "get", "erase", "list":
-                break
-            default:
-                throw Failure.message("Unknown credential action `\(arguments[0])`")
-            }
-            let input = try readInput(io)
-            let identity = try keychain { () throws(KeychainFailure) in try ApplicationIdentity.fromEnvironment(io.environment) }
-            let store = try keychain { () throws(KeychainFailure) in
-                try KeychainPreferences.openDefault(location, environment: io.environment)
-            }
-            let session = DockerKeychain(store: store, identity: identity)
-            switch arguments[0] {
-            case "store": try session.store(try DockerCredentials.decode(input))
-            case "get": io.output.write(try session.get(try serverURL(input)))
-            case "erase": try session.erase(try serverURL(input))
-            default: io.output.write(try session.list())
-            }
-            return 0
-        } catch {
-            switch error {
-            case Failure.message(let text): io.output.line(text)
-            default: io.output.line("\(error)")
-            }
-            return 1
+        CommandFailure.exitStatus(.dockerCredential, io: io) { () throws(CommandFailure) in
+            try perform(arguments, io: io, location: location)
+        }
+    }
+
+    /// The helper's work, throwing how it fails.
+    /// - Throws: `.message` for usage, input and URL problems; `.keychain` for engine failures.
+    static func perform(_ arguments: [String], io: CommandIO, location: KeychainLocation?) throws(CommandFailure) {
+        guard arguments.count == 1 else {
+            throw .message("Usage: docker-credential-keychain <store|get|erase|list|version>", status: 1)
+        }
+        switch arguments[0] {
+        case "version":
+            io.output.line("docker-credential-keychain (swift-keychain) \(version)")
+            return
+        case "store", "get", "erase", "list":
+            break
+        default:
+            throw .message("Unknown credential action `\(arguments[0])`", status: 1)
+        }
+        // The input holds docker's secret on `store`: wiped once the command is done.
+        var input = try readInput(io)
+        defer { input.wipe() }
+        let identity = try keychain { () throws(KeychainFailure) in
+            try ApplicationIdentity.fromEnvironment(io.environment)
+        }
+        let store = try keychain { () throws(KeychainFailure) in
+            try KeychainPreferences.openDefault(location, environment: io.environment)
+        }
+        let session = DockerKeychain(gateway: ItemGateway(keystore: store, identity: identity))
+        switch arguments[0] {
+        case "store": try session.store(try DockerCredentials.decode(input))
+        case "get": try session.get(try serverURL(input)).withUnsafeBytes { io.output.write(bytes: $0) }
+        case "erase": try session.erase(try serverURL(input))
+        default: io.output.write(try session.list())
         }
     }
 
@@ -91,32 +91,31 @@ package enum DockerCredentialHelper {
         return status
     }
 
-    /// Runs an engine call, turning its failure into Apple's message.
-    static func keychain<R>(_ body: () throws(KeychainFailure) -> R) throws(Failure) -> R {
-        do { return try body() } catch {
-            throw .message(error.status == .itemNotFound ? notFound : "\(error.status.message) (\(error.status.rawValue))")
-        }
+    /// Runs an engine call; its failure is reported as ``CommandFailure/keychain(_:_:exit:)``
+    /// (`credentials not found in native keychain`, or Apple's message and the status).
+    static func keychain<R>(_ body: () throws(KeychainFailure) -> R) throws(CommandFailure) -> R {
+        do { return try body() } catch { throw .keychain("", error) }
     }
 
-    /// Standard input with its lines joined, as docker's `bufio.Scanner` loop joins them.
-    static func readInput(_ io: CommandIO) throws(Failure) -> [UInt8] {
+    /// Standard input with its lines joined, as docker's `bufio.Scanner` loop joins them (in place:
+    /// no second copy of a secret is left behind unwiped).
+    static func readInput(_ io: CommandIO) throws(CommandFailure) -> [UInt8] {
         var reader = LineReader(io.input)
-        guard let bytes = reader.rest(limit: maximumInput) else {
-            throw .message("the input is larger than \(maximumInput) bytes")
+        guard var bytes = reader.rest(limit: maximumInput) else {
+            throw .message("the input is larger than \(maximumInput) bytes", status: 1)
         }
-        var joined = bytes
-        joined.removeAll { $0 == UInt8(ascii: "\n") }
-        return joined
+        bytes.removeAll { $0 == UInt8(ascii: "\n") }
+        return bytes
     }
 
     /// The server URL read by `get` and `erase`: the input trimmed of white space.
-    static func serverURL(_ input: [UInt8]) throws(Failure) -> String {
+    static func serverURL(_ input: [UInt8]) throws(CommandFailure) -> String {
         let text = String(decoding: input, as: UTF8.self)
         // Go's strings.TrimSpace: Unicode white space at both ends.
         let trimmed = String(
             text.unicodeScalars.drop(while: \.properties.isWhitespace).reversed()
                 .drop(while: \.properties.isWhitespace).reversed().map(Character.init))
-        guard !trimmed.isEmpty else { throw .message("no credentials server URL") }
+        guard !trimmed.isEmpty else { throw .message("no credentials server URL", status: 1) }
         return trimmed
     }
 }
@@ -125,7 +124,8 @@ package enum DockerCredentialHelper {
 struct DockerCredentials {
     var serverURL: String
     var username: String
-    var secret: String
+    /// The secret, never a `String`: decoded from the input's bytes into zeroising storage.
+    var secret: SecureBytes
 
     private struct AnyKey: CodingKey {
         var stringValue: String
@@ -136,18 +136,27 @@ struct DockerCredentials {
 
     private struct Document: Decodable {
         var fields: [String: String] = [:]
+        /// The member name the secret is read from (its value is decoded from the raw input by
+        /// ``JSONStringScanner``, never by the decoder).
+        var secretKey: String?
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: AnyKey.self)
             for key in container.allKeys {
                 // Go's decoder takes an exact key first, then a case-insensitive one.
-                let name = ["ServerURL", "Username", "Secret"].first { $0 == key.stringValue }
+                let name =
+                    ["ServerURL", "Username", "Secret"].first { $0 == key.stringValue }
                     ?? ["ServerURL", "Username", "Secret"].first { $0.lowercased() == key.stringValue.lowercased() }
                 guard let name else { continue }
                 if try container.decodeNil(forKey: key) { continue }
+                if name == "Secret" {
+                    if secretKey == nil || key.stringValue == name { secretKey = key.stringValue }
+                    continue
+                }
                 guard let value = try? container.decode(String.self, forKey: key) else {
-                    throw DockerCredentialHelper.Failure.message(
-                        "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string")
+                    throw CommandFailure.message(
+                        "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string",
+                        status: 1)
                 }
                 if fields[name] == nil || key.stringValue == name { fields[name] = value }
             }
@@ -156,19 +165,38 @@ struct DockerCredentials {
 
     /// Decodes and validates (`isValid`): missing URL → `no credentials server URL`; missing
     /// username → `no credentials username`.
-    static func decode(_ input: [UInt8]) throws(DockerCredentialHelper.Failure) -> DockerCredentials {
+    static func decode(_ input: [UInt8]) throws(CommandFailure) -> DockerCredentials {
         let document: Document
         do {
-            document = try JSONDecoder().decode(Document.self, from: Data(input))
-        } catch let failure as DockerCredentialHelper.Failure {
+            // The decoder reads the caller's bytes in place (no `Data` copy of the secret to wipe).
+            document = try input.withUnsafeBytes { buffer in
+                let data =
+                    buffer.baseAddress.map {
+                        Data(
+                            bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                    } ?? Data()
+                return try JSONDecoder().decode(Document.self, from: data)
+            }
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw .message(input.isEmpty ? "EOF" : "invalid character in the credentials JSON")
+            throw .message(input.isEmpty ? "EOF" : "invalid character in the credentials JSON", status: 1)
+        }
+        var secret = SecureBytes(copying: [])
+        if let key = document.secretKey {
+            guard let range = JSONStringScanner.members(input)[key],
+                let decoded = JSONStringScanner.secret(input, range)
+            else {
+                throw .message(
+                    "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string",
+                    status: 1)
+            }
+            secret = decoded
         }
         let serverURL = document.fields["ServerURL"] ?? ""
         let username = document.fields["Username"] ?? ""
-        guard !serverURL.isEmpty else { throw .message("no credentials server URL") }
-        guard !username.isEmpty else { throw .message("no credentials username") }
-        return DockerCredentials(serverURL: serverURL, username: username, secret: document.fields["Secret"] ?? "")
+        guard !serverURL.isEmpty else { throw .message("no credentials server URL", status: 1) }
+        guard !username.isEmpty else { throw .message("no credentials username", status: 1) }
+        return DockerCredentials(serverURL: serverURL, username: username, secret: secret)
     }
 }

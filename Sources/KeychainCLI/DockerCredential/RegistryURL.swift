@@ -23,7 +23,7 @@ struct RegistryURL: Equatable {
 
     /// Parses `text`. A URL without `://` is read as `//text`, so the host is never taken for a path.
     /// - Throws: `unsupported scheme: x`, `no hostname in URL`, or `invalid port`.
-    init(_ text: String) throws(DockerCredentialHelper.Failure) {
+    init(_ text: String) throws(CommandFailure) {
         var rest = Substring(text)
         scheme = ""
         if let colon = Self.schemeSeparator(in: rest) {
@@ -33,7 +33,7 @@ struct RegistryURL: Equatable {
             rest = rest.dropFirst(2)
         }
         guard scheme == "" || scheme == "http" || scheme == "https" else {
-            throw .message("unsupported scheme: \(scheme)")
+            throw .message("unsupported scheme: \(scheme)", status: 1)
         }
         // Drop the query and the fragment; they play no part.
         if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
@@ -56,11 +56,11 @@ struct RegistryURL: Equatable {
         port = nil
         if !portText.isEmpty {
             guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(portText) else {
-                throw .message("invalid port \":\(portText)\" after host")
+                throw .message("invalid port \":\(portText)\" after host", status: 1)
             }
             port = number
         }
-        guard !host.isEmpty, host != "[]" else { throw .message("no hostname in URL") }
+        guard !host.isEmpty, host != "[]" else { throw .message("no hostname in URL", status: 1) }
     }
 
     /// The URL `list` prints: `http://` or `https://`, the host, `:port` when there is one, and the
@@ -78,9 +78,9 @@ struct RegistryURL: Equatable {
     /// The attributes that select this URL's items: protocol and server always; port and path
     /// only when the URL has them (go-keychain leaves empty values out of the query).
     var filters: [String: AttributeValue] {
-        var filters: [String: AttributeValue] = ["ptcl": .string(appleProtocol), "srvr": .string(host)]
-        if let port { filters["port"] = .integer(Int64(port)) }
-        if !path.isEmpty { filters["path"] = .string(path) }
+        var filters = [String: AttributeValue](named: [.protocol: .string(appleProtocol), .server: .string(host)])
+        if let port { filters[.port] = .integer(Int64(port)) }
+        if !path.isEmpty { filters[.path] = .string(path) }
         return filters
     }
 

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 internal import KeychainCore
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// One credential as git sends it to a helper (git-credential(1), "INPUT/OUTPUT FORMAT").
 struct GitCredential {
@@ -15,17 +16,18 @@ struct GitCredential {
     /// Raw bytes: git passes paths and user names through unchanged, UTF-8 or not.
     var path: [UInt8]?
     var username: [UInt8]?
-    /// Raw bytes: git passes them through unchanged.
-    var password: [UInt8]?
-    var passwordExpiry: [UInt8]?
-    var oauthRefreshToken: [UInt8]?
+    /// Raw bytes: git passes them through unchanged. Kept in zeroising storage from the moment
+    /// they are read, with the expiry and refresh token stored beside them.
+    var password: SecureBytes?
+    var passwordExpiry: SecureBytes?
+    var oauthRefreshToken: SecureBytes?
     /// `capability[]` values git announced.
     var capabilities: Set<String> = []
     /// `state[]` values git passed back.
     var states: Set<String> = []
 
     /// Why input was rejected. The description never holds the line's value (it may be a secret).
-    enum Problem: Error, CustomStringConvertible {
+    enum Problem: CustomStringConvertible {
         case noEquals(line: Int)
         case nulByte(line: Int)
         case tooLong(line: Int)
@@ -43,8 +45,16 @@ struct GitCredential {
     }
 
     /// Reads `key=value` lines until a blank line or end of input. A trailing CR is removed, as
-    /// git's `strbuf_getline` does. Unknown keys are ignored (git: "future-proofs us").
-    static func read(from input: any ByteInput) -> Result<GitCredential, Problem> {
+    /// git's `strbuf_getline` does. Unknown keys are ignored (git: "future-proofs us"). Every line
+    /// read is wiped, on every path (it may hold a secret).
+    /// - Throws: `git-credential-keychain: bad input: <problem>` (exit 1) for malformed input.
+    static func read(from input: any ByteInput) throws(CommandFailure) -> GitCredential {
+        do { return try parse(input) } catch {
+            throw .message("\(GitCredentialHelper.name): bad input: \(error.description)", status: 1)
+        }
+    }
+
+    private static func parse(_ input: any ByteInput) throws(ProblemError) -> GitCredential {
         var reader = LineReader(input)
         var credential = GitCredential()
         var number = 0
@@ -52,34 +62,29 @@ struct GitCredential {
             number += 1
             var line: [UInt8]
             switch reader.next(limit: GitCredentialHelper.maximumLineBytes + 1) {
-            case .end: return .success(credential)
-            case .tooLong: return .failure(.tooLong(line: number))
+            case .end: return credential
+            case .tooLong: throw ProblemError(.tooLong(line: number))
             case .line(let bytes): line = bytes
             }
+            defer { line.wipe() }
             if line.last == UInt8(ascii: "\r") { line.removeLast() }
-            if line.isEmpty { return .success(credential) }
-            if line.count > GitCredentialHelper.maximumLineBytes { return .failure(.tooLong(line: number)) }
-            if line.contains(0) { return .failure(.nulByte(line: number)) }
-            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else { return .failure(.noEquals(line: number)) }
-            let key = String(decoding: line[..<equals], as: UTF8.self)
-            let value = Array(line[(equals + 1)...])
-            func text() -> Result<String, Problem> {
-                guard let string = String(validating: value, as: UTF8.self) else {
-                    return .failure(.notUTF8(key: key, line: number))
-                }
-                return .success(string)
+            if line.isEmpty { return credential }
+            if line.count > GitCredentialHelper.maximumLineBytes { throw ProblemError(.tooLong(line: number)) }
+            if line.contains(0) { throw ProblemError(.nulByte(line: number)) }
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else {
+                throw ProblemError(.noEquals(line: number))
             }
+            let key = String(decoding: line[..<equals], as: UTF8.self)
+            let value = line[(equals + 1)...]
             switch key {
-            case "password": credential.password = value
-            case "password_expiry_utc": credential.passwordExpiry = value
-            case "oauth_refresh_token": credential.oauthRefreshToken = value
-            case "path": credential.path = value
-            case "username": credential.username = value
+            case "password": credential.password = SecureBytes(copying: value)
+            case "password_expiry_utc": credential.passwordExpiry = SecureBytes(copying: value)
+            case "oauth_refresh_token": credential.oauthRefreshToken = SecureBytes(copying: value)
+            case "path": credential.path = Array(value)
+            case "username": credential.username = Array(value)
             case "protocol", "host", "capability[]", "state[]":
-                let string: String
-                switch text() {
-                case .failure(let problem): return .failure(problem)
-                case .success(let decoded): string = decoded
+                guard let string = String(validating: value, as: UTF8.self) else {
+                    throw ProblemError(.notUTF8(key: key, line: number))
                 }
                 switch key {
                 case "protocol": credential.protocolName = string
@@ -90,8 +95,14 @@ struct GitCredential {
             default:
                 break
             }
-            line.wipe()
         }
+    }
+
+    /// A ``Problem`` thrown inside the parser (it becomes a ``CommandFailure`` in ``read(from:)``).
+    private struct ProblemError: Error {
+        let problem: Problem
+        init(_ problem: Problem) { self.problem = problem }
+        var description: String { problem.description }
     }
 
     /// Splits `host:port`. The port is the digits after the last `:` (an IPv6 literal keeps its

@@ -33,7 +33,7 @@ package import KeychainCore
 /// `git-credential-keychain: failed to <action>: <message> (<status>)` and exit 1.
 package enum GitCredentialHelper {
     /// The longest input line accepted, in bytes: the keychain's limit for a secret (git has none).
-    package static let maximumLineBytes = StoreSession.maximumSecretBytes
+    package static let maximumLineBytes = ItemGateway.maximumSecretBytes
     /// The `state[]` value `get` emits (when git announces `capability[]=state`) so that git does
     /// not store again a credential it just read from this helper.
     static let seenState = "keychain:seen=1"
@@ -47,35 +47,34 @@ package enum GitCredentialHelper {
     ///     (`security default-keychain`; the login keychain unless set).
     /// - Returns: the exit status: 0, or 1 after a message on stderr.
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
+        CommandFailure.exitStatus(.gitCredential, io: io) { () throws(CommandFailure) in
+            try perform(arguments, io: io, location: location)
+        }
+    }
+
+    /// The helper's work, throwing how it fails.
+    /// - Throws: `.message` (exit 1) for a missing action or malformed input; `.keychain` with the
+    ///   action for an engine failure.
+    static func perform(_ arguments: [String], io: CommandIO, location: KeychainLocation?) throws(CommandFailure) {
         guard let action = arguments.first else {
-            io.error.line("usage: git credential-keychain <get|store|erase>")
-            return 1
+            throw .message("usage: git credential-keychain <get|store|erase>", status: 1)
         }
-        let credential: GitCredential
-        switch GitCredential.read(from: io.input) {
-        case .failure(let problem):
-            io.error.line("\(name): bad input: \(problem.description)")
-            return 1
-        case .success(let parsed):
-            credential = parsed
-        }
-        guard ["get", "store", "erase"].contains(action) else { return 0 }
+        let credential = try GitCredential.read(from: io.input)
+        guard ["get", "store", "erase"].contains(action) else { return }
         // Protocols without an Apple code are ignored, as git-credential-osxkeychain does.
-        if let scheme = credential.protocolName, GitCredential.appleProtocol(scheme) == nil { return 0 }
-        guard credential.host != nil else { return 0 }
-        do {
+        if let scheme = credential.protocolName, GitCredential.appleProtocol(scheme) == nil { return }
+        guard credential.host != nil else { return }
+        do throws(KeychainFailure) {
             let identity = try ApplicationIdentity.fromEnvironment(io.environment)
             let store = try KeychainPreferences.openDefault(location, environment: io.environment)
-            let session = GitKeychain(store: store, identity: identity)
+            let session = GitKeychain(gateway: ItemGateway(keystore: store, identity: identity))
             switch action {
             case "get": session.get(credential, io: io, found: try session.find(credential))
             case "store": try session.store(credential)
             default: try session.erase(credential)
             }
-            return 0
         } catch {
-            io.error.line("\(name): failed to \(action): \(error.status.message) (\(error.status.rawValue))")
-            return 1
+            throw .keychain(action, error)
         }
     }
 

@@ -3,8 +3,8 @@ internal import KeychainCore
 /// The keychain side of `git-credential-keychain`: which items a request selects, and get, store
 /// and erase on them through the engine's credential operations (one transaction each).
 struct GitKeychain {
-    let store: Keystore
-    let identity: ApplicationIdentity
+    /// The keychain, through the policy gateway (access groups, conditional delete, replacement).
+    let gateway: ItemGateway
 
     /// The label prefix of the items this helper writes (git's libsecret helper's label).
     static let labelPrefix = "Git: "
@@ -31,7 +31,7 @@ struct GitKeychain {
     /// - Returns: the items in ``scope(_:exactPath:)``; `[]` when none.
     /// - Throws: `.interactionNotAllowed` when the keychain is locked; `.decode` for a damaged item.
     func find(_ credential: GitCredential) throws(KeychainFailure) -> [ItemRecord] {
-        try store.credentials(in: scope(credential), groups: identity.searchGroups, withSecret: true)
+        try gateway.credentials(in: scope(credential), withSecret: true)
     }
 
     /// Prints the first of `found` whose fields git's protocol can carry; each one skipped is named
@@ -45,7 +45,7 @@ struct GitKeychain {
             guard let secret = item.secret else { continue }
             var stored = GitSecret(secret, ownFormat: Self.isOwnFormat(item))
             var lines: [(String, [UInt8])] = []
-            if credential.username == nil { lines.append(("username", item.attributes["acct"]?.matchBytes ?? [])) }
+            if credential.username == nil { lines.append(("username", item.attributes[.account]?.matchBytes ?? [])) }
             lines += stored.takeFields()
             if credential.capabilities.contains("state") {
                 lines.append(("capability[]", Array("state".utf8)))
@@ -82,20 +82,29 @@ struct GitKeychain {
         guard let scheme = credential.protocolName, let code = GitCredential.appleProtocol(scheme),
             let host = credential.host, let username = credential.username, let password = credential.password
         else { return }
-        var bytes = password
-        if let expiry = credential.passwordExpiry { bytes += Array("\npassword_expiry_utc=".utf8) + expiry }
-        if let token = credential.oauthRefreshToken { bytes += Array("\noauth_refresh_token=".utf8) + token }
-        let secret = SecureBytes(copying: bytes)
-        bytes.wipe()
-        guard let group = identity.defaultAccessGroup else { throw KeychainFailure(.missingEntitlement) }
-        let attributes: [String: AttributeValue] = [
-            "atyp": .string("dflt"), "srvr": .string(host), "port": .integer(Int64(credential.port ?? 0)),
-            "path": GitCredential.attribute(credential.path ?? []), "acct": GitCredential.attribute(username),
-            "ptcl": .string(code), "labl": .string(credential.label),
-        ]
-        _ = try store.replaceCredential(
-            in: scope(credential, exactPath: true), attributes: attributes, secret: secret, group: group,
-            searchGroups: identity.searchGroups)
+        // The stored secret: the password, then the metadata lines, written straight into
+        // zeroising storage (no array copy of the password to wipe).
+        var parts: [(prefix: [UInt8], value: SecureBytes)] = [([], password)]
+        if let expiry = credential.passwordExpiry { parts.append((Array("\npassword_expiry_utc=".utf8), expiry)) }
+        if let token = credential.oauthRefreshToken { parts.append((Array("\noauth_refresh_token=".utf8), token)) }
+        let secret = SecureBytes(count: parts.reduce(0) { $0 + $1.prefix.count + $1.value.count }) { buffer in
+            var offset = 0
+            for part in parts {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyBytes(from: part.prefix)
+                offset += part.prefix.count
+                part.value.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]).copyMemory(from: $0)
+                }
+                offset += part.value.count
+            }
+        }
+        let attributes = [String: AttributeValue](named: [
+            .authenticationType: .string("dflt"), .server: .string(host), .port: .integer(Int64(credential.port ?? 0)),
+            .path: GitCredential.attribute(credential.path ?? []), .account: GitCredential.attribute(username),
+            .`protocol`: .string(code), .label: .string(credential.label),
+        ])
+        _ = try gateway.replaceCredential(
+            in: scope(credential, exactPath: true), attributes: attributes, secret: secret)
     }
 
     /// Deletes the matching items; with a password, only those whose password equals it (compared
@@ -103,8 +112,8 @@ struct GitKeychain {
     /// - Parameter credential: the request, matched as ``find(_:)`` matches.
     /// - Throws: `.interactionNotAllowed` when locked; `.decode` for a damaged item.
     func erase(_ credential: GitCredential) throws(KeychainFailure) {
-        let wanted = credential.password.map { SecureBytes(copying: $0) }
-        _ = try store.deleteCredentials(in: scope(credential), groups: identity.searchGroups) { item in
+        let wanted = credential.password
+        _ = try gateway.deleteCredentials(in: scope(credential)) { item in
             guard let wanted else { return true }
             guard let secret = item.secret else { return false }
             var stored = GitSecret(secret, ownFormat: Self.isOwnFormat(item))
@@ -118,7 +127,7 @@ struct GitKeychain {
 
     /// Whether the item's secret is in this helper's format (password, then metadata lines).
     private static func isOwnFormat(_ item: ItemRecord) -> Bool {
-        guard let label = item.attributes["labl"] else { return false }
+        guard let label = item.attributes[.label] else { return false }
         return label.matchBytes.starts(with: labelPrefix.utf8)
     }
 
@@ -133,14 +142,16 @@ struct GitKeychain {
 
     /// `<protocol>://<server>[:<port>][/<path>]` of a stored item, for messages (no user name).
     private static func describe(_ item: ItemRecord) -> String {
-        func text(_ name: String) -> String { String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self) }
+        func text(_ name: AttributeName) -> String {
+            String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self)
+        }
         let schemes = [
             "htps": "https", "http": "http", "ftp ": "ftp", "ftps": "ftps", "imap": "imap", "imps": "imaps",
             "smtp": "smtp",
         ]
-        var url = (schemes[text("ptcl")] ?? text("ptcl")) + "://" + text("srvr")
-        if case .integer(let port)? = item.attributes["port"], port != 0 { url += ":\(port)" }
-        let path = text("path")
+        var url = (schemes[text(.`protocol`)] ?? text(.`protocol`)) + "://" + text(.server)
+        if case .integer(let port)? = item.attributes[.port], port != 0 { url += ":\(port)" }
+        let path = text(.path)
         if !path.isEmpty { url += path.hasPrefix("/") ? path : "/" + path }
         return url
     }

@@ -17,9 +17,13 @@ enum AddPassword {
         OptionSpec("w", value: "password", "Specify password to be added", promptsWhenValueMissing: true),
         OptionSpec("X", value: "hex", "Specify password data to be added as a hexadecimal string"),
         OptionSpec("A", "Allow any application to access this item without warning (insecure, not recommended!)"),
-        OptionSpec("T", value: "appPath", "Specify an application which may access this item (multiple -T options are allowed)"),
+        OptionSpec(
+            "T", value: "appPath", "Specify an application which may access this item (multiple -T options are allowed)"
+        ),
         OptionSpec("U", "Update item if it already exists (if omitted, the item cannot already exist)"),
-        OptionSpec(nil, long: "access-group", value: "group", "Add the item to this access group (default: the unsigned tools' group)"),
+        OptionSpec(
+            nil, long: "access-group", value: "group",
+            "Add the item to this access group (default: the unsigned tools' group)"),
     ]
 
     /// Where the new item's password comes from.
@@ -44,64 +48,64 @@ enum AddPassword {
     /// Obtains the password. On a terminal it asks twice, as macOS does (`password data for new
     /// item: `, `retype password for new item: `, three tries, `passwords don't match`); from a pipe
     /// it reads all of standard input and strips one trailing newline.
-    /// - Returns: the secret (`nil` for ``Source/none``), or the exit status after a message.
-    static func obtain(_ source: Source, _ context: SecurityContext, operation: String) -> Result<SecureBytes?, ExitStatus> {
+    /// - Returns: the secret (`nil` for ``Source/none``).
+    /// - Throws: `.message` (exit 2) for `-X` that is not hexadecimal; `.exit(1)` when the prompt
+    ///   gave up (it said why); `.keychain` for standard input over 1 MiB (`errSecDataTooLarge`) or
+    ///   empty (a cancelled prompt, `errSecUserCanceled`).
+    static func obtain(_ source: Source, _ context: SecurityContext, operation: String) throws(CommandFailure)
+        -> SecureBytes?
+    {
         switch source {
         case .none:
-            return .success(nil)
+            return nil
         case .argument(let text):
-            return .success(SecureBytes(copying: Array(text.utf8)))
+            return SecureBytes(copying: Array(text.utf8))
         case .hex(let text):
             guard let bytes = decodeHex(text) else {
-                context.io.error.line("security: the -X value is not hexadecimal (an even number of digits 0-9, a-f)")
-                return .failure(ExitStatus(2))
+                throw .message(
+                    "security: the -X value is not hexadecimal (an even number of digits 0-9, a-f)", status: 2)
             }
-            return .success(SecureBytes(copying: bytes))
+            return SecureBytes(copying: bytes)
         case .prompt:
             let input = PasswordInput(context)
             if input.isInteractive {
                 let secret = input.readNew(
                     given: nil, prompt: "password data for new item: ", retype: "retype password for new item: ")
-                return secret.map { .success($0) } ?? .failure(ExitStatus(1))
+                guard let secret else { throw .exit(1) }
+                return secret
             }
             var reader = LineReader(context.io.input)
-            guard var bytes = reader.rest(limit: StoreSession.maximumSecretBytes + 1) else {
-                return .failure(ExitStatus(context.fail(operation, .dataTooLarge)))
+            guard var bytes = reader.rest(limit: ItemGateway.maximumSecretBytes + 1) else {
+                throw .keychain(operation, .dataTooLarge)
             }
             // Nothing at all on standard input (not even a newline) is a cancelled prompt, as in
             // the keychain-management commands: `failing | security add-… -U -w` must not store "".
-            if bytes.isEmpty { return .failure(ExitStatus(context.fail(operation, .userCanceled))) }
+            if bytes.isEmpty { throw .keychain(operation, .userCanceled) }
             if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
             let secret = SecureBytes(copying: bytes)
             bytes.wipe()
-            return .success(secret)
+            return secret
         }
     }
 
-    /// Adds the item; with `update`, an existing item with the same primary key is updated in place
-    /// instead (``Keystore/addOrUpdate(_:attributes:secret:)``: one write transaction, never
-    /// delete then add).
+    /// Adds the item through the gateway, into the `--access-group` named or the tools' default
+    /// group; with `update`, an existing item with the same primary key is updated in place instead
+    /// (``ItemGateway/upsert(_:group:)``: one write transaction, never delete then add).
     static func store(
         _ itemClass: ItemClass, attributes: [String: AttributeValue],
         secret: SecureBytes?, update: Bool, target: SecurityContext.Target, context: SecurityContext,
         operation: String
-    ) -> Int32 {
-        let store: Keystore
-        do { store = try context.open(target) } catch { return context.fail(operation, error) }
-        var attributes = attributes
-        let group = attributes["agrp"].flatMap { if case .string(let g) = $0 { g } else { nil } }
-            ?? context.identity.defaultAccessGroup ?? ApplicationIdentity.unsignedAccessGroup
-        attributes["agrp"] = .string(group)
+    ) throws(CommandFailure) {
         do {
+            let gateway = try context.gateway(target)
+            let item = NewItem(itemClass, attributes: attributes, secret: secret)
             if update {
-                // Add, or update the item with this primary key in place: one write transaction.
-                _ = try store.addOrUpdate(itemClass, attributes: attributes, secret: secret)
+                _ = try gateway.upsert(item)
             } else {
-                _ = try store.add(itemClass, attributes: attributes, secret: secret)
+                _ = try gateway.add(item)
             }
-            return 0
         } catch {
-            return context.fail(operation, error)
+            throw .keychain(operation, error)
         }
     }
 
@@ -126,12 +130,6 @@ enum AddPassword {
         default: nil
         }
     }
-}
-
-/// An exit status carried through `Result`.
-struct ExitStatus: Error {
-    let code: Int32
-    init(_ code: Int32) { self.code = code }
 }
 
 /// `security add-generic-password`: adds a generic password (`-a` account and `-s` service required).
@@ -167,32 +165,29 @@ struct AddGenericPassword: SecuritySubcommand {
     let update: Bool
     let keychain: [String]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let account = options.value("a"), let service = options.value("s") else { throw .usage(nil) }
         guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
-        var attributes = ItemOptions.strings(options, ["D": "desc", "G": "gena", "j": "icmt", "access-group": "agrp"])
-        attributes["acct"] = .string(account)
-        attributes["svce"] = .string(service)
-        attributes["labl"] = .string(options.value("l") ?? service)
-        if let creator = try ItemOptions.codeNumber(options, "c") { attributes["crtr"] = creator }
-        if let type = try ItemOptions.codeNumber(options, "C") { attributes["type"] = type }
+        var attributes = ItemOptions.strings(
+            options, ["D": .description, "G": .generic, "j": .comment, "access-group": .accessGroup])
+        attributes[.account] = .string(account)
+        attributes[.service] = .string(service)
+        attributes[.label] = .string(options.value("l") ?? service)
+        if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
+        if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w", "p"])
         self.update = options.has("U")
         self.keychain = options.operands
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(keychain.first)
         let operation = "SecKeychainItemCreateFromContent (\(target.name ?? "<default>"))"
-        switch AddPassword.obtain(source, context, operation: operation) {
-        case .failure(let status):
-            return status.code
-        case .success(let secret):
-            return AddPassword.store(
-                .genericPassword, attributes: attributes, secret: secret,
-                update: update, target: target, context: context, operation: operation)
-        }
+        let secret = try AddPassword.obtain(source, context, operation: operation)
+        try AddPassword.store(
+            .genericPassword, attributes: attributes, secret: secret,
+            update: update, target: target, context: context, operation: operation)
     }
 }
 
@@ -232,35 +227,33 @@ struct AddInternetPassword: SecuritySubcommand {
     let update: Bool
     let keychain: [String]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let account = options.value("a"), let server = options.value("s") else { throw .usage(nil) }
         guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
         var attributes = ItemOptions.strings(
-            options, ["d": "sdmn", "D": "desc", "j": "icmt", "p": "path", "access-group": "agrp"])
-        attributes["acct"] = .string(account)
-        attributes["srvr"] = .string(server)
-        attributes["labl"] = .string(options.value("l") ?? server)
-        attributes["atyp"] = .string(try ItemOptions.fourCharCode(options, "t") ?? "dflt")
-        if let protocolCode = try ItemOptions.fourCharCode(options, "r") { attributes["ptcl"] = .string(protocolCode) }
-        if let port = ItemOptions.port(options) { attributes["port"] = .integer(port) }
-        if let creator = try ItemOptions.codeNumber(options, "c") { attributes["crtr"] = creator }
-        if let type = try ItemOptions.codeNumber(options, "C") { attributes["type"] = type }
+            options, ["d": .securityDomain, "D": .description, "j": .comment, "p": .path, "access-group": .accessGroup])
+        attributes[.account] = .string(account)
+        attributes[.server] = .string(server)
+        attributes[.label] = .string(options.value("l") ?? server)
+        attributes[.authenticationType] = .string(try ItemOptions.fourCharCode(options, "t") ?? "dflt")
+        if let protocolCode = try ItemOptions.fourCharCode(options, "r") {
+            attributes[.`protocol`] = .string(protocolCode)
+        }
+        if let port = ItemOptions.port(options) { attributes[.port] = .integer(port) }
+        if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
+        if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w"])
         self.update = options.has("U")
         self.keychain = options.operands
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(keychain.first)
         let operation = "SecKeychainAddInternetPassword \(target.name ?? "<NULL>")"
-        switch AddPassword.obtain(source, context, operation: operation) {
-        case .failure(let status):
-            return status.code
-        case .success(let secret):
-            return AddPassword.store(
-                .internetPassword, attributes: attributes, secret: secret,
-                update: update, target: target, context: context, operation: operation)
-        }
+        let secret = try AddPassword.obtain(source, context, operation: operation)
+        try AddPassword.store(
+            .internetPassword, attributes: attributes, secret: secret,
+            update: update, target: target, context: context, operation: operation)
     }
 }

@@ -4,46 +4,45 @@ internal import KeychainCore
 /// delete it (one write transaction), print its attribute block on stdout, and print
 /// `password has been deleted.` on stderr.
 enum DeletePassword {
-    static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) -> Int32 {
+    static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) throws(CommandFailure) {
         let targets = context.targets(options.operands)
         var lastFailure = KeychainFailure(.itemNotFound)
         for target in targets {
             do {
-                let store = try context.open(target)
+                let gateway = try context.gateway(target)
                 // Found and deleted in one write transaction: the item printed is the item deleted.
-                guard let item = try store.deleteFirst(lookup.query, projection: [.attributes]) else { continue }
+                guard let item = try gateway.deleteFirst(try lookup.query(gateway), projection: [.attributes]) else {
+                    continue
+                }
                 context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
                 context.io.error.line("password has been deleted.")
-                return 0
+                return
             } catch where error.status == .noSuchKeychain && targets.count > 1 {
                 continue  // a search list entry whose file is gone, as for find
             } catch {
                 lastFailure = error
             }
         }
-        if lastFailure.reason == .orphanedItem {
-            return deleteUnreadable(lookup, targets, context) ?? context.fail("SecKeychainSearchCopyNext", lastFailure)
-        }
-        return context.fail("SecKeychainSearchCopyNext", lastFailure)
+        if lastFailure.reason == .orphanedItem && deleteUnreadable(lookup, targets, context) { return }
+        throw CommandFailure.keychain("SecKeychainSearchCopyNext", lastFailure)
     }
 
     /// Deletes a `…ThisDeviceOnly` item that an adopted keychain can no longer open (its
     /// attributes cannot be printed), when the options select it by indexed attributes only
-    /// (account, and service or server). Returns `nil` when nothing could be deleted that way.
+    /// (account, and service or server). Returns `false` when nothing could be deleted that way.
     private static func deleteUnreadable(
         _ lookup: ItemLookup, _ targets: [SecurityContext.Target], _ context: SecurityContext
-    ) -> Int32? {
-        let query = ItemQuery(
-            itemClass: lookup.itemClass, filters: lookup.filters, accessGroups: lookup.accessGroup.map { [$0] },
-            synchronizable: nil)
-        // The engine deletes an unreadable row only when the query selects it by indexed attributes
+    ) -> Bool {
+        // The gateway deletes an unreadable row only when the query selects it by indexed attributes
         // alone; otherwise it answers the orphaned-item failure and nothing is deleted.
         for target in targets {
-            guard let store = try? context.open(target), let deleted = try? store.delete(query), deleted > 0 else { continue }
+            guard let gateway = try? context.gateway(target), let query = try? lookup.query(gateway, limit: nil),
+                let deleted = try? gateway.delete(query), deleted > 0
+            else { continue }
             context.io.error.line("password has been deleted.")
-            return 0
+            return true
         }
-        return nil
+        return false
     }
 
     static let accessGroupOption = OptionSpec(
@@ -63,12 +62,12 @@ struct DeleteGenericPassword: SecuritySubcommand {
     let options: ParsedOptions
     let lookup: ItemLookup
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         self.options = options
         self.lookup = try ItemLookup(.genericPassword, options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 { DeletePassword.run(lookup, options, context) }
+    func run(_ context: SecurityContext) throws(CommandFailure) { try DeletePassword.run(lookup, options, context) }
 }
 
 /// `security delete-internet-password`: deletes the first internet password matching the options.
@@ -84,10 +83,10 @@ struct DeleteInternetPassword: SecuritySubcommand {
     let options: ParsedOptions
     let lookup: ItemLookup
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         self.options = options
         self.lookup = try ItemLookup(.internetPassword, options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 { DeletePassword.run(lookup, options, context) }
+    func run(_ context: SecurityContext) throws(CommandFailure) { try DeletePassword.run(lookup, options, context) }
 }

@@ -6,29 +6,30 @@ internal import KeychainCore
 enum FindPassword {
     /// Runs a find: not found prints `security: SecKeychainSearchCopyNext: The specified item could
     /// not be found in the keychain.` and exits 44.
-    static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) -> Int32 {
+    static func run(_ lookup: ItemLookup, _ options: ParsedOptions, _ context: SecurityContext) throws(CommandFailure) {
         let passwordOnly = options.has("w")
         let showPassword = passwordOnly || options.has("g")
         let targets = context.targets(options.operands)
         switch lookup.first(in: targets, context: context, withSecret: showPassword) {
         case .failed(let failure):
-            return context.fail("SecKeychainSearchCopyNext", failure)
-        case .found(let item, let target, let store):
+            throw CommandFailure.keychain("SecKeychainSearchCopyNext", failure)
+        case .found(let item, let target, let gateway):
             // An access-controlled item's secret is released as SecItemCopyMatching releases it: after
             // the user proves presence (pinentry), never silently (issue 16).
             if showPassword && item.needsAuthentication, let constraints = item.constraints {
                 var authorizer = AccessAuthorizer(
-                    keystore: store, context: nil, ui: .allow, reason: "security wants to show a protected keychain item.")
+                    keystore: gateway.keystore, context: nil, ui: .allow,
+                    reason: "security wants to show a protected keychain item.")
                 do {
                     _ = try authorizer.authorize(constraints)
                 } catch {
-                    return context.fail("SecKeychainItemCopyContent", error)
+                    throw CommandFailure.keychain("SecKeychainItemCopyContent", error)
                 }
             }
             if passwordOnly {
                 item.secret?.withUnsafeBytes { context.io.output.write(bytes: AppleFormat.passwordOnly($0)) }
                 context.io.output.line("")
-                return 0
+                return
             }
             context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
             if showPassword {
@@ -38,7 +39,7 @@ enum FindPassword {
                 }
                 context.io.error.line("")
             }
-            return 0
+            return
         }
     }
 
@@ -66,12 +67,12 @@ struct FindGenericPassword: SecuritySubcommand {
     let options: ParsedOptions
     let lookup: ItemLookup
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         self.options = options
         self.lookup = try ItemLookup(.genericPassword, options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 { FindPassword.run(lookup, options, context) }
+    func run(_ context: SecurityContext) throws(CommandFailure) { try FindPassword.run(lookup, options, context) }
 }
 
 /// `security find-internet-password`: finds the first internet password matching the options.
@@ -88,12 +89,12 @@ struct FindInternetPassword: SecuritySubcommand {
     let options: ParsedOptions
     let lookup: ItemLookup
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         self.options = options
         self.lookup = try ItemLookup(.internetPassword, options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 { FindPassword.run(lookup, options, context) }
+    func run(_ context: SecurityContext) throws(CommandFailure) { try FindPassword.run(lookup, options, context) }
 }
 
 /// The matching options of the generic-password commands, in macOS's help order.

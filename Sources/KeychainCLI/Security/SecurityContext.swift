@@ -62,6 +62,13 @@ package struct SecurityContext {
         try Keystore(location: target.location, create: target.createsOnFirstUse)
     }
 
+    /// The policy gateway of the target's keychain, for the user's management identity
+    /// (``ApplicationIdentity/manager``: every group is visible; new items go to the tools' group).
+    /// - Throws: as ``open(_:)``.
+    func gateway(_ target: Target) throws(KeychainFailure) -> ItemGateway {
+        ItemGateway(keystore: try open(target), identity: identity)
+    }
+
     /// Argon2id parameters for a new keychain password: ``KDFParameters/default``, or, in debug
     /// builds only, the cheap ``KDFParameters/testing`` when the environment has `KEYCHAIN_KDF=testing`.
     ///
@@ -80,23 +87,17 @@ package struct SecurityContext {
         #endif
     }
 
-    /// Writes `security: <operation>: <Apple's message>` to stderr and returns the exit status.
+    /// Reports an engine status as ``CommandFailure/report(to:io:)`` does, for the commands that
+    /// still return a status; returns the exit status.
     @discardableResult
     func fail(_ operation: String, _ status: KeychainStatus) -> Int32 {
-        io.error.line("security: \(operation): \(status.message)")
-        return Self.exitStatus(status)
+        CommandFailure.keychain(operation, status).report(to: .security(usage: nil), io: io)
     }
 
-    /// As ``fail(_:_:)-(_,KeychainStatus)``, and for a keychain file the engine refused (bad mode or
-    /// owner, not a keychain, newer schema, I/O), a second line with the engine's reason, which names
-    /// the file and what to do (never a secret or an item's name).
+    /// Reports an engine failure as ``CommandFailure/report(to:io:)`` does; returns the exit status.
     @discardableResult
     func fail(_ operation: String, _ failure: KeychainFailure) -> Int32 {
-        let status = fail(operation, failure.status)
-        if failure.isAdvice || [.invalidKeychain, .wrongSecVersion, .io].contains(failure.status), let detail = failure.detail {
-            io.error.line("security: \(detail)")
-        }
-        return status
+        CommandFailure.keychain(operation, failure).report(to: .security(usage: nil), io: io)
     }
 
     /// The exit status for an `OSStatus`: its low 8 bits, as macOS `security` exits
@@ -109,40 +110,50 @@ package struct SecurityContext {
 }
 
 /// Why a subcommand's options were rejected after parsing.
-enum ValidationError: Error {
-    /// Print the usage and exit 2.
-    case usage(String?)
-    /// Print `message` (may be several lines) on stderr and exit with `status`.
-    case failure(String, Int32)
-}
+/// The name the command files used for their parse errors, kept for the commands that still use
+/// it: every command failure is a ``CommandFailure``.
+typealias ValidationError = CommandFailure
 
 /// A `security` subcommand: parsed, then validated (``init(_:)``), then run.
 protocol SecuritySubcommand {
     /// Name, synopsis, options and help: used by the parser and by help.
     static var spec: CommandSpec { get }
     /// Validates parsed options.
-    init(_ options: ParsedOptions) throws(ValidationError)
+    init(_ options: ParsedOptions) throws(CommandFailure)
     /// Runs the command.
     /// - Returns: the exit status.
+    func run(_ context: SecurityContext) throws(CommandFailure)
+}
+
+/// A command that still returns its exit status (0 for success, anything else after it printed
+/// why); the status is passed through the same mapping as a thrown failure.
+protocol StatusSubcommand: SecuritySubcommand {
     func run(_ context: SecurityContext) -> Int32
+}
+
+extension StatusSubcommand {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
+        let status: Int32 = run(context)
+        if status != 0 { throw .exit(status) }
+    }
 }
 
 /// Option values shared by the item commands.
 enum ItemOptions {
     /// `parse_fourcharcode` of Apple's `keychain_utilities.c`: exactly four bytes, or exit 1 with
     /// `Error: four-character types must be exactly 4 characters long.` (and a hint for three).
-    static func fourCharCode(_ options: ParsedOptions, _ key: String) throws(ValidationError) -> String? {
+    static func fourCharCode(_ options: ParsedOptions, _ key: String) throws(CommandFailure) -> String? {
         guard let text = options.value(key) else { return nil }
         guard text.utf8.count == 4 else {
             var message = "Error: four-character types must be exactly 4 characters long."
             if text.utf8.count == 3 { message += "\n(Try \"\(text) \" instead of \"\(text)\")" }
-            throw .failure(message, 1)
+            throw .message(message, status: 1)
         }
         return text
     }
 
     /// The four-character code as the number macOS stores for `crtr` and `type`.
-    static func codeNumber(_ options: ParsedOptions, _ key: String) throws(ValidationError) -> AttributeValue? {
+    static func codeNumber(_ options: ParsedOptions, _ key: String) throws(CommandFailure) -> AttributeValue? {
         guard let text = try fourCharCode(options, key), let code = AppleFormat.fourCharCode(text) else { return nil }
         return .integer(Int64(code))
     }
@@ -169,8 +180,8 @@ enum ItemOptions {
         return sign * value
     }
 
-    /// The string attributes given by option letters, e.g. `["a": "acct"]`.
-    static func strings(_ options: ParsedOptions, _ mapping: [String: String]) -> [String: AttributeValue] {
+    /// The string attributes given by option letters, e.g. `["a": .account]`.
+    static func strings(_ options: ParsedOptions, _ mapping: [String: AttributeName]) -> [String: AttributeValue] {
         var attributes: [String: AttributeValue] = [:]
         for (letter, name) in mapping {
             if let value = options.value(letter) { attributes[name] = .string(value) }

@@ -57,39 +57,27 @@ package enum SecurityTool {
         let operands = Array(rest.dropFirst())
         if !name.isEmpty && "help".hasPrefix(name) { return Help.run(operands, context) }
         guard let command = find(name) else {
-            context.io.error.line("security: unknown command \"\(name)\"")
-            return 1
+            return CommandFailure.message("security: unknown command \"\(name)\"", status: 1)
+                .report(to: .security(usage: nil), io: context.io)
         }
         let spec = command.spec
-        func usageError(_ message: String?) -> Int32 {
-            if let message { context.io.error.line(message) }
-            context.io.error.write(spec.usage + "        " + spec.summary + "\n")
-            return 2
-        }
-        var parsed: ParsedOptions
-        do {
+        // The one place a command's failure becomes its message and exit status.
+        return CommandFailure.exitStatus(
+            .security(usage: spec.usage + "        " + spec.summary + "\n"), io: context.io
+        ) {
+            () throws(CommandFailure) in
+            var parsed: ParsedOptions
             if spec.takesLeadingOperand, let leading = operands.first, !leading.hasPrefix("-") {
                 parsed = try OptionParser.parse(Array(operands.dropFirst()), spec: spec)
                 parsed.operands.insert(leading, at: 0)
             } else {
                 parsed = try OptionParser.parse(operands, spec: spec)
             }
-        } catch {
-            return usageError(error.message)
-        }
-        if parsed.helpRequested {
-            context.io.output.write(spec.usage)
-            return 0
-        }
-        do {
-            return try command.init(parsed).run(context)
-        } catch {
-            switch error {
-            case .usage(let message): return usageError(message)
-            case .failure(let message, let status):
-                context.io.error.line(message)
-                return status
+            if parsed.helpRequested {
+                context.io.output.write(spec.usage)
+                return
             }
+            try command.init(parsed).run(context)
         }
     }
 
@@ -124,6 +112,11 @@ package enum SecurityTool {
     }
 }
 
+// `dump-keychain` and `error` still return their exit status (their file is being extended
+// elsewhere); the status goes through the same mapping as a thrown failure.
+extension DumpKeychain: StatusSubcommand {}
+extension ErrorCommand: StatusSubcommand {}
+
 /// `security help [command...]`: with no operand lists every command (`    %-17s %s`); with
 /// operands prints each command's usage; an unknown one prints
 /// `security: help: no such command: x` and exits 1.
@@ -139,8 +132,8 @@ enum Help {
             } else if let command = SecurityTool.find(name) {
                 context.io.output.write(command.spec.usage)
             } else {
-                context.io.error.line("security: help: no such command: \(name)")
-                return 1
+                return CommandFailure.message("security: help: no such command: \(name)", status: 1)
+                    .report(to: .security(usage: nil), io: context.io)
             }
         }
         return 0

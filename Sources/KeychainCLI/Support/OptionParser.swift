@@ -105,15 +105,6 @@ package struct ParsedOptions {
     package func has(_ key: String) -> Bool { flags.contains(key) }
 }
 
-/// Why a command line was rejected; the command prints its usage and exits 2.
-package struct UsageError: Error {
-    /// A line printed before the usage, or `nil` (macOS prints none for most rejections).
-    package let message: String?
-
-    /// A usage error, with an optional line to print before the usage.
-    package init(_ message: String? = nil) { self.message = message }
-}
-
 /// A hand-written parser with BSD `getopt(3)` rules, as macOS `security` uses them.
 ///
 /// Options come first; clustered flags (`-gw`) and attached values (`-aalice`) are accepted;
@@ -122,8 +113,9 @@ package struct UsageError: Error {
 package enum OptionParser {
     /// Parses `arguments` (without the subcommand name) against `spec`.
     /// - Returns: the parsed options.
-    /// - Throws: ``UsageError`` for an unknown option or a missing value.
-    package static func parse(_ arguments: [String], spec: CommandSpec) throws(UsageError) -> ParsedOptions {
+    /// - Throws: ``CommandFailure/usage(_:)`` for an unknown option or a missing value (the line
+    ///   printed before the usage, when macOS prints one).
+    package static func parse(_ arguments: [String], spec: CommandSpec) throws(CommandFailure) -> ParsedOptions {
         var parsed = ParsedOptions()
         if spec.takesRawOperands {
             parsed.helpRequested = arguments == ["-h"] || arguments == ["--help"]
@@ -131,8 +123,8 @@ package enum OptionParser {
             return parsed
         }
         var index = 0
-        func illegal(_ text: String) -> UsageError {
-            UsageError(spec.reportsIllegalOptions ? "security: illegal option -- \(text)" : nil)
+        func illegal(_ text: String) -> CommandFailure {
+            .usage(spec.reportsIllegalOptions ? "security: illegal option -- \(text)" : nil)
         }
         while index < arguments.count {
             let argument = arguments[index]
@@ -158,7 +150,7 @@ package enum OptionParser {
                         index += 1
                         parsed.values[option.key, default: []].append(arguments[index])
                     } else {
-                        throw UsageError("security: option requires an argument -- \(name)")
+                        throw .usage("security: option requires an argument -- \(name)")
                     }
                 } else {
                     guard !body.contains("=") else { throw illegal(name) }
@@ -191,7 +183,7 @@ package enum OptionParser {
                 } else if option.promptsWhenValueMissing {
                     parsed.prompts.insert(option.key)
                 } else {
-                    throw UsageError(
+                    throw .usage(
                         spec.reportsIllegalOptions ? "security: option requires an argument -- \(letter)" : nil)
                 }
             }

@@ -95,10 +95,10 @@ package struct CredentialScope: Sendable {
     /// - Returns: the query (synchronizable `false`, Apple's implicit default).
     package func query(groups: [String]?) -> ItemQuery {
         var filters: [String: AttributeValue] = [:]
-        if let protocolCode { filters["ptcl"] = .string(protocolCode) }
-        if case .exactly(let number) = port { filters["port"] = .integer(number) }
-        if let path { filters["path"] = .string(path) }
-        if let account { filters["acct"] = account }
+        if let protocolCode { filters[.`protocol`] = .string(protocolCode) }
+        if case .exactly(let number) = port { filters[.port] = .integer(number) }
+        if let path { filters[.path] = .string(path) }
+        if let account { filters[.account] = account }
         return ItemQuery(itemClass: .internetPassword, filters: filters, accessGroups: groups)
     }
 
@@ -107,7 +107,7 @@ package struct CredentialScope: Sendable {
     /// - Parameter attributes: the item's attributes.
     /// - Returns: `true` when the helper may read, replace or delete the item.
     package func contains(_ attributes: [String: AttributeValue]) -> Bool {
-        guard let stored = attributes["srvr"],
+        guard let stored = attributes[.server],
             Self.serversEqual(String(decoding: stored.matchBytes, as: UTF8.self), server)
         else { return false }
         return owns(attributes)
@@ -117,7 +117,7 @@ package struct CredentialScope: Sendable {
     /// - Parameter attributes: the item's attributes.
     /// - Returns: `true` for the helper's own items.
     package func owns(_ attributes: [String: AttributeValue]) -> Bool {
-        let label = attributes["labl"].map { String(decoding: $0.matchBytes, as: UTF8.self) }
+        let label = attributes[.label].map { String(decoding: $0.matchBytes, as: UTF8.self) }
         switch ownership {
         case .labelled(let wanted): return label == wanted
         case .notLabelled(let others): return label.map { !others.contains($0) } ?? true

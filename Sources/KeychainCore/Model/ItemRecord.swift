@@ -24,13 +24,11 @@ package struct ItemRecord: Sendable {
 
     /// The protection class stored with the item.
     package var protection: ProtectionClass {
-        if case .string(let raw)? = attributes["pdmn"], let value = ProtectionClass(rawValue: raw) { return value }
-        return .whenUnlocked
+        ProtectionClass(attribute: attributes[.accessible]) ?? .whenUnlocked
     }
 
     /// The item's access group.
     package var accessGroup: String {
-        if case .string(let raw)? = attributes["agrp"] { return raw }
-        return ""
+        attributes.string(.accessGroup) ?? ""
     }
 }

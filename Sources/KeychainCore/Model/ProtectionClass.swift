@@ -17,6 +17,18 @@ package enum ProtectionClass: String, Sendable, CaseIterable, Codable {
     /// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` (`"akpu"`).
     case whenPasscodeSetThisDeviceOnly = "akpu"
 
+    /// The one parser of a stored or requested `kSecAttrAccessible` (`pdmn`) attribute.
+    /// - Parameter attribute: the attribute value; only a ``AttributeValue/string(_:)`` with one of
+    ///   Apple's raw values is a protection class.
+    /// - Returns: `nil` for anything else.
+    package init?(attribute: AttributeValue?) {
+        guard case .string(let raw)? = attribute, let value = ProtectionClass(rawValue: raw) else { return nil }
+        self = value
+    }
+
+    /// The class as the `pdmn` attribute stores it.
+    package var attribute: AttributeValue { .string(rawValue) }
+
     /// Stable small integer stored in the database and bound into associated data.
     package var code: Int64 {
         switch self {

@@ -32,7 +32,7 @@ extension StoreSession {
         if limit != nil {
             // Fast path through the server index: items stored in canonical form.
             var exact = scope.query(groups: groups)
-            exact.filters["srvr"] = .string(CredentialScope.canonicalServer(scope.server))
+            exact.filters[.server] = .string(CredentialScope.canonicalServer(scope.server))
             let indexed = try search(exact, projection: [.attributes]).filter { scope.contains($0.attributes) }
             if indexed.count >= limit ?? 0 { candidates = indexed }
         }
@@ -98,7 +98,7 @@ extension StoreSession {
         searchGroups: [String]?
     ) throws(KeychainFailure) -> UpsertOutcome {
         var key = Self.normalized(.internetPassword, attributes)
-        key["agrp"] = .string(group)
+        key[.accessGroup] = .string(group)
         var keep: [UInt8]?
         if let row = try rowByPrimaryKey(.internetPassword, key) {
             guard scope.owns(try openAttributes(row, itemKey: try itemKey(row))) else {

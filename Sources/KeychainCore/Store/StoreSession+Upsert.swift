@@ -30,103 +30,75 @@ extension StoreSession {
     ///   - itemClass: the item class.
     ///   - attributes: the item's attributes without `agrp`; missing primary-key attributes take
     ///     their defaults. `sync` selects the synchronizable state looked up and stored.
-    ///   - secret: the new secret.
+    ///   - secret: the new secret, or `nil`: a new item then has no secret and an existing one keeps
+    ///     its own (`security add-… -U` without `-w`).
     ///   - groups: candidate access groups, in order; the first is where a new item goes. Must not be empty.
     /// - Returns: whether the item was inserted or how many were updated.
     /// - Throws: `.param` when `groups` is empty or the protection class is unknown; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when a class key is locked; `.decode` when a stored item fails
     ///   authentication; `.diskFull`; `.duplicateItem` only if the database's uniqueness check fires.
     package func upsert(
-        _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes, groups: [String],
+        _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, groups: [String],
         now: Date = Date()
     ) throws(KeychainFailure) -> UpsertOutcome {
         guard let first = groups.first else { throw KeychainFailure(.param, "an upsert needs an access group") }
         var changes = input
-        changes.removeValue(forKey: "agrp")
-        changes.removeValue(forKey: "cdat")
-        changes.removeValue(forKey: "mdat")
+        changes.removeValue(for: .accessGroup)
+        changes.removeValue(for: .creationDate)
+        changes.removeValue(for: .modificationDate)
         var updated = 0
         for group in groups {
             var keyAttributes = Self.normalized(itemClass, changes)
-            keyAttributes["agrp"] = .string(group)
-            guard let row = try rowByPrimaryKey(itemClass, keyAttributes) else { continue }
+            keyAttributes[.accessGroup] = .string(group)
+            guard let row = try rowByPrimaryKey(itemClass, keyAttributes, withSecret: secret == nil) else { continue }
             let key = try itemKey(row)
             let stored = try openAttributes(row, itemKey: key)
             var attributes = stored
             for (name, value) in changes { attributes[name] = value }
             attributes = Self.normalized(itemClass, attributes)
-            attributes["mdat"] = .date(now)
+            attributes[.modificationDate] = .date(now)
             if Self.keepsRowIdentity(itemClass, stored, attributes) {
                 try reseal(row, itemKey: key, attributes: attributes, secret: secret)
             } else {
-                try rewrite(row, attributes: attributes, secret: secret)
+                let kept: SecureBytes
+                if let secret { kept = secret } else { kept = try openSecret(row, itemKey: key) }
+                try rewrite(row, attributes: attributes, secret: kept)
             }
             updated += 1
         }
         if updated > 0 { return .updated(updated) }
         var attributes = changes
-        attributes["agrp"] = .string(first)
+        attributes[.accessGroup] = .string(first)
         _ = try add(itemClass, attributes: attributes, secret: secret, now: now)
         return .inserted
     }
 
     // MARK: - Internal
 
-    /// The row whose primary key equals that of `attributes` (already normalized), if any.
-    func rowByPrimaryKey(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) throws(KeychainFailure)
-        -> Row?
-    {
+    /// The row whose primary key equals that of `attributes` (already normalized), if any, with its
+    /// sealed secret when `withSecret`.
+    func rowByPrimaryKey(
+        _ itemClass: ItemClass, _ attributes: [String: AttributeValue], withSecret: Bool = false
+    ) throws(KeychainFailure) -> Row? {
         let digest = codec.primaryKeyDigest(itemClass, attributes)
         let statement: Statement
         let found: Bool
-        statement = try database.prepare("SELECT \(Self.rowColumns) FROM items WHERE pk = ?")
+        let columns = withSecret ? Self.rowColumns + ", secret" : Self.rowColumns
+        statement = try database.prepare("SELECT \(columns) FROM items WHERE pk = ?")
         try statement.bind([.blob(digest)])
         found = try statement.step()
         defer { statement.finish() }
-        return found ? try Self.row(statement, withSecret: false) : nil
+        return found ? try Self.row(statement, withSecret: withSecret) : nil
     }
 }
 
 extension Keystore {
     /// Runs ``StoreSession/upsert(_:attributes:secret:groups:now:)`` in one write transaction.
     package func upsert(
-        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes, groups: [String]
+        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, groups: [String]
     ) throws(KeychainFailure) -> UpsertOutcome {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
             try s.upsert(itemClass, attributes: attributes, secret: secret, groups: groups)
-        }
-    }
-
-    /// Adds an item, or, when one with its primary key exists in its access group, updates that
-    /// one in place, in one write transaction (`security add-… -U`). Unlike
-    /// ``upsert(_:attributes:secret:groups:)``, `secret` may be `nil`: a new item then gets an
-    /// empty secret and an existing one keeps its own.
-    /// - Parameters:
-    ///   - itemClass: the item class.
-    ///   - attributes: the item's attributes, including `agrp`.
-    ///   - secret: the new secret, or `nil`.
-    /// - Returns: whether the item was inserted or updated.
-    /// - Throws: `.param` without `agrp`; otherwise as ``StoreSession/add(_:attributes:secret:now:)``
-    ///   and ``StoreSession/update(_:changes:secret:now:)``.
-    package func addOrUpdate(
-        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?
-    ) throws(KeychainFailure) -> UpsertOutcome {
-        guard case .string(let group)? = attributes["agrp"] else {
-            throw KeychainFailure(.param, "an item needs an access group")
-        }
-        let normalized = StoreSession.normalized(itemClass, attributes)
-        var filters: [String: AttributeValue] = [:]
-        for descriptor in itemClass.primaryKey { filters[descriptor.name] = normalized[descriptor.name] }
-        var sync = false
-        if case .bool(let flag)? = normalized["sync"] { sync = flag }
-        var changes = attributes
-        changes.removeValue(forKey: "agrp")
-        let query = ItemQuery(itemClass: itemClass, filters: filters, accessGroups: [group], synchronizable: sync)
-        return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> UpsertOutcome in
-            let updated = try s.update(query, changes: changes, secret: secret)
-            if updated > 0 { return .updated(updated) }
-            _ = try s.add(itemClass, attributes: attributes, secret: secret)
-            return .inserted
         }
     }
 }

@@ -221,7 +221,7 @@ package struct StoreSession: ~Copyable {
                 guard let access = row.openAccessControl(itemKey: key, associatedData: ad) else {
                     throw KeychainFailure(.decode, "an item's attributes do not authenticate")
                 }
-                if let access { attributes["accc"] = access }
+                if let access { attributes[.accessControl] = access }
             }
             var secret: SecureBytes?
             if projection.contains(.secret) {
@@ -248,8 +248,8 @@ package struct StoreSession: ~Copyable {
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Data {
         var attributes = Self.normalized(itemClass, input)
-        attributes["cdat"] = .date(now)
-        attributes["mdat"] = .date(now)
+        attributes[.creationDate] = .date(now)
+        attributes[.modificationDate] = .date(now)
         let persistentRef = Array(itemClass.rawValue.utf8) + Sodium.randomBytes(16)
         try insert(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
         return Data(persistentRef)
@@ -261,8 +261,8 @@ package struct StoreSession: ~Copyable {
         for descriptor in itemClass.primaryKey where attributes[descriptor.name] == nil {
             attributes[descriptor.name] = descriptor.defaultValue
         }
-        if attributes["pdmn"] == nil { attributes["pdmn"] = .string(itemClass.defaultProtection.rawValue) }
-        if case .integer(let flag)? = attributes["sync"] { attributes["sync"] = .bool(flag != 0) }
+        if attributes[.accessible] == nil { attributes[.accessible] = itemClass.defaultProtection.attribute }
+        if case .integer(let flag)? = attributes[.synchronizable] { attributes[.synchronizable] = .bool(flag != 0) }
         return attributes
     }
 
@@ -278,7 +278,7 @@ package struct StoreSession: ~Copyable {
         if let secret, secret.count > Self.maximumSecretBytes {
             throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
         }
-        guard case .string(let raw)? = attributes["pdmn"], let protection = ProtectionClass(rawValue: raw) else {
+        guard let protection = ProtectionClass(attribute: attributes[.accessible]) else {
             throw KeychainFailure(.param, "unknown protection class")
         }
         // Apple: "No items can be stored in this class on devices without a passcode." iOS 9+ answers
@@ -287,7 +287,7 @@ package struct StoreSession: ~Copyable {
             throw KeychainFailure(.authFailed, "WhenPasscodeSet items need a keychain password")
         }
         var sync = false
-        if case .bool(let flag)? = attributes["sync"] { sync = flag }
+        if case .bool(let flag)? = attributes[.synchronizable] { sync = flag }
         return try ItemRow.seal(
             itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef, protection: protection,
             sync: sync, classKey: try classKey(protection), codec: codec, rowid: rowid)
@@ -321,7 +321,7 @@ package struct StoreSession: ~Copyable {
             var attributes = stored
             for (name, value) in changes { attributes[name] = value }
             attributes = Self.normalized(row.itemClass, attributes)
-            attributes["mdat"] = .date(now)
+            attributes[.modificationDate] = .date(now)
             if Self.keepsRowIdentity(row.itemClass, stored, attributes) {
                 try reseal(row, itemKey: key, attributes: attributes, secret: secret)
             } else {
@@ -342,7 +342,9 @@ package struct StoreSession: ~Copyable {
     static func keepsRowIdentity(
         _ itemClass: ItemClass, _ old: [String: AttributeValue], _ new: [String: AttributeValue]
     ) -> Bool {
-        guard old["pdmn"] == new["pdmn"], old["agrp"] == new["agrp"], old["sync"] == new["sync"] else { return false }
+        guard old[.accessible] == new[.accessible], old[.accessGroup] == new[.accessGroup],
+            old[.synchronizable] == new[.synchronizable]
+        else { return false }
         for descriptor in itemClass.primaryKey where old[descriptor.name] != new[descriptor.name] { return false }
         return true
     }

@@ -87,7 +87,7 @@ public func SecAccessControlCreateWithFlags(
     _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
-    guard let name = SecItemRequest.string(protection), let protectionClass = ProtectionClass(rawValue: name) else {
+    guard let protectionClass = try? SecItemRequest.protection(protection) else {
         return CFError.report(errSecParam, "SecAccessControl: invalid protection", to: error)
     }
     if flags.contains(.or) && flags.contains(.and) {

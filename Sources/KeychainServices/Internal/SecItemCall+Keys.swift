@@ -13,7 +13,7 @@ extension SecItemCall {
     /// - Returns: the persistent reference of the item added (for an identity, its certificate's).
     /// - Throws: `.param` for a reference of another class or certificate data that is not DER;
     ///   `.duplicateItem` when the item (for an identity, its certificate) exists.
-    static func add(_ request: SecItemRequest, _ attributes: [String: AttributeValue], _ keystore: Keystore)
+    static func add(_ request: SecItemRequest, _ attributes: [String: AttributeValue], _ gateway: ItemGateway)
         throws(KeychainFailure) -> Data
     {
         func merged(_ derived: [String: AttributeValue]) -> [String: AttributeValue] {
@@ -24,10 +24,10 @@ extension SecItemCall {
         switch (request.itemClass, request.valueRef) {
         case (.key, let key as SecKey):
             let item = try SecItemRefs.keyItem(key)
-            return try keystore.add(.key, attributes: merged(item.attributes), secret: item.secret)
+            return try gateway.add(NewItem(.key, attributes: merged(item.attributes), secret: item.secret))
         case (.certificate, let certificate as SecCertificate) where !request.isIdentity:
             let item = try SecItemRefs.certificateItem(certificate)
-            return try keystore.add(.certificate, attributes: merged(item.attributes), secret: item.secret)
+            return try gateway.add(NewItem(.certificate, attributes: merged(item.attributes), secret: item.secret))
         case (.certificate, let identity as SecIdentity):
             let certificate = try SecItemRefs.certificateItem(identity.certificate)
             let key = try SecItemRefs.keyItem(identity.privateKey)
@@ -35,32 +35,30 @@ extension SecItemCall {
             // sync); certificate attributes given apply to the certificate only.
             var keyAttributes = key.attributes
             for (name, value) in attributes where ItemClass.key.descriptor(name) != nil { keyAttributes[name] = value }
-            let certificateAttributes = merged(certificate.attributes)
-            return try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> Data in
-                let ref = try s.add(.certificate, attributes: certificateAttributes, secret: certificate.secret)
-                // A private key already stored (SecKeyCreateRandomKey with kSecAttrIsPermanent, then the
-                // certificate) completes the identity as it is.
-                do throws(KeychainFailure) {
-                    _ = try s.add(.key, attributes: keyAttributes, secret: key.secret)
-                } catch where error.status == .duplicateItem {}
-                return ref
-            }
+            // A private key already stored (SecKeyCreateRandomKey with kSecAttrIsPermanent, then the
+            // certificate) completes the identity as it is.
+            return try gateway.addIdentity(
+                certificate: NewItem(
+                    .certificate, attributes: merged(certificate.attributes), secret: certificate.secret),
+                key: NewItem(.key, attributes: keyAttributes, secret: key.secret))
         case (_, .some):
             throw KeychainFailure(.param, "kSecValueRef is not an object of the item's class")
         case (.key, nil):
             guard let data = request.secret else {
-                return try keystore.add(.key, attributes: attributes, secret: nil)
+                return try gateway.add(NewItem(.key, attributes: attributes, secret: nil))
             }
             let secret = SecureBytes(copying: data)
-            return try keystore.add(.key, attributes: SecItemRefs.derivedKeyAttributes(attributes, secret), secret: secret)
+            return try gateway.add(
+                NewItem(.key, attributes: SecItemRefs.derivedKeyAttributes(attributes, secret), secret: secret))
         case (.certificate, nil):
             guard !request.isIdentity else { throw KeychainFailure(.param, "an identity is added with kSecValueRef") }
             let der = request.secret ?? Data()
             let derived = try SecItemRefs.derivedCertificateAttributes(attributes, der)
-            return try keystore.add(.certificate, attributes: derived, secret: SecureBytes(copying: der))
+            return try gateway.add(NewItem(.certificate, attributes: derived, secret: SecureBytes(copying: der)))
         case (.genericPassword, nil), (.internetPassword, nil):
-            return try keystore.add(
-                request.itemClass, attributes: attributes, secret: request.secret.map { SecureBytes(copying: $0) })
+            return try gateway.add(
+                NewItem(
+                    request.itemClass, attributes: attributes, secret: request.secret.map { SecureBytes(copying: $0) }))
         }
     }
 
@@ -71,21 +69,23 @@ extension SecItemCall {
     /// certificate row), `class` is `idnt` when returned, and its reference is a `SecIdentity`.
     /// - Returns: the identity records, and the private keys by certificate persistent reference (to
     ///   build the `SecIdentity` objects; only when a reference or data was asked for).
-    static func identities(_ certificates: [ItemRecord], _ request: SecItemRequest, _ context: KeychainContext)
+    static func identities(_ certificates: [ItemRecord], _ request: SecItemRequest, _ gateway: ItemGateway)
         throws(KeychainFailure) -> (records: [ItemRecord], keys: [Data: SecKey])
     {
         var joined: [ItemRecord] = []
         var keys: [Data: SecKey] = [:]
         let withSecret = request.returnRef || request.returnData
         for certificate in certificates {
-            guard let hash = certificate.attributes["pkhh"] else { continue }
+            guard let hash = certificate.attributes[.publicKeyHash] else { continue }
             var filters = request.identityKeyFilters
-            filters["klbl"] = hash
-            filters["kcls"] = .integer(1)
+            filters[.applicationLabel] = hash
+            filters[.keyClass] = .integer(1)
             let keyQuery = ItemQuery(
-                itemClass: .key, filters: filters, accessGroups: context.identity.searchGroups, synchronizable: nil,
+                itemClass: .key, filters: filters, accessGroups: gateway.identity.searchGroups, synchronizable: nil,
                 limit: 1)
-            guard let key = try context.keystore.search(keyQuery, projection: withSecret ? [.attributes, .secret] : .attributes).first
+            guard
+                let key = try gateway.search(keyQuery, projection: withSecret ? [.attributes, .secret] : .attributes)
+                    .first
             else { continue }
             var attributes = key.attributes
             for (name, value) in certificate.attributes where attributes[name] == nil { attributes[name] = value }
@@ -106,19 +106,14 @@ extension SecItemCall {
 
     /// Deletes the identities `search` (a certificate query) finds: each certificate and its private key.
     /// - Returns: how many identities were deleted.
-    static func deleteIdentities(_ search: ItemQuery, _ request: SecItemRequest, _ context: KeychainContext)
+    static func deleteIdentities(_ search: ItemQuery, _ request: SecItemRequest, _ gateway: ItemGateway)
         throws(KeychainFailure) -> Int
     {
-        let found = try identities(try context.keystore.search(search, projection: .attributes), request, context).records
+        let found = try identities(try gateway.search(search, projection: .attributes), request, gateway).records
         var deleted = 0
         for identity in found {
             guard case .data(let keyRef)? = identity.attributes[identityKeyMarker] else { continue }
-            let refs = [(ItemClass.certificate, identity.persistentRef), (ItemClass.key, keyRef)]
-            try context.keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) in
-                for (itemClass, ref) in refs {
-                    _ = try s.delete(ItemQuery(itemClass: itemClass, synchronizable: nil, persistentRef: ref))
-                }
-            }
+            _ = try gateway.delete(references: [(.certificate, identity.persistentRef), (.key, keyRef)])
             deleted += 1
         }
         return deleted

@@ -23,42 +23,21 @@ enum SecItemCall {
         do { return try SecItemRequest.parse(dictionary, for: operation) } catch { throw KeychainFailure(error) }
     }
 
-    /// The access group of a new item: the one named, if held, else the process's first group.
-    static func accessGroupForAdd(_ request: SecItemRequest, _ identity: ApplicationIdentity) throws(KeychainFailure)
-        -> String
-    {
-        if case .string(let group)? = request.attributes["agrp"] {
-            guard identity.holds(group) else { throw KeychainFailure(.missingEntitlement) }
-            return group
-        }
-        guard let group = identity.defaultAccessGroup else { throw KeychainFailure(.missingEntitlement) }
-        return group
-    }
-
-    /// The engine query for a parsed copy, update or delete.
-    static func query(_ request: SecItemRequest, _ identity: ApplicationIdentity) throws(KeychainFailure) -> ItemQuery {
-        guard !identity.accessGroups.isEmpty || identity.seesAllGroups else {
-            throw KeychainFailure(.missingEntitlement)
-        }
+    /// The engine query for a parsed copy, update or delete; its access groups are the gateway's
+    /// (``ItemGateway/searchGroups(named:)``).
+    static func query(_ request: SecItemRequest, _ gateway: ItemGateway) throws(KeychainFailure) -> ItemQuery {
+        let groups = try gateway.searchGroups(named: request.accessGroup)
         var filters = request.attributes
         if var reference = request.valueRef {
             // An identity stands for its certificate's primary key.
             if let identity = reference as? SecIdentity { reference = identity.certificate }
             for (name, value) in try SecItemRefs.filters(for: reference, request.itemClass) { filters[name] = value }
         }
-        var groups = identity.searchGroups
-        if case .string(let group)? = filters.removeValue(forKey: "agrp") {
-            guard identity.holds(group) else { throw KeychainFailure(.missingEntitlement) }
-            groups = [group]
-        }
-        var synchronizable: Bool? = false
-        if case .bool(let flag)? = filters.removeValue(forKey: "sync") { synchronizable = flag }
-        if request.synchronizableAny || request.persistentRef != nil { synchronizable = nil }
-        var protection: ProtectionClass?
-        if case .string(let raw)? = filters.removeValue(forKey: "pdmn") { protection = ProtectionClass(rawValue: raw) }
+        // A query by persistent reference skips the implicit non-synchronizable filter (rule 13).
+        let synchronizable: Synchronizable = request.persistentRef != nil ? .any : request.synchronizable ?? .no
         return ItemQuery(
-            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable,
-            protection: protection, persistentRef: request.persistentRef, limit: nil)
+            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable.filter,
+            protection: request.protection, persistentRef: request.persistentRef, limit: nil)
     }
 
     /// What to decrypt. Reading secrets also reads the access control, among the attributes: an item's
@@ -122,7 +101,7 @@ enum SecItemCall {
     static func checkExtractable(_ items: [ItemRecord], _ request: SecItemRequest) throws(KeychainFailure) {
         guard request.returnData, request.itemClass == .key else { return }
         for item in items {
-            if case .bool(false)? = item.attributes["extr"] {
+            if case .bool(false)? = item.attributes[.isExtractable] {
                 throw KeychainFailure(.interactionNotAllowed, "the key is not extractable (kSecAttrIsExtractable is false)")
             }
         }
@@ -131,12 +110,12 @@ enum SecItemCall {
     /// The items whose secrets may be returned: access-controlled ones are authorized (asking the
     /// user when the call allows it) or, under `kSecUseAuthenticationUISkip`, left out.
     /// Only secrets are guarded: attributes of access-controlled items are readable, as on iOS.
-    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ keystore: Keystore) throws(KeychainFailure)
-        -> [ItemRecord]
+    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ gateway: ItemGateway)
+        throws(KeychainFailure) -> [ItemRecord]
     {
         guard request.returnData || needsReferences(request) else { return items }
         var authorizer = AccessAuthorizer(
-            keystore: keystore, context: request.authenticationContext, ui: request.authenticationUI,
+            keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
             reason: request.operationPrompt)
         var allowed: [ItemRecord] = []
         allowed.reserveCapacity(items.count)
@@ -153,12 +132,13 @@ enum SecItemCall {
     /// current constraints must be satisfied (with `kSecUseAuthenticationUISkip` too: nothing is
     /// skipped silently in an update), and new `.applicationPassword` constraints get their verifier.
     static func authorizeProtectionChange(
-        _ search: ItemQuery, _ request: SecItemRequest, _ attributes: inout [String: AttributeValue], _ keystore: Keystore
+        _ search: ItemQuery, _ request: SecItemRequest, _ attributes: inout [String: AttributeValue],
+        _ gateway: ItemGateway
     ) throws(KeychainFailure) {
         var authorizer = AccessAuthorizer(
-            keystore: keystore, context: request.authenticationContext, ui: request.authenticationUI,
+            keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
             reason: request.operationPrompt)
-        for item in try keystore.search(search, projection: .attributes) {
+        for item in try gateway.search(search, projection: .attributes) {
             guard let constraints = item.constraints, constraints.requiresAuthentication else { continue }
             guard try authorizer.authorize(constraints) else {
                 throw KeychainFailure(.interactionNotAllowed, "the item needs authentication to change its access control")
@@ -247,7 +227,7 @@ enum SecItemCall {
                 }
             }
         }
-        if request.limitGiven && request.limit != 1 {
+        if request.matchLimit?.returnsArray == true {
             return NSArray(array: items.indices.map(one))
         }
         return one(0)

@@ -61,8 +61,8 @@ enum SecItemRefs {
     /// The key a key item's data and attributes make, or `nil` when they do not make one (a key added
     /// as data without `kSecAttrKeyType`/`kSecAttrKeyClass`, or bytes that are not such a key).
     static func key(_ attributes: [String: AttributeValue], _ secret: SecureBytes) -> SecKey? {
-        guard case .integer(let type)? = attributes["type"], type == 42 || type == 73,
-            case .integer(let keyClass)? = attributes["kcls"], keyClass == 0 || keyClass == 1
+        guard case .integer(let type)? = attributes[.type], type == 42 || type == 73,
+            case .integer(let keyClass)? = attributes[.keyClass], keyClass == 0 || keyClass == 1
         else { return nil }
         // CryptoKey reads an array: the copy is wiped as soon as the key is built.
         var bytes = secret.withUnsafeBytes { [UInt8]($0) }
@@ -71,11 +71,11 @@ enum SecItemRefs {
             let key = try? CryptoKey(externalRepresentation: bytes, rsa: type == 42, isPrivate: keyClass == 1)
         else { return nil }
         var extractable = true
-        if case .bool(let flag)? = attributes["extr"] { extractable = flag }
+        if case .bool(let flag)? = attributes[.isExtractable] { extractable = flag }
         var tag: Data?
-        if let value = attributes["atag"], !value.matchBytes.isEmpty { tag = Data(value.matchBytes) }
+        if let value = attributes[.applicationTag], !value.matchBytes.isEmpty { tag = Data(value.matchBytes) }
         var label: String?
-        if case .string(let text)? = attributes["labl"] { label = text }
+        if case .string(let text)? = attributes[.label] { label = text }
         return SecKey(key, isExtractable: extractable, applicationTag: tag, label: label)
     }
 
@@ -128,7 +128,8 @@ enum SecItemRefs {
             return attributes.filter { ["kcls", "type", "bsiz", "esiz", "klbl"].contains($0.key) }
         case (.certificate, let certificate as SecCertificate):
             let attributes = try certificateItem(certificate).attributes
-            return attributes.filter { ["ctyp", "issr", "slnr"].contains($0.key) }
+            let primaryKey = ItemGateway.primaryKeyNames(.certificate)
+            return attributes.filter { primaryKey.contains(AttributeName(rawValue: $0.key)) }
         default:
             throw KeychainFailure(.param, "kSecValueRef is not an object of the query's class")
         }

@@ -11,15 +11,20 @@ struct SecItemRequest {
     enum Operation { case add, copy, update, delete }
 
     var itemClass: ItemClass
-    /// Class attributes by raw name, typed. Includes `agrp`, `pdmn` and `sync` when given.
+    /// Class attributes by raw name, typed; the access group, protection class and synchronizable
+    /// state are in their own typed fields (``itemAttributes`` has them all).
     var attributes: [String: AttributeValue] = [:]
-    /// `kSecAttrSynchronizable` was `kSecAttrSynchronizableAny`.
-    var synchronizableAny = false
+    /// `kSecAttrAccessGroup`, when given.
+    var accessGroup: String?
+    /// `kSecAttrAccessible` (or the protection of `kSecAttrAccessControl`), parsed once; `nil` when
+    /// not given.
+    var protection: ProtectionClass?
+    /// `kSecAttrSynchronizable`, with `kSecAttrSynchronizableAny`; `nil` when not given.
+    var synchronizable: Synchronizable?
     var secret: Data?
     var persistentRef: Data?
-    /// `nil` = the default (one for copy, all for update and delete).
-    var limit: Int?
-    var limitGiven = false
+    /// `kSecMatchLimit`; `nil` = not given (one for copy, all for update and delete).
+    var matchLimit: MatchLimit?
     var returnData = false
     var returnAttributes = false
     var returnPersistentRef = false
@@ -50,6 +55,24 @@ struct SecItemRequest {
     /// identities (a password has no reference).
     var hasReturnKey: Bool {
         returnData || returnAttributes || returnPersistentRef || (returnRef && SecItemRefs.hasReferences(itemClass))
+    }
+
+    /// The attributes a new item is stored with, or that a persistent-reference query must not
+    /// have: ``attributes`` with the access group, the protection class and the synchronizable
+    /// state (`kSecAttrSynchronizableAny` stores nothing: an add ignores it, APPLE-SEMANTICS rule 11).
+    var itemAttributes: [String: AttributeValue] {
+        var all = attributes
+        if let accessGroup { all[.accessGroup] = .string(accessGroup) }
+        if let protection { all[.accessible] = protection.attribute }
+        if let synchronizable, synchronizable != .any { all[.synchronizable] = synchronizable.attribute }
+        return all
+    }
+
+    /// The one parse of a `kSecAttrAccessible` value: one of Apple's raw values.
+    /// - Throws: `.param` for anything else [S: an unknown accessibility is errSecParam].
+    static func protection(_ value: Any) throws(KeychainStatus) -> ProtectionClass {
+        guard let name = Self.string(value), let protection = ProtectionClass(rawValue: name) else { throw .param }
+        return protection
     }
 
     /// Keys Apple accepts that change nothing here.
@@ -114,15 +137,14 @@ struct SecItemRequest {
                 default: request.returnRef = flag
                 }
             case "m_Limit":
-                request.limitGiven = true
                 if let name = Self.string(value) {
                     switch name {
-                    case "m_LimitOne": request.limit = 1
-                    case "m_LimitAll": request.limit = nil
+                    case "m_LimitOne": request.matchLimit = .one
+                    case "m_LimitAll": request.matchLimit = .all
                     default: throw .param
                     }
                 } else if let number = integer(value), number > 0 {
-                    request.limit = Int(clamping: number)
+                    request.matchLimit = MatchLimit(count: Int(clamping: number))
                 } else {
                     throw .param
                 }
@@ -184,13 +206,15 @@ struct SecItemRequest {
             case "sync":
                 if let name = Self.string(value) {
                     guard name == "syna" else { throw .param }
-                    request.synchronizableAny = true
+                    request.synchronizable = .any
                 } else {
-                    request.attributes["sync"] = .bool(try boolean(value))
+                    request.synchronizable = Synchronizable(try boolean(value))
                 }
             case "pdmn":
-                guard let name = Self.string(value), ProtectionClass(rawValue: name) != nil else { throw .param }
-                request.attributes["pdmn"] = .string(name)
+                request.protection = try protection(value)
+            case "agrp":
+                guard let group = Self.string(value) else { throw .param }
+                request.accessGroup = group
             default:
                 guard let descriptor = request.itemClass.descriptor(key) else {
                     if request.isIdentity, let keyDescriptor = ItemClass.key.descriptor(key) {
@@ -222,14 +246,12 @@ struct SecItemRequest {
         if let access = request.accessControl {
             // [S SecDbQuery.c] the protection comes from the access control; a different
             // kSecAttrAccessible beside it is "conflicting kSecAccess and kSecAccessControl attributes".
-            if case .string(let given)? = request.attributes["pdmn"], given != access.protection.rawValue {
-                throw .param
-            }
-            request.attributes["pdmn"] = .string(access.protection.rawValue)
+            if let given = request.protection, given != access.protection { throw .param }
+            request.protection = access.protection
         }
 
         // [S] "row_id and other attributes can't be searched at the same time".
-        if request.persistentRef != nil && !request.attributes.isEmpty { throw .param }
+        if request.persistentRef != nil && !request.itemAttributes.isEmpty { throw .param }
         if request.persistentRef != nil, let inferred = classOf(persistentRef: request.persistentRef!),
             inferred != request.itemClass
         {
@@ -238,7 +260,7 @@ struct SecItemRequest {
 
         switch operation {
         case .add:
-            if request.limitGiven { throw .param }  // match keys in add [S]
+            if request.matchLimit != nil { throw .param }  // match keys in add [S]
             if request.persistentRef != nil { throw .param }  // [H] kSecValuePersistentRef is not for add
             // A synchronizable …ThisDeviceOnly item is accepted: SecItem.h and the kSecAttrAccessible
             // page say such items "may only" use migratable classes, but securityd's _SecItemAdd and
@@ -246,7 +268,7 @@ struct SecItemRequest {
             // (docs/ARCHITECTURE.md, "Where Linux differs"; ThisDeviceOnly items are not in backups).
         case .update, .delete:
             // [S] _SecItemDelete / s3dl_query_update: any match key or return key → errSecParam.
-            if request.limitGiven || request.hasReturnKey { throw .param }
+            if request.matchLimit != nil || request.hasReturnKey { throw .param }
         case .copy:
             break
         }
@@ -269,15 +291,14 @@ struct SecItemRequest {
                 guard let data = Self.data(value) else { throw .param }
                 secret = data
             case "pdmn":
-                guard let name = Self.string(value), ProtectionClass(rawValue: name) != nil else { throw .param }
-                attributes["pdmn"] = .string(name)
+                attributes[.accessible] = try protection(value).attribute
             case "sync":
                 if string(value) != nil { throw .param }
-                attributes["sync"] = .bool(try boolean(value))
+                attributes[.synchronizable] = Synchronizable(try boolean(value)).attribute
             case "accc":
                 guard let access = value as? SecAccessControl else { throw .param }
-                attributes["pdmn"] = .string(access.protection.rawValue)
-                attributes["accc"] = access.storedValue(applicationPassword: nil)
+                attributes[.accessible] = access.protection.attribute
+                attributes[.accessControl] = access.storedValue(applicationPassword: nil)
             default:
                 guard let descriptor = itemClass.descriptor(key) else { throw .noSuchAttr }
                 if descriptor.isManaged { continue }  // cdat/mdat are the keychain's to set

@@ -15,8 +15,12 @@ enum CertificateItems {
     }
 
     /// Runs `body` with the SecItem functions acting on `store` as the `security` tool's identity.
-    static func on<R>(_ store: Keystore, _ context: SecurityContext, _ body: () throws -> R) rethrows -> R {
-        try KeychainContext.withOverride(KeychainContext(keystore: store, identity: context.identity), body)
+    static func on<R, E: Error>(_ store: Keystore, _ context: SecurityContext, _ body: () throws(E) -> R) throws(E) -> R
+    {
+        let result = KeychainContext.withOverride(KeychainContext(keystore: store, identity: context.identity)) {
+            Result { () throws(E) -> R in try body() }
+        }
+        return try result.get()
     }
 
     /// Every certificate (`identities` false) or every identity's certificate (`identities` true) in
@@ -44,7 +48,8 @@ enum CertificateItems {
                 guard let certificate, let ref = item[kSecValuePersistentRef as String] as? Data,
                     let parsed = try? Certificate(der: Array(SecCertificateCopyData(certificate) as Data))
                 else { continue }
-                found.append(Found(certificate: parsed, persistentRef: ref, label: item[kSecAttrLabel as String] as? String))
+                found.append(
+                    Found(certificate: parsed, persistentRef: ref, label: item[kSecAttrLabel as String] as? String))
             }
             return (errSecSuccess, found)
         }
@@ -58,7 +63,9 @@ enum CertificateItems {
             let names = [found.certificate.commonName, found.label, found.certificate.subjectSummary].compactMap { $0 }
             guard names.contains(where: { $0.contains(name) }) else { return false }
         }
-        if let email, !found.certificate.emailAddresses.contains(where: { $0.caseInsensitiveCompare(email) == .orderedSame }) {
+        if let email,
+            !found.certificate.emailAddresses.contains(where: { $0.caseInsensitiveCompare(email) == .orderedSame })
+        {
             return false
         }
         if let hash {

@@ -35,7 +35,7 @@ struct ExportItems: SecuritySubcommand {
     let options: ParsedOptions
     let kind: Kind
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard options.operands.isEmpty else { throw .usage(nil) }
         guard let kind = Kind(rawValue: options.value("t") ?? "certs") else {
             throw .usage("security: export: -t must be certs, pubKeys or identities")
@@ -55,10 +55,10 @@ struct ExportItems: SecuritySubcommand {
         self.kind = kind
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(options.value("k"))
         let store: Keystore
-        do { store = try context.open(target) } catch { return context.fail("SecKeychainItemExport", error) }
+        do { store = try context.open(target) } catch { throw CommandFailure.keychain("SecKeychainItemExport", error) }
         let output: Result<[UInt8], KeychainFailure> = CertificateItems.on(store, context) {
             switch kind {
             case .certs:
@@ -74,25 +74,24 @@ struct ExportItems: SecuritySubcommand {
             }
         }
         switch output {
-        case .failure(let failure): return context.fail("SecKeychainItemExport", failure)
+        case .failure(let failure): throw CommandFailure.keychain("SecKeychainItemExport", failure)
         case .success(let bytes):
             guard let file = options.value("o") else {
                 context.io.output.write(bytes: bytes)
-                return 0
+                return
             }
             let created: Bool
             do {
                 created = try bytes.withUnsafeBytes { buffer in try FileSystem.createExclusive(file, bytes: buffer) }
             } catch let failure as KeychainFailure {
-                return context.fail("SecKeychainItemExport", failure)
+                throw CommandFailure.keychain("SecKeychainItemExport", failure)
             } catch {
-                return context.fail("SecKeychainItemExport", KeychainFailure(.io, "cannot write \(file)"))
+                throw CommandFailure.keychain("SecKeychainItemExport", KeychainFailure(.io, "cannot write \(file)"))
             }
             guard created else {
-                context.io.error.line("security: export: \(file) exists; it was not replaced")
-                return 1
+                throw CommandFailure.message("security: export: \(file) exists; it was not replaced", status: 1)
             }
-            return 0
+            return
         }
     }
 

@@ -23,7 +23,7 @@ enum CertificateSearch {
                 for item in found where CertificateItems.matches(item, name: name, email: email, hash: hash) {
                     matches.append((item, target, store))
                 }
-            } catch where error.status == .noSuchKeychain && targets.count > 1 {
+            } catch  where error.status == .noSuchKeychain && targets.count > 1 {
                 continue
             } catch {
                 lastFailure = error
@@ -54,15 +54,15 @@ struct FindCertificate: SecuritySubcommand {
 
     let options: ParsedOptions
 
-    init(_ options: ParsedOptions) throws(ValidationError) { self.options = options }
+    init(_ options: ParsedOptions) throws(CommandFailure) { self.options = options }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let targets = context.targets(options.operands)
         switch CertificateSearch.run(
             targets, identities: false, name: options.value("c"), email: options.value("e"), hash: nil, context)
         {
         case .failure(let failure):
-            return context.fail("SecKeychainSearchCopyNext", failure)
+            throw CommandFailure.keychain("SecKeychainSearchCopyNext", failure)
         case .success(let matches):
             for (found, target, _) in options.has("a") ? matches : [matches[0]] {
                 if options.has("Z") {
@@ -72,14 +72,15 @@ struct FindCertificate: SecuritySubcommand {
                 if options.has("p") {
                     context.io.output.write((try? found.certificate.pem) ?? "")
                 } else {
-                    context.io.output.write(CertificateItems.attributes(found, keychainPath: target.location.databasePath))
+                    context.io.output.write(
+                        CertificateItems.attributes(found, keychainPath: target.location.databasePath))
                 }
                 if options.has("m") {
                     context.io.output.line(
                         "email addresses: " + found.certificate.emailAddresses.joined(separator: ", "))
                 }
             }
-            return 0
+            return
         }
     }
 }
@@ -101,14 +102,14 @@ struct FindIdentity: SecuritySubcommand {
 
     let options: ParsedOptions
 
-    init(_ options: ParsedOptions) throws(ValidationError) { self.options = options }
+    init(_ options: ParsedOptions) throws(CommandFailure) { self.options = options }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let targets = context.targets(options.operands)
         var identities: [CertificateItems.Found] = []
         switch CertificateSearch.run(targets, identities: true, name: nil, email: nil, hash: nil, context) {
         case .failure(let failure) where failure.status != .itemNotFound:
-            return context.fail("SecItemCopyMatching", failure)
+            throw CommandFailure.keychain("SecItemCopyMatching", failure)
         case .failure: break
         case .success(let matches):
             identities = matches.map(\.0).filter { found in
@@ -130,7 +131,7 @@ struct FindIdentity: SecuritySubcommand {
             context.io.output.line("")
         }
         section("Valid identities only", "valid identities")
-        return 0
+        return
     }
 }
 
@@ -148,28 +149,29 @@ enum DeleteCertificateCommand {
         ]
     }
 
-    static func validate(_ options: ParsedOptions) throws(ValidationError) {
+    static func validate(_ options: ParsedOptions) throws(CommandFailure) {
         guard options.value("c") != nil || options.value("Z") != nil else { throw .usage(nil) }
     }
 
-    static func run(_ options: ParsedOptions, identity: Bool, _ context: SecurityContext) -> Int32 {
+    static func run(_ options: ParsedOptions, identity: Bool, _ context: SecurityContext) throws(CommandFailure) {
         let targets = context.targets(options.operands)
         let name = options.value("c")
         let hash = options.value("Z")
         switch CertificateSearch.run(targets, identities: identity, name: name, email: nil, hash: hash, context) {
         case .failure(let failure):
-            return context.fail("Unable to delete \(identity ? "identity" : "certificate")", failure)
+            throw CommandFailure.keychain("Unable to delete \(identity ? "identity" : "certificate")", failure)
         case .success(let matches):
             if hash == nil && matches.count > 1 {
-                context.io.error.line("\(name ?? "") is ambiguous, please find the hash of the one you want to delete")
-                return 1
+                throw CommandFailure.message(
+                    "\(name ?? "") is ambiguous, please find the hash of the one you want to delete", status: 1)
             }
             let (found, _, store) = matches[0]
             let status = CertificateItems.delete(found, identity: identity, in: store, context)
             guard status == errSecSuccess else {
-                return context.fail("Unable to delete \(identity ? "identity" : "certificate")", osStatus: status)
+                throw CommandFailure.keychain(
+                    "Unable to delete \(identity ? "identity" : "certificate")", osStatus: status)
             }
-            return 0
+            return
         }
     }
 }
@@ -182,12 +184,14 @@ struct DeleteCertificate: SecuritySubcommand {
 
     let options: ParsedOptions
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         try DeleteCertificateCommand.validate(options)
         self.options = options
     }
 
-    func run(_ context: SecurityContext) -> Int32 { DeleteCertificateCommand.run(options, identity: false, context) }
+    func run(_ context: SecurityContext) throws(CommandFailure) {
+        try DeleteCertificateCommand.run(options, identity: false, context)
+    }
 }
 
 struct DeleteIdentity: SecuritySubcommand {
@@ -198,10 +202,12 @@ struct DeleteIdentity: SecuritySubcommand {
 
     let options: ParsedOptions
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         try DeleteCertificateCommand.validate(options)
         self.options = options
     }
 
-    func run(_ context: SecurityContext) -> Int32 { DeleteCertificateCommand.run(options, identity: true, context) }
+    func run(_ context: SecurityContext) throws(CommandFailure) {
+        try DeleteCertificateCommand.run(options, identity: true, context)
+    }
 }

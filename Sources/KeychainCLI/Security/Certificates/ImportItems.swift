@@ -39,23 +39,22 @@ struct ImportItems: SecuritySubcommand {
     let options: ParsedOptions
     let file: String
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard options.operands.count == 1 else { throw .usage(nil) }
         self.options = options
         self.file = options.operands[0]
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {
-            context.io.error.line("security: Error reading infile \(file): No such file or directory")
-            return 1
+            throw CommandFailure.message("security: Error reading infile \(file): No such file or directory", status: 1)
         }
         let target = context.target(options.value("k"))
         let store: Keystore
-        do { store = try context.open(target) } catch { return context.fail("SecKeychainItemImport", error) }
+        do { store = try context.open(target) } catch { throw CommandFailure.keychain("SecKeychainItemImport", error) }
         let format = options.value("f")
         var certificates: [SecCertificate] = []
         if format == nil || ["pemseq", "openssl", "x509", "raw"].contains(format!) {
@@ -65,49 +64,61 @@ struct ImportItems: SecuritySubcommand {
                 certificates = [der]
             }
         }
-        return CertificateItems.on(store, context) { () -> Int32 in
+        try CertificateItems.on(store, context) { () throws(CommandFailure) in
             if !certificates.isEmpty {
                 for certificate in certificates {
                     let status = SecItemAdd(
-                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate] as CFDictionary, nil)
-                    guard status == errSecSuccess else { return context.fail("SecKeychainItemImport", osStatus: status) }
+                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
+                            as CFDictionary, nil)
+                    guard status == errSecSuccess else {
+                        throw CommandFailure.keychain("SecKeychainItemImport", osStatus: status)
+                    }
                 }
                 context.io.output.line(Self.count(certificates.count, "certificate"))
-                return 0
+                return
             }
             guard format == nil || format == "pkcs12" else {
-                return context.fail("SecKeychainItemImport", osStatus: Self.unknownFormat)
+                throw CommandFailure.keychain("SecKeychainItemImport", osStatus: Self.unknownFormat)
             }
             var items: CFArray?
             let options = [kSecImportExportPassphrase as String: self.options.value("P") ?? ""]
             let status = SecPKCS12Import(data as CFData, options as CFDictionary, &items)
             if status == errSecAuthFailed && self.options.value("P") == nil {
                 // Nothing was asked: say that the file needs its passphrase rather than that it was wrong.
-                return context.fail(
+                throw CommandFailure.keychain(
                     "SecKeychainItemImport",
-                    KeychainFailure(.authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", reason: .advice))
+                    KeychainFailure(
+                        .authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", reason: .advice)
+                )
             }
             guard status == errSecSuccess, let imported = items as? [[String: Any]] else {
                 // Not PKCS #12 either: macOS's "Unknown format in import".
                 let reported = status == errSecDecode && format == nil ? Self.unknownFormat : status
-                return context.fail("SecKeychainItemImport", osStatus: reported)
+                throw CommandFailure.keychain("SecKeychainItemImport", osStatus: reported)
             }
             var identities = 0
             for item in imported {
                 guard let identity = item[kSecImportItemIdentity as String] as? SecIdentity else { continue }
-                var attributes: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecValueRef as String: identity]
-                if let label = item[kSecImportItemLabel as String] as? String { attributes[kSecAttrLabel as String] = label }
+                var attributes: [String: Any] = [
+                    kSecClass as String: kSecClassIdentity, kSecValueRef as String: identity,
+                ]
+                if let label = item[kSecImportItemLabel as String] as? String {
+                    attributes[kSecAttrLabel as String] = label
+                }
                 let added = SecItemAdd(attributes as CFDictionary, nil)
-                guard added == errSecSuccess else { return context.fail("SecKeychainItemImport", osStatus: added) }
+                guard added == errSecSuccess else {
+                    throw CommandFailure.keychain("SecKeychainItemImport", osStatus: added)
+                }
                 identities += 1
                 // The rest of the chain: certificates, skipped when already present.
                 for certificate in (item[kSecImportItemCertChain as String] as? [SecCertificate] ?? []).dropFirst() {
                     SecItemAdd(
-                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate] as CFDictionary, nil)
+                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
+                            as CFDictionary, nil)
                 }
             }
             context.io.output.line(Self.count(identities, "identity", plural: "identities"))
-            return 0
+            return
         }
     }
 

@@ -22,20 +22,20 @@ struct CreateKeychain: SecuritySubcommand {
     let password: String?
     let keychains: [String]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard !options.operands.isEmpty, !options.operands.contains("") else { throw .usage(nil) }
         password = options.has("P") ? nil : options.value("p")
         keychains = options.operands
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let input = PasswordInput(context)
         guard
             let secret = input.readNew(
                 given: password, prompt: "password for new keychain: ", retype: "retype password for new keychain: ")
         else {
-            if input.isInteractive { return 1 }
-            return context.fail("SecKeychainCreate \(keychains[0])", .userCanceled)
+            if input.isInteractive { throw CommandFailure.exit(1) }
+            throw CommandFailure.keychain("SecKeychainCreate \(keychains[0])", .userCanceled)
         }
         for name in keychains {
             let location = KeychainLocation.named(name, environment: context.io.environment)
@@ -44,17 +44,17 @@ struct CreateKeychain: SecuritySubcommand {
                 // A new keychain with a password is left unlocked: say so when only this process sees it.
                 if try store.unlockPlacement() == .thisProcess { context.io.error.line(UnlockKeychain.thisProcessNotice) }
             } catch {
-                return context.fail("SecKeychainCreate \(name)", error)
+                throw CommandFailure.keychain("SecKeychainCreate \(name)", error)
             }
             var preferences = context.preferences
             let current = preferences.searchLocations(environment: context.io.environment).map(\.databasePath)
             if !current.contains(location.databasePath) {
                 preferences.searchList = current + [location.databasePath]
                 do { try preferences.save(environment: context.io.environment) } catch {
-                    return context.fail("SecKeychainSetSearchList", error)
+                    throw CommandFailure.keychain("SecKeychainSetSearchList", error)
                 }
             }
         }
-        return 0
+        return
     }
 }

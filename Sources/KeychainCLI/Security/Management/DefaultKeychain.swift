@@ -22,34 +22,29 @@ struct DefaultKeychain: SecuritySubcommand {
     let set: Bool
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         domain = try KeychainOperand.domain(options)
         set = options.has("s")
         guard set || options.operands.isEmpty else { throw .usage(nil) }
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let environment = context.io.environment
         if let domain, domain != "user" {
-            if set {
-                context.fail("SecKeychainSetDomainDefault \(domain)", .unimplemented)
-            } else {
-                context.fail("SecKeychainCopyDomainDefault \(domain)", .noDefaultKeychain)
-            }
-            return 1
+            if set { throw CommandFailure.keychain("SecKeychainSetDomainDefault \(domain)", .unimplemented, exit: 1) }
+            throw CommandFailure.keychain("SecKeychainCopyDomainDefault \(domain)", .noDefaultKeychain, exit: 1)
         }
         let operation = domain == nil ? "SecKeychainSetDefault" : "SecKeychainSetDomainDefault user"
         guard set else {
             KeychainOperand.printPath(context.defaultTarget().location.databasePath, context)
-            return 0
+            return
         }
         var preferences = context.preferences
         if let keychain {
             let location = KeychainLocation.named(keychain, environment: environment)
             guard FileSystem.exists(location.databasePath) else {
-                context.fail(operation, .noSuchKeychain)
-                return 1
+                throw CommandFailure.keychain(operation, .noSuchKeychain, exit: 1)
             }
             preferences.defaultKeychain = location.databasePath
         } else {
@@ -58,9 +53,8 @@ struct DefaultKeychain: SecuritySubcommand {
         do {
             try preferences.save(environment: environment)
         } catch {
-            context.fail(operation, error)
-            return 1
+            throw CommandFailure.keychain(operation, error, exit: 1)
         }
-        return 0
+        return
     }
 }

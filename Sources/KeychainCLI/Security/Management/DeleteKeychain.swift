@@ -14,16 +14,16 @@ struct DeleteKeychain: SecuritySubcommand {
 
     let keychains: [String]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard !options.operands.isEmpty, !options.operands.contains("") else { throw .usage(nil) }
         keychains = options.operands
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         for name in keychains {
             let location = KeychainLocation.named(name, environment: context.io.environment)
             let path = location.databasePath
-            guard FileSystem.exists(path) else { return context.fail("SecKeychainDelete", .noSuchKeychain) }
+            guard FileSystem.exists(path) else { throw CommandFailure.keychain("SecKeychainDelete", .noSuchKeychain) }
             // A keychain that cannot be opened (corrupt) is still deleted; it has no keys to withdraw.
             if let store = try? Keystore(location: location, create: false) {
                 try? store.withdrawAllClassKeys()
@@ -36,10 +36,10 @@ struct DeleteKeychain: SecuritySubcommand {
             preferences.forget(path)
             if preferences != before {
                 do { try preferences.save(environment: context.io.environment) } catch {
-                    return context.fail("SecKeychainDelete", error)
+                    throw CommandFailure.keychain("SecKeychainDelete", error)
                 }
             }
         }
-        return 0
+        return
     }
 }

@@ -3,7 +3,7 @@ internal import KeychainCore
 /// Rules shared by the keychain-management commands (Apple's `keychain_*.c`).
 enum KeychainOperand {
     /// At most one keychain operand, and not an empty string (macOS: usage, exit 2).
-    static func single(_ options: ParsedOptions) throws(ValidationError) -> String? {
+    static func single(_ options: ParsedOptions) throws(CommandFailure) -> String? {
         guard options.operands.count <= 1 else { throw .usage(nil) }
         if let name = options.operands.first, name.isEmpty { throw .usage(nil) }
         return options.operands.first
@@ -14,7 +14,7 @@ enum KeychainOperand {
 
     /// `parse_domain` of Apple's `keychain_list.c`: any prefix of `user`, `system`, `common` or
     /// `dynamic`; anything else prints `security: Invalid domain: x` and the usage (exit 2).
-    static func domain(_ options: ParsedOptions) throws(ValidationError) -> String? {
+    static func domain(_ options: ParsedOptions) throws(CommandFailure) -> String? {
         guard let name = options.value("d") else { return nil }
         for domain in ["user", "system", "common", "dynamic"] where domain.hasPrefix(name) { return domain }
         throw .usage("security: Invalid domain: \(name)")

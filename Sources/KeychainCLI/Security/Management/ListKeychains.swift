@@ -22,34 +22,33 @@ struct ListKeychains: SecuritySubcommand {
     let set: Bool
     let keychains: [String]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         domain = try KeychainOperand.domain(options)
         set = options.has("s")
         guard set || options.operands.isEmpty else { throw .usage(nil) }
         keychains = options.operands
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let environment = context.io.environment
         if let domain, domain != "user" {
             if set {
-                context.fail("SecKeychainSetDomainSearchList \(domain)", .unimplemented)
-                return 1
+                throw CommandFailure.keychain("SecKeychainSetDomainSearchList \(domain)", .unimplemented, exit: 1)
             }
-            return 0
+            return
         }
         guard set else {
             for target in context.targets([]) { KeychainOperand.printPath(target.location.databasePath, context) }
-            return 0
+            return
         }
         var preferences = context.preferences
         preferences.searchList = keychains.map { KeychainLocation.named($0, environment: environment).databasePath }
         do {
             try preferences.save(environment: environment)
         } catch {
-            context.fail(domain == nil ? "SecKeychainSetSearchList" : "SecKeychainSetDomainSearchList user", error)
-            return 1
+            throw CommandFailure.keychain(
+                domain == nil ? "SecKeychainSetSearchList" : "SecKeychainSetDomainSearchList user", error, exit: 1)
         }
-        return 0
+        return
     }
 }

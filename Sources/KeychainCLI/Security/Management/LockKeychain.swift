@@ -17,17 +17,17 @@ struct LockKeychain: SecuritySubcommand {
     let all: Bool
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         all = options.has("a")
         if all && !options.operands.isEmpty { throw .usage(nil) }
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         if all {
             // Every keychain of the user, wherever its file is: one call clears the project keyring.
             ClassKeyStore.lockAll()
-            return 0
+            return
         }
         let target = context.target(keychain)
         do {
@@ -39,9 +39,9 @@ struct LockKeychain: SecuritySubcommand {
                     "security: warning: \(target.location.databasePath) has no password, so it cannot be locked;"
                         + " set one with set-keychain-password")
             }
-            return 0
+            return
         } catch {
-            return context.fail("SecKeychainLock \(KeychainOperand.display(keychain))", error.status)
+            throw CommandFailure.keychain("SecKeychainLock \(KeychainOperand.display(keychain))", error.status)
         }
     }
 }

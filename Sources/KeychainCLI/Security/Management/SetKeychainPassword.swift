@@ -34,13 +34,13 @@ struct SetKeychainPassword: SecuritySubcommand {
     let newPassword: String?
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         oldPassword = options.value("o")
         newPassword = options.value("p")
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let name = KeychainOperand.display(keychain)
         let failure = "error changing password for \"\(name)\""
         let target = context.target(keychain)
@@ -50,92 +50,73 @@ struct SetKeychainPassword: SecuritySubcommand {
             store = try context.open(target)
             hasPassword = try store.hasPassword()
         } catch {
-            return context.fail(failure, error)
+            throw CommandFailure.keychain(failure, error)
         }
         let input = PasswordInput(context)
-        let passwords = input.isInteractive ? fromTerminal(input, hasPassword: hasPassword) : fromPipe(input, context)
-        guard case .success(let (old, new)) = passwords else {
-            if case .failure(let status) = passwords { return status.code }
-            return 1
-        }
-        if !hasPassword, let old, old.count > 0 { return context.fail(failure, .authFailed) }
+        let (old, new) = try input.isInteractive ? fromTerminal(input, hasPassword: hasPassword) : fromPipe(input)
+        if !hasPassword, let old, old.count > 0 { throw CommandFailure.keychain(failure, .authFailed) }
         guard new.count > 0 else {
-            context.io.error.line("security: set-keychain-password: the new password is empty; nothing was changed")
-            return 1
+            throw CommandFailure.message(
+                "security: set-keychain-password: the new password is empty; nothing was changed", status: 1)
         }
-        do {
+        do throws(KeychainFailure) {
             try store.setPassword(new, current: hasPassword ? old : nil, parameters: context.kdfParameters)
             // The keychain stays unlocked: say so when only this process sees it (a full key quota).
             if try store.unlockPlacement() == .thisProcess { context.io.error.line(UnlockKeychain.thisProcessNotice) }
-            return 0
         } catch {
-            return context.fail(failure, error)
+            throw CommandFailure.keychain(failure, error)
         }
     }
 
     /// The old (when the keychain has one) and new passwords from the options and the terminal.
+    /// - Throws: `security: try again` (exit 1) when a prompt gives up.
     private func fromTerminal(
         _ input: PasswordInput, hasPassword: Bool
-    ) -> Result<(SecureBytes?, SecureBytes), ExitStatus> {
+    ) throws(CommandFailure) -> (SecureBytes?, SecureBytes) {
         var old: SecureBytes?
         if hasPassword {
             old = input.read(given: oldPassword, prompt: "Old Password: ")
-            guard old != nil else { return .failure(tryAgain(input)) }
+            guard old != nil else { throw Self.tryAgain }
         }
         guard
             let new = input.readNew(
                 given: newPassword, prompt: "New Password: ", retype: "Retype New Password: ", tries: 1)
-        else { return .failure(tryAgain(input)) }
-        return .success((old, new))
+        else { throw Self.tryAgain }
+        return (old, new)
     }
 
     /// The old and new passwords from the options and standard input: old, new and confirmation,
     /// one line each, those given as options left out.
-    private func fromPipe(
-        _ input: PasswordInput, _ context: SecurityContext
-    ) -> Result<(SecureBytes?, SecureBytes), ExitStatus> {
-        func line(_ what: String) -> Result<SecureBytes, ExitStatus> {
-            if let bytes = input.nextLine() { return .success(bytes) }
+    /// - Throws: a message (exit 1) for a line over the limit, input that ends early, or a
+    ///   confirmation that differs; nothing is changed then.
+    private func fromPipe(_ input: PasswordInput) throws(CommandFailure) -> (SecureBytes?, SecureBytes) {
+        func line(_ what: String) throws(CommandFailure) -> SecureBytes {
+            if let bytes = input.nextLine() { return bytes }
             if input.lastLineTooLong {
-                context.io.error.line(
+                throw .message(
                     "security: set-keychain-password: the \(what) line is longer than \(PasswordInput.maximumBytes) bytes; "
-                        + "nothing was changed")
-                return .failure(ExitStatus(1))
+                        + "nothing was changed", status: 1)
             }
-            context.io.error.line(
+            throw .message(
                 "security: set-keychain-password: standard input ended before the \(what) line (expected one line each: "
-                    + "old password, empty when there is none; new password; new password again); nothing was changed")
-            return .failure(ExitStatus(1))
+                    + "old password, empty when there is none; new password; new password again); nothing was changed",
+                status: 1)
         }
         let old: SecureBytes
         if let oldPassword {
             old = SecureBytes(copying: Array(oldPassword.utf8))
         } else {
-            switch line("old password") {
-            case .success(let bytes): old = bytes
-            case .failure(let status): return .failure(status)
-            }
+            old = try line("old password")
         }
-        if let newPassword { return .success((old, SecureBytes(copying: Array(newPassword.utf8)))) }
-        let new: SecureBytes
-        switch line("new password") {
-        case .success(let bytes): new = bytes
-        case .failure(let status): return .failure(status)
+        if let newPassword { return (old, SecureBytes(copying: Array(newPassword.utf8))) }
+        let new = try line("new password")
+        guard try line("confirmation").constantTimeEquals(new) else {
+            throw .message(
+                "security: set-keychain-password: the new password and its confirmation differ; nothing was changed",
+                status: 1)
         }
-        switch line("confirmation") {
-        case .failure(let status): return .failure(status)
-        case .success(let again):
-            guard again.constantTimeEquals(new) else {
-                context.io.error.line(
-                    "security: set-keychain-password: the new password and its confirmation differ; nothing was changed")
-                return .failure(ExitStatus(1))
-            }
-        }
-        return .success((old, new))
+        return (old, new)
     }
 
-    private func tryAgain(_ input: PasswordInput) -> ExitStatus {
-        input.context.io.error.line("security: try again")
-        return ExitStatus(1)
-    }
+    private static let tryAgain = CommandFailure.message("security: try again", status: 1)
 }

@@ -24,7 +24,7 @@ struct SetKeychainSettings: SecuritySubcommand {
     let timeout: UInt32
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         lockOnSleep = options.has("l")
         if let text = options.value("t") {
             let seconds = ItemOptions.atoi(text)
@@ -36,14 +36,14 @@ struct SetKeychainSettings: SecuritySubcommand {
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         if lockOnSleep { context.io.error.line(Self.lockOnSleepNotice) }
         do {
             let store = try context.open(context.target(keychain))
             try store.setAutoLockTimeout(timeout)
-            return 0
+            return
         } catch {
-            return context.fail("SecKeychainSetSettings \(KeychainOperand.display(keychain))", error.status)
+            throw CommandFailure.keychain("SecKeychainSetSettings \(KeychainOperand.display(keychain))", error.status)
         }
     }
 }

@@ -20,11 +20,11 @@ struct ShowKeychainInfo: SecuritySubcommand {
 
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(keychain)
         do {
             let store = try Keystore(location: target.location, create: false)
@@ -48,9 +48,9 @@ struct ShowKeychainInfo: SecuritySubcommand {
                 break
             }
             if try store.needsAdoption() { context.io.error.line("security: \(store.foreignKeychainAdvice)") }
-            return 0
+            return
         } catch {
-            return context.fail("SecKeychainCopySettings \(KeychainOperand.display(keychain))", error.status)
+            throw CommandFailure.keychain("SecKeychainCopySettings \(KeychainOperand.display(keychain))", error.status)
         }
     }
 }

@@ -39,34 +39,34 @@ struct UnlockKeychain: SecuritySubcommand {
     let interactiveOnly: Bool
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         interactiveOnly = options.has("u")
         password = interactiveOnly ? nil : options.value("p")
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let operation = "SecKeychainUnlock \(KeychainOperand.display(keychain))"
         let target = context.target(keychain)
         let store: Keystore
         do {
             store = try Keystore(location: target.location, create: false)
             // A keychain without a password is always unlocked: nothing to ask.
-            guard try store.hasPassword() else { return 0 }
+            guard try store.hasPassword() else { return }
         } catch {
-            return context.fail(operation, error)
+            throw CommandFailure.keychain(operation, error)
         }
         let input = PasswordInput(context)
-        if interactiveOnly && !input.isInteractive { return context.fail(operation, .interactionNotAllowed) }
+        if interactiveOnly && !input.isInteractive { throw CommandFailure.keychain(operation, .interactionNotAllowed) }
         guard let secret = input.read(given: password, prompt: "password to unlock \(keychain ?? "default"): ")
-        else { return context.fail(operation, .userCanceled) }
+        else { throw CommandFailure.keychain(operation, .userCanceled) }
         do {
             let outcome = try store.unlockReportingAdoption(password: secret)
             if outcome.scope == .thisProcess { context.io.error.line(Self.thisProcessNotice) }
             if outcome.adopted { context.io.error.line(Self.adoptedNotice) }
-            return 0
+            return
         } catch {
-            return context.fail(operation, error)
+            throw CommandFailure.keychain(operation, error)
         }
     }
 }

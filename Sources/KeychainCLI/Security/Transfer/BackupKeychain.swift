@@ -33,22 +33,23 @@ struct BackupKeychain: SecuritySubcommand {
     let overwrite: Bool
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         file = options.value("o")
         if file?.isEmpty == true { throw .usage(nil) }
         overwrite = options.has("f")
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(keychain)
         let path = file ?? TransferOptions.defaultBackupFile(for: target.location)
         let operation = "backup-keychain \(path)"
         let store: Keystore
-        do { store = try context.open(target) } catch { return TransferOptions.fail(context, operation, error) }
+        do { store = try context.open(target) } catch { throw CommandFailure.transfer(operation, error) }
         if !overwrite && FileSystem.exists(path) {
-            context.io.error.line("security: \(operation): The file already exists; -f replaces it.")
-            return SecurityContext.exitStatus(.duplicateItem)
+            throw CommandFailure.message(
+                "security: \(operation): The file already exists; -f replaces it.",
+                status: SecurityContext.exitStatus(.duplicateItem))
         }
         let input = PasswordInput(context)
         guard
@@ -56,15 +57,15 @@ struct BackupKeychain: SecuritySubcommand {
                 given: nil, prompt: "backup passphrase: ", retype: "retype backup passphrase: ",
                 mismatch: "passphrases don't match")
         else {
-            if input.isInteractive { return 1 }
-            return context.fail(operation, .userCanceled)
+            if input.isInteractive { throw CommandFailure.exit(1) }
+            throw CommandFailure.keychain(operation, .userCanceled)
         }
         let report: BackupReport
         do {
             report = try store.backup(
                 to: path, passphrase: passphrase, parameters: context.kdfParameters, overwrite: overwrite)
         } catch {
-            return TransferOptions.fail(context, operation, error)
+            throw CommandFailure.transfer(operation, error)
         }
         let output = context.io.output
         output.line("backed up \(report.items) items to \(path) (\(report.bytes) bytes)")
@@ -72,8 +73,10 @@ struct BackupKeychain: SecuritySubcommand {
         output.line("    ThisDeviceOnly, restore onto this installation only: \(report.deviceBound)")
         output.line("    WhenPasscodeSetThisDeviceOnly, never backed up: \(report.excludedWhenPasscodeSet)")
         if report.unreadableThisDeviceOnly > 0 {
-            output.line("    ThisDeviceOnly of another installation, unreadable here, left out: \(report.unreadableThisDeviceOnly)")
+            output.line(
+                "    ThisDeviceOnly of another installation, unreadable here, left out: \(report.unreadableThisDeviceOnly)"
+            )
         }
-        return 0
+        return
     }
 }

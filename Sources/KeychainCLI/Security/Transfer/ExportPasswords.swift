@@ -25,25 +25,26 @@ struct ExportPasswords: SecuritySubcommand {
     let overwrite: Bool
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let file = options.value("o"), !file.isEmpty else { throw .usage(nil) }
         self.file = file
         overwrite = options.has("f")
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let operation = "export-passwords \(file)"
         if !overwrite && FileSystem.exists(file) {
-            context.io.error.line("security: \(operation): The file already exists; -f replaces it.")
-            return SecurityContext.exitStatus(.duplicateItem)
+            throw CommandFailure.message(
+                "security: \(operation): The file already exists; -f replaces it.",
+                status: SecurityContext.exitStatus(.duplicateItem))
         }
         let report: ExportReport
         do {
             let store = try context.open(context.target(keychain))
             report = try store.exportPasswords(to: file, overwrite: overwrite)
         } catch {
-            return TransferOptions.fail(context, operation, error)
+            throw CommandFailure.transfer(operation, error)
         }
         context.io.output.line("exported \(report.exported) internet passwords to \(file)")
         if report.skippedWithoutServer > 0 {
@@ -54,9 +55,10 @@ struct ExportPasswords: SecuritySubcommand {
                 "    left out, access-controlled (they need authentication): \(report.skippedAccessControlled)")
         }
         if report.skippedUnreadable > 0 {
-            context.io.output.line("    left out, ThisDeviceOnly of another installation (unreadable here): \(report.skippedUnreadable)")
+            context.io.output.line(
+                "    left out, ThisDeviceOnly of another installation (unreadable here): \(report.skippedUnreadable)")
         }
         context.io.error.line(Keystore.plainTextExportWarning)
-        return 0
+        return
     }
 }

@@ -38,7 +38,7 @@ struct ImportPasswords: SecuritySubcommand {
     let accessGroup: String?
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let file = options.operands.first, !file.isEmpty else { throw .usage(nil) }
         self.file = file
         policy = try TransferOptions.policy(options)
@@ -49,15 +49,14 @@ struct ImportPasswords: SecuritySubcommand {
         keychain = try KeychainOperand.single(rest)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let operation = "import-passwords \(file)"
-        let group = accessGroup ?? context.identity.defaultAccessGroup ?? ApplicationIdentity.unsignedAccessGroup
         let summary: ImportSummary
         do {
-            let store = try context.open(context.target(keychain))
-            summary = try store.importPasswords(fromFile: file, accessGroup: group, policy: policy)
+            let gateway = try context.gateway(context.target(keychain))
+            summary = try gateway.importPasswords(fromFile: file, group: accessGroup, policy: policy)
         } catch {
-            return TransferOptions.fail(context, operation, error)
+            throw CommandFailure.transfer(operation, error)
         }
         let output = context.io.output
         output.line(
@@ -71,6 +70,6 @@ struct ImportPasswords: SecuritySubcommand {
             output.line("    one-time-code secrets not imported: \(summary.oneTimeCodesNotImported)")
         }
         context.io.error.line(Self.plainTextNote(file))
-        return 0
+        return
     }
 }

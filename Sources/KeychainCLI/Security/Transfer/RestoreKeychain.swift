@@ -36,31 +36,32 @@ struct RestoreKeychain: SecuritySubcommand {
     let policy: ConflictPolicy
     let keychain: String?
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         file = options.value("i")
         if file?.isEmpty == true { throw .usage(nil) }
         policy = try TransferOptions.policy(options)
         keychain = try KeychainOperand.single(options)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(keychain)
         let path = file ?? TransferOptions.defaultBackupFile(for: target.location)
         let operation = "restore-keychain \(path)"
         guard FileSystem.exists(path) else {
-            context.io.error.line("security: \(operation): \(KeychainStatus.io.message) The file does not exist.")
-            return SecurityContext.exitStatus(.io)
+            throw CommandFailure.message(
+                "security: \(operation): \(KeychainStatus.io.message) The file does not exist.",
+                status: SecurityContext.exitStatus(.io))
         }
         let store: Keystore
-        do { store = try context.open(target) } catch { return TransferOptions.fail(context, operation, error) }
+        do { store = try context.open(target) } catch { throw CommandFailure.transfer(operation, error) }
         guard let passphrase = PasswordInput(context).read(given: nil, prompt: "passphrase for \(path): ") else {
-            return context.fail(operation, .userCanceled)
+            throw CommandFailure.keychain(operation, .userCanceled)
         }
         let report: RestoreReport
         do {
             report = try store.restore(from: path, passphrase: passphrase, policy: policy)
         } catch {
-            return TransferOptions.fail(context, operation, error)
+            throw CommandFailure.transfer(operation, error)
         }
         let output = context.io.output
         output.line("restored \(report.restored) of \(report.itemsInBackup) items from \(path)")
@@ -73,6 +74,6 @@ struct RestoreKeychain: SecuritySubcommand {
         if report.excludedFromBackup > 0 {
             output.line("    WhenPasscodeSetThisDeviceOnly, never backed up: \(report.excludedFromBackup)")
         }
-        return 0
+        return
     }
 }
