@@ -66,7 +66,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
                     reason: request.operationPrompt)
                 applicationPassword = try authorizer.applicationPasswordForNewItem()
             }
-            itemAttributes[AccessConstraints.attributeName] = access.storedValue(applicationPassword: applicationPassword)
+            itemAttributes[.accessControl] = access.storedValue(applicationPassword: applicationPassword)
         }
         let ref = try SecItemCall.add(request, itemAttributes, gateway)
         guard request.hasReturnKey else { return nil }

@@ -61,7 +61,7 @@ struct RecordMigrationTests {
             let nameAttribute = ItemCodec.nameAttribute(item.itemClass)
             let query = ItemQuery(
                 itemClass: item.itemClass,
-                filters: [nameAttribute: item.attributes[nameAttribute]!, "acct": item.attributes["acct"]!],
+                filters: .init(named: [nameAttribute: item.attributes[nameAttribute]!, .account: item.attributes[.account]!]),
                 synchronizable: nil)
             let found = try keystore.search(query, projection: [.attributes, .secret])
             #expect(found.count == 1)

@@ -80,6 +80,8 @@ package struct AttributeName: RawRepresentable, Hashable, Sendable, ExpressibleB
     package static let issuer: AttributeName = "issr"
     /// `kSecAttrSubject`.
     package static let subject: AttributeName = "subj"
+    /// `kSecAttrSerialNumber`.
+    package static let serialNumber: AttributeName = "slnr"
 }
 
 extension Dictionary where Key == String, Value == AttributeValue {

@@ -68,7 +68,7 @@ package struct StoreSession: ~Copyable {
         if let groups = query.accessGroups {
             if groups.isEmpty { return [] }
             groupCount = groups.count
-            for group in groups { values.append(.blob(codec.digest("agrp", .string(group)))) }
+            for group in groups { values.append(.blob(codec.digest(.accessGroup, .string(group)))) }
         }
         shape |= groupCount << 6
         let sql = { [shape] () -> String in
@@ -186,7 +186,7 @@ package struct StoreSession: ~Copyable {
     static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
         let name = ItemCodec.nameAttribute(query.itemClass)
         let account = ItemCodec.accountAttribute(query.itemClass)
-        return query.filters.keys.allSatisfy { $0 == account || $0 == name }
+        return query.filters.keys.allSatisfy { $0 == account.rawValue || $0 == name.rawValue }
     }
 
     // MARK: - Operations
