@@ -227,7 +227,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let location = KeychainLocation(databasePath: path, deviceKeyPath: deviceKey)
         if let keystore = try? Keystore(location: location, create: false) {
             _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
-            _ = try? keystore.search(ItemQuery(itemClass: .internetPassword, synchronizable: nil), projection: [.attributes])
+            _ = try? keystore.search(ItemQuery(itemClass: .internetPassword, synchronizable: .any), projection: [.attributes])
             _ = try? keystore.verifyIntegrity()
             _ = try? keystore.lockState()
             // Unlocking (and adopting, when the keychain was made with another device key) runs
@@ -281,7 +281,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// Deletes every item of the scratch keystore.
     private static func empty(_ keystore: Keystore) {
         for itemClass in [ItemClass.genericPassword, .internetPassword] {
-            _ = try? keystore.delete(ItemQuery(itemClass: itemClass, synchronizable: nil))
+            _ = try? keystore.delete(ItemQuery(itemClass: itemClass, synchronizable: .any))
         }
     }
 

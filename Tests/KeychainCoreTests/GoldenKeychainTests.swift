@@ -26,7 +26,7 @@ struct GoldenKeychainTests {
         let account = ItemCodec.accountAttribute(item.itemClass)
         return ItemQuery(
             itemClass: item.itemClass, filters: .init(named: [name: item.attributes[name]!, account: item.attributes[account]!]),
-            synchronizable: nil)
+            synchronizable: .any)
     }
 
     /// Every item of `items` reads back exactly, and the keychain holds nothing else.
@@ -41,7 +41,7 @@ struct GoldenKeychainTests {
         }
         var total = 0
         for itemClass in ItemClass.allCases {
-            total += try keystore.search(ItemQuery(itemClass: itemClass, synchronizable: nil), projection: .attributes).count
+            total += try keystore.search(ItemQuery(itemClass: itemClass, synchronizable: .any), projection: .attributes).count
         }
         #expect(total == items.count)
         #expect(try keystore.verifyIntegrity() == items.count)

@@ -56,9 +56,11 @@ package struct StoreSession: ~Copyable {
             shape |= 1 << 3
             values.append(.blob(codec.digest(accountAttribute, account)))
         }
-        if let sync = query.synchronizable {
+        switch query.synchronizable {
+        case .no, .yes:
             shape |= 1 << 4
-            values.append(.integer(sync ? 1 : 0))
+            values.append(.integer(query.synchronizable == .yes ? 1 : 0))
+        case .any: break
         }
         if let protection = query.protection {
             shape |= 1 << 5

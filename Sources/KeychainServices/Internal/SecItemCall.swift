@@ -36,7 +36,7 @@ enum SecItemCall {
         // A query by persistent reference skips the implicit non-synchronizable filter (rule 13).
         let synchronizable: Synchronizable = request.persistentRef != nil ? .any : request.synchronizable ?? .no
         return ItemQuery(
-            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable.filter,
+            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable,
             protection: request.protection, persistentRef: request.persistentRef, limit: nil)
     }
 
