@@ -25,7 +25,8 @@ struct GoldenKeychainTests {
         let name = ItemCodec.nameAttribute(item.itemClass)
         let account = ItemCodec.accountAttribute(item.itemClass)
         return ItemQuery(
-            itemClass: item.itemClass, filters: .init(named: [name: item.attributes[name]!, account: item.attributes[account]!]),
+            itemClass: item.itemClass,
+            filters: .init(named: [name: item.attributes[name]!, account: item.attributes[account]!]),
             synchronizable: .any)
     }
 

@@ -61,7 +61,9 @@ struct RecordMigrationTests {
             let nameAttribute = ItemCodec.nameAttribute(item.itemClass)
             let query = ItemQuery(
                 itemClass: item.itemClass,
-                filters: .init(named: [nameAttribute: item.attributes[nameAttribute]!, .account: item.attributes[.account]!]),
+                filters: .init(named: [
+                    nameAttribute: item.attributes[nameAttribute]!, .account: item.attributes[.account]!,
+                ]),
                 synchronizable: .any)
             let found = try keystore.search(query, projection: [.attributes, .secret])
             #expect(found.count == 1)

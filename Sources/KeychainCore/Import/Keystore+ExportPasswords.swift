@@ -81,8 +81,10 @@ extension Keystore {
                 let label = Self.text(record.attributes[.label])
                 try CSVWriter.writeRecord(
                     [
-                        .text(label.isEmpty ? server : label), .text(url), .text(Self.text(record.attributes[.account])),
-                        .secret(record.secret ?? SecureBytes(count: 0) { _ in }), .text(Self.text(record.attributes[.comment])),
+                        .text(label.isEmpty ? server : label), .text(url),
+                        .text(Self.text(record.attributes[.account])),
+                        .secret(record.secret ?? SecureBytes(count: 0) { _ in }),
+                        .text(Self.text(record.attributes[.comment])),
                     ], to: file)
                 report.exported += 1
             }

@@ -66,8 +66,9 @@ struct PasswordCSVImport {
         }
 
         var attributes = [String: AttributeValue](named: [
-            .server: .string(target.host), .protocol: .string(target.protocolCode), .account: .string(text(format.username)),
-            .accessGroup: .string(accessGroup), .accessible: .string(protection.rawValue),
+            .server: .string(target.host), .protocol: .string(target.protocolCode),
+            .account: .string(text(format.username)), .accessGroup: .string(accessGroup),
+            .accessible: .string(protection.rawValue),
         ])
         if let port = target.port { attributes[.port] = .integer(Int64(port)) }
         if !target.path.isEmpty && target.path != "/" { attributes[.path] = .string(target.path) }
@@ -79,7 +80,9 @@ struct PasswordCSVImport {
             let realm = text("httprealm")
             if !realm.isEmpty { attributes[.securityDomain] = .string(realm) }
             if let created = Self.milliseconds(text("timecreated")) { attributes[.creationDate] = .date(created) }
-            if let changed = Self.milliseconds(text("timepasswordchanged")) { attributes[.modificationDate] = .date(changed) }
+            if let changed = Self.milliseconds(text("timepasswordchanged")) {
+                attributes[.modificationDate] = .date(changed)
+            }
         }
         // The one-time-code field holds a TOTP seed: test it in place, never copy it into a String.
         let oneTimeCode = format.oneTimeCode.flatMap { column[$0] }.map { index in

@@ -25,7 +25,8 @@ package struct ItemQuery: Sendable {
 
     package init(
         itemClass: ItemClass, filters: [String: AttributeValue] = [:], accessGroups: [String]? = nil,
-        synchronizable: Synchronizable = .no, protection: ProtectionClass? = nil, persistentRef: Data? = nil, limit: Int? = nil
+        synchronizable: Synchronizable = .no, protection: ProtectionClass? = nil, persistentRef: Data? = nil,
+        limit: Int? = nil
     ) {
         self.itemClass = itemClass
         self.filters = filters

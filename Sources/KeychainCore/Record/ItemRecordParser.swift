@@ -33,7 +33,8 @@ package enum ItemRecordParser {
             every,
             .init(named: [
                 .service: .string("mail"), .account: .string("alice"), .accessGroup: .string("unsigned"),
-                .accessible: .string("ak"), .synchronizable: .bool(false), "future": .string("a later build's attribute"),
+                .accessible: .string("ak"), .synchronizable: .bool(false),
+                "future": .string("a later build's attribute"),
             ]),
         ]
         return samples.compactMap(ItemRecordFormat.encode)
