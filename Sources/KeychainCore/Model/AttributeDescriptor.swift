@@ -46,8 +46,9 @@ package struct AttributeDescriptor: Sendable, Hashable {
         }
     }
 
-    /// Attributes every password class has. `pdmn` and `agrp` are handled by the engine as columns.
-    static let common: [AttributeDescriptor] = [
+    /// The first attributes of every class, in this order (both ``common`` and ``base`` start with
+    /// them). `pdmn` and `agrp` are handled by the engine as columns.
+    static let everyClass: [AttributeDescriptor] = [
         AttributeDescriptor(.accessGroup, .string, primaryKey: true),
         AttributeDescriptor(.synchronizable, .bool, primaryKey: true),
         AttributeDescriptor(.accessible, .string),
@@ -55,15 +56,20 @@ package struct AttributeDescriptor: Sendable, Hashable {
         AttributeDescriptor(.accessControl, .blob),
         AttributeDescriptor(.creationDate, .date, managed: true),
         AttributeDescriptor(.modificationDate, .date, managed: true),
-        AttributeDescriptor(.description, .blob),
-        AttributeDescriptor(.comment, .blob),
-        AttributeDescriptor(.creator, .number),
-        AttributeDescriptor(.type, .number),
-        AttributeDescriptor(.label, .blob),
-        AttributeDescriptor(.isInvisible, .bool),
-        AttributeDescriptor(.isNegative, .bool),
-        AttributeDescriptor(.account, .blob, primaryKey: true),
     ]
+
+    /// Attributes every password class has.
+    static let common: [AttributeDescriptor] =
+        everyClass + [
+            AttributeDescriptor(.description, .blob),
+            AttributeDescriptor(.comment, .blob),
+            AttributeDescriptor(.creator, .number),
+            AttributeDescriptor(.type, .number),
+            AttributeDescriptor(.label, .blob),
+            AttributeDescriptor(.isInvisible, .bool),
+            AttributeDescriptor(.isNegative, .bool),
+            AttributeDescriptor(.account, .blob, primaryKey: true),
+        ]
 
     static let genericPassword: [AttributeDescriptor] = [
         AttributeDescriptor(.service, .blob, primaryKey: true),
@@ -82,16 +88,11 @@ package struct AttributeDescriptor: Sendable, Hashable {
     /// Attributes of every class (SecItemSchema.c "common to all", plus `labl`). Keys and
     /// certificates start from these; the password classes keep ``common`` (same order as before, so
     /// their primary-key digests are unchanged).
-    static let base: [AttributeDescriptor] = [
-        AttributeDescriptor(.accessGroup, .string, primaryKey: true),
-        AttributeDescriptor(.synchronizable, .bool, primaryKey: true),
-        AttributeDescriptor(.accessible, .string),
-        AttributeDescriptor(.accessControl, .blob),
-        AttributeDescriptor(.creationDate, .date, managed: true),
-        AttributeDescriptor(.modificationDate, .date, managed: true),
-        AttributeDescriptor(.label, .blob),
-        AttributeDescriptor(.alias, .blob),
-    ]
+    static let base: [AttributeDescriptor] =
+        everyClass + [
+            AttributeDescriptor(.label, .blob),
+            AttributeDescriptor(.alias, .blob),
+        ]
 
     /// `kSecClassKey` (SecItemSchema.c, "keys only" and the key variants of `type` and `crtr`):
     /// primary key `kcls, klbl, atag, crtr, type, bsiz, esiz, sdat, edat` (plus `agrp`, `sync`).
