@@ -227,7 +227,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let location = KeychainLocation(databasePath: path, deviceKeyPath: deviceKey)
         if let keystore = try? Keystore(location: location, create: false) {
             _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
-            _ = try? keystore.search(ItemQuery(itemClass: .internetPassword, synchronizable: nil), projection: [.attributes])
+            _ = try? keystore.search(
+                ItemQuery(itemClass: .internetPassword, synchronizable: .any), projection: [.attributes])
             _ = try? keystore.verifyIntegrity()
             _ = try? keystore.lockState()
             // Unlocking (and adopting, when the keychain was made with another device key) runs
@@ -243,7 +244,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                     try? FileManager.default.removeItem(atPath: directory + "/" + name)
                 }
                 _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
-                _ = try? keystore.delete(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("aku")]))
+                _ = try? keystore.delete(
+                    ItemQuery(itemClass: .genericPassword, filters: .init(named: [.account: .string("aku")])))
             }
         }
     }
@@ -281,7 +283,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// Deletes every item of the scratch keystore.
     private static func empty(_ keystore: Keystore) {
         for itemClass in [ItemClass.genericPassword, .internetPassword] {
-            _ = try? keystore.delete(ItemQuery(itemClass: itemClass, synchronizable: nil))
+            _ = try? keystore.delete(ItemQuery(itemClass: itemClass, synchronizable: .any))
         }
     }
 
@@ -315,22 +317,24 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let keystore = try scratchKeystore(in: directory)
         _ = try keystore.add(
             .genericPassword,
-            attributes: [
-                "agrp": .string("team.a"), "svce": .string("api"), "acct": .string("me"), "pdmn": .string("ak"),
-            ],
+            attributes: .init(named: [
+                .accessGroup: .string("team.a"), .service: .string("api"), .account: .string("me"),
+                .accessible: .string("ak"),
+            ]),
             secret: SecureBytes(copying: Array("s3cret".utf8)))
         _ = try keystore.add(
             .internetPassword,
-            attributes: [
-                "agrp": .string("team.a"), "srvr": .string("example.com"), "acct": .string("me"),
-                "ptcl": .string("htps"), "port": .integer(443), "path": .string("/login"), "pdmn": .string("ck"),
-            ],
+            attributes: .init(named: [
+                .accessGroup: .string("team.a"), .server: .string("example.com"), .account: .string("me"),
+                .protocol: .string("htps"), .port: .integer(443), .path: .string("/login"), .accessible: .string("ck"),
+            ]),
             secret: SecureBytes(copying: Array("hunter2".utf8)))
         _ = try keystore.add(
             .genericPassword,
-            attributes: [
-                "agrp": .string("team.a"), "svce": .string("local"), "acct": .string("me"), "pdmn": .string("aku"),
-            ],
+            attributes: .init(named: [
+                .accessGroup: .string("team.a"), .service: .string("local"), .account: .string("me"),
+                .accessible: .string("aku"),
+            ]),
             secret: SecureBytes(copying: Array("device".utf8)))
         let passphrase = SecureBytes(copying: Array(backupPassphrase.utf8))
         _ = try keystore.backup(to: path, passphrase: passphrase, parameters: .testing, overwrite: true)

@@ -66,11 +66,11 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
                     reason: request.operationPrompt)
                 applicationPassword = try authorizer.applicationPasswordForNewItem()
             }
-            itemAttributes[AccessConstraints.attributeName] = access.storedValue(applicationPassword: applicationPassword)
+            itemAttributes[.accessControl] = access.storedValue(applicationPassword: applicationPassword)
         }
         let ref = try SecItemCall.add(request, itemAttributes, gateway)
         guard request.hasReturnKey else { return nil }
-        let query = ItemQuery(itemClass: request.itemClass, synchronizable: nil, persistentRef: ref, limit: 1)
+        let query = ItemQuery(itemClass: request.itemClass, synchronizable: .any, persistentRef: ref, limit: 1)
         var items = try gateway.search(query, projection: SecItemCall.projection(request))
         var identityKeys: [Data: SecKey] = [:]
         if request.isIdentity { (items, identityKeys) = try SecItemCall.identities(items, request, gateway) }

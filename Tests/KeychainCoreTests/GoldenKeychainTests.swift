@@ -25,8 +25,9 @@ struct GoldenKeychainTests {
         let name = ItemCodec.nameAttribute(item.itemClass)
         let account = ItemCodec.accountAttribute(item.itemClass)
         return ItemQuery(
-            itemClass: item.itemClass, filters: [name: item.attributes[name]!, account: item.attributes[account]!],
-            synchronizable: nil)
+            itemClass: item.itemClass,
+            filters: .init(named: [name: item.attributes[name]!, account: item.attributes[account]!]),
+            synchronizable: .any)
     }
 
     /// Every item of `items` reads back exactly, and the keychain holds nothing else.
@@ -41,7 +42,7 @@ struct GoldenKeychainTests {
         }
         var total = 0
         for itemClass in ItemClass.allCases {
-            total += try keystore.search(ItemQuery(itemClass: itemClass, synchronizable: nil), projection: .attributes).count
+            total += try keystore.search(ItemQuery(itemClass: itemClass, synchronizable: .any), projection: .attributes).count
         }
         #expect(total == items.count)
         #expect(try keystore.verifyIntegrity() == items.count)

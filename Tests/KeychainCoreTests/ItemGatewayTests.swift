@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTesting
 import Testing
 
 @testable import KeychainCore
@@ -26,7 +27,7 @@ struct ItemGatewayTests {
 
     @Test("rule 8: a new item goes into the named group when held, else the caller's first group")
     func groupForNewItem() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         let gateway = try gateway(keychain)
         #expect(try gateway.groupForNewItem(named: nil) == "team.app")
         #expect(try gateway.groupForNewItem(named: "team.shared") == "team.shared")
@@ -34,7 +35,7 @@ struct ItemGatewayTests {
 
     @Test("rule 9: a group not held, or a caller without groups, is errSecMissingEntitlement for every kind of call")
     func missingEntitlement() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         let app = try gateway(keychain)
         #expect(status { _ = try app.groupForNewItem(named: "other") } == .missingEntitlement)
         #expect(status { _ = try app.searchGroups(named: "other") } == .missingEntitlement)
@@ -51,7 +52,7 @@ struct ItemGatewayTests {
 
     @Test("rule 8: a search covers the named group, or every group held; the user's tools see every group")
     func searchGroups() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         #expect(try gateway(keychain).searchGroups(named: nil) == ["team.app", "team.shared"])
         #expect(try gateway(keychain).searchGroups(named: "team.shared") == ["team.shared"])
         #expect(try gateway(keychain, .manager).searchGroups(named: nil) == nil)
@@ -60,14 +61,14 @@ struct ItemGatewayTests {
 
     @Test("rule 8: an upsert without a group looks in every group held, default first")
     func upsertGroups() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         #expect(try gateway(keychain).upsertGroups(named: nil) == ["team.app", "team.shared"])
         #expect(try gateway(keychain).upsertGroups(named: "team.shared") == ["team.shared"])
     }
 
     @Test("an update or migration that moves items into a group not held changes nothing")
     func updateIntoForeignGroup() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         let gateway = try gateway(keychain)
         _ = try gateway.add(NewItem(.genericPassword, attributes: ["svce": .string("s")], secret: secret("x")))
         let query = ItemQuery(itemClass: .genericPassword, accessGroups: try gateway.searchGroups(named: nil))
@@ -82,7 +83,7 @@ struct ItemGatewayTests {
 
     @Test("rule 1: upsert adds once, then updates the item with the same primary key in place")
     func upsert() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         let gateway = try gateway(keychain)
         let attributes: [String: AttributeValue] = ["svce": .string("s"), "acct": .string("a")]
         #expect(
@@ -109,7 +110,7 @@ struct ItemGatewayTests {
 
     @Test("a conditional delete removes only the items its predicate accepts")
     func conditionalDelete() throws {
-        let keychain = TemporaryKeychain()
+        let keychain = try TemporaryKeychain()
         let gateway = try gateway(keychain)
         for (account, password) in [("a", "keep"), ("b", "drop")] {
             _ = try gateway.add(

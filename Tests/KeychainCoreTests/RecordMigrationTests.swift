@@ -40,7 +40,7 @@ struct RecordMigrationTests {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) -> (records: Int, legacy: Int) in
             var counts = (records: 0, legacy: 0)
             for itemClass in ItemClass.allCases {
-                for row in try s.candidateRows(ItemQuery(itemClass: itemClass, synchronizable: nil), withSecret: false) {
+                for row in try s.candidateRows(ItemQuery(itemClass: itemClass, synchronizable: .any), withSecret: false) {
                     var ad = s.associatedData(.attributes, row)
                     ad[ItemCodec.partOffset] = ItemCodec.Part.key.rawValue
                     let key = try s.itemKey(row, associatedData: ad)
@@ -61,15 +61,17 @@ struct RecordMigrationTests {
             let nameAttribute = ItemCodec.nameAttribute(item.itemClass)
             let query = ItemQuery(
                 itemClass: item.itemClass,
-                filters: [nameAttribute: item.attributes[nameAttribute]!, "acct": item.attributes["acct"]!],
-                synchronizable: nil)
+                filters: .init(named: [
+                    nameAttribute: item.attributes[nameAttribute]!, .account: item.attributes[.account]!,
+                ]),
+                synchronizable: .any)
             let found = try keystore.search(query, projection: [.attributes, .secret])
             #expect(found.count == 1)
             #expect(found.first?.attributes == LegacyKeychainFixture.expectedAttributes(item))
             #expect(found.first?.secret?.constantTimeEquals(Array(item.secret.utf8)) == true)
         }
         for itemClass in ItemClass.allCases {
-            total += try keystore.search(ItemQuery(itemClass: itemClass, synchronizable: nil), projection: .attributes).count
+            total += try keystore.search(ItemQuery(itemClass: itemClass, synchronizable: .any), projection: .attributes).count
         }
         #expect(total == LegacyKeychainFixture.items.count)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTesting
 import Testing
 
 @testable import KeychainCore
@@ -16,8 +17,22 @@ struct TypedRequestValuesTests {
     }
 
     @Test("rule 11: no and yes filter, any removes the filter, and an add stores any as not synchronizable")
-    func synchronizable() {
-        #expect(Synchronizable.no.filter == false && Synchronizable.yes.filter == true && Synchronizable.any.filter == nil)
+    func synchronizable() throws {
+        let keychain = try TemporaryKeychain()
+        let keystore = try keychain.open()
+        for (account, flag) in [("local", false), ("synced", true)] {
+            var attributes = genericItem("svc", account, .whenUnlocked)
+            attributes[.synchronizable] = .bool(flag)
+            _ = try keystore.add(.genericPassword, attributes: attributes, secret: secret(account))
+        }
+        func accounts(_ synchronizable: Synchronizable) throws -> Set<String> {
+            let query = ItemQuery(itemClass: .genericPassword, synchronizable: synchronizable)
+            return Set(try keystore.search(query, projection: .attributes).compactMap { $0.attributes.string(.account) })
+        }
+        #expect(ItemQuery(itemClass: .genericPassword).synchronizable == .no)
+        #expect(try accounts(.no) == ["local"])
+        #expect(try accounts(.yes) == ["synced"])
+        #expect(try accounts(.any) == ["local", "synced"])
         #expect(Synchronizable(true) == .yes && Synchronizable(false) == .no)
         #expect(Synchronizable.yes.attribute == .bool(true))
         #expect(Synchronizable.any.attribute == .bool(false))

@@ -62,7 +62,7 @@ extension Keychain {
         if let key { filters[.account] = .string(key) }
         return ItemQuery(
             itemClass: itemClass, filters: filters, accessGroups: try gateway.searchGroups(named: accessGroupName),
-            synchronizable: synchronizable.filter, limit: limit)
+            synchronizable: synchronizable, limit: limit)
     }
 
     /// The attributes a stored item gets: scope, key, accessibility, synchronizable state, label, comment.

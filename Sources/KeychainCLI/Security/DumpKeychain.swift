@@ -41,7 +41,7 @@ struct DumpKeychain: SecuritySubcommand {
                     let items: [ItemRecord]
                     do {
                         items = try store.search(
-                            ItemQuery(itemClass: itemClass, synchronizable: nil),
+                            ItemQuery(itemClass: itemClass, synchronizable: .any),
                             projection: showData ? [.attributes, .secret] : [.attributes])
                     } catch where error.reason == .orphanedItem {
                         // Every item of this class is a ThisDeviceOnly item of another installation:

@@ -52,7 +52,7 @@ struct ItemLookup {
     func query(_ gateway: ItemGateway, limit: Int? = 1) throws(KeychainFailure) -> ItemQuery {
         ItemQuery(
             itemClass: itemClass, filters: filters, accessGroups: try gateway.searchGroups(named: accessGroup),
-            synchronizable: nil, limit: limit)
+            synchronizable: .any, limit: limit)
     }
 
     /// The first match across `targets`, with attributes, and the secret when `withSecret`.

@@ -158,7 +158,7 @@ enum BackupMessage {
         let reference = try reader.bytes(Int(try reader.integer(UInt8.self)))
         let attributeBytes = try reader.bytes(Int(try reader.integer(UInt32.self)))
         guard let attributes = ItemCodec.decodeAttributes(attributeBytes),
-            case .string(let raw)? = attributes["pdmn"], raw == protection.rawValue
+            case .string(let raw)? = attributes[.accessible], raw == protection.rawValue
         else { throw malformed }
         let secret = try reader.secret(Int(try reader.integer(UInt32.self)))
         try reader.expectEnd()

@@ -34,10 +34,10 @@ package enum BackupRecordParser {
         func record(_ protection: ProtectionClass, secret: String) -> ItemRecord {
             ItemRecord(
                 itemClass: .genericPassword,
-                attributes: [
-                    "agrp": .string("team.a"), "svce": .string("api"), "acct": .string("me"),
-                    "pdmn": .string(protection.rawValue), "sync": .integer(0),
-                ],
+                attributes: .init(named: [
+                    .accessGroup: .string("team.a"), .service: .string("api"), .account: .string("me"),
+                    .accessible: .string(protection.rawValue), .synchronizable: .integer(0),
+                ]),
                 persistentRef: Data("genp".utf8 + [UInt8](repeating: 7, count: 16)),
                 secret: SecureBytes(copying: Array(secret.utf8)))
         }

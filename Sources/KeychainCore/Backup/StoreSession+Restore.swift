@@ -36,8 +36,8 @@ extension StoreSession {
         persistentRef: [UInt8]?, policy: ConflictPolicy, now: Date = Date()
     ) throws(KeychainFailure) -> (outcome: RestoreOutcome, reassignedReference: Bool) {
         var attributes = Self.normalized(itemClass, input)
-        if attributes["cdat"] == nil { attributes["cdat"] = .date(now) }
-        if attributes["mdat"] == nil { attributes["mdat"] = .date(now) }
+        if attributes[.creationDate] == nil { attributes[.creationDate] = .date(now) }
+        if attributes[.modificationDate] == nil { attributes[.modificationDate] = .date(now) }
 
         var outcome = RestoreOutcome.inserted
         if let existing = try rowIDAndTag(column: "pk", codec.primaryKeyDigest(itemClass, attributes)) {

@@ -68,21 +68,23 @@ extension Keystore {
                     report.skippedAccessControlled += 1
                     return
                 }
-                let server = Self.text(record.attributes["srvr"])
+                let server = Self.text(record.attributes[.server])
                 guard !server.isEmpty else {
                     report.skippedWithoutServer += 1
                     return
                 }
-                let scheme = InternetProtocol.schemeForCode[Self.text(record.attributes["ptcl"])] ?? "https"
+                let scheme = InternetProtocol.schemeForCode[Self.text(record.attributes[.protocol])] ?? "https"
                 var url = scheme + "://" + server
-                if case .integer(let port)? = record.attributes["port"], port != 0 { url += ":\(port)" }
-                let path = Self.text(record.attributes["path"])
+                if case .integer(let port)? = record.attributes[.port], port != 0 { url += ":\(port)" }
+                let path = Self.text(record.attributes[.path])
                 url += path.hasPrefix("/") ? path : "/" + path
-                let label = Self.text(record.attributes["labl"])
+                let label = Self.text(record.attributes[.label])
                 try CSVWriter.writeRecord(
                     [
-                        .text(label.isEmpty ? server : label), .text(url), .text(Self.text(record.attributes["acct"])),
-                        .secret(record.secret ?? SecureBytes(count: 0) { _ in }), .text(Self.text(record.attributes["icmt"])),
+                        .text(label.isEmpty ? server : label), .text(url),
+                        .text(Self.text(record.attributes[.account])),
+                        .secret(record.secret ?? SecureBytes(count: 0) { _ in }),
+                        .text(Self.text(record.attributes[.comment])),
                     ], to: file)
                 report.exported += 1
             }

@@ -65,21 +65,24 @@ struct PasswordCSVImport {
             return .skip(.noPassword)
         }
 
-        var attributes: [String: AttributeValue] = [
-            "srvr": .string(target.host), "ptcl": .string(target.protocolCode), "acct": .string(text(format.username)),
-            "agrp": .string(accessGroup), "pdmn": .string(protection.rawValue),
-        ]
-        if let port = target.port { attributes["port"] = .integer(Int64(port)) }
-        if !target.path.isEmpty && target.path != "/" { attributes["path"] = .string(target.path) }
+        var attributes = [String: AttributeValue](named: [
+            .server: .string(target.host), .protocol: .string(target.protocolCode),
+            .account: .string(text(format.username)), .accessGroup: .string(accessGroup),
+            .accessible: .string(protection.rawValue),
+        ])
+        if let port = target.port { attributes[.port] = .integer(Int64(port)) }
+        if !target.path.isEmpty && target.path != "/" { attributes[.path] = .string(target.path) }
         let title = text(format.title).trimmingWhitespace()
-        attributes["labl"] = .string(title.isEmpty ? target.host : title)
+        attributes[.label] = .string(title.isEmpty ? target.host : title)
         let notes = text(format.notes)
-        if !notes.isEmpty { attributes["icmt"] = .string(notes) }
+        if !notes.isEmpty { attributes[.comment] = .string(notes) }
         if format == .firefox {
             let realm = text("httprealm")
-            if !realm.isEmpty { attributes["sdmn"] = .string(realm) }
-            if let created = Self.milliseconds(text("timecreated")) { attributes["cdat"] = .date(created) }
-            if let changed = Self.milliseconds(text("timepasswordchanged")) { attributes["mdat"] = .date(changed) }
+            if !realm.isEmpty { attributes[.securityDomain] = .string(realm) }
+            if let created = Self.milliseconds(text("timecreated")) { attributes[.creationDate] = .date(created) }
+            if let changed = Self.milliseconds(text("timepasswordchanged")) {
+                attributes[.modificationDate] = .date(changed)
+            }
         }
         // The one-time-code field holds a TOTP seed: test it in place, never copy it into a String.
         let oneTimeCode = format.oneTimeCode.flatMap { column[$0] }.map { index in

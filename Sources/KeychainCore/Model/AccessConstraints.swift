@@ -71,9 +71,6 @@ package struct AccessConstraints: Sendable, Hashable {
     package static let privateKeyUsage: UInt64 = 1 << 30
     package static let applicationPassword: UInt64 = 1 << 31
 
-    /// The raw name of the sealed attribute that carries the bits (Apple's `kSecAttrAccessControl`).
-    package static let attributeName = "accc"
-
     /// Evidence gathered for one use of an item.
     package struct Evidence: Sendable {
         /// The keychain password was verified (now, or within the context's reuse window).
@@ -128,7 +125,7 @@ extension ItemRecord {
     /// The item's access-control constraints, decoded from its sealed `accc` attribute; `nil` for an
     /// item without access control (or whose attributes were not read).
     package var constraints: AccessConstraints? {
-        guard case .data(let bytes)? = attributes[AccessConstraints.attributeName] else { return nil }
+        guard case .data(let bytes)? = attributes[.accessControl] else { return nil }
         return AccessConstraints(encoded: Array(bytes))
     }
 

@@ -28,8 +28,8 @@ package struct AttributeDescriptor: Sendable, Hashable {
     /// Set by the engine (`cdat`, `mdat`): read-only in queries for adds and updates.
     package let isManaged: Bool
 
-    init(_ name: String, _ kind: Kind, primaryKey: Bool = false, managed: Bool = false) {
-        self.name = name
+    init(_ name: AttributeName, _ kind: Kind, primaryKey: Bool = false, managed: Bool = false) {
+        self.name = name.rawValue
         self.kind = kind
         self.isPrimaryKey = primaryKey
         self.isManaged = managed
@@ -46,95 +46,96 @@ package struct AttributeDescriptor: Sendable, Hashable {
         }
     }
 
-    /// Attributes every password class has. `pdmn` and `agrp` are handled by the engine as columns.
-    static let common: [AttributeDescriptor] = [
-        AttributeDescriptor("agrp", .string, primaryKey: true),
-        AttributeDescriptor("sync", .bool, primaryKey: true),
-        AttributeDescriptor("pdmn", .string),
+    /// The first attributes of every class, in this order (both ``common`` and ``base`` start with
+    /// them). `pdmn` and `agrp` are handled by the engine as columns.
+    static let everyClass: [AttributeDescriptor] = [
+        AttributeDescriptor(.accessGroup, .string, primaryKey: true),
+        AttributeDescriptor(.synchronizable, .bool, primaryKey: true),
+        AttributeDescriptor(.accessible, .string),
         // kSecAttrAccessControl: the item's constraints, an AccessConstraints encoding (sealed like the rest).
-        AttributeDescriptor("accc", .blob),
-        AttributeDescriptor("cdat", .date, managed: true),
-        AttributeDescriptor("mdat", .date, managed: true),
-        AttributeDescriptor("desc", .blob),
-        AttributeDescriptor("icmt", .blob),
-        AttributeDescriptor("crtr", .number),
-        AttributeDescriptor("type", .number),
-        AttributeDescriptor("labl", .blob),
-        AttributeDescriptor("invi", .bool),
-        AttributeDescriptor("nega", .bool),
-        AttributeDescriptor("acct", .blob, primaryKey: true),
+        AttributeDescriptor(.accessControl, .blob),
+        AttributeDescriptor(.creationDate, .date, managed: true),
+        AttributeDescriptor(.modificationDate, .date, managed: true),
     ]
 
+    /// Attributes every password class has.
+    static let common: [AttributeDescriptor] =
+        everyClass + [
+            AttributeDescriptor(.description, .blob),
+            AttributeDescriptor(.comment, .blob),
+            AttributeDescriptor(.creator, .number),
+            AttributeDescriptor(.type, .number),
+            AttributeDescriptor(.label, .blob),
+            AttributeDescriptor(.isInvisible, .bool),
+            AttributeDescriptor(.isNegative, .bool),
+            AttributeDescriptor(.account, .blob, primaryKey: true),
+        ]
+
     static let genericPassword: [AttributeDescriptor] = [
-        AttributeDescriptor("svce", .blob, primaryKey: true),
-        AttributeDescriptor("gena", .blob),
+        AttributeDescriptor(.service, .blob, primaryKey: true),
+        AttributeDescriptor(.generic, .blob),
     ]
 
     static let internetPassword: [AttributeDescriptor] = [
-        AttributeDescriptor("sdmn", .blob, primaryKey: true),
-        AttributeDescriptor("srvr", .blob, primaryKey: true),
-        AttributeDescriptor("ptcl", .blob, primaryKey: true),
-        AttributeDescriptor("atyp", .blob, primaryKey: true),
-        AttributeDescriptor("port", .number, primaryKey: true),
-        AttributeDescriptor("path", .blob, primaryKey: true),
+        AttributeDescriptor(.securityDomain, .blob, primaryKey: true),
+        AttributeDescriptor(.server, .blob, primaryKey: true),
+        AttributeDescriptor(.protocol, .blob, primaryKey: true),
+        AttributeDescriptor(.authenticationType, .blob, primaryKey: true),
+        AttributeDescriptor(.port, .number, primaryKey: true),
+        AttributeDescriptor(.path, .blob, primaryKey: true),
     ]
 
     /// Attributes of every class (SecItemSchema.c "common to all", plus `labl`). Keys and
     /// certificates start from these; the password classes keep ``common`` (same order as before, so
     /// their primary-key digests are unchanged).
-    static let base: [AttributeDescriptor] = [
-        AttributeDescriptor("agrp", .string, primaryKey: true),
-        AttributeDescriptor("sync", .bool, primaryKey: true),
-        AttributeDescriptor("pdmn", .string),
-        AttributeDescriptor("accc", .blob),
-        AttributeDescriptor("cdat", .date, managed: true),
-        AttributeDescriptor("mdat", .date, managed: true),
-        AttributeDescriptor("labl", .blob),
-        AttributeDescriptor("alis", .blob),
-    ]
+    static let base: [AttributeDescriptor] =
+        everyClass + [
+            AttributeDescriptor(.label, .blob),
+            AttributeDescriptor(.alias, .blob),
+        ]
 
     /// `kSecClassKey` (SecItemSchema.c, "keys only" and the key variants of `type` and `crtr`):
     /// primary key `kcls, klbl, atag, crtr, type, bsiz, esiz, sdat, edat` (plus `agrp`, `sync`).
     /// The usage flags and `perm`/`priv`/`modi`/`sens`/`asen`/`extr`/`next`/`snrc`/`vyrc` are numbers
     /// in securityd that hold booleans; they are typed as booleans here (a 0/1 number is accepted).
     static let key: [AttributeDescriptor] = [
-        AttributeDescriptor("kcls", .number, primaryKey: true),
-        AttributeDescriptor("perm", .bool),
-        AttributeDescriptor("priv", .bool),
-        AttributeDescriptor("modi", .bool),
-        AttributeDescriptor("klbl", .blob, primaryKey: true),
-        AttributeDescriptor("atag", .blob, primaryKey: true),
-        AttributeDescriptor("crtr", .number, primaryKey: true),
-        AttributeDescriptor("type", .number, primaryKey: true),
-        AttributeDescriptor("bsiz", .number, primaryKey: true),
-        AttributeDescriptor("esiz", .number, primaryKey: true),
-        AttributeDescriptor("sdat", .date, primaryKey: true),
-        AttributeDescriptor("edat", .date, primaryKey: true),
-        AttributeDescriptor("sens", .bool),
-        AttributeDescriptor("asen", .bool),
-        AttributeDescriptor("extr", .bool),
-        AttributeDescriptor("next", .bool),
-        AttributeDescriptor("encr", .bool),
-        AttributeDescriptor("decr", .bool),
-        AttributeDescriptor("drve", .bool),
-        AttributeDescriptor("sign", .bool),
-        AttributeDescriptor("vrfy", .bool),
-        AttributeDescriptor("snrc", .bool),
-        AttributeDescriptor("vyrc", .bool),
-        AttributeDescriptor("wrap", .bool),
-        AttributeDescriptor("unwp", .bool),
+        AttributeDescriptor(.keyClass, .number, primaryKey: true),
+        AttributeDescriptor(.isPermanent, .bool),
+        AttributeDescriptor(.isPrivate, .bool),
+        AttributeDescriptor(.isModifiable, .bool),
+        AttributeDescriptor(.applicationLabel, .blob, primaryKey: true),
+        AttributeDescriptor(.applicationTag, .blob, primaryKey: true),
+        AttributeDescriptor(.creator, .number, primaryKey: true),
+        AttributeDescriptor(.type, .number, primaryKey: true),
+        AttributeDescriptor(.keySizeInBits, .number, primaryKey: true),
+        AttributeDescriptor(.effectiveKeySize, .number, primaryKey: true),
+        AttributeDescriptor(.startDate, .date, primaryKey: true),
+        AttributeDescriptor(.endDate, .date, primaryKey: true),
+        AttributeDescriptor(.isSensitive, .bool),
+        AttributeDescriptor(.wasAlwaysSensitive, .bool),
+        AttributeDescriptor(.isExtractable, .bool),
+        AttributeDescriptor(.wasNeverExtractable, .bool),
+        AttributeDescriptor(.canEncrypt, .bool),
+        AttributeDescriptor(.canDecrypt, .bool),
+        AttributeDescriptor(.canDerive, .bool),
+        AttributeDescriptor(.canSign, .bool),
+        AttributeDescriptor(.canVerify, .bool),
+        AttributeDescriptor(.canSignRecover, .bool),
+        AttributeDescriptor(.canVerifyRecover, .bool),
+        AttributeDescriptor(.canWrap, .bool),
+        AttributeDescriptor(.canUnwrap, .bool),
     ]
 
     /// `kSecClassCertificate` (SecItemSchema.c, "cert only"): primary key `ctyp, issr, slnr`
     /// (plus `agrp`, `sync`).
     static let certificate: [AttributeDescriptor] = [
-        AttributeDescriptor("ctyp", .number, primaryKey: true),
-        AttributeDescriptor("cenc", .number),
-        AttributeDescriptor("subj", .blob),
-        AttributeDescriptor("issr", .blob, primaryKey: true),
-        AttributeDescriptor("slnr", .blob, primaryKey: true),
-        AttributeDescriptor("skid", .blob),
-        AttributeDescriptor("pkhh", .blob),
+        AttributeDescriptor(.certificateType, .number, primaryKey: true),
+        AttributeDescriptor(.certificateEncoding, .number),
+        AttributeDescriptor(.subject, .blob),
+        AttributeDescriptor(.issuer, .blob, primaryKey: true),
+        AttributeDescriptor(.serialNumber, .blob, primaryKey: true),
+        AttributeDescriptor(.subjectKeyID, .blob),
+        AttributeDescriptor(.publicKeyHash, .blob),
     ]
 
     static let keyByName = Dictionary(uniqueKeysWithValues: (base + key).map { ($0.name, $0) })

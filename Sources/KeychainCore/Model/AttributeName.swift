@@ -80,6 +80,54 @@ package struct AttributeName: RawRepresentable, Hashable, Sendable, ExpressibleB
     package static let issuer: AttributeName = "issr"
     /// `kSecAttrSubject`.
     package static let subject: AttributeName = "subj"
+    /// `kSecAttrSerialNumber`.
+    package static let serialNumber: AttributeName = "slnr"
+    /// `kSecAttrAlias`.
+    package static let alias: AttributeName = "alis"
+    /// `kSecAttrIsPermanent`.
+    package static let isPermanent: AttributeName = "perm"
+    /// `kSecAttrIsPrivate`.
+    package static let isPrivate: AttributeName = "priv"
+    /// `kSecAttrIsModifiable`.
+    package static let isModifiable: AttributeName = "modi"
+    /// `kSecAttrKeySizeInBits`.
+    package static let keySizeInBits: AttributeName = "bsiz"
+    /// `kSecAttrEffectiveKeySize`.
+    package static let effectiveKeySize: AttributeName = "esiz"
+    /// `kSecAttrStartDate`.
+    package static let startDate: AttributeName = "sdat"
+    /// `kSecAttrEndDate`.
+    package static let endDate: AttributeName = "edat"
+    /// `kSecAttrIsSensitive`.
+    package static let isSensitive: AttributeName = "sens"
+    /// `kSecAttrWasAlwaysSensitive`.
+    package static let wasAlwaysSensitive: AttributeName = "asen"
+    /// `kSecAttrWasNeverExtractable`.
+    package static let wasNeverExtractable: AttributeName = "next"
+    /// `kSecAttrCanEncrypt`.
+    package static let canEncrypt: AttributeName = "encr"
+    /// `kSecAttrCanDecrypt`.
+    package static let canDecrypt: AttributeName = "decr"
+    /// `kSecAttrCanDerive`.
+    package static let canDerive: AttributeName = "drve"
+    /// `kSecAttrCanSign`.
+    package static let canSign: AttributeName = "sign"
+    /// `kSecAttrCanVerify`.
+    package static let canVerify: AttributeName = "vrfy"
+    /// `kSecAttrCanSignRecover`.
+    package static let canSignRecover: AttributeName = "snrc"
+    /// `kSecAttrCanVerifyRecover`.
+    package static let canVerifyRecover: AttributeName = "vyrc"
+    /// `kSecAttrCanWrap`.
+    package static let canWrap: AttributeName = "wrap"
+    /// `kSecAttrCanUnwrap`.
+    package static let canUnwrap: AttributeName = "unwp"
+    /// `kSecAttrCertificateType`.
+    package static let certificateType: AttributeName = "ctyp"
+    /// `kSecAttrCertificateEncoding`.
+    package static let certificateEncoding: AttributeName = "cenc"
+    /// `kSecAttrSubjectKeyID`.
+    package static let subjectKeyID: AttributeName = "skid"
 }
 
 extension Dictionary where Key == String, Value == AttributeValue {

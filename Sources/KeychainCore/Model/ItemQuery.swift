@@ -13,8 +13,9 @@ package struct ItemQuery: Sendable {
     package var filters: [String: AttributeValue]
     /// Access groups searched; `nil` searches every group (the `security` tool's view).
     package var accessGroups: [String]?
-    /// `false` (Apple's implicit default), `true`, or `nil` for `kSecAttrSynchronizableAny`.
-    package var synchronizable: Bool?
+    /// Items of this synchronizable state: `.no` (Apple's implicit default), `.yes`, or `.any` for both
+    /// (`kSecAttrSynchronizableAny`).
+    package var synchronizable: Synchronizable
     /// Only items of this protection class, when set.
     package var protection: ProtectionClass?
     /// Only the item with this persistent reference, when set.
@@ -24,7 +25,8 @@ package struct ItemQuery: Sendable {
 
     package init(
         itemClass: ItemClass, filters: [String: AttributeValue] = [:], accessGroups: [String]? = nil,
-        synchronizable: Bool? = false, protection: ProtectionClass? = nil, persistentRef: Data? = nil, limit: Int? = nil
+        synchronizable: Synchronizable = .no, protection: ProtectionClass? = nil, persistentRef: Data? = nil,
+        limit: Int? = nil
     ) {
         self.itemClass = itemClass
         self.filters = filters

@@ -15,15 +15,6 @@ package enum Synchronizable: Sendable, Equatable {
     /// From a flag.
     package init(_ flag: Bool) { self = flag ? .yes : .no }
 
-    /// The ``ItemQuery/synchronizable`` filter: `false`, `true`, or `nil` for both.
-    package var filter: Bool? {
-        switch self {
-        case .no: false
-        case .yes: true
-        case .any: nil
-        }
-    }
-
     /// The stored attribute of a new item: `any` stores a non-synchronizable item (rule 11).
     package var attribute: AttributeValue { .bool(self == .yes) }
 }

@@ -121,7 +121,7 @@ extension ItemGateway {
         try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in
             var deleted = 0
             for (itemClass, ref) in references {
-                deleted += try s.delete(ItemQuery(itemClass: itemClass, synchronizable: nil, persistentRef: ref))
+                deleted += try s.delete(ItemQuery(itemClass: itemClass, synchronizable: .any, persistentRef: ref))
             }
             return deleted
         }

@@ -27,22 +27,22 @@ struct ItemCodec {
 
     /// The attribute whose digest is in the `name` column: the service, the server, a key's
     /// application label (what identities join on), a certificate's issuer.
-    static func nameAttribute(_ itemClass: ItemClass) -> String {
+    static func nameAttribute(_ itemClass: ItemClass) -> AttributeName {
         switch itemClass {
-        case .genericPassword: "svce"
-        case .internetPassword: "srvr"
-        case .key: "klbl"
-        case .certificate: "issr"
+        case .genericPassword: .service
+        case .internetPassword: .server
+        case .key: .applicationLabel
+        case .certificate: .issuer
         }
     }
 
     /// The attribute whose digest is in the `acct` column: the account, a key's application tag, a
     /// certificate's serial number.
-    static func accountAttribute(_ itemClass: ItemClass) -> String {
+    static func accountAttribute(_ itemClass: ItemClass) -> AttributeName {
         switch itemClass {
-        case .genericPassword, .internetPassword: "acct"
-        case .key: "atag"
-        case .certificate: "slnr"
+        case .genericPassword, .internetPassword: .account
+        case .key: .applicationTag
+        case .certificate: .serialNumber
         }
     }
 
@@ -51,8 +51,8 @@ struct ItemCodec {
     let groupDigests = GroupDigestMemo()
 
     /// 16-byte keyed digest of one attribute value, for the indexed columns.
-    func digest(_ attribute: String, _ value: AttributeValue) -> [UInt8] {
-        if attribute == "agrp", case .string(let group) = value {
+    func digest(_ attribute: AttributeName, _ value: AttributeValue) -> [UInt8] {
+        if attribute == .accessGroup, case .string(let group) = value {
             if let known = groupDigests.digests[group] { return known }
             let digest = computeDigest(attribute, value)
             groupDigests.remember(group, digest)
@@ -61,11 +61,11 @@ struct ItemCodec {
         return computeDigest(attribute, value)
     }
 
-    private func computeDigest(_ attribute: String, _ value: AttributeValue) -> [UInt8] {
+    private func computeDigest(_ attribute: AttributeName, _ value: AttributeValue) -> [UInt8] {
         // One allocation for the message (it was three arrays and two regrowths per digest).
         var message: [UInt8] = []
-        message.reserveCapacity(attribute.utf8.count + 1 + value.matchByteCount)
-        message.append(contentsOf: attribute.utf8)
+        message.reserveCapacity(attribute.rawValue.utf8.count + 1 + value.matchByteCount)
+        message.append(contentsOf: attribute.rawValue.utf8)
         message.append(0)
         value.appendMatchBytes(to: &message)
         return Sodium.keyedHash(message, key: indexKey.bytes, length: 16)
@@ -89,7 +89,7 @@ struct ItemCodec {
         let name = Self.nameAttribute(itemClass)
         let account = Self.accountAttribute(itemClass)
         return Digests(
-            accessGroup: digest("agrp", attributes["agrp"] ?? .string("")),
+            accessGroup: digest(.accessGroup, attributes[.accessGroup] ?? .string("")),
             primaryKey: primaryKeyDigest(itemClass, attributes),
             account: digest(account, attributes[account] ?? .string("")),
             name: digest(name, attributes[name] ?? .string("")))
@@ -150,11 +150,11 @@ struct ItemCodec {
     static func accessControl(_ bytes: [UInt8]) -> AttributeValue?? {
         if ItemRecordFormat.isRecord(bytes) { return ItemRecordFormat.value(number: accessControlNumber, in: bytes) }
         guard let attributes = decodeLegacyAttributes(bytes) else { return nil }
-        return .some(attributes["accc"])
+        return .some(attributes[.accessControl])
     }
 
     /// The item record's number for `accc`.
-    static let accessControlNumber = UInt8(ItemRecordFormat.attributeNames.firstIndex(of: "accc")!)
+    static let accessControlNumber = UInt8(ItemRecordFormat.attributeNames.firstIndex(of: .accessControl)!)
 
     /// Whether `bytes` is a legacy binary property list (`bplist00`) rather than an item record.
     static func isLegacyAttributes(_ bytes: [UInt8]) -> Bool { bytes.starts(with: legacyMagic) }

@@ -44,14 +44,15 @@ package enum ItemRecordFormat {
     /// Both classes' attributes, in Apple's schema order (`AttributeDescriptor.common`, then generic
     /// password's, then internet password's), then `accc` (access control, added after the others).
     /// Numbers are permanent: a new attribute is appended.
-    static let attributeNames: [String] = [
-        "", "agrp", "sync", "pdmn", "cdat", "mdat", "desc", "icmt", "crtr", "type", "labl", "invi", "nega", "acct",
-        "svce", "gena", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "accc",
+    static let attributeNames: [AttributeName] = [
+        "", .accessGroup, .synchronizable, .accessible, .creationDate, .modificationDate, .description, .comment,
+        .creator, .type, .label, .isInvisible, .isNegative, .account, .service, .generic, .securityDomain, .server,
+        .protocol, .authenticationType, .port, .path, .accessControl,
     ]
 
-    /// The number of each attribute name of ``attributeNames``.
+    /// The number of each attribute name of ``attributeNames``, by raw name (what records are keyed by).
     static let attributeNumbers: [String: UInt8] = Dictionary(
-        uniqueKeysWithValues: attributeNames.enumerated().dropFirst().map { ($0.element, UInt8($0.offset)) })
+        uniqueKeysWithValues: attributeNames.enumerated().dropFirst().map { ($0.element.rawValue, UInt8($0.offset)) })
 
     // MARK: - Encoding
 
@@ -159,7 +160,7 @@ package enum ItemRecordFormat {
                 name = text
             } else {
                 guard Int(number) < attributeNames.count else { return nil }
-                name = attributeNames[Int(number)]
+                name = attributeNames[Int(number)].rawValue
             }
             guard let value = reader.value(), attributes.updateValue(value, forKey: name) == nil else { return nil }
         }

@@ -31,8 +31,11 @@ package enum ItemRecordParser {
         let samples: [[String: AttributeValue]] = [
             [:],
             every,
-            ["svce": .string("mail"), "acct": .string("alice"), "agrp": .string("unsigned"), "pdmn": .string("ak"),
-             "sync": .bool(false), "future": .string("a later build's attribute")],
+            .init(named: [
+                .service: .string("mail"), .account: .string("alice"), .accessGroup: .string("unsigned"),
+                .accessible: .string("ak"), .synchronizable: .bool(false),
+                "future": .string("a later build's attribute"),
+            ]),
         ]
         return samples.compactMap(ItemRecordFormat.encode)
     }

@@ -45,7 +45,7 @@ extension StoreSession {
             var record = record
             if withSecret {
                 let query = ItemQuery(
-                    itemClass: .internetPassword, accessGroups: groups, synchronizable: nil,
+                    itemClass: .internetPassword, accessGroups: groups, synchronizable: .any,
                     persistentRef: record.persistentRef)
                 record.secret = try search(query, projection: [.secret]).first?.secret
             }
@@ -71,7 +71,7 @@ extension StoreSession {
         for record in try credentials(in: scope, groups: groups, withSecret: true) where predicate(record) {
             deleted += try delete(
                 ItemQuery(
-                    itemClass: .internetPassword, accessGroups: groups, synchronizable: nil,
+                    itemClass: .internetPassword, accessGroups: groups, synchronizable: .any,
                     persistentRef: record.persistentRef))
         }
         return deleted
@@ -111,7 +111,7 @@ extension StoreSession {
         where Array(record.persistentRef) != keep {
             _ = try delete(
                 ItemQuery(
-                    itemClass: .internetPassword, accessGroups: searchGroups, synchronizable: nil,
+                    itemClass: .internetPassword, accessGroups: searchGroups, synchronizable: .any,
                     persistentRef: record.persistentRef))
         }
         return try upsert(.internetPassword, attributes: attributes, secret: secret, groups: [group])
@@ -163,7 +163,7 @@ extension Keystore {
         return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ItemRecord? in
             guard let item = try s.search(first, projection: projection).first else { return nil }
             _ = try s.delete(
-                ItemQuery(itemClass: item.itemClass, synchronizable: nil, persistentRef: item.persistentRef))
+                ItemQuery(itemClass: item.itemClass, synchronizable: .any, persistentRef: item.persistentRef))
             return item
         }
     }

@@ -56,9 +56,11 @@ package struct StoreSession: ~Copyable {
             shape |= 1 << 3
             values.append(.blob(codec.digest(accountAttribute, account)))
         }
-        if let sync = query.synchronizable {
+        switch query.synchronizable {
+        case .no, .yes:
             shape |= 1 << 4
-            values.append(.integer(sync ? 1 : 0))
+            values.append(.integer(query.synchronizable == .yes ? 1 : 0))
+        case .any: break
         }
         if let protection = query.protection {
             shape |= 1 << 5
@@ -68,7 +70,7 @@ package struct StoreSession: ~Copyable {
         if let groups = query.accessGroups {
             if groups.isEmpty { return [] }
             groupCount = groups.count
-            for group in groups { values.append(.blob(codec.digest("agrp", .string(group)))) }
+            for group in groups { values.append(.blob(codec.digest(.accessGroup, .string(group)))) }
         }
         shape |= groupCount << 6
         let sql = { [shape] () -> String in
@@ -186,7 +188,7 @@ package struct StoreSession: ~Copyable {
     static func isCoveredByIndex(_ query: ItemQuery) -> Bool {
         let name = ItemCodec.nameAttribute(query.itemClass)
         let account = ItemCodec.accountAttribute(query.itemClass)
-        return query.filters.keys.allSatisfy { $0 == account || $0 == name }
+        return query.filters.keys.allSatisfy { $0 == account.rawValue || $0 == name.rawValue }
     }
 
     // MARK: - Operations

@@ -81,7 +81,7 @@ extension SecItemCall {
             filters[.applicationLabel] = hash
             filters[.keyClass] = .integer(1)
             let keyQuery = ItemQuery(
-                itemClass: .key, filters: filters, accessGroups: gateway.identity.searchGroups, synchronizable: nil,
+                itemClass: .key, filters: filters, accessGroups: gateway.identity.searchGroups, synchronizable: .any,
                 limit: 1)
             guard
                 let key = try gateway.search(keyQuery, projection: withSecret ? [.attributes, .secret] : .attributes)

@@ -36,7 +36,7 @@ enum SecItemCall {
         // A query by persistent reference skips the implicit non-synchronizable filter (rule 13).
         let synchronizable: Synchronizable = request.persistentRef != nil ? .any : request.synchronizable ?? .no
         return ItemQuery(
-            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable.filter,
+            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable,
             protection: request.protection, persistentRef: request.persistentRef, limit: nil)
     }
 
@@ -144,11 +144,11 @@ enum SecItemCall {
                 throw KeychainFailure(.interactionNotAllowed, "the item needs authentication to change its access control")
             }
         }
-        if case .data(let bytes)? = attributes[AccessConstraints.attributeName],
+        if case .data(let bytes)? = attributes[.accessControl],
             let new = AccessConstraints(encoded: Array(bytes)), new.needsApplicationPassword
         {
             let password = try authorizer.applicationPasswordForNewItem()
-            attributes[AccessConstraints.attributeName] = .data(
+            attributes[.accessControl] = .data(
                 Data(AccessConstraints(rawValue: new.rawValue, applicationPassword: password).encoded))
         }
     }
@@ -199,13 +199,13 @@ enum SecItemCall {
                 keys.append(Keys.intern("class"))
                 objects.append((request.isIdentity ? "idnt" : item.itemClass.rawValue)._bridgeToObjectiveC())
                 for (name, value) in item.attributes
-                where name != AccessConstraints.attributeName && name != identityKeyMarker {
+                where name != AttributeName.accessControl.rawValue && name != identityKeyMarker {
                     keys.append(Keys.intern(name))
                     objects.append(foundationObject(value))
                 }
                 // Since iOS 11.3 every item's attributes carry kSecAttrAccessControl, derived from its
                 // accessibility when it has no constraints.
-                keys.append(Keys.intern(AccessConstraints.attributeName))
+                keys.append(Keys.intern(AttributeName.accessControl.rawValue))
                 objects.append(SecAccessControl(item: item))
             }
             if request.returnData {

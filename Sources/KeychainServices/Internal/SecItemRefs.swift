@@ -125,7 +125,8 @@ enum SecItemRefs {
         switch (itemClass, reference) {
         case (.key, let key as SecKey):
             let attributes = try keyItem(key).attributes
-            return attributes.filter { ["kcls", "type", "bsiz", "esiz", "klbl"].contains($0.key) }
+            let names: [AttributeName] = [.keyClass, .type, .keySizeInBits, .effectiveKeySize, .applicationLabel]
+            return attributes.filter { names.contains(AttributeName(rawValue: $0.key)) }
         case (.certificate, let certificate as SecCertificate):
             let attributes = try certificateItem(certificate).attributes
             let primaryKey = ItemGateway.primaryKeyNames(.certificate)

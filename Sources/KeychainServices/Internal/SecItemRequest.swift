@@ -235,7 +235,7 @@ struct SecItemRequest {
             // Certificate items store normalized names (SecCertificateCopyNormalizedIssuerSequence): a
             // query's issuer or subject is normalized the same way, so the DER of the name as it appears
             // in a certificate finds it.
-            for name in ["issr", "subj"] {
+            for name: AttributeName in [.issuer, .subject] {
                 if case .data(let der)? = request.attributes[name],
                     let normalized = Certificate.normalizedName(der: Array(der))
                 {
