@@ -93,6 +93,15 @@ extension SecretServiceProvider {
         case (.service, "ReadAlias"): return readAlias(call)
         case (.service, "SetAlias"): return try setAlias(call)
         case (.collection(let id), "Delete"):
+            if store.deleteCollectionNeedsPrompt(id) {
+                let promptPath = addPrompt(
+                    owner: call.sender,
+                    complete: { [unowned self] in
+                        (try? self.store.deleteCollectionFromPrompt(id)) == true ? Variant.objectPaths([]) : nil
+                    },
+                    dismissed: { Variant.objectPaths([]) })
+                return [Variant.objectPath(promptPath)]
+            }
             return try storeCall(call) { () throws(SecretStoreError) in try store.deleteCollection(id) }
         case (.collection(let id), "SearchItems"): return try searchCollection(call, id)
         case (.collection(let id), "CreateItem"): return try createItem(call, id)
@@ -176,6 +185,18 @@ extension SecretServiceProvider {
             guard Variant.isOfType(value, "s") else { throw DBusFailure.invalidArgs("Label must be a string") }
             label = try checkedLabel(Variant.readString(value))
         }
+        if store.createCollectionNeedsPrompt {
+            // A keychain: its password is asked when the client runs the prompt.
+            let promptPath = addPrompt(
+                owner: call.sender,
+                complete: { [unowned self] in
+                    guard let id = try? self.store.createCollectionFromPrompt(label: label) else { return nil }
+                    if !alias.isEmpty { try? self.store.setAlias(alias, to: id) }
+                    return Variant.objectPath(self.collectionPath(id))
+                },
+                dismissed: { Variant.objectPath("/") })
+            return [Variant.objectPath("/"), Variant.objectPath(promptPath)]
+        }
         do {
             let id = try store.createCollection(label: label)
             if !alias.isEmpty { try store.setAlias(alias, to: id) }
@@ -230,7 +251,13 @@ extension SecretServiceProvider {
             owner: call.sender,
             complete: { [unowned self] in
                 var done: [String] = []
-                for target in pending where (try? self.store.unlock(target.id)) != nil { done.append(target.path) }
+                for target in pending {
+                    switch Result(catching: { () throws(SecretStoreError) in try self.store.unlockFromPrompt(target.id) }) {
+                    case .success(true): done.append(target.path)
+                    case .success(false): if done.isEmpty { return nil }  // dismissed
+                    case .failure: continue
+                    }
+                }
                 return Variant.objectPaths(done)
             },
             dismissed: { Variant.objectPaths([]) })

@@ -81,7 +81,10 @@ extension SecretServiceProvider {
     // MARK: - Prompts
 
     /// Exports a prompt owned by `owner` and returns its path (Secret Service API, "Prompts and Prompting").
-    func addPrompt(owner: String, complete: @escaping () -> OpaquePointer, dismissed: @escaping () -> OpaquePointer)
+    /// `complete` runs the prompt's work when the client calls `Prompt` and returns the `Completed`
+    /// result, or `nil` when the user dismissed it (a cancelled pinentry); `dismissed` gives the result
+    /// of a dismissal.
+    func addPrompt(owner: String, complete: @escaping () -> OpaquePointer?, dismissed: @escaping () -> OpaquePointer)
         -> String
     {
         let id = String(nextPrompt)
@@ -90,17 +93,28 @@ extension SecretServiceProvider {
         return "\(Self.promptPrefix)/\(id)"
     }
 
-    /// `Prompt(s window_id)` and `Dismiss()`: answers at once, then emits `Completed(b dismissed, v result)`
-    /// on the prompt's path; the prompt is gone afterwards.
+    /// `Prompt(s window_id)` and `Dismiss()`: answers at once, then runs the prompt's work (which may ask
+    /// the user through pinentry) and emits `Completed(b dismissed, v result)` on the prompt's path; the
+    /// prompt is gone afterwards. The reply goes out first, so that a client's call timeout does not
+    /// run while the user types.
     func runPrompt(_ call: MethodCall, _ id: String, dismiss: Bool) throws -> [OpaquePointer] {
         guard let prompt = prompts[id], prompt.owner == call.sender else {
             throw DBusFailure.noSuchObject(call.path)
         }
         prompts[id] = nil
-        let result = dismiss ? prompt.dismissedResult() : prompt.complete()
-        // The reply goes out before the signal (both on this connection, in order).
         call.reply([])
-        emit(call.path, SecretServiceInterfaces.prompt, "Completed", [Variant.boolean(dismiss), Variant.boxed(result)])
+        g_dbus_connection_flush_sync(connection, nil, nil)
+        var dismissed = dismiss
+        var result: OpaquePointer
+        if dismiss {
+            result = prompt.dismissedResult()
+        } else if let completed = prompt.complete() {
+            result = completed
+        } else {
+            dismissed = true
+            result = prompt.dismissedResult()
+        }
+        emit(call.path, SecretServiceInterfaces.prompt, "Completed", [Variant.boolean(dismissed), Variant.boxed(result)])
         throw PromptAnswered()
     }
 }

@@ -59,8 +59,9 @@ package final class SecretServiceProvider {
     /// A pending prompt: what it does when the client calls `Prompt`, and who may call it.
     struct Prompt {
         let owner: String
-        /// Runs the prompt's work; returns the `Completed` signal's result (a floating `GVariant`).
-        let complete: () -> OpaquePointer
+        /// Runs the prompt's work; returns the `Completed` signal's result (a floating `GVariant`), or
+        /// `nil` when the user dismissed it.
+        let complete: () -> OpaquePointer?
         /// The result of a dismissal.
         let dismissedResult: () -> OpaquePointer
     }

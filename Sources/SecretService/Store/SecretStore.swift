@@ -186,4 +186,20 @@ package protocol SecretStore: AnyObject {
         throws(SecretStoreError)
     /// Deletes an item. - Throws: ``SecretStoreError/isLocked`` while locked.
     func deleteItem(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError)
+
+    // Prompt-driven operations (added for keychain-backed collections; each has a default in
+    // SecretStore+Prompts.swift, so stores that predate them need no change).
+
+    /// Whether `CreateCollection` answers with a prompt (which asks the new collection's password).
+    var createCollectionNeedsPrompt: Bool { get }
+    /// Whether `Collection.Delete` answers with a prompt (a confirmation).
+    func deleteCollectionNeedsPrompt(_ id: CollectionID) -> Bool
+    /// Unlocks a collection when its prompt runs (asking the user when needed).
+    /// - Returns: `false` when the user dismissed the prompt.
+    func unlockFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool
+    /// Creates a collection when its prompt runs (asking the user for a password when needed).
+    /// - Returns: `nil` when the user dismissed the prompt.
+    func createCollectionFromPrompt(label: String) throws(SecretStoreError) -> CollectionID?
+    /// Deletes a collection when its prompt runs. - Returns: `false` when the user dismissed it.
+    func deleteCollectionFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool
 }
