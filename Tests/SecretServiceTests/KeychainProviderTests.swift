@@ -145,7 +145,20 @@ struct KeychainProviderTests {
             #expect(Variant.withChild(secrets, 0, Variant.childCount) == 0)
             g_variant_unref(secrets)
             // `security unlock-keychain` in a terminal (the same kernel keyring): Unlock answers at once.
-            _ = try keystore.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+            let tool = Process()
+            tool.executableURL = URL(fileURLWithPath: PrivateBus.providerExecutable).deletingLastPathComponent()
+                .appendingPathComponent("security")
+            tool.arguments = ["unlock-keychain", home.location("login").databasePath]
+            tool.environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
+            let input = Pipe()
+            tool.standardInput = input
+            tool.standardOutput = FileHandle.nullDevice
+            tool.standardError = FileHandle.nullDevice
+            try tool.run()
+            input.fileHandleForWriting.write(Data("pw\n".utf8))
+            try input.fileHandleForWriting.close()
+            tool.waitUntilExit()
+            try #require(tool.terminationStatus == 0)
             let unlock = try bus.expectReply(
                 Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([Self.login])])
             #expect(Variant.withChild(unlock, 0, Variant.readStrings) == [Self.login])
