@@ -215,4 +215,73 @@ struct KeychainProviderTests {
             }
         }
     }
+
+    @Test("Items in keychain files are not lost by an exit: the provider still exits when idle, and serves them after")
+    func idleExitWithKeychainItems() throws {
+        try Self.with { bus, home in
+            try bus.startProvider(arguments: ["--idle-exit", "1"], keychainHome: home.root)
+            let session = try bus.openPlainSession()
+            let path = try bus.createItem(Self.login, label: "kept", attributes: ["k": "v"], secret: "s", session: session)
+            g_variant_unref(try bus.expectReply(session, "org.freedesktop.Secret.Session", "Close"))
+            let provider = try #require(bus.provider)
+            provider.waitUntilExit()
+            #expect(provider.terminationStatus == 0)
+            try bus.startProvider(keychainHome: home.root)
+            #expect(try Self.search(bus, ["k": "v"]).unlocked == [path])
+        }
+    }
+
+    @Test("CreateCollection makes a keychain with the password pinentry gives; Collection.Delete deletes it after its prompt")
+    func createAndDeleteKeychainCollection() throws {
+        try Self.with { bus, home in
+            try bus.startProvider(
+                keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: "new pw")])
+            let reply = try bus.expectReply(
+                Self.service, Self.serviceInterface, "CreateCollection",
+                [Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string("Work"))]), Variant.string("")])
+            #expect(Variant.withChild(reply, 0, Variant.readString) == "/")
+            let prompt = Variant.withChild(reply, 1, Variant.readString)
+            g_variant_unref(reply)
+            g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+            let work = "/org/freedesktop/secrets/collection/Work"
+            func collections() throws -> [String] {
+                let value = try bus.property(Self.service, Self.serviceInterface, "Collections")
+                defer { g_variant_unref(value) }
+                return Variant.readStrings(value)
+            }
+            // Hang guards while the prompt completes after its reply, not timing assertions.
+            for _ in 0..<500 where try !collections().contains(work) { usleep(10_000) }
+            #expect(try collections().contains(work))
+            #expect(try !Self.locked(bus, work))
+            let keystore = try Keystore(location: home.location("Work"), create: false)
+            #expect(try keystore.lockState() == .unlocked)
+            try keystore.lock()
+            _ = try keystore.unlock(password: SecureBytes(copying: Array("new pw".utf8)))
+            let delete = try bus.expectReply(work, Self.collectionInterface, "Delete")
+            let deletePrompt = Variant.withChild(delete, 0, Variant.readString)
+            g_variant_unref(delete)
+            #expect(deletePrompt.hasPrefix("/org/freedesktop/secrets/prompt/"))
+            #expect(FileManager.default.fileExists(atPath: home.location("Work").databasePath))
+            g_variant_unref(try bus.expectReply(deletePrompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+            for _ in 0..<500 where try collections().contains(work) { usleep(10_000) }
+            #expect(try !collections().contains(work))
+            #expect(!FileManager.default.fileExists(atPath: home.location("Work").databasePath))
+        }
+    }
+
+    @Test("A cancelled pinentry dismisses the unlock prompt and leaves the keychain locked")
+    func cancelledUnlock() throws {
+        try Self.with { bus, home in
+            try home.createKeychain("login", password: "pw")
+            try bus.startProvider(
+                keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: nil)])
+            let unlock = try bus.expectReply(Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([Self.login])])
+            let prompt = Variant.withChild(unlock, 1, Variant.readString)
+            g_variant_unref(unlock)
+            g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+            // The provider serves calls in order: this one runs after the prompt completed. The prompt is gone.
+            #expect(try Self.locked(bus, Self.login))
+            #expect(bus.errorName(prompt, "org.freedesktop.Secret.Prompt", "Dismiss") != nil)
+        }
+    }
 }

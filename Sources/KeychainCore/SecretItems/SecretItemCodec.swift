@@ -97,16 +97,18 @@ struct SecretItemCodec {
 
     /// Seals `contentType` and the secret under `itemKey`: `u16 length ‖ content type ‖ secret`.
     func sealSecret(_ secret: SecretItemSecret, itemKey: SecureBytes, number: Int64) -> [UInt8] {
-        let type = Array(secret.contentType.utf8.prefix(255))
-        let plain = SecureBytes(count: 2 + type.count + secret.value.count) { out in
-            out[0] = UInt8(type.count >> 8)
-            out[1] = UInt8(type.count & 0xFF)
-            for (index, byte) in type.enumerated() { out[2 + index] = byte }
-            secret.value.withUnsafeBytes { value in
-                UnsafeMutableRawBufferPointer(rebasing: out[(2 + type.count)...]).copyMemory(from: value)
+        var header: [UInt8] = [0, 0]
+        header.append(contentsOf: secret.contentType.utf8.prefix(255))
+        header[1] = UInt8(header.count - 2)
+        let value = secret.value
+        let plain = SecureBytes(count: header.count + value.count) { out in
+            header.withUnsafeBytes { out.copyMemory(from: $0) }
+            value.withUnsafeBytes { bytes in
+                if bytes.count > 0 { (out.baseAddress! + header.count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
             }
         }
-        return Sodium.seal(plain, key: itemKey, associatedData: associatedData(.secret, number: number, attributeSet: []))
+        let ad = associatedData(.secret, number: number, attributeSet: [])
+        return Sodium.seal(plain, key: itemKey, associatedData: ad)
     }
 
     /// - Throws: `.decode` when the box does not authenticate.

@@ -15,7 +15,7 @@ extension SecretServiceProvider {
         case (.collection(let id), SecretServiceInterfaces.collection, _):
             guard let info = store.collection(id) else { return nil }
             switch name {
-            case "Items": return Variant.objectPaths(((try? store.items(in: id)) ?? []).map { itemPath($0.id, in: id) })
+            case "Items": return Variant.objectPaths(((try? store.itemIDs(in: id)) ?? []).map { itemPath($0, in: id) })
             case "Label": return Variant.string(info.label)
             case "Locked": return Variant.boolean(info.locked)
             case "Created": return Variant.uint64(info.created)

@@ -154,8 +154,7 @@ package final class SecretServiceProvider {
             guard let id = CollectionID(parts[1]), store.collection(id) != nil else { return nil }
             return .collection(id)
         case ("collection", 3):
-            guard let id = CollectionID(parts[1]), let item = ItemID(parts[2]),
-                (try? store.item(item, in: id)) != nil
+            guard let id = CollectionID(parts[1]), let item = ItemID(parts[2]), store.hasItem(item, in: id)
             else { return nil }
             return .item(id, item)
         case ("aliases", 2):
@@ -186,9 +185,9 @@ package final class SecretServiceProvider {
         default:
             guard path.hasPrefix(Self.collectionPrefix + "/"),
                 let id = CollectionID(String(path.dropFirst(Self.collectionPrefix.count + 1))),
-                let items = try? store.items(in: id)
+                let items = try? store.itemIDs(in: id)
             else { return [] }
-            return items.map(\.id.rawValue)
+            return items.map(\.rawValue)
         }
     }
 
@@ -266,8 +265,8 @@ package final class SecretServiceProvider {
             // A lock or unlock changes every item's Locked property too.
             let locked = store.collection(id)?.locked
             if let locked, knownLocked.updateValue(locked, forKey: id) != locked {
-                for item in (try? store.items(in: id)) ?? [] {
-                    propertiesChanged(itemPath(item.id, in: id), SecretServiceInterfaces.item, ["Locked"])
+                for item in (try? store.itemIDs(in: id)) ?? [] {
+                    propertiesChanged(itemPath(item, in: id), SecretServiceInterfaces.item, ["Locked"])
                 }
             }
         case .itemCreated(let collection, let item):

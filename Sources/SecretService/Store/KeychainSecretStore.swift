@@ -246,6 +246,8 @@ package final class KeychainSecretStore: SecretStore {
         }
         do { try keychain.keystore.lock() } catch { throw Self.mapped(error) }
         refreshLock(keychain)
+        // A keychain without a password is always unlocked, like a device without a passcode.
+        guard keychain.locked else { throw .notSupported("\(keychain.label) has no password and cannot be locked") }
     }
 
     // MARK: - Items
@@ -262,6 +264,21 @@ package final class KeychainSecretStore: SecretStore {
         do { found = try keychain.keystore.secretItem(number) } catch { throw Self.mapped(error) }
         guard let found else { throw .noSuchObject }
         return Self.info(found)
+    }
+
+    /// Item numbers from the keychain (no metadata is opened), ascending.
+    package func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID] {
+        guard let keychain = keychains[collection] else { return try memory.itemIDs(in: collection) }
+        do { return try keychain.keystore.secretItemNumbers().map(Self.id) } catch { throw Self.mapped(error) }
+    }
+
+    /// Answered from the item numbers this store has seen (its own writes and the last poll); an
+    /// unknown number is looked up in the keychain, so another process's new item resolves at once.
+    package func hasItem(_ id: ItemID, in collection: CollectionID) -> Bool {
+        guard let keychain = keychains[collection] else { return memory.hasItem(id, in: collection) }
+        guard let number = Self.number(id) else { return false }
+        if keychain.known[number] != nil { return true }
+        return (try? keychain.keystore.secretItem(number)) != nil
     }
 
     package func search(_ attributes: [String: String], in collection: CollectionID?) -> [(CollectionID, ItemInfo)] {
@@ -481,8 +498,8 @@ package final class KeychainSecretStore: SecretStore {
             suffix += 1
         }
         do {
-            _ = try Keystore.create(location: location(candidate), password: password, parameters: configuration.kdf)
-            if let password { _ = try Keystore(location: location(candidate), create: false).unlock(password: password) }
+            let keystore = try Keystore.create(location: location(candidate), password: password, parameters: configuration.kdf)
+            if let password { _ = try keystore.unlock(password: password) }
         } catch {
             throw .invalidArgument("cannot create the keychain: \(error)")
         }

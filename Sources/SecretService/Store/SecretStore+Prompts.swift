@@ -30,4 +30,14 @@ extension SecretStore {
         try deleteCollection(id)
         return true
     }
+
+    /// Whether an item exists. Default: ``SecretStore/item(_:in:)`` succeeds.
+    package func hasItem(_ id: ItemID, in collection: CollectionID) -> Bool {
+        (try? item(id, in: collection)) != nil
+    }
+
+    /// Item identifiers. Default: those of ``SecretStore/items(in:)``.
+    package func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID] {
+        try items(in: collection).map(\.id)
+    }
 }

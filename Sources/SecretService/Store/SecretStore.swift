@@ -202,4 +202,10 @@ package protocol SecretStore: AnyObject {
     func createCollectionFromPrompt(label: String) throws(SecretStoreError) -> CollectionID?
     /// Deletes a collection when its prompt runs. - Returns: `false` when the user dismissed it.
     func deleteCollectionFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool
+    /// Whether an item exists (object path resolution, on every call on an item); cheaper than
+    /// ``item(_:in:)`` where a store can answer without reading the item.
+    func hasItem(_ id: ItemID, in collection: CollectionID) -> Bool
+    /// The identifiers of a collection's items, in the order of ``items(in:)``, without their metadata
+    /// (a collection's `Items` property, `Introspect`, lock-change signals).
+    func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID]
 }
