@@ -43,16 +43,35 @@ extension StoreSession {
     func secretItems(matching query: [String: String]) throws(KeychainFailure) -> [SecretItem] {
         guard try hasSecretItemTables() else { return [] }
         let codec = try secretItemCodec()
-        var sql = "SELECT \(Self.secretItemColumns) FROM ss_items"
+        var sql = "SELECT \(Self.secretItemColumns) FROM ss_items ORDER BY id"
         var values: [SQLValue] = []
         if !query.isEmpty {
-            // Each pair's digest selects the items holding it; their intersection is O(matches of each pair).
-            sql += " WHERE id IN ("
-                + Array(repeating: "SELECT item FROM ss_index WHERE digest = ?", count: query.count)
-                .joined(separator: " INTERSECT ") + ")"
-            values = query.map { .blob(codec.pairDigest($0.key, $0.value)) }
+            // The rarest pair drives the search, so that it costs O(its matches): each pair's matches are
+            // counted up to a bound (cheap on the (digest, item) key), then the driver's items are kept
+            // when every other pair's (digest, item) entry exists.
+            var digests = query.map { codec.pairDigest($0.key, $0.value) }
+            if digests.count > 1 {
+                var probed: [(count: Int64, digest: [UInt8])] = []
+                for digest in digests {
+                    do throws(SQLiteError) {
+                        let count = try database.scalar(
+                            "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 64)", [.blob(digest)])
+                        probed.append((count, digest))
+                    } catch {
+                        throw Self.failure(error)
+                    }
+                }
+                digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
+            }
+            let others = String(
+                repeating: " AND EXISTS (SELECT 1 FROM ss_index y WHERE y.digest = ? AND y.item = x.item)",
+                count: digests.count - 1)
+            sql = "SELECT i.id, i.serial, i.attribute_set, i.metadata, i.wrapped_key, i.secret, i.tag"
+            sql += " FROM ss_index x JOIN ss_items i ON i.id = x.item WHERE x.digest = ?"
+            sql += others
+            sql += " ORDER BY i.id"
+            values = digests.map { .blob($0) }
         }
-        sql += " ORDER BY id"
         var items: [SecretItem] = []
         for row in try secretItemRows(sql, values) {
             let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)

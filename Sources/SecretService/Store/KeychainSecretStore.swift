@@ -391,6 +391,9 @@ package final class KeychainSecretStore: SecretStore {
     /// since its caller reports it.
     private func syncItems(_ keychain: Keychain, own: Int64?) {
         guard let changes = try? keychain.keystore.secretItemChanges(after: keychain.serial) else { return }
+        // Every write and every delete advances the serial by one: when it advanced further than the rows
+        // written since, something was deleted (or written twice), and only then are the numbers listed.
+        let mayHaveDeleted = changes.latestSerial - keychain.serial > Int64(changes.written.count)
         var reported: [SecretStoreChange] = []
         for (number, serial) in changes.written {
             let previous = keychain.known.updateValue(serial, forKey: number)
@@ -398,9 +401,7 @@ package final class KeychainSecretStore: SecretStore {
             reported.append(previous == nil ? .itemCreated(keychain.id, Self.id(number)) : .itemChanged(keychain.id, Self.id(number)))
         }
         keychain.serial = changes.latestSerial
-        if !changes.written.isEmpty || own == nil, let numbers = try? keychain.keystore.secretItemNumbers(),
-            numbers.count != keychain.known.count
-        {
+        if mayHaveDeleted, let numbers = try? keychain.keystore.secretItemNumbers() {
             let present = Set(numbers)
             for number in keychain.known.keys where !present.contains(number) {
                 keychain.known[number] = nil
