@@ -41,9 +41,13 @@ struct KeychainHome {
 
     /// A pinentry that answers every GETPIN with `password` (Assuan: `D <data>`, `OK`), or cancels
     /// (`ERR 83886179`) when `password` is `nil`.
-    func scriptedPinentry(password: String?) throws -> String {
+    /// `delay` seconds pass before each answer (a user who takes their time); the script exits as soon
+    /// as the provider that started it has gone, so that no process outlives a test.
+    func scriptedPinentry(password: String?, delay: Int = 0) throws -> String {
         let path = root + "/pinentry-\(UUID().uuidString).sh"
-        let answer = password.map { "printf 'D %s\\nOK\\n' '\($0)'" } ?? "echo 'ERR 83886179 Operation cancelled'"
+        let wait = "for i in $(seq \(delay * 10)); do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.1; done; "
+        let answer = (delay > 0 ? wait : "")
+            + (password.map { "printf 'D %s\\nOK\\n' '\($0)'" } ?? "echo 'ERR 83886179 Operation cancelled'")
         let script = """
             #!/bin/sh
             echo 'OK Pleased to meet you'

@@ -269,19 +269,72 @@ struct KeychainProviderTests {
         }
     }
 
-    @Test("A cancelled pinentry dismisses the unlock prompt and leaves the keychain locked")
+    /// `Completed(b dismissed, v result)` signals, recorded on the test's thread.
+    final class CompletedRecorder {
+        var completions: [(dismissed: Bool, paths: [String])] = []
+    }
+
+    /// Runs `Unlock` of the login collection and its prompt; returns the prompt's `Completed` arguments,
+    /// after `whilePending` ran (while the user is still being asked).
+    static func unlockThroughPrompt(_ bus: PrivateBus, whilePending: () throws -> Void = {}) throws -> (dismissed: Bool, paths: [String])? {
+        let recorder = CompletedRecorder()
+        let box = Unmanaged.passRetained(recorder)
+        defer { box.release() }
+        let subscription = g_dbus_connection_signal_subscribe(
+            bus.client, nil, "org.freedesktop.Secret.Prompt", "Completed", nil, nil, G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, _, _, _, _, parameters, userData in
+                guard let parameters, let userData, Variant.isOfType(parameters, "(bv)") else { return }
+                let dismissed = Variant.withChild(parameters, 0, Variant.readBoolean)
+                let paths = Variant.withChild(parameters, 1) { boxed in
+                    let value = g_variant_get_variant(boxed)!
+                    defer { g_variant_unref(value) }
+                    return Variant.isOfType(value, "ao") ? Variant.readStrings(value) : []
+                }
+                Unmanaged<CompletedRecorder>.fromOpaque(userData).takeUnretainedValue().completions.append((dismissed, paths))
+            }, box.toOpaque(), nil)
+        defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
+        let unlock = try bus.expectReply(service, serviceInterface, "Unlock", [Variant.objectPaths([login])])
+        let prompt = Variant.withChild(unlock, 1, Variant.readString)
+        g_variant_unref(unlock)
+        g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+        try whilePending()
+        // A hang guard, not a timing assertion.
+        for _ in 0..<1_000 where recorder.completions.isEmpty {
+            while g_main_context_iteration(nil, 0) != 0 {}
+            if recorder.completions.isEmpty { usleep(10_000) }
+        }
+        return recorder.completions.first
+    }
+
+    @Test("A cancelled pinentry dismisses the unlock prompt (Completed(true)) and leaves the keychain locked")
     func cancelledUnlock() throws {
         try Self.with { bus, home in
             try home.createKeychain("login", password: "pw")
             try bus.startProvider(
                 keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: nil)])
-            let unlock = try bus.expectReply(Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([Self.login])])
-            let prompt = Variant.withChild(unlock, 1, Variant.readString)
-            g_variant_unref(unlock)
-            g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
-            // The provider serves calls in order: this one runs after the prompt completed. The prompt is gone.
+            let completed = try Self.unlockThroughPrompt(bus)
+            #expect(completed?.dismissed == true)
             #expect(try Self.locked(bus, Self.login))
-            #expect(bus.errorName(prompt, "org.freedesktop.Secret.Prompt", "Dismiss") != nil)
+        }
+    }
+
+    @Test("While pinentry is asking, the provider keeps serving, and an unlock by `security` completes the prompt")
+    func unlockByOtherMeansCompletesThePrompt() throws {
+        try Self.with { bus, home in
+            let keystore = try home.createKeychain("login", password: "pw")
+            // This pinentry answers only after the hang guard below has given up: only the unlock below can
+            // complete the prompt before that.
+            try bus.startProvider(
+                keychainHome: home.root,
+                extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: nil, delay: 60)])
+            let completed = try Self.unlockThroughPrompt(bus) {
+                // Served while the pinentry is still open.
+                #expect(try Self.locked(bus, Self.login))
+                _ = try keystore.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+            }
+            #expect(completed?.dismissed == false)
+            #expect(completed?.paths == [Self.login])
+            try keystore.lock()
         }
     }
 }

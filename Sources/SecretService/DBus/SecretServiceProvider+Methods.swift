@@ -260,8 +260,41 @@ extension SecretServiceProvider {
                 }
                 return Variant.objectPaths(done)
             },
-            dismissed: { Variant.objectPaths([]) })
+            dismissed: { Variant.objectPaths([]) },
+            background: backgroundUnlockStarter(pending))
         return [Variant.objectPaths(unlocked), Variant.objectPath(promptPath)]
+    }
+
+    /// When every pending collection's store can ask in the background: starts that work on a worker
+    /// thread and completes the prompt when the work ends or when all of them are unlocked by other means.
+    private func backgroundUnlockStarter(_ pending: [(path: String, id: CollectionID)])
+        -> ((String, @escaping (OpaquePointer?) -> Void) -> Void)?
+    {
+        let work = pending.compactMap { store.backgroundUnlock($0.id) }
+        guard work.count == pending.count else { return nil }
+        return { [unowned self] promptID, finish in
+            let job = BackgroundUnlock(work: work)
+            var finished = false
+            let unlockedPaths = { [unowned self] in
+                pending.filter { (try? self.store.unlockRequirement($0.id)) == UnlockRequirement.none }.map(\.path)
+            }
+            job.onPoll = {
+                let done = unlockedPaths()
+                guard !finished, done.count == pending.count else { return finished }
+                finished = true
+                finish(Variant.objectPaths(done))
+                return true
+            }
+            job.onResults = { answers in
+                guard !finished else { return }
+                finished = true
+                let done = unlockedPaths()
+                // Dismissed when nothing got unlocked and the user cancelled.
+                if done.isEmpty && answers.contains(false) { finish(nil) } else { finish(Variant.objectPaths(done)) }
+            }
+            backgroundPrompts[promptID] = job
+            job.start()
+        }
     }
 
     /// `Lock(ao objects) → (ao locked, o prompt)`: never prompts.

@@ -84,12 +84,15 @@ extension SecretServiceProvider {
     /// `complete` runs the prompt's work when the client calls `Prompt` and returns the `Completed`
     /// result, or `nil` when the user dismissed it (a cancelled pinentry); `dismissed` gives the result
     /// of a dismissal.
-    func addPrompt(owner: String, complete: @escaping () -> OpaquePointer?, dismissed: @escaping () -> OpaquePointer)
-        -> String
-    {
+    func addPrompt(
+        owner: String, complete: @escaping () -> OpaquePointer?, dismissed: @escaping () -> OpaquePointer,
+        background: ((_ id: String, _ finish: @escaping (OpaquePointer?) -> Void) -> Void)? = nil
+    ) -> String {
         let id = String(nextPrompt)
         nextPrompt += 1
-        prompts[id] = Prompt(owner: owner, complete: complete, dismissedResult: dismissed)
+        var prompt = Prompt(owner: owner, complete: complete, dismissedResult: dismissed)
+        if let background { prompt.background = { finish in background(id, finish) } }
+        prompts[id] = prompt
         return "\(Self.promptPrefix)/\(id)"
     }
 
@@ -104,6 +107,18 @@ extension SecretServiceProvider {
         prompts[id] = nil
         call.reply([])
         g_dbus_connection_flush_sync(connection, nil, nil)
+        let path = call.path
+        if !dismiss, let background = prompt.background {
+            background { [unowned self] result in
+                self.backgroundPrompts[id]?.stopPolling()
+                self.backgroundPrompts[id] = nil
+                self.emit(
+                    path, SecretServiceInterfaces.prompt, "Completed",
+                    [Variant.boolean(result == nil), Variant.boxed(result ?? prompt.dismissedResult())])
+                self.activityHandler?()
+            }
+            throw PromptAnswered()
+        }
         var dismissed = dismiss
         var result: OpaquePointer
         if dismiss {

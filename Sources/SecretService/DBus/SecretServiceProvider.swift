@@ -53,6 +53,8 @@ package final class SecretServiceProvider {
     private var knownLocked: [CollectionID: Bool] = [:]
     var sessions: [String: TransportSession] = [:]
     var prompts: [String: Prompt] = [:]
+    /// Prompts whose work runs in the background, by prompt id (they count as pending for idle exit).
+    var backgroundPrompts: [String: BackgroundUnlock] = [:]
     var nextSession = 1
     var nextPrompt = 1
 
@@ -64,6 +66,9 @@ package final class SecretServiceProvider {
         let complete: () -> OpaquePointer?
         /// The result of a dismissal.
         let dismissedResult: () -> OpaquePointer
+        /// When set, the prompt's work runs in the background instead of ``complete``: it is started on
+        /// the main context and calls its argument once with the result (`nil`: dismissed).
+        var background: ((@escaping (OpaquePointer?) -> Void) -> Void)? = nil
     }
 
     /// Prepares the provider for `connection` (a `GDBusConnection`, which it references).
@@ -130,7 +135,7 @@ package final class SecretServiceProvider {
 
     /// Open sessions and pending prompts (the provider is idle when both are zero).
     package var openSessionCount: Int { sessions.count }
-    package var pendingPromptCount: Int { prompts.count }
+    package var pendingPromptCount: Int { prompts.count + backgroundPrompts.count }
 
     // MARK: - Objects
 

@@ -239,6 +239,45 @@ package final class KeychainSecretStore: SecretStore {
         return try askPassword(keychain, purpose: "unlock")
     }
 
+    /// Asks through the prompter on the calling thread (the provider runs it on a worker thread) and
+    /// unlocks the keychain; stops as soon as another process has unlocked it.
+    package func backgroundUnlock(_ id: CollectionID) -> (@Sendable () -> Bool?)? {
+        guard let keychain = keychains[id] else { return nil }
+        let keystore = keychain.keystore
+        let label = keychain.label
+        return { Self.askUnlockPassword(keystore, label: label) }
+    }
+
+    /// Up to 3 pinentry attempts. - Returns: `true` once unlocked (by this or any process), `false` when
+    /// the user cancelled or gave 3 wrong passwords, `nil` when no prompt could be shown.
+    private static func askUnlockPassword(_ keystore: Keystore, label: String) -> Bool? {
+        var retryMessage: String?
+        for _ in 0..<3 {
+            if !isLocked(keystore) { return true }
+            let password: SecureBytes
+            do {
+                password = try Prompters.current().requestPassword(
+                    PasswordPrompt(
+                        title: "Unlock keychain",
+                        description: "An application wants access to the keychain “\(label)”, but it is locked.",
+                        label: "Password:", error: retryMessage))
+            } catch where error.status == .userCanceled {
+                return isLocked(keystore) ? false : true
+            } catch {
+                return nil
+            }
+            do {
+                _ = try keystore.unlock(password: password)
+                return true
+            } catch where error.status == .authFailed {
+                retryMessage = "Wrong password; try again."
+            } catch {
+                return nil
+            }
+        }
+        return !isLocked(keystore)
+    }
+
     package func lock(_ id: CollectionID) throws(SecretStoreError) {
         guard let keychain = keychains[id] else {
             try memory.lock(id)

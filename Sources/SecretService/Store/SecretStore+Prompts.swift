@@ -40,4 +40,7 @@ extension SecretStore {
     package func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID] {
         try items(in: collection).map(\.id)
     }
+
+    /// Default: `nil` (the prompt runs ``SecretStore/unlockFromPrompt(_:)`` on the provider's thread).
+    package func backgroundUnlock(_ id: CollectionID) -> (@Sendable () -> Bool?)? { nil }
 }

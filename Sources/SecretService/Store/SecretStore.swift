@@ -208,4 +208,9 @@ package protocol SecretStore: AnyObject {
     /// The identifiers of a collection's items, in the order of ``items(in:)``, without their metadata
     /// (a collection's `Items` property, `Introspect`, lock-change signals).
     func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID]
+    /// Work that asks for a collection's password and unlocks it, safe to run on another thread, so that
+    /// the provider keeps serving (and notices an unlock by other means) while the user types; `nil` when
+    /// ``unlockFromPrompt(_:)`` must run on the provider's thread. The work returns `true` once unlocked,
+    /// `false` when the user cancelled, `nil` when it could not ask.
+    func backgroundUnlock(_ id: CollectionID) -> (@Sendable () -> Bool?)?
 }
