@@ -94,7 +94,7 @@ struct KeychainProviderCrashTests {
                     }
                 }
             }
-            // The engine calls SecItemAdd makes, from this process's own connection.
+            // The engine calls SecItemAdd makes, from this process's own connection, at the same time.
             let engineFailures = Atomic(0)
             let secItem = Thread {
                 guard let keystore = try? Keystore(location: location, create: false) else {
@@ -112,20 +112,44 @@ struct KeychainProviderCrashTests {
                     }
                 }
             }
+            // SecItemAdd in other processes: the test helper (KeychainServices) on the same login keychain.
+            let helper = URL(fileURLWithPath: PrivateBus.providerExecutable).deletingLastPathComponent()
+                .appendingPathComponent("keychain-test-helper").path
+            let helperFailures = Atomic(0)
+            let helpers = Thread {
+                for index in 0..<10 {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: helper)
+                    process.arguments = ["add", "concurrency", "helper\(index)", "pw"]
+                    process.environment = environment.filter { $0.key != "KEYCHAIN_ENTITLEMENTS" }
+                    let output = Pipe()
+                    process.standardOutput = output
+                    process.standardError = FileHandle.nullDevice
+                    do {
+                        try process.run()
+                        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                        process.waitUntilExit()
+                        if text.trimmingCharacters(in: .whitespacesAndNewlines) != "0" { helperFailures.add(1) }
+                    } catch {
+                        helperFailures.add(1)
+                    }
+                }
+            }
             tool.start()
             secItem.start()
+            helpers.start()
             var created = 0
             for index in 0..<60 where Self.tryCreate(bus, index, session) != nil { created += 1 }
-            while tool.isExecuting || secItem.isExecuting || !tool.isFinished || !secItem.isFinished { usleep(10_000) }
+            while !tool.isFinished || !secItem.isFinished || !helpers.isFinished { usleep(10_000) }
             #expect(created == 60)
-            #expect(toolFailures.value == 0 && engineFailures.value == 0)
+            #expect(toolFailures.value == 0 && engineFailures.value == 0 && helperFailures.value == 0)
             let keystore = try Keystore(location: location, create: false)
             #expect(try keystore.secretItems(matching: [:]).count == 60)
             let passwords = try keystore.search(
                 ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("concurrency")], synchronizable: nil),
                 projection: [.attributes])
-            #expect(passwords.count == 50)
-            #expect(try keystore.verifyIntegrity() == 110)
+            #expect(passwords.count == 60)
+            #expect(try keystore.verifyIntegrity() == 120)
         }
     }
 }
