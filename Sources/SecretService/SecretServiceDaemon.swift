@@ -1,5 +1,11 @@
 internal import CGIO
 
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -9,12 +15,16 @@ internal import CGIO
 /// The `keychain-secret-service` program: connects to the session bus, exports the Secret Service,
 /// owns `org.freedesktop.secrets`, and runs GLib's main loop until it is idle, signalled or replaced.
 ///
-/// Usage: `keychain-secret-service [--replace] [--idle-exit SECONDS]`
+/// Usage: `keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory]`
 /// - `--replace`: take the name from the provider that owns it (if that one allows replacement).
 ///   Without it, when another provider owns the name, the program names that owner and exits with 2.
 /// - `--idle-exit SECONDS` (default ``defaultIdleExitSeconds``; `0`: never): exit after this many
 ///   seconds with no calls, no open sessions, no pending prompts and no in-memory data that would
 ///   be lost (items of the `session` collection, collections made in memory).
+///
+/// - `--store keychain` (the default): collections are the keychain files in `$XDG_DATA_HOME/keychains`
+///   (``KeychainSecretStore``), plus the in-memory `session` collection. `--store memory` (or
+///   `KEYCHAIN_SECRET_SERVICE_STORE=memory`) serves everything from memory (``MemorySecretStore``).
 ///
 /// Exit statuses: 0 after an idle exit, SIGTERM/SIGINT or losing the name to a `--replace`;
 /// 1 on a usage or bus error; 2 when another provider owns the name.
@@ -25,12 +35,14 @@ package enum SecretServiceDaemon {
     package static let busName = "org.freedesktop.secrets"
 
     static let usage = """
-        usage: keychain-secret-service [--replace] [--idle-exit SECONDS]
+        usage: keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory]
 
         Serves the freedesktop Secret Service (org.freedesktop.secrets) on the session bus.
           --replace            take the name over from the provider that owns it now
           --idle-exit SECONDS  exit after SECONDS idle with nothing in memory to lose
                                (default \(defaultIdleExitSeconds); 0 never exits)
+          --store keychain     collections are the keychains in $XDG_DATA_HOME/keychains (default)
+          --store memory       keep everything in memory (tests; also KEYCHAIN_SECRET_SERVICE_STORE=memory)
           -h, --help           show this help
 
         """
@@ -39,6 +51,7 @@ package enum SecretServiceDaemon {
     package static func main(arguments: [String]) -> Int32 {
         var replace = false
         var idleExit = defaultIdleExitSeconds
+        var memoryOnly = ProcessInfo.processInfo.environment["KEYCHAIN_SECRET_SERVICE_STORE"] == "memory"
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {
             switch argument {
@@ -52,6 +65,14 @@ package enum SecretServiceDaemon {
                     return 1
                 }
                 idleExit = value
+            case "--store":
+                switch rest.popFirst() {
+                case "keychain": memoryOnly = false
+                case "memory": memoryOnly = true
+                default:
+                    printError("keychain-secret-service: --store takes keychain or memory")
+                    return 1
+                }
             default:
                 printError("keychain-secret-service: unknown option \(argument)\n\(usage)")
                 return 1
@@ -64,7 +85,8 @@ package enum SecretServiceDaemon {
             return 1
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
-        let daemon = RunningDaemon(connection: connection, idleExit: idleExit)
+        let store: any SecretStore = memoryOnly ? MemorySecretStore() : KeychainSecretStore()
+        let daemon = RunningDaemon(connection: connection, idleExit: idleExit, store: store)
         return daemon.run(replace: replace)
     }
 
@@ -101,11 +123,11 @@ private final class RunningDaemon {
     var sources: [guint] = []
     var nameLostSubscription: guint = 0
 
-    init(connection: OpaquePointer, idleExit: UInt32) {
+    init(connection: OpaquePointer, idleExit: UInt32, store: any SecretStore) {
         self.connection = connection
         self.idleExit = idleExit
         loop = g_main_loop_new(nil, 0)
-        provider = SecretServiceProvider(connection: connection, store: MemorySecretStore())
+        provider = SecretServiceProvider(connection: connection, store: store)
     }
 
     deinit {
@@ -229,9 +251,12 @@ private final class RunningDaemon {
     }
 
     private func busCall(_ method: String, _ parameters: OpaquePointer, _ replyType: String) -> OpaquePointer? {
-        g_dbus_connection_call_sync(
-            connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
-            cgio_variant_type(replyType), G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
+        // withCString: the type string must live until the call returns (see Variant.array).
+        replyType.withCString { type in
+            g_dbus_connection_call_sync(
+                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
+                cgio_variant_type(type), G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
+        }
     }
 }
 

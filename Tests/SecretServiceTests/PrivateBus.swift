@@ -74,17 +74,32 @@ final class PrivateBus {
     }
 
     /// Starts a provider process on this bus and waits until it owns `org.freedesktop.secrets`.
-    func startProvider(arguments: [String] = ["--idle-exit", "0"]) throws {
-        provider = try Self.launchProvider(address: address, arguments: arguments)
+    func startProvider(
+        arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil, extraEnvironment: [String: String] = [:]
+    ) throws {
+        provider = try Self.launchProvider(
+            address: address, arguments: arguments, keychainHome: keychainHome, extraEnvironment: extraEnvironment)
         try waitForOwner()
     }
 
-    static func launchProvider(address: String, arguments: [String], stderr: Pipe? = nil) throws -> Process {
+    /// Starts a provider. Without `keychainHome` it serves memory only (`KEYCHAIN_SECRET_SERVICE_STORE=memory`);
+    /// with one, its keychains, device key and preferences live under that folder (never the user's).
+    static func launchProvider(
+        address: String, arguments: [String], stderr: Pipe? = nil, keychainHome: String? = nil,
+        extraEnvironment: [String: String] = [:]
+    ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: providerExecutable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        if let keychainHome {
+            environment.merge(KeychainHome.environment(keychainHome)) { _, new in new }
+            environment["KEYCHAIN_SECRET_SERVICE_STORE"] = "keychain"
+        } else {
+            environment["KEYCHAIN_SECRET_SERVICE_STORE"] = "memory"
+        }
+        environment.merge(extraEnvironment) { _, new in new }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = stderr ?? FileHandle.nullDevice

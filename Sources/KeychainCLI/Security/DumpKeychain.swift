@@ -3,6 +3,9 @@ internal import KeychainCore
 /// `security dump-keychain [-ad] [keychain...]`: prints every generic and internet password's
 /// attribute block (Apple's `do_keychain_dump`); `-d` adds `data:` and the secret after each.
 ///
+/// Freedesktop Secret Service items in the keychain follow, by label and attribute names; their
+/// secrets only with `-d` (``dumpSecretServiceItems(_:path:_:)``).
+///
 /// `-a` (access control lists) is accepted and prints nothing more: there are no ACLs here.
 /// Exit 0, or the low 8 bits of the `OSStatus` when a keychain cannot be read.
 struct DumpKeychain: SecuritySubcommand {
@@ -63,11 +66,37 @@ struct DumpKeychain: SecuritySubcommand {
                         }
                     }
                 }
+                try dumpSecretServiceItems(store, path: target.location.databasePath, context)
             } catch {
                 return context.fail("SecKeychainSearchCopyNext", error)
             }
         }
         return 0
+    }
+}
+
+extension DumpKeychain {
+    /// Freedesktop Secret Service items (issue 17): a block each with the label and the attribute
+    /// names (values can name accounts, so they are left out), then with `-d` the content type and
+    /// the secret. Their class `"ssvc"` is this project's: macOS has no such items.
+    func dumpSecretServiceItems(_ store: Keystore, path: String, _ context: SecurityContext) throws(KeychainFailure) {
+        for item in try store.secretItems(matching: [:]) {
+            var text = "keychain: " + AppleFormat.buffer(Array(path.utf8)) + "\n"
+            text += "class: \"ssvc\"\nattributes:\n"
+            text += "    \"labl\"<blob>=" + AppleFormat.buffer(Array(item.label.utf8)) + "\n"
+            text += "    \"item\"<uint32>=\(item.number)\n"
+            for name in item.attributes.keys.sorted() {
+                text += "    \"attr\"<name>=" + AppleFormat.buffer(Array(name.utf8)) + "\n"
+            }
+            context.io.output.write(text)
+            if showData {
+                let secret = try store.secretItemSecret(item.number)
+                context.io.output.line("content type: " + AppleFormat.buffer(Array(secret.contentType.utf8)))
+                context.io.output.line("data:")
+                secret.value.withUnsafeBytes { context.io.output.write(AppleFormat.buffer($0)) }
+                context.io.output.line("")
+            }
+        }
     }
 }
 

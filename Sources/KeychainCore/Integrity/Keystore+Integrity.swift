@@ -3,7 +3,8 @@ extension Keystore {
     /// and the XOR of all tags against the stored accumulator. Detects an edited row, a row replayed
     /// from an older copy of the file, and a row removed or inserted behind the engine's back
     /// (a rollback of the whole file to an older copy is not detectable from the file alone).
-    /// - Returns: the number of items checked.
+    /// Secret Service items (`ss_items`) are checked the same way against their own accumulator.
+    /// - Returns: the number of items checked, Secret Service items included.
     /// - Throws: `.decode` naming what does not match; `.invalidKeychain` when SQLite reports corruption.
     package func verifyIntegrity() throws(KeychainFailure) -> Int {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in
@@ -35,7 +36,8 @@ extension Keystore {
                 throw KeychainFailure(
                     .decode, "the keychain's items do not match its integrity record: a row was replayed, removed or added")
             }
-            return count
+            // Secret Service rows have their own accumulator (SecretItemSchema): checked here too.
+            return count + (try s.verifySecretItems())
         }
     }
 }

@@ -93,6 +93,15 @@ extension SecretServiceProvider {
         case (.service, "ReadAlias"): return readAlias(call)
         case (.service, "SetAlias"): return try setAlias(call)
         case (.collection(let id), "Delete"):
+            if store.deleteCollectionNeedsPrompt(id) {
+                let promptPath = addPrompt(
+                    owner: call.sender,
+                    complete: { [unowned self] in
+                        (try? self.store.deleteCollectionFromPrompt(id)) == true ? Variant.objectPaths([]) : nil
+                    },
+                    dismissed: { Variant.objectPaths([]) })
+                return [Variant.objectPath(promptPath)]
+            }
             return try storeCall(call) { () throws(SecretStoreError) in try store.deleteCollection(id) }
         case (.collection(let id), "SearchItems"): return try searchCollection(call, id)
         case (.collection(let id), "CreateItem"): return try createItem(call, id)
@@ -176,6 +185,18 @@ extension SecretServiceProvider {
             guard Variant.isOfType(value, "s") else { throw DBusFailure.invalidArgs("Label must be a string") }
             label = try checkedLabel(Variant.readString(value))
         }
+        if store.createCollectionNeedsPrompt {
+            // A keychain: its password is asked when the client runs the prompt.
+            let promptPath = addPrompt(
+                owner: call.sender,
+                complete: { [unowned self] in
+                    guard let id = try? self.store.createCollectionFromPrompt(label: label) else { return nil }
+                    if !alias.isEmpty { try? self.store.setAlias(alias, to: id) }
+                    return Variant.objectPath(self.collectionPath(id))
+                },
+                dismissed: { Variant.objectPath("/") })
+            return [Variant.objectPath("/"), Variant.objectPath(promptPath)]
+        }
         do {
             let id = try store.createCollection(label: label)
             if !alias.isEmpty { try store.setAlias(alias, to: id) }
@@ -230,11 +251,50 @@ extension SecretServiceProvider {
             owner: call.sender,
             complete: { [unowned self] in
                 var done: [String] = []
-                for target in pending where (try? self.store.unlock(target.id)) != nil { done.append(target.path) }
+                for target in pending {
+                    switch Result(catching: { () throws(SecretStoreError) in try self.store.unlockFromPrompt(target.id) }) {
+                    case .success(true): done.append(target.path)
+                    case .success(false): if done.isEmpty { return nil }  // dismissed
+                    case .failure: continue
+                    }
+                }
                 return Variant.objectPaths(done)
             },
-            dismissed: { Variant.objectPaths([]) })
+            dismissed: { Variant.objectPaths([]) },
+            background: backgroundUnlockStarter(pending))
         return [Variant.objectPaths(unlocked), Variant.objectPath(promptPath)]
+    }
+
+    /// When every pending collection's store can ask in the background: starts that work on a worker
+    /// thread and completes the prompt when the work ends or when all of them are unlocked by other means.
+    private func backgroundUnlockStarter(_ pending: [(path: String, id: CollectionID)])
+        -> ((String, @escaping (OpaquePointer?) -> Void) -> Void)?
+    {
+        let work = pending.compactMap { store.backgroundUnlock($0.id) }
+        guard work.count == pending.count else { return nil }
+        return { [unowned self] promptID, finish in
+            let job = BackgroundUnlock(work: work)
+            var finished = false
+            let unlockedPaths = { [unowned self] in
+                pending.filter { (try? self.store.unlockRequirement($0.id)) == UnlockRequirement.none }.map(\.path)
+            }
+            job.onPoll = {
+                let done = unlockedPaths()
+                guard !finished, done.count == pending.count else { return finished }
+                finished = true
+                finish(Variant.objectPaths(done))
+                return true
+            }
+            job.onResults = { answers in
+                guard !finished else { return }
+                finished = true
+                let done = unlockedPaths()
+                // Dismissed when nothing got unlocked and the user cancelled.
+                if done.isEmpty && answers.contains(false) { finish(nil) } else { finish(Variant.objectPaths(done)) }
+            }
+            backgroundPrompts[promptID] = job
+            job.start()
+        }
     }
 
     /// `Lock(ao objects) → (ao locked, o prompt)`: never prompts.

@@ -15,7 +15,7 @@ extension SecretServiceProvider {
         case (.collection(let id), SecretServiceInterfaces.collection, _):
             guard let info = store.collection(id) else { return nil }
             switch name {
-            case "Items": return Variant.objectPaths(((try? store.items(in: id)) ?? []).map { itemPath($0.id, in: id) })
+            case "Items": return Variant.objectPaths(((try? store.itemIDs(in: id)) ?? []).map { itemPath($0, in: id) })
             case "Label": return Variant.string(info.label)
             case "Locked": return Variant.boolean(info.locked)
             case "Created": return Variant.uint64(info.created)
@@ -81,26 +81,55 @@ extension SecretServiceProvider {
     // MARK: - Prompts
 
     /// Exports a prompt owned by `owner` and returns its path (Secret Service API, "Prompts and Prompting").
-    func addPrompt(owner: String, complete: @escaping () -> OpaquePointer, dismissed: @escaping () -> OpaquePointer)
-        -> String
-    {
+    /// `complete` runs the prompt's work when the client calls `Prompt` and returns the `Completed`
+    /// result, or `nil` when the user dismissed it (a cancelled pinentry); `dismissed` gives the result
+    /// of a dismissal.
+    func addPrompt(
+        owner: String, complete: @escaping () -> OpaquePointer?, dismissed: @escaping () -> OpaquePointer,
+        background: ((_ id: String, _ finish: @escaping (OpaquePointer?) -> Void) -> Void)? = nil
+    ) -> String {
         let id = String(nextPrompt)
         nextPrompt += 1
-        prompts[id] = Prompt(owner: owner, complete: complete, dismissedResult: dismissed)
+        var prompt = Prompt(owner: owner, complete: complete, dismissedResult: dismissed)
+        if let background { prompt.background = { finish in background(id, finish) } }
+        prompts[id] = prompt
         return "\(Self.promptPrefix)/\(id)"
     }
 
-    /// `Prompt(s window_id)` and `Dismiss()`: answers at once, then emits `Completed(b dismissed, v result)`
-    /// on the prompt's path; the prompt is gone afterwards.
+    /// `Prompt(s window_id)` and `Dismiss()`: answers at once, then runs the prompt's work (which may ask
+    /// the user through pinentry) and emits `Completed(b dismissed, v result)` on the prompt's path; the
+    /// prompt is gone afterwards. The reply goes out first, so that a client's call timeout does not
+    /// run while the user types.
     func runPrompt(_ call: MethodCall, _ id: String, dismiss: Bool) throws -> [OpaquePointer] {
         guard let prompt = prompts[id], prompt.owner == call.sender else {
             throw DBusFailure.noSuchObject(call.path)
         }
         prompts[id] = nil
-        let result = dismiss ? prompt.dismissedResult() : prompt.complete()
-        // The reply goes out before the signal (both on this connection, in order).
         call.reply([])
-        emit(call.path, SecretServiceInterfaces.prompt, "Completed", [Variant.boolean(dismiss), Variant.boxed(result)])
+        g_dbus_connection_flush_sync(connection, nil, nil)
+        let path = call.path
+        if !dismiss, let background = prompt.background {
+            background { [unowned self] result in
+                self.backgroundPrompts[id]?.stopPolling()
+                self.backgroundPrompts[id] = nil
+                self.emit(
+                    path, SecretServiceInterfaces.prompt, "Completed",
+                    [Variant.boolean(result == nil), Variant.boxed(result ?? prompt.dismissedResult())])
+                self.activityHandler?()
+            }
+            throw PromptAnswered()
+        }
+        var dismissed = dismiss
+        var result: OpaquePointer
+        if dismiss {
+            result = prompt.dismissedResult()
+        } else if let completed = prompt.complete() {
+            result = completed
+        } else {
+            dismissed = true
+            result = prompt.dismissedResult()
+        }
+        emit(call.path, SecretServiceInterfaces.prompt, "Completed", [Variant.boolean(dismissed), Variant.boxed(result)])
         throw PromptAnswered()
     }
 }

@@ -53,16 +53,22 @@ package final class SecretServiceProvider {
     private var knownLocked: [CollectionID: Bool] = [:]
     var sessions: [String: TransportSession] = [:]
     var prompts: [String: Prompt] = [:]
+    /// Prompts whose work runs in the background, by prompt id (they count as pending for idle exit).
+    var backgroundPrompts: [String: BackgroundUnlock] = [:]
     var nextSession = 1
     var nextPrompt = 1
 
     /// A pending prompt: what it does when the client calls `Prompt`, and who may call it.
     struct Prompt {
         let owner: String
-        /// Runs the prompt's work; returns the `Completed` signal's result (a floating `GVariant`).
-        let complete: () -> OpaquePointer
+        /// Runs the prompt's work; returns the `Completed` signal's result (a floating `GVariant`), or
+        /// `nil` when the user dismissed it.
+        let complete: () -> OpaquePointer?
         /// The result of a dismissal.
         let dismissedResult: () -> OpaquePointer
+        /// When set, the prompt's work runs in the background instead of ``complete``: it is started on
+        /// the main context and calls its argument once with the result (`nil`: dismissed).
+        var background: ((@escaping (OpaquePointer?) -> Void) -> Void)? = nil
     }
 
     /// Prepares the provider for `connection` (a `GDBusConnection`, which it references).
@@ -129,7 +135,7 @@ package final class SecretServiceProvider {
 
     /// Open sessions and pending prompts (the provider is idle when both are zero).
     package var openSessionCount: Int { sessions.count }
-    package var pendingPromptCount: Int { prompts.count }
+    package var pendingPromptCount: Int { prompts.count + backgroundPrompts.count }
 
     // MARK: - Objects
 
@@ -153,8 +159,7 @@ package final class SecretServiceProvider {
             guard let id = CollectionID(parts[1]), store.collection(id) != nil else { return nil }
             return .collection(id)
         case ("collection", 3):
-            guard let id = CollectionID(parts[1]), let item = ItemID(parts[2]),
-                (try? store.item(item, in: id)) != nil
+            guard let id = CollectionID(parts[1]), let item = ItemID(parts[2]), store.hasItem(item, in: id)
             else { return nil }
             return .item(id, item)
         case ("aliases", 2):
@@ -185,9 +190,9 @@ package final class SecretServiceProvider {
         default:
             guard path.hasPrefix(Self.collectionPrefix + "/"),
                 let id = CollectionID(String(path.dropFirst(Self.collectionPrefix.count + 1))),
-                let items = try? store.items(in: id)
+                let items = try? store.itemIDs(in: id)
             else { return [] }
-            return items.map(\.id.rawValue)
+            return items.map(\.rawValue)
         }
     }
 
@@ -265,8 +270,8 @@ package final class SecretServiceProvider {
             // A lock or unlock changes every item's Locked property too.
             let locked = store.collection(id)?.locked
             if let locked, knownLocked.updateValue(locked, forKey: id) != locked {
-                for item in (try? store.items(in: id)) ?? [] {
-                    propertiesChanged(itemPath(item.id, in: id), SecretServiceInterfaces.item, ["Locked"])
+                for item in (try? store.itemIDs(in: id)) ?? [] {
+                    propertiesChanged(itemPath(item, in: id), SecretServiceInterfaces.item, ["Locked"])
                 }
             }
         case .itemCreated(let collection, let item):

@@ -20,7 +20,9 @@ enum Variant {
     /// An array whose element type is `elementType` (needed for empty arrays).
     static func array(_ elementType: String, _ children: [OpaquePointer]) -> OpaquePointer {
         var children = children.map { Optional($0) }
-        return g_variant_new_array(cgio_variant_type(elementType), &children, gsize(children.count))!
+        // The type string must outlive the call that reads it: a String passed straight to
+        // cgio_variant_type is a temporary that dies when that cast returns (a use after free).
+        return elementType.withCString { g_variant_new_array(cgio_variant_type($0), &children, gsize(children.count))! }
     }
 
     /// `ao`.
@@ -42,7 +44,7 @@ enum Variant {
 
     /// `ay`, copied from `bytes` into GLib's memory.
     static func bytes(_ bytes: UnsafeRawBufferPointer) -> OpaquePointer {
-        g_variant_new_fixed_array(cgio_variant_type("y"), bytes.baseAddress, gsize(bytes.count), 1)!
+        "y".withCString { g_variant_new_fixed_array(cgio_variant_type($0), bytes.baseAddress, gsize(bytes.count), 1)! }
     }
 
     static func bytes(_ bytes: [UInt8]) -> OpaquePointer { bytes.withUnsafeBytes { Self.bytes($0) } }
@@ -50,7 +52,7 @@ enum Variant {
     // MARK: - Reading
 
     static func isOfType(_ value: OpaquePointer, _ type: String) -> Bool {
-        g_variant_is_of_type(value, cgio_variant_type(type)) != 0
+        type.withCString { g_variant_is_of_type(value, cgio_variant_type($0)) != 0 }
     }
 
     /// Child `index` of a container, given to `body`, then released.

@@ -186,4 +186,31 @@ package protocol SecretStore: AnyObject {
         throws(SecretStoreError)
     /// Deletes an item. - Throws: ``SecretStoreError/isLocked`` while locked.
     func deleteItem(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError)
+
+    // Prompt-driven operations (added for keychain-backed collections; each has a default in
+    // SecretStore+Prompts.swift, so stores that predate them need no change).
+
+    /// Whether `CreateCollection` answers with a prompt (which asks the new collection's password).
+    var createCollectionNeedsPrompt: Bool { get }
+    /// Whether `Collection.Delete` answers with a prompt (a confirmation).
+    func deleteCollectionNeedsPrompt(_ id: CollectionID) -> Bool
+    /// Unlocks a collection when its prompt runs (asking the user when needed).
+    /// - Returns: `false` when the user dismissed the prompt.
+    func unlockFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool
+    /// Creates a collection when its prompt runs (asking the user for a password when needed).
+    /// - Returns: `nil` when the user dismissed the prompt.
+    func createCollectionFromPrompt(label: String) throws(SecretStoreError) -> CollectionID?
+    /// Deletes a collection when its prompt runs. - Returns: `false` when the user dismissed it.
+    func deleteCollectionFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool
+    /// Whether an item exists (object path resolution, on every call on an item); cheaper than
+    /// ``item(_:in:)`` where a store can answer without reading the item.
+    func hasItem(_ id: ItemID, in collection: CollectionID) -> Bool
+    /// The identifiers of a collection's items, in the order of ``items(in:)``, without their metadata
+    /// (a collection's `Items` property, `Introspect`, lock-change signals).
+    func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID]
+    /// Work that asks for a collection's password and unlocks it, safe to run on another thread, so that
+    /// the provider keeps serving (and notices an unlock by other means) while the user types; `nil` when
+    /// ``unlockFromPrompt(_:)`` must run on the provider's thread. The work returns `true` once unlocked,
+    /// `false` when the user cancelled, `nil` when it could not ask.
+    func backgroundUnlock(_ id: CollectionID) -> (@Sendable () -> Bool?)?
 }

@@ -1,0 +1,107 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// Freedesktop Secret Service items stored in this keychain (issue 17): the engine side of the
+/// `keychain-secret-service` provider's keychain-backed collections.
+///
+/// Each call is one SQLite transaction (writes `BEGIN IMMEDIATE`, through ``write(foreign:_:)``), so
+/// the provider, the `security` tool and SecItem callers can use the same file at once. Metadata
+/// (label, attributes, dates) and searches work while the keychain is locked; secrets and every
+/// write need it unlocked (`.interactionNotAllowed` otherwise, the provider's `IsLocked`).
+/// Layout and keys: ``SecretItemSchema``, ``SecretItemCodec``; `docs/ARCHITECTURE.md`,
+/// "Secret Service items in keychain files".
+extension Keystore {
+    /// Items whose attributes contain every pair of `query` exactly (`[:]`: all), by number.
+    /// Works while locked; O(matches) through the keyed digest index.
+    /// - Throws: `.interactionNotAllowed` while the keychain is foreign (waiting for adoption);
+    ///   `.decode` when a row does not authenticate; `.io`.
+    package func secretItems(matching query: [String: String]) throws(KeychainFailure) -> [SecretItem] {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItems(matching: query) }
+    }
+
+    /// One item's metadata, or `nil` when there is no item with that number. Works while locked.
+    /// - Throws: as ``secretItems(matching:)``.
+    package func secretItem(_ number: Int64) throws(KeychainFailure) -> SecretItem? {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItem(number) }
+    }
+
+    /// One item's secret and content type.
+    /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while locked; `.decode`.
+    package func secretItemSecret(_ number: Int64) throws(KeychainFailure) -> SecretItemSecret {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItemSecret(number) }
+    }
+
+    /// Creates an item, or with `replace` replaces the label and secret of the item whose attribute set
+    /// *equals* `attributes` (Secret Service API, `CreateItem`: "same attributes"; never an item that
+    /// merely contains them). One transaction.
+    /// - Parameter now: seconds since the Unix epoch for `Created`/`Modified`.
+    /// - Returns: the item's number and whether it replaced one.
+    /// - Throws: `.interactionNotAllowed` while locked; `.dataTooLarge` above 4 MiB; `.diskFull`; `.io`.
+    package func createSecretItem(
+        label: String, attributes: [String: String], secret: SecretItemSecret, replace: Bool,
+        now: UInt64 = Keystore.secondsNow()
+    ) throws(KeychainFailure) -> (number: Int64, replaced: Bool) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.createSecretItem(label: label, attributes: attributes, secret: secret, replace: replace, now: now)
+        }
+    }
+
+    /// Replaces an item's secret.
+    /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while locked; `.dataTooLarge`.
+    package func setSecretItemSecret(_ number: Int64, _ secret: SecretItemSecret, now: UInt64 = Keystore.secondsNow())
+        throws(KeychainFailure)
+    {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.setSecretItemSecret(number, secret, now: now)
+        }
+    }
+
+    /// Replaces an item's label, its attributes (re-indexed in the same transaction), or both.
+    /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while locked.
+    package func updateSecretItem(
+        _ number: Int64, label: String? = nil, attributes: [String: String]? = nil, now: UInt64 = Keystore.secondsNow()
+    ) throws(KeychainFailure) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.updateSecretItem(number, label: label, attributes: attributes, now: now)
+        }
+    }
+
+    /// Deletes an item. - Returns: whether it existed.
+    /// - Throws: `.interactionNotAllowed` while locked.
+    @discardableResult
+    package func deleteSecretItem(_ number: Int64) throws(KeychainFailure) -> Bool {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.deleteSecretItem(number) }
+    }
+
+    /// Items written after `serial` (a value from an earlier answer; 0 for all), for noticing other
+    /// processes' changes. Deletions show as numbers missing from ``secretItemNumbers()``.
+    package func secretItemChanges(after serial: Int64) throws(KeychainFailure) -> SecretItemChanges {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItemChanges(after: serial) }
+    }
+
+    /// Every item number, ascending. Works while locked.
+    package func secretItemNumbers() throws(KeychainFailure) -> [Int64] {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItemNumbers() }
+    }
+
+    /// SQLite's `PRAGMA data_version` of this connection: changes when another connection (another
+    /// process, another `Keystore`) commits. Cheap: no transaction, no key.
+    package func externalDataVersion() throws(KeychainFailure) -> Int64 {
+        try session.withLock { (session: inout StoreSession) throws(KeychainFailure) -> Int64 in
+            do throws(SQLiteError) { return try session.database.dataVersion() } catch { throw StoreSession.failure(error) }
+        }
+    }
+
+    /// Checks the Secret Service rows only (also part of ``verifyIntegrity()``).
+    /// - Returns: the number of Secret Service items.
+    /// - Throws: `.decode` naming what does not match.
+    package func verifySecretItems() throws(KeychainFailure) -> Int {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.verifySecretItems() }
+    }
+
+    /// Seconds since the Unix epoch, now.
+    package static func secondsNow() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970)) }
+}

@@ -1,0 +1,187 @@
+/// Seals Secret Service items into rows and opens them (issue 17; `docs/ARCHITECTURE.md`,
+/// "Secret Service items in keychain files").
+///
+/// Three keys are derived from the keychain's index key (device slot, so available while the
+/// keychain is locked, as the digest index is), each with keyed BLAKE2b and its own context:
+/// - the **metadata key** seals label, attributes and dates (XChaCha20-Poly1305), so that they stay
+///   readable while locked, as the Secret Service requires;
+/// - the **digest key** makes the 16-byte digest of each (name, value) pair (`ss_index`) and the
+///   32-byte digest of the whole attribute set (`ss_items.attribute_set`);
+/// - the **tag key** makes each row's integrity tag.
+///
+/// The secret and its content type are sealed by a random item key, which the WhenUnlocked class key
+/// wraps: unreadable while the keychain is locked. Associated data binds every ciphertext to the
+/// keychain id, the item number and its part, and the metadata also to the attribute-set digest, so
+/// moving a ciphertext to another row or editing the set column fails authentication (`errSecDecode`).
+struct SecretItemCodec {
+    let keychainID: [UInt8]
+    let metadataKey: SecureBytes
+    let digestKey: SecureBytes
+    let tagKey: SecureBytes
+
+    enum Part: UInt8 { case key = 1, metadata = 2, secret = 3 }
+
+    init(keychainID: [UInt8], indexKey: SecureBytes) {
+        self.keychainID = keychainID
+        metadataKey = Sodium.combine(indexKey, indexKey, context: "swkc.ss.metadata.v1")
+        digestKey = Sodium.combine(indexKey, indexKey, context: "swkc.ss.digest.v1")
+        tagKey = Sodium.combine(indexKey, indexKey, context: "swkc.ss.row.v1")
+    }
+
+    // MARK: - Digests
+
+    /// 16-byte keyed digest of one attribute pair: `u32 length ‖ name ‖ value`.
+    func pairDigest(_ name: String, _ value: String) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(4 + name.utf8.count + value.utf8.count)
+        Self.appendLength(name.utf8.count, to: &message)
+        message.append(contentsOf: name.utf8)
+        message.append(contentsOf: value.utf8)
+        return Sodium.keyedHash(message, key: digestKey, length: 16)
+    }
+
+    /// 32-byte keyed digest of a whole attribute set (pairs sorted by name, each length-prefixed).
+    func setDigest(_ attributes: [String: String]) -> [UInt8] {
+        var message: [UInt8] = Array("set".utf8)
+        for name in attributes.keys.sorted() {
+            Self.appendString(name, to: &message)
+            Self.appendString(attributes[name]!, to: &message)
+        }
+        return Sodium.keyedHash(message, key: digestKey, length: 32)
+    }
+
+    // MARK: - Sealing
+
+    func associatedData(_ part: Part, number: Int64, attributeSet: [UInt8]) -> [UInt8] {
+        var ad: [UInt8] = Array("swkc.ss.v1".utf8)
+        ad.append(part.rawValue)
+        ad += keychainID
+        withUnsafeBytes(of: number.bigEndian) { ad.append(contentsOf: $0) }
+        if part == .metadata { ad += attributeSet }
+        return ad
+    }
+
+    func sealMetadata(_ item: SecretItem, attributeSet: [UInt8]) -> [UInt8] {
+        var plain: [UInt8] = [1]
+        withUnsafeBytes(of: item.created.bigEndian) { plain.append(contentsOf: $0) }
+        withUnsafeBytes(of: item.modified.bigEndian) { plain.append(contentsOf: $0) }
+        Self.appendString(item.label, to: &plain)
+        Self.appendLength(item.attributes.count, to: &plain)
+        for name in item.attributes.keys.sorted() {
+            Self.appendString(name, to: &plain)
+            Self.appendString(item.attributes[name]!, to: &plain)
+        }
+        let ad = associatedData(.metadata, number: item.number, attributeSet: attributeSet)
+        return Sodium.seal(plain, key: metadataKey, associatedData: ad)
+    }
+
+    /// - Throws: `.decode` when the box does not authenticate or its content is malformed.
+    func openMetadata(_ box: [UInt8], number: Int64, attributeSet: [UInt8]) throws(KeychainFailure) -> SecretItem {
+        let ad = associatedData(.metadata, number: number, attributeSet: attributeSet)
+        guard let plain = Sodium.open(box, key: metadataKey, associatedData: ad), plain.first == 1 else {
+            throw KeychainFailure(.decode, "a Secret Service item's metadata does not authenticate")
+        }
+        var reader = ByteReader(plain, offset: 1)
+        guard let created = reader.uint64(), let modified = reader.uint64(), let label = reader.string(),
+            let count = reader.uint32()
+        else { throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed") }
+        var attributes: [String: String] = [:]
+        for _ in 0..<count {
+            guard let name = reader.string(), let value = reader.string() else {
+                throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed")
+            }
+            attributes[name] = value
+        }
+        return SecretItem(number: number, label: label, attributes: attributes, created: created, modified: modified)
+    }
+
+    /// Seals `contentType` and the secret under `itemKey`: `u16 length ‖ content type ‖ secret`.
+    func sealSecret(_ secret: SecretItemSecret, itemKey: SecureBytes, number: Int64) -> [UInt8] {
+        var header: [UInt8] = [0, 0]
+        header.append(contentsOf: secret.contentType.utf8.prefix(255))
+        header[1] = UInt8(header.count - 2)
+        let value = secret.value
+        let plain = SecureBytes(count: header.count + value.count) { out in
+            header.withUnsafeBytes { out.copyMemory(from: $0) }
+            value.withUnsafeBytes { bytes in
+                if bytes.count > 0 { (out.baseAddress! + header.count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+            }
+        }
+        let ad = associatedData(.secret, number: number, attributeSet: [])
+        return Sodium.seal(plain, key: itemKey, associatedData: ad)
+    }
+
+    /// - Throws: `.decode` when the box does not authenticate.
+    func openSecret(_ box: [UInt8], itemKey: SecureBytes, number: Int64) throws(KeychainFailure) -> SecretItemSecret {
+        let ad = associatedData(.secret, number: number, attributeSet: [])
+        guard let plain = Sodium.openSecret(box, key: itemKey, associatedData: ad), plain.count >= 2 else {
+            throw KeychainFailure(.decode, "a Secret Service item's secret does not authenticate")
+        }
+        return try plain.withUnsafeBytes { (bytes) throws(KeychainFailure) -> SecretItemSecret in
+            let length = Int(bytes[0]) << 8 | Int(bytes[1])
+            guard 2 + length <= bytes.count else {
+                throw KeychainFailure(.decode, "a Secret Service item's secret is malformed")
+            }
+            let contentType = String(decoding: bytes[2..<(2 + length)], as: UTF8.self)
+            let value = SecureBytes(count: bytes.count - 2 - length) { out in
+                out.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(2 + length)...]))
+            }
+            return SecretItemSecret(value: value, contentType: contentType)
+        }
+    }
+
+    /// 32-byte keyed tag of a row as stored (every column but the tag).
+    func rowTag(number: Int64, serial: Int64, attributeSet: [UInt8], metadata: [UInt8], wrappedKey: [UInt8], secret: [UInt8])
+        -> [UInt8]
+    {
+        var message: [UInt8] = Array("swkc.ss.row.v1".utf8)
+        withUnsafeBytes(of: number.bigEndian) { message.append(contentsOf: $0) }
+        withUnsafeBytes(of: serial.bigEndian) { message.append(contentsOf: $0) }
+        for column in [attributeSet, metadata, wrappedKey, secret] {
+            Self.appendLength(column.count, to: &message)
+            message += column
+        }
+        return Sodium.keyedHash(message, key: tagKey, length: 32)
+    }
+
+    // MARK: - Encoding
+
+    static func appendLength(_ length: Int, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        appendLength(string.utf8.count, to: &bytes)
+        bytes.append(contentsOf: string.utf8)
+    }
+}
+
+/// Reads big-endian integers and length-prefixed strings; `nil` past the end.
+private struct ByteReader {
+    let bytes: [UInt8]
+    var offset: Int
+
+    init(_ bytes: [UInt8], offset: Int) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+        guard count >= 0, bytes.count - offset >= count else { return nil }
+        defer { offset += count }
+        return bytes[offset..<(offset + count)]
+    }
+
+    mutating func uint64() -> UInt64? {
+        take(8).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+    }
+
+    mutating func uint32() -> UInt32? {
+        take(4).map { $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+    }
+
+    mutating func string() -> String? {
+        guard let length = uint32(), let slice = take(Int(length)) else { return nil }
+        return String(decoding: slice, as: UTF8.self)
+    }
+}

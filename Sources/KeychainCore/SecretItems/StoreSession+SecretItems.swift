@@ -1,0 +1,381 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+
+/// Secret Service items inside one transaction (``Keystore`` opens and commits it). See
+/// ``SecretItemSchema`` for the tables and ``SecretItemCodec`` for the sealing.
+extension StoreSession {
+    /// One `ss_items` row as stored.
+    struct SecretItemRow {
+        let number: Int64
+        let serial: Int64
+        let attributeSet: [UInt8]
+        let metadata: [UInt8]
+        let wrappedKey: [UInt8]
+        let secret: [UInt8]
+        let tag: [UInt8]
+    }
+
+    static let secretItemColumns = "id, serial, attribute_set, metadata, wrapped_key, secret, tag"
+
+    /// The codec for this keychain's Secret Service rows (keys derived from the index key).
+    func secretItemCodec() throws(KeychainFailure) -> SecretItemCodec {
+        guard let indexKey = keys.indexKey else { throw keys.foreignFailure }
+        return SecretItemCodec(keychainID: keys.keychainID, indexKey: indexKey)
+    }
+
+    /// Whether the Secret Service tables exist (they are made by the first Secret Service write).
+    func hasSecretItemTables() throws(KeychainFailure) -> Bool {
+        do {
+            return try database.scalar(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(SecretItemSchema.itemsTable)])
+                > 0
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    // MARK: - Reading (works while locked)
+
+    /// Items whose attributes contain every pair of `query` (`[:]`: every item), by item number.
+    func secretItems(matching query: [String: String]) throws(KeychainFailure) -> [SecretItem] {
+        guard try hasSecretItemTables() else { return [] }
+        let codec = try secretItemCodec()
+        var sql = "SELECT \(Self.secretItemColumns) FROM ss_items ORDER BY id"
+        var values: [SQLValue] = []
+        if !query.isEmpty {
+            // The rarest pair drives the search, so that it costs O(its matches): each pair's matches are
+            // counted up to a bound (cheap on the (digest, item) key), then the driver's items are kept
+            // when every other pair's (digest, item) entry exists.
+            var digests = query.map { codec.pairDigest($0.key, $0.value) }
+            if digests.count > 1 {
+                var probed: [(count: Int64, digest: [UInt8])] = []
+                for digest in digests {
+                    do throws(SQLiteError) {
+                        let count = try database.scalar(
+                            "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 64)", [.blob(digest)])
+                        probed.append((count, digest))
+                    } catch {
+                        throw Self.failure(error)
+                    }
+                }
+                digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
+            }
+            let others = String(
+                repeating: " AND EXISTS (SELECT 1 FROM ss_index y WHERE y.digest = ? AND y.item = x.item)",
+                count: digests.count - 1)
+            sql = "SELECT i.id, i.serial, i.attribute_set, i.metadata, i.wrapped_key, i.secret, i.tag"
+            sql += " FROM ss_index x JOIN ss_items i ON i.id = x.item WHERE x.digest = ?"
+            sql += others
+            sql += " ORDER BY i.id"
+            values = digests.map { .blob($0) }
+        }
+        var items: [SecretItem] = []
+        for row in try secretItemRows(sql, values) {
+            let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+            // Confirms the digests: a 16-byte digest collision must not make a false match.
+            if query.allSatisfy({ item.attributes[$0.key] == $0.value }) { items.append(item) }
+        }
+        return items
+    }
+
+    /// One item's metadata, `nil` when there is no item with that number.
+    func secretItem(_ number: Int64) throws(KeychainFailure) -> SecretItem? {
+        guard let row = try secretItemRow(number) else { return nil }
+        return try secretItemCodec().openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+    }
+
+    func secretItemRow(_ number: Int64) throws(KeychainFailure) -> SecretItemRow? {
+        guard try hasSecretItemTables() else { return nil }
+        return try secretItemRows("SELECT \(Self.secretItemColumns) FROM ss_items WHERE id = ?", [.integer(number)]).first
+    }
+
+    func secretItemRows(_ sql: String, _ values: [SQLValue]) throws(KeychainFailure) -> [SecretItemRow] {
+        do throws(SQLiteError) {
+            let statement = try database.prepare(sql)
+            try statement.bind(values)
+            defer { statement.finish() }
+            var rows: [SecretItemRow] = []
+            while try statement.step() {
+                rows.append(
+                    SecretItemRow(
+                        number: statement.int64(0), serial: statement.int64(1), attributeSet: statement.blob(2),
+                        metadata: statement.blob(3), wrappedKey: statement.blob(4), secret: statement.blob(5),
+                        tag: statement.blob(6)))
+            }
+            return rows
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    /// An item's secret.
+    /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while the keychain is locked; `.decode`.
+    func secretItemSecret(_ number: Int64) throws(KeychainFailure) -> SecretItemSecret {
+        guard let row = try secretItemRow(number) else { throw KeychainFailure(.itemNotFound) }
+        let codec = try secretItemCodec()
+        let itemKey = try secretItemKey(row, codec)
+        return try codec.openSecret(row.secret, itemKey: itemKey, number: row.number)
+    }
+
+    private func secretItemKey(_ row: SecretItemRow, _ codec: SecretItemCodec) throws(KeychainFailure) -> SecureBytes {
+        let classKey = try classKey(.whenUnlocked)
+        let ad = codec.associatedData(.key, number: row.number, attributeSet: [])
+        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: ad) else {
+            throw KeychainFailure(.decode, "a Secret Service item's key does not authenticate")
+        }
+        return key
+    }
+
+    /// Item numbers and serials written after `serial`, and the latest serial.
+    func secretItemChanges(after serial: Int64) throws(KeychainFailure) -> SecretItemChanges {
+        guard try hasSecretItemTables() else { return SecretItemChanges(written: [], latestSerial: 0) }
+        var written: [(number: Int64, serial: Int64)] = []
+        do throws(SQLiteError) {
+            let statement = try database.prepare("SELECT id, serial FROM ss_items WHERE serial > ? ORDER BY serial")
+            try statement.bind([.integer(serial)])
+            defer { statement.finish() }
+            while try statement.step() { written.append((statement.int64(0), statement.int64(1))) }
+        } catch {
+            throw Self.failure(error)
+        }
+        return SecretItemChanges(written: written, latestSerial: try Meta.integer(database, SecretItemSchema.serialMeta))
+    }
+
+    /// Every item number, ascending.
+    func secretItemNumbers() throws(KeychainFailure) -> [Int64] {
+        guard try hasSecretItemTables() else { return [] }
+        do throws(SQLiteError) {
+            let statement = try database.prepare("SELECT id FROM ss_items ORDER BY id")
+            try statement.bind([])
+            defer { statement.finish() }
+            var numbers: [Int64] = []
+            while try statement.step() { numbers.append(statement.int64(0)) }
+            return numbers
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+
+    // MARK: - Writing (each needs the keychain unlocked)
+
+    /// Creates an item, or with `replace` replaces the label, secret and modified time of the first
+    /// item (lowest number) whose attribute set equals `attributes` exactly.
+    /// - Returns: the item's number and whether an existing item was replaced.
+    /// - Throws: `.interactionNotAllowed` while locked; `.dataTooLarge` for a secret over
+    ///   ``StoreSession/maximumSecretBytes``; `.diskFull`, `.io`.
+    func createSecretItem(
+        label: String, attributes: [String: String], secret: SecretItemSecret, replace: Bool, now: UInt64
+    ) throws(KeychainFailure) -> (number: Int64, replaced: Bool) {
+        _ = try classKey(.whenUnlocked)
+        try checkSecretSize(secret)
+        try ensureSecretItemTables()
+        let codec = try secretItemCodec()
+        let attributeSet = codec.setDigest(attributes)
+        if replace {
+            for row in try secretItemRows(
+                "SELECT \(Self.secretItemColumns) FROM ss_items WHERE attribute_set = ? ORDER BY id", [.blob(attributeSet)])
+            {
+                var item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+                guard item.attributes == attributes else { continue }
+                item.label = label
+                item.modified = now
+                try writeSecretItem(item, secret: secret, replacing: row, codec)
+                return (row.number, true)
+            }
+        }
+        let number: Int64
+        do {
+            number =
+                max(
+                    try database.scalar("SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'ss_items'"),
+                    try database.scalar("SELECT coalesce(max(id), 0) FROM ss_items")) + 1
+        } catch {
+            throw Self.failure(error)
+        }
+        let item = SecretItem(number: number, label: label, attributes: attributes, created: now, modified: now)
+        try writeSecretItem(item, secret: secret, replacing: nil, codec)
+        return (number, false)
+    }
+
+    /// Replaces an item's secret (and its modified time).
+    /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while locked; `.dataTooLarge`.
+    func setSecretItemSecret(_ number: Int64, _ secret: SecretItemSecret, now: UInt64) throws(KeychainFailure) {
+        _ = try classKey(.whenUnlocked)
+        try checkSecretSize(secret)
+        guard let row = try secretItemRow(number) else { throw KeychainFailure(.itemNotFound) }
+        let codec = try secretItemCodec()
+        var item = try codec.openMetadata(row.metadata, number: number, attributeSet: row.attributeSet)
+        item.modified = now
+        try writeSecretItem(item, secret: secret, replacing: row, codec)
+    }
+
+    /// Replaces an item's label and/or attributes (and its modified time); the secret is kept.
+    /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while locked.
+    func updateSecretItem(_ number: Int64, label: String?, attributes: [String: String]?, now: UInt64)
+        throws(KeychainFailure)
+    {
+        _ = try classKey(.whenUnlocked)
+        guard let row = try secretItemRow(number) else { throw KeychainFailure(.itemNotFound) }
+        let codec = try secretItemCodec()
+        var item = try codec.openMetadata(row.metadata, number: number, attributeSet: row.attributeSet)
+        if let label { item.label = label }
+        if let attributes { item.attributes = attributes }
+        item.modified = now
+        try writeSecretItem(item, secret: nil, replacing: row, codec)
+    }
+
+    /// Deletes an item. - Returns: whether it existed.
+    /// - Throws: `.interactionNotAllowed` while locked.
+    func deleteSecretItem(_ number: Int64) throws(KeychainFailure) -> Bool {
+        _ = try classKey(.whenUnlocked)
+        guard let row = try secretItemRow(number) else { return false }
+        do throws(SQLiteError) {
+            try database.prepare("DELETE FROM ss_items WHERE id = ?").run([.integer(number)])
+            try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(number)])
+        } catch {
+            throw Self.failure(error)
+        }
+        try accumulateSecretItems(row.tag)
+        _ = try nextSecretItemSerial()
+        return true
+    }
+
+    // MARK: - Integrity
+
+    /// Checks every Secret Service row's tag, the XOR of all tags against `meta.ss_accumulator`, and
+    /// that `ss_index` holds exactly the digests of each item's attributes.
+    /// - Returns: the number of Secret Service items checked.
+    /// - Throws: `.decode` naming what does not match.
+    func verifySecretItems() throws(KeychainFailure) -> Int {
+        guard try hasSecretItemTables() else { return 0 }
+        let codec = try secretItemCodec()
+        var accumulator = [UInt8](repeating: 0, count: 32)
+        var expectedIndex = 0
+        let rows = try secretItemRows("SELECT \(Self.secretItemColumns) FROM ss_items ORDER BY id", [])
+        for row in rows {
+            let tag = codec.rowTag(
+                number: row.number, serial: row.serial, attributeSet: row.attributeSet, metadata: row.metadata,
+                wrappedKey: row.wrappedKey, secret: row.secret)
+            guard tag == row.tag else {
+                throw KeychainFailure(.decode, "Secret Service item \(row.number) was modified outside the keychain")
+            }
+            for index in accumulator.indices { accumulator[index] ^= tag[index] }
+            let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+            guard codec.setDigest(item.attributes) == row.attributeSet else {
+                throw KeychainFailure(.decode, "Secret Service item \(row.number) has a wrong attribute-set digest")
+            }
+            for (name, value) in item.attributes {
+                let present: Int64
+                do {
+                    present = try database.scalar(
+                        "SELECT count(*) FROM ss_index WHERE digest = ? AND item = ?",
+                        [.blob(codec.pairDigest(name, value)), .integer(row.number)])
+                } catch {
+                    throw Self.failure(error)
+                }
+                guard present == 1 else {
+                    throw KeychainFailure(.decode, "Secret Service item \(row.number) is missing from the attribute index")
+                }
+            }
+            expectedIndex += item.attributes.count
+        }
+        let indexRows: Int64
+        do { indexRows = try database.scalar("SELECT count(*) FROM ss_index") } catch { throw Self.failure(error) }
+        guard indexRows == expectedIndex else {
+            throw KeychainFailure(.decode, "the Secret Service attribute index holds entries for no item")
+        }
+        let stored = try Meta.blob(database, SecretItemSchema.accumulatorMeta) ?? [UInt8](repeating: 0, count: 32)
+        guard stored == accumulator else {
+            throw KeychainFailure(
+                .decode,
+                "the keychain's Secret Service items do not match their integrity record: a row was replayed, removed or added")
+        }
+        return rows.count
+    }
+
+    // MARK: - Private
+
+    private func checkSecretSize(_ secret: SecretItemSecret) throws(KeychainFailure) {
+        guard secret.value.count <= Self.maximumSecretBytes * 4 else {
+            throw KeychainFailure(.dataTooLarge, "Secret Service secrets are limited to \(Self.maximumSecretBytes * 4) bytes")
+        }
+    }
+
+    private func ensureSecretItemTables() throws(KeychainFailure) {
+        guard try !hasSecretItemTables() else { return }
+        do { try database.execute(SecretItemSchema.create) } catch { throw Self.failure(error) }
+    }
+
+    /// Writes `item` (a new row when `replacing` is `nil`), re-indexing its attributes. With `secret`
+    /// `nil` the stored secret and item key are kept.
+    private func writeSecretItem(
+        _ item: SecretItem, secret: SecretItemSecret?, replacing old: SecretItemRow?, _ codec: SecretItemCodec
+    ) throws(KeychainFailure) {
+        let attributeSet = codec.setDigest(item.attributes)
+        let metadata = codec.sealMetadata(item, attributeSet: attributeSet)
+        var wrappedKey: [UInt8]
+        var sealedSecret: [UInt8]
+        if let secret {
+            let classKey = try classKey(.whenUnlocked)
+            let itemKey = SecureBytes.random(count: Sodium.keyBytes)
+            wrappedKey = Sodium.seal(
+                itemKey, key: classKey, associatedData: codec.associatedData(.key, number: item.number, attributeSet: []))
+            sealedSecret = codec.sealSecret(secret, itemKey: itemKey, number: item.number)
+        } else {
+            guard let old else { throw KeychainFailure(.param, "a new Secret Service item needs a secret") }
+            wrappedKey = old.wrappedKey
+            sealedSecret = old.secret
+        }
+        let serial = try nextSecretItemSerial()
+        let tag = codec.rowTag(
+            number: item.number, serial: serial, attributeSet: attributeSet, metadata: metadata, wrappedKey: wrappedKey,
+            secret: sealedSecret)
+        let columns: [SQLValue] = [
+            .integer(serial), .blob(attributeSet), .blob(metadata), .blob(wrappedKey), .blob(sealedSecret), .blob(tag),
+        ]
+        do throws(SQLiteError) {
+            if let old {
+                try database.prepare(
+                    "UPDATE ss_items SET serial = ?, attribute_set = ?, metadata = ?, wrapped_key = ?, secret = ?, tag = ? WHERE id = ?"
+                ).run(columns + [.integer(item.number)])
+                if old.attributeSet != attributeSet {
+                    try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(item.number)])
+                    try index(item, codec)
+                }
+            } else {
+                try database.prepare(
+                    "INSERT INTO ss_items (id, serial, attribute_set, metadata, wrapped_key, secret, tag) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                ).run([.integer(item.number)] + columns)
+                try index(item, codec)
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+        try accumulateSecretItems(old.map { zip($0.tag, tag).map { $0 ^ $1 } } ?? tag)
+    }
+
+    private func index(_ item: SecretItem, _ codec: SecretItemCodec) throws(SQLiteError) {
+        let insert = try database.prepare("INSERT OR IGNORE INTO ss_index (digest, item) VALUES (?, ?)")
+        for (name, value) in item.attributes {
+            try insert.run([.blob(codec.pairDigest(name, value)), .integer(item.number)])
+        }
+    }
+
+    private func nextSecretItemSerial() throws(KeychainFailure) -> Int64 {
+        let serial = try Meta.integer(database, SecretItemSchema.serialMeta) + 1
+        do { try Meta.set(database, SecretItemSchema.serialMeta, integer: serial) } catch { throw Self.failure(error) }
+        return serial
+    }
+
+    private func accumulateSecretItems(_ delta: [UInt8]) throws(KeychainFailure) {
+        var current = try Meta.blob(database, SecretItemSchema.accumulatorMeta) ?? [UInt8](repeating: 0, count: 32)
+        guard current.count == 32, delta.count == 32 else {
+            throw KeychainFailure(.invalidKeychain, "bad Secret Service accumulator")
+        }
+        for index in current.indices { current[index] ^= delta[index] }
+        do { try Meta.set(database, SecretItemSchema.accumulatorMeta, current) } catch { throw Self.failure(error) }
+    }
+}

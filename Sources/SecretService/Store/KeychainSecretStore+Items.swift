@@ -1,0 +1,186 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+internal import KeychainCore
+
+/// Items of keychain collections (``KeychainSecretStore``): the engine's Secret Service items.
+extension KeychainSecretStore {
+    // MARK: - Items
+
+    package func items(in collection: CollectionID) throws(SecretStoreError) -> [ItemInfo] {
+        guard let keychain = keychains[collection] else { return try memory.items(in: collection) }
+        do { return try keychain.keystore.secretItems(matching: [:]).map(Self.info) } catch { throw Self.mapped(error) }
+    }
+
+    package func item(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError) -> ItemInfo {
+        guard let keychain = keychains[collection] else { return try memory.item(id, in: collection) }
+        guard let number = Self.number(id) else { throw .noSuchObject }
+        let found: SecretItem?
+        do { found = try keychain.keystore.secretItem(number) } catch { throw Self.mapped(error) }
+        guard let found else { throw .noSuchObject }
+        return Self.info(found)
+    }
+
+    /// Item numbers from the keychain (no metadata is opened), ascending.
+    package func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID] {
+        guard let keychain = keychains[collection] else { return try memory.itemIDs(in: collection) }
+        do { return try keychain.keystore.secretItemNumbers().map(Self.id) } catch { throw Self.mapped(error) }
+    }
+
+    /// Answered from the item numbers this store has seen (its own writes and the last poll); an
+    /// unknown number is looked up in the keychain, so another process's new item resolves at once.
+    package func hasItem(_ id: ItemID, in collection: CollectionID) -> Bool {
+        guard let keychain = keychains[collection] else { return memory.hasItem(id, in: collection) }
+        guard let number = Self.number(id) else { return false }
+        if keychain.known[number] != nil { return true }
+        return (try? keychain.keystore.secretItem(number)) != nil
+    }
+
+    package func search(_ attributes: [String: String], in collection: CollectionID?) -> [(CollectionID, ItemInfo)] {
+        if let collection, keychains[collection] == nil { return memory.search(attributes, in: collection) }
+        var found: [(CollectionID, ItemInfo)] = []
+        for id in collection.map({ [$0] }) ?? order {
+            guard let keychain = keychains[id], let items = try? keychain.keystore.secretItems(matching: attributes)
+            else { continue }
+            found += items.map { (id, Self.info($0)) }
+        }
+        if collection == nil { found += memory.search(attributes, in: nil) }
+        return found
+    }
+
+    package func createItem(
+        in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool
+    ) throws(SecretStoreError) -> (id: ItemID, replaced: Bool) {
+        guard let keychain = keychains[collection] else {
+            return try memory.createItem(
+                in: collection, label: label, attributes: attributes, secret: secret, replace: replace)
+        }
+        let result: (number: Int64, replaced: Bool)
+        do {
+            result = try keychain.keystore.createSecretItem(
+                label: label, attributes: attributes,
+                secret: SecretItemSecret(value: secret.value, contentType: secret.contentType), replace: replace)
+        } catch {
+            throw observe(error, keychain)
+        }
+        syncItems(keychain, own: result.number)
+        changeHandler?(result.replaced ? .itemChanged(collection, Self.id(result.number)) : .itemCreated(collection, Self.id(result.number)))
+        return (Self.id(result.number), result.replaced)
+    }
+
+    package func secret(of item: ItemID, in collection: CollectionID) throws(SecretStoreError) -> StoredSecret {
+        guard let keychain = keychains[collection] else { return try memory.secret(of: item, in: collection) }
+        guard let number = Self.number(item) else { throw .noSuchObject }
+        do {
+            let stored = try keychain.keystore.secretItemSecret(number)
+            return StoredSecret(value: stored.value, contentType: stored.contentType)
+        } catch {
+            throw observe(error, keychain)
+        }
+    }
+
+    package func setSecret(_ secret: StoredSecret, of item: ItemID, in collection: CollectionID)
+        throws(SecretStoreError)
+    {
+        guard let keychain = keychains[collection] else {
+            try memory.setSecret(secret, of: item, in: collection)
+            return
+        }
+        guard let number = Self.number(item) else { throw .noSuchObject }
+        do {
+            try keychain.keystore.setSecretItemSecret(
+                number, SecretItemSecret(value: secret.value, contentType: secret.contentType))
+        } catch {
+            throw observe(error, keychain)
+        }
+        syncItems(keychain, own: number)
+        changeHandler?(.itemChanged(collection, item))
+    }
+
+    package func setLabel(_ label: String, of item: ItemID, in collection: CollectionID) throws(SecretStoreError) {
+        try update(item, in: collection, label: label, attributes: nil)
+    }
+
+    package func setAttributes(_ attributes: [String: String], of item: ItemID, in collection: CollectionID)
+        throws(SecretStoreError)
+    {
+        try update(item, in: collection, label: nil, attributes: attributes)
+    }
+
+    package func deleteItem(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError) {
+        guard let keychain = keychains[collection] else {
+            try memory.deleteItem(id, in: collection)
+            return
+        }
+        guard let number = Self.number(id) else { throw .noSuchObject }
+        let existed: Bool
+        do { existed = try keychain.keystore.deleteSecretItem(number) } catch { throw observe(error, keychain) }
+        guard existed else { throw .noSuchObject }
+        keychain.known[number] = nil
+        keychain.modified = Keystore.secondsNow()
+        changeHandler?(.itemDeleted(collection, id))
+    }
+
+    // MARK: - Writing and change detection
+
+    func update(_ item: ItemID, in collection: CollectionID, label: String?, attributes: [String: String]?)
+        throws(SecretStoreError)
+    {
+        guard let keychain = keychains[collection] else {
+            if let label { try memory.setLabel(label, of: item, in: collection) }
+            if let attributes { try memory.setAttributes(attributes, of: item, in: collection) }
+            return
+        }
+        guard let number = Self.number(item) else { throw .noSuchObject }
+        do {
+            try keychain.keystore.updateSecretItem(number, label: label, attributes: attributes)
+        } catch {
+            throw observe(error, keychain)
+        }
+        syncItems(keychain, own: number)
+        changeHandler?(.itemChanged(collection, item))
+    }
+
+    /// Reads what was written since the last serial seen and reports other writers' changes (items
+    /// created, changed, deleted). `own` is an item this process has just written: recorded silently,
+    /// since its caller reports it.
+    func syncItems(_ keychain: Keychain, own: Int64?) {
+        guard let changes = try? keychain.keystore.secretItemChanges(after: keychain.serial) else { return }
+        // Every write and every delete advances the serial by one: when it advanced further than the rows
+        // written since, something was deleted (or written twice), and only then are the numbers listed.
+        let mayHaveDeleted = changes.latestSerial - keychain.serial > Int64(changes.written.count)
+        var reported: [SecretStoreChange] = []
+        for (number, serial) in changes.written {
+            let previous = keychain.known.updateValue(serial, forKey: number)
+            if number == own || previous == serial { continue }
+            reported.append(previous == nil ? .itemCreated(keychain.id, Self.id(number)) : .itemChanged(keychain.id, Self.id(number)))
+        }
+        keychain.serial = changes.latestSerial
+        if mayHaveDeleted, let numbers = try? keychain.keystore.secretItemNumbers() {
+            let present = Set(numbers)
+            for number in keychain.known.keys where !present.contains(number) {
+                keychain.known[number] = nil
+                reported.append(.itemDeleted(keychain.id, Self.id(number)))
+            }
+        }
+        if !reported.isEmpty || own != nil { keychain.modified = Keystore.secondsNow() }
+        for change in reported { changeHandler?(change) }
+    }
+
+    // MARK: - Conversions
+
+    static func info(_ item: SecretItem) -> ItemInfo {
+        ItemInfo(
+            id: id(item.number), label: item.label, attributes: item.attributes, created: item.created,
+            modified: item.modified)
+    }
+
+    static func id(_ number: Int64) -> ItemID { ItemID(String(number))! }
+
+    static func number(_ id: ItemID) -> Int64? {
+        guard let number = Int64(id.rawValue), number > 0, String(number) == id.rawValue else { return nil }
+        return number
+    }
+}

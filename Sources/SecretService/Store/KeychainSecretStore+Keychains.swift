@@ -1,0 +1,186 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+internal import KeychainCore
+
+/// Finding, opening, creating and unlocking the keychain files behind ``KeychainSecretStore``'s collections.
+extension KeychainSecretStore {
+    // MARK: - Keychain files
+
+    func location(_ name: String) -> KeychainLocation {
+        KeychainLocation(
+            databasePath: configuration.directory + "/" + name + ".keychain-db",
+            deviceKeyPath: configuration.deviceKeyPath)
+    }
+
+    func keychainID(path: String?) -> CollectionID? {
+        guard let path else { return nil }
+        return order.first { keychains[$0]?.path == path }
+    }
+
+    /// The default keychain's database path from `keychains.conf` (`default=`), or `nil`.
+    func defaultKeychainPath() -> String? {
+        guard let data = FileManager.default.contents(atPath: configuration.preferencesPath) else { return nil }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("default=") {
+            let value = String(line.dropFirst("default=".count))
+            return value.contains("/") ? value : location(value.replacingOccurrences(of: ".keychain-db", with: "")).databasePath
+        }
+        return nil
+    }
+
+    /// Opens keychains that appeared in the folder and forgets those whose file is gone.
+    func rescan(announce: Bool) {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: configuration.directory)) ?? [])
+            .filter { $0.hasSuffix(".keychain-db") }.sorted()
+        let paths = Set(names.map { configuration.directory + "/" + $0 })
+        for id in order where !paths.contains(keychains[id]!.path) {
+            keychains[id] = nil
+            order.removeAll { $0 == id }
+            if announce { changeHandler?(.collectionDeleted(id)) }
+        }
+        let open = Set(order.compactMap { keychains[$0]?.path })
+        for name in names {
+            let path = configuration.directory + "/" + name
+            guard !open.contains(path), !unusable.contains(path) else { continue }
+            let base = String(name.dropLast(".keychain-db".count))
+            guard let keychain = openKeychain(base, path: path) else {
+                unusable.insert(path)
+                continue
+            }
+            keychains[keychain.id] = keychain
+            order.append(keychain.id)
+            if announce { changeHandler?(.collectionCreated(keychain.id)) }
+        }
+    }
+
+    func openKeychain(_ base: String, path: String) -> Keychain? {
+        guard
+            let keystore = try? Keystore(
+                location: KeychainLocation(databasePath: path, deviceKeyPath: configuration.deviceKeyPath), create: false)
+        else { return nil }
+        var id = Self.collectionID(for: base)
+        var suffix = 2
+        while keychains[id] != nil || id == MemorySecretStore.sessionCollection {
+            id = CollectionID("\(Self.collectionID(for: base).rawValue)_\(suffix)")!
+            suffix += 1
+        }
+        var created = Keystore.secondsNow()
+        if let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date {
+            created = UInt64(max(0, date.timeIntervalSince1970))
+        }
+        let keychain = Keychain(id: id, keystore: keystore, label: base, created: created)
+        keychain.locked = Self.isLocked(keystore)
+        keychain.dataVersion = (try? keystore.externalDataVersion()) ?? 0
+        if let changes = try? keystore.secretItemChanges(after: 0) {
+            for (number, serial) in changes.written { keychain.known[number] = serial }
+            keychain.serial = changes.latestSerial
+        }
+        return keychain
+    }
+
+    func makeKeychain(label: String, password: SecureBytes?) throws(SecretStoreError) -> CollectionID {
+        var base = String(
+            String.UnicodeScalarView(
+                label.unicodeScalars.prefix(64).map { scalar in
+                    scalar.isASCII && isPathElementByte(UInt8(scalar.value)) ? scalar : "_"
+                }))
+        if base.isEmpty { base = "collection" }
+        var candidate = base
+        var suffix = 2
+        while FileSystem.exists(location(candidate).databasePath) || candidate == MemorySecretStore.sessionCollection.rawValue {
+            candidate = "\(base)_\(suffix)"
+            suffix += 1
+        }
+        do {
+            let keystore = try Keystore.create(location: location(candidate), password: password, parameters: configuration.kdf)
+            if let password { _ = try keystore.unlock(password: password) }
+        } catch {
+            throw .invalidArgument("cannot create the keychain: \(error)")
+        }
+        let path = location(candidate).databasePath
+        rescan(announce: true)
+        guard let id = keychainID(path: path) else { throw .notSupported("the new keychain cannot be opened") }
+        if !label.isEmpty { keychains[id]?.label = label }
+        return id
+    }
+
+    /// Asks for the keychain's password until it unlocks (3 attempts), or another process unlocks it.
+    /// - Returns: `false` when the user cancelled.
+    func askPassword(_ keychain: Keychain, purpose: String) throws(SecretStoreError) -> Bool {
+        var retryMessage: String?
+        for _ in 0..<3 {
+            refreshLock(keychain)
+            if purpose == "unlock" && !keychain.locked { return true }
+            let password: SecureBytes
+            do {
+                password = try Prompters.current().requestPassword(
+                    PasswordPrompt(
+                        title: purpose == "unlock" ? "Unlock keychain" : "Delete keychain",
+                        description: purpose == "unlock"
+                            ? "An application wants access to the keychain “\(keychain.label)”, but it is locked."
+                            : "An application wants to delete the keychain “\(keychain.label)” and every item in it.",
+                        label: "Password:", error: retryMessage))
+            } catch where error.status == .userCanceled {
+                return false
+            } catch {
+                throw .notSupported("cannot ask for the keychain password: \(error)")
+            }
+            do {
+                _ = try keychain.keystore.unlock(password: password)
+                refreshLock(keychain)
+                return true
+            } catch where error.status == .authFailed {
+                retryMessage = "Wrong password; try again."
+            } catch {
+                throw Self.mapped(error)
+            }
+        }
+        return false
+    }
+
+    func refreshLock(_ keychain: Keychain) {
+        let locked = Self.isLocked(keychain.keystore)
+        guard locked != keychain.locked else { return }
+        keychain.locked = locked
+        changeHandler?(.collectionChanged(keychain.id))
+    }
+
+    /// Maps an engine failure, and notices a lock it reveals.
+    func observe(_ failure: KeychainFailure, _ keychain: Keychain) -> SecretStoreError {
+        if failure.status == .interactionNotAllowed { refreshLock(keychain) }
+        return Self.mapped(failure)
+    }
+
+    func info(_ keychain: Keychain) -> CollectionInfo {
+        CollectionInfo(
+            id: keychain.id, label: keychain.label, locked: keychain.locked, created: keychain.created,
+            modified: keychain.modified)
+    }
+
+    static func isLocked(_ keystore: Keystore) -> Bool {
+        switch try? keystore.lockState() {
+        case .noPassword?, .unlocked?: false
+        default: true
+        }
+    }
+
+    static func collectionID(for base: String) -> CollectionID {
+        let mapped = String(
+            String.UnicodeScalarView(
+                base.unicodeScalars.prefix(200).map { scalar in
+                    scalar.isASCII && isPathElementByte(UInt8(scalar.value)) ? scalar : "_"
+                }))
+        return CollectionID(mapped) ?? CollectionID("keychain")!
+    }
+
+    static func mapped(_ failure: KeychainFailure) -> SecretStoreError {
+        switch failure.status {
+        case .interactionNotAllowed: .isLocked
+        case .itemNotFound: .noSuchObject
+        case .dataTooLarge, .param: .invalidArgument(failure.detail ?? failure.status.message)
+        default: .notSupported("\(failure)")
+        }
+    }
+}

@@ -1,0 +1,291 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+package import KeychainCore
+
+/// A ``SecretStore`` whose collections are keychain files (issue 17, "Collections are keychains").
+///
+/// - Every `*.keychain-db` in the keychain folder (`$XDG_DATA_HOME/keychains`) is a collection, named
+///   by its file name without the suffix (bytes outside `[A-Za-z0-9_]` become `_`): the login keychain
+///   is `/org/freedesktop/secrets/collection/login`. The login keychain is created, without a
+///   password, when it does not exist (as SecItem's first use does).
+/// - Aliases: `login` is the login keychain; `default` the default keychain (`default=` in
+///   `keychains.conf`, as `security default-keychain` sets it; the login keychain without one) unless
+///   a client sets it; `session` the in-memory collection of ``MemorySecretStore``, never written.
+/// - Items are the engine's Secret Service items (``SecretItem``), numbered for life: item paths are
+///   `…/collection/<keychain>/<number>` in every process and across restarts.
+/// - A collection is locked when its keychain is (the kernel keyring, so `security unlock-keychain`
+///   in a terminal is seen). Unlocking asks the password through the project's prompter (pinentry;
+///   `$KEYCHAIN_PINENTRY` names a scripted one in tests).
+/// - Other processes' changes are found by ``pollExternalChanges()``: `PRAGMA data_version` per
+///   keychain, then the rows written since the last serial seen, and the folder's file list.
+///
+/// Not `Sendable`: the provider's main context owns it.
+package final class KeychainSecretStore: SecretStore {
+    /// Where the store finds keychains and how it asks the user.
+    package struct Configuration: Sendable {
+        /// The keychain folder.
+        package var directory: String
+        /// The installation's device key.
+        package var deviceKeyPath: String
+        /// The tool preferences file (`keychains.conf`), for the default keychain.
+        package var preferencesPath: String
+        /// KDF parameters for keychains that `CreateCollection` makes.
+        package var kdf: KDFParameters
+
+        package init(directory: String, deviceKeyPath: String, preferencesPath: String, kdf: KDFParameters = .default) {
+            self.directory = directory
+            self.deviceKeyPath = deviceKeyPath
+            self.preferencesPath = preferencesPath
+            self.kdf = kdf
+        }
+
+        /// The user's folders, from `environment` (`XDG_DATA_HOME`, `XDG_STATE_HOME`, `XDG_CONFIG_HOME`,
+        /// `HOME`); `KEYCHAIN_KDF=testing` selects ``KDFParameters/testing`` as the `security` tool does.
+        package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+            -> Configuration
+        {
+            let config =
+                environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+                ?? (environment["HOME"] ?? FileSystem.homeDirectory()) + "/.config"
+            return Configuration(
+                directory: KeychainLocation.keychainDirectory(environment: environment),
+                deviceKeyPath: KeychainLocation.defaultDeviceKeyPath(environment: environment),
+                preferencesPath: config + "/swift-keychain/keychains.conf",
+                kdf: environment["KEYCHAIN_KDF"] == "testing" ? .testing : .default)
+        }
+    }
+
+    /// One keychain served as a collection, and what was last seen of it.
+    final class Keychain {
+        let id: CollectionID
+        let keystore: Keystore
+        var label: String
+        var locked: Bool
+        let created: UInt64
+        var modified: UInt64
+        /// `PRAGMA data_version` when last looked at.
+        var dataVersion: Int64
+        /// The latest Secret Service serial processed.
+        var serial: Int64
+        /// Each known item's serial at its last write seen.
+        var known: [Int64: Int64]
+
+        init(id: CollectionID, keystore: Keystore, label: String, created: UInt64) {
+            self.id = id
+            self.keystore = keystore
+            self.label = label
+            self.created = created
+            modified = created
+            locked = true
+            dataVersion = 0
+            serial = 0
+            known = [:]
+        }
+
+        var path: String { keystore.location.databasePath }
+    }
+
+    package var changeHandler: ((SecretStoreChange) -> Void)? {
+        didSet { memory.changeHandler = changeHandler }
+    }
+
+    let configuration: Configuration
+    let memory: MemorySecretStore
+    var keychains: [CollectionID: Keychain] = [:]
+    var order: [CollectionID] = []
+    /// Aliases clients set (SetAlias); `nil` values remove a built-in alias.
+    var aliasOverrides: [String: CollectionID?] = [:]
+    /// Files that failed to open, so that each poll does not retry (and report) them again.
+    var unusable: Set<String> = []
+
+    /// Opens every keychain in the folder (creating the login keychain when absent).
+    /// - Parameters:
+    ///   - configuration: where the keychains are.
+    ///   - memory: the in-memory store serving the `session` collection.
+    package init(configuration: Configuration = .fromEnvironment(), memory: MemorySecretStore = MemorySecretStore()) {
+        self.configuration = configuration
+        self.memory = memory
+        let login = location("login")
+        if !FileSystem.exists(login.databasePath) { _ = try? Keystore(location: login, create: true) }
+        rescan(announce: false)
+    }
+
+    package var holdsUnsavedData: Bool { memory.holdsUnsavedData || !aliasOverrides.isEmpty }
+
+    // MARK: - Collections
+
+    package func collections() -> [CollectionInfo] {
+        order.compactMap { keychains[$0].map(info) } + memory.collections()
+    }
+
+    package func collection(_ id: CollectionID) -> CollectionInfo? {
+        if let keychain = keychains[id] { return info(keychain) }
+        return memory.collection(id)
+    }
+
+    package var externalChangePollSeconds: UInt32? { 1 }
+
+    package func pollExternalChanges() {
+        rescan(announce: true)
+        for id in order {
+            guard let keychain = keychains[id] else { continue }
+            refreshLock(keychain)
+            if let version = try? keychain.keystore.externalDataVersion(), version != keychain.dataVersion {
+                keychain.dataVersion = version
+                syncItems(keychain, own: nil)
+            }
+        }
+    }
+
+    package func aliasNames() -> [String] {
+        var names = Set(["login", "default", "session"].filter { resolveAlias($0) != nil })
+        for (name, target) in aliasOverrides { if target != nil { names.insert(name) } else { names.remove(name) } }
+        return names.sorted()
+    }
+
+    package func resolveAlias(_ alias: String) -> CollectionID? {
+        if let override = aliasOverrides[alias] { return override.flatMap { collection($0) != nil ? $0 : nil } }
+        switch alias {
+        case "login": return keychainID(path: location("login").databasePath)
+        case "default": return keychainID(path: defaultKeychainPath()) ?? keychainID(path: location("login").databasePath)
+        case "session": return memory.resolveAlias("session")
+        default: return nil
+        }
+    }
+
+    package func setAlias(_ alias: String, to collection: CollectionID?) throws(SecretStoreError) {
+        if let collection, self.collection(collection) == nil { throw .noSuchObject }
+        aliasOverrides[alias] = .some(collection)
+    }
+
+    /// Creates a keychain without a password (the prompt-driven ``createCollectionFromPrompt(label:)``
+    /// asks for one).
+    package func createCollection(label: String) throws(SecretStoreError) -> CollectionID {
+        try makeKeychain(label: label, password: nil)
+    }
+
+    package var createCollectionNeedsPrompt: Bool { true }
+
+    package func createCollectionFromPrompt(label: String) throws(SecretStoreError) -> CollectionID? {
+        let name = label.isEmpty ? "collection" : label
+        let first: SecureBytes
+        do {
+            first = try Prompters.current().requestPassword(
+                PasswordPrompt(
+                    title: "New keychain",
+                    description: "An application wants to create a new keychain called “\(name)”. Choose its password.",
+                    label: "Password:"))
+        } catch where error.status == .userCanceled {
+            return nil
+        } catch {
+            throw .notSupported("cannot ask for a password: \(error)")
+        }
+        return try makeKeychain(label: label, password: first)
+    }
+
+    package func deleteCollection(_ id: CollectionID) throws(SecretStoreError) {
+        guard let keychain = keychains[id] else {
+            try memory.deleteCollection(id)
+            return
+        }
+        try? keychain.keystore.withdrawAllClassKeys()
+        for suffix in ["", "-wal", "-shm"] { FileSystem.remove(keychain.path + suffix) }
+        keychains[id] = nil
+        order.removeAll { $0 == id }
+        aliasOverrides = aliasOverrides.filter { $0.value != id }
+        changeHandler?(.collectionDeleted(id))
+    }
+
+    package func deleteCollectionNeedsPrompt(_ id: CollectionID) -> Bool { keychains[id] != nil }
+
+    package func deleteCollectionFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool {
+        guard let keychain = keychains[id] else { return try memory.deleteCollectionFromPrompt(id) }
+        // A keychain with a password is deleted only by someone who knows it.
+        if (try? keychain.keystore.hasPassword()) == true {
+            guard try askPassword(keychain, purpose: "delete") else { return false }
+        }
+        try deleteCollection(id)
+        return true
+    }
+
+    package func setLabel(_ label: String, of collection: CollectionID) throws(SecretStoreError) {
+        guard let keychain = keychains[collection] else {
+            try memory.setLabel(label, of: collection)
+            return
+        }
+        keychain.label = label
+        keychain.modified = Keystore.secondsNow()
+        changeHandler?(.collectionChanged(collection))
+    }
+
+    // MARK: - Locking (asking for passwords: KeychainSecretStore+Keychains.swift)
+
+    package func unlockRequirement(_ id: CollectionID) throws(SecretStoreError) -> UnlockRequirement {
+        guard let keychain = keychains[id] else { return try memory.unlockRequirement(id) }
+        refreshLock(keychain)
+        return keychain.locked ? .prompt : .none
+    }
+
+    /// Unlocks when already unlocked by other means; otherwise asks through the prompter.
+    package func unlock(_ id: CollectionID) throws(SecretStoreError) {
+        _ = try unlockFromPrompt(id)
+    }
+
+    package func unlockFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool {
+        guard let keychain = keychains[id] else { return try memory.unlockFromPrompt(id) }
+        return try askPassword(keychain, purpose: "unlock")
+    }
+
+    /// Asks through the prompter on the calling thread (the provider runs it on a worker thread) and
+    /// unlocks the keychain; stops as soon as another process has unlocked it.
+    package func backgroundUnlock(_ id: CollectionID) -> (@Sendable () -> Bool?)? {
+        guard let keychain = keychains[id] else { return nil }
+        let keystore = keychain.keystore
+        let label = keychain.label
+        return { Self.askUnlockPassword(keystore, label: label) }
+    }
+
+    /// Up to 3 pinentry attempts. - Returns: `true` once unlocked (by this or any process), `false` when
+    /// the user cancelled or gave 3 wrong passwords, `nil` when no prompt could be shown.
+    static func askUnlockPassword(_ keystore: Keystore, label: String) -> Bool? {
+        var retryMessage: String?
+        for _ in 0..<3 {
+            if !isLocked(keystore) { return true }
+            let password: SecureBytes
+            do {
+                password = try Prompters.current().requestPassword(
+                    PasswordPrompt(
+                        title: "Unlock keychain",
+                        description: "An application wants access to the keychain “\(label)”, but it is locked.",
+                        label: "Password:", error: retryMessage))
+            } catch where error.status == .userCanceled {
+                return isLocked(keystore) ? false : true
+            } catch {
+                return nil
+            }
+            do {
+                _ = try keystore.unlock(password: password)
+                return true
+            } catch where error.status == .authFailed {
+                retryMessage = "Wrong password; try again."
+            } catch {
+                return nil
+            }
+        }
+        return !isLocked(keystore)
+    }
+
+    package func lock(_ id: CollectionID) throws(SecretStoreError) {
+        guard let keychain = keychains[id] else {
+            try memory.lock(id)
+            return
+        }
+        do { try keychain.keystore.lock() } catch { throw Self.mapped(error) }
+        refreshLock(keychain)
+        // A keychain without a password is always unlocked, like a device without a passcode.
+        guard keychain.locked else { throw .notSupported("\(keychain.label) has no password and cannot be locked") }
+    }
+}

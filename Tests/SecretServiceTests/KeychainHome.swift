@@ -1,0 +1,76 @@
+import Foundation
+import KeychainCore
+
+/// A temporary home for keychain-backed tests: keychains, device key and tool preferences live in
+/// its folder, never in the user's. ``remove()`` deletes it.
+struct KeychainHome {
+    let root: String
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("kss-home-\(UUID().uuidString)").path
+        for folder in ["data/keychains", "state/keychains", "config"] {
+            try FileManager.default.createDirectory(
+                atPath: root + "/" + folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+    }
+
+    /// The environment a provider (or tool) needs to use this home.
+    static func environment(_ root: String) -> [String: String] {
+        [
+            "XDG_DATA_HOME": root + "/data", "XDG_STATE_HOME": root + "/state", "XDG_CONFIG_HOME": root + "/config",
+            "KEYCHAIN_KDF": "testing",
+        ]
+    }
+
+    var environment: [String: String] { Self.environment(root) }
+
+    var directory: String { root + "/data/keychains" }
+
+    func location(_ name: String) -> KeychainLocation {
+        KeychainLocation(databasePath: directory + "/\(name).keychain-db", deviceKeyPath: root + "/state/keychains/device.key")
+    }
+
+    /// Creates keychain `name` with `password` (or none), as `security create-keychain` does, and leaves it locked.
+    @discardableResult
+    func createKeychain(_ name: String, password: String?) throws -> Keystore {
+        let keystore = try Keystore.create(
+            location: location(name), password: password.map { SecureBytes(copying: Array($0.utf8)) }, parameters: .testing)
+        if password != nil { try keystore.lock() }
+        return keystore
+    }
+
+    /// A pinentry that answers every GETPIN with `password` (Assuan: `D <data>`, `OK`), or cancels
+    /// (`ERR 83886179`) when `password` is `nil`.
+    /// `delay` seconds pass before each answer (a user who takes their time); the script exits as soon
+    /// as the provider that started it has gone, so that no process outlives a test.
+    func scriptedPinentry(password: String?, delay: Int = 0) throws -> String {
+        let path = root + "/pinentry-\(UUID().uuidString).sh"
+        let wait = "for i in $(seq \(delay * 10)); do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.1; done; "
+        let answer = (delay > 0 ? wait : "")
+            + (password.map { "printf 'D %s\\nOK\\n' '\($0)'" } ?? "echo 'ERR 83886179 Operation cancelled'")
+        let script = """
+            #!/bin/sh
+            echo 'OK Pleased to meet you'
+            while read -r line; do
+              case "$line" in
+                GETPIN*) \(answer) ;;
+                BYE*) echo OK; exit 0 ;;
+                *) echo OK ;;
+              esac
+            done
+
+            """
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o700)
+        return path
+    }
+
+    /// Every byte of keychain `name`'s files (the database and its `-wal`/`-shm`).
+    func fileBytes(_ name: String) -> [UInt8] {
+        ["", "-wal", "-shm"].flatMap { suffix in
+            (FileManager.default.contents(atPath: location(name).databasePath + suffix)).map { [UInt8]($0) } ?? []
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: root) }
+}
