@@ -146,7 +146,7 @@ struct KeychainProviderCrashTests {
             let keystore = try Keystore(location: location, create: false)
             #expect(try keystore.secretItems(matching: [:]).count == 60)
             let passwords = try keystore.search(
-                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("concurrency")], synchronizable: nil),
+                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("concurrency")], synchronizable: .any),
                 projection: [.attributes])
             #expect(passwords.count == 60)
             #expect(try keystore.verifyIntegrity() == 120)

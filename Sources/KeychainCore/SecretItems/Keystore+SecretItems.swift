@@ -91,7 +91,7 @@ extension Keystore {
     /// process, another `Keystore`) commits. Cheap: no transaction, no key.
     package func externalDataVersion() throws(KeychainFailure) -> Int64 {
         try session.withLock { (session: inout StoreSession) throws(KeychainFailure) -> Int64 in
-            do throws(SQLiteError) { return try session.database.dataVersion() } catch { throw StoreSession.failure(error) }
+            return try session.database.dataVersion()
         }
     }
 

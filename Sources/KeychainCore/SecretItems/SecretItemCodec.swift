@@ -21,11 +21,11 @@ struct SecretItemCodec {
 
     enum Part: UInt8 { case key = 1, metadata = 2, secret = 3 }
 
-    init(keychainID: [UInt8], indexKey: SecureBytes) {
+    init(keychainID: [UInt8], indexKey: IndexKey) {
         self.keychainID = keychainID
-        metadataKey = Sodium.combine(indexKey, indexKey, context: "swkc.ss.metadata.v1")
-        digestKey = Sodium.combine(indexKey, indexKey, context: "swkc.ss.digest.v1")
-        tagKey = Sodium.combine(indexKey, indexKey, context: "swkc.ss.row.v1")
+        metadataKey = Sodium.combine(indexKey.bytes, indexKey.bytes, context: "swkc.ss.metadata.v1")
+        digestKey = Sodium.combine(indexKey.bytes, indexKey.bytes, context: "swkc.ss.digest.v1")
+        tagKey = Sodium.combine(indexKey.bytes, indexKey.bytes, context: "swkc.ss.row.v1")
     }
 
     // MARK: - Digests
@@ -96,7 +96,7 @@ struct SecretItemCodec {
     }
 
     /// Seals `contentType` and the secret under `itemKey`: `u16 length ‖ content type ‖ secret`.
-    func sealSecret(_ secret: SecretItemSecret, itemKey: SecureBytes, number: Int64) -> [UInt8] {
+    func sealSecret(_ secret: SecretItemSecret, itemKey: ItemKey, number: Int64) -> [UInt8] {
         var header: [UInt8] = [0, 0]
         header.append(contentsOf: secret.contentType.utf8.prefix(255))
         header[1] = UInt8(header.count - 2)
@@ -108,13 +108,13 @@ struct SecretItemCodec {
             }
         }
         let ad = associatedData(.secret, number: number, attributeSet: [])
-        return Sodium.seal(plain, key: itemKey, associatedData: ad)
+        return Sodium.seal(plain, key: itemKey.bytes, associatedData: ad)
     }
 
     /// - Throws: `.decode` when the box does not authenticate.
-    func openSecret(_ box: [UInt8], itemKey: SecureBytes, number: Int64) throws(KeychainFailure) -> SecretItemSecret {
+    func openSecret(_ box: [UInt8], itemKey: ItemKey, number: Int64) throws(KeychainFailure) -> SecretItemSecret {
         let ad = associatedData(.secret, number: number, attributeSet: [])
-        guard let plain = Sodium.openSecret(box, key: itemKey, associatedData: ad), plain.count >= 2 else {
+        guard let plain = Sodium.openSecret(box, key: itemKey.bytes, associatedData: ad), plain.count >= 2 else {
             throw KeychainFailure(.decode, "a Secret Service item's secret does not authenticate")
         }
         return try plain.withUnsafeBytes { (bytes) throws(KeychainFailure) -> SecretItemSecret in

@@ -28,13 +28,9 @@ extension StoreSession {
 
     /// Whether the Secret Service tables exist (they are made by the first Secret Service write).
     func hasSecretItemTables() throws(KeychainFailure) -> Bool {
-        do {
-            return try database.scalar(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(SecretItemSchema.itemsTable)])
-                > 0
-        } catch {
-            throw Self.failure(error)
-        }
+        return try database.scalar(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(SecretItemSchema.itemsTable)])
+            > 0
     }
 
     // MARK: - Reading (works while locked)
@@ -53,13 +49,9 @@ extension StoreSession {
             if digests.count > 1 {
                 var probed: [(count: Int64, digest: [UInt8])] = []
                 for digest in digests {
-                    do throws(SQLiteError) {
-                        let count = try database.scalar(
-                            "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 64)", [.blob(digest)])
-                        probed.append((count, digest))
-                    } catch {
-                        throw Self.failure(error)
-                    }
+                    let count = try database.scalar(
+                        "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 64)", [.blob(digest)])
+                    probed.append((count, digest))
                 }
                 digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
             }
@@ -93,22 +85,18 @@ extension StoreSession {
     }
 
     func secretItemRows(_ sql: String, _ values: [SQLValue]) throws(KeychainFailure) -> [SecretItemRow] {
-        do throws(SQLiteError) {
-            let statement = try database.prepare(sql)
-            try statement.bind(values)
-            defer { statement.finish() }
-            var rows: [SecretItemRow] = []
-            while try statement.step() {
-                rows.append(
-                    SecretItemRow(
-                        number: statement.int64(0), serial: statement.int64(1), attributeSet: statement.blob(2),
-                        metadata: statement.blob(3), wrappedKey: statement.blob(4), secret: statement.blob(5),
-                        tag: statement.blob(6)))
-            }
-            return rows
-        } catch {
-            throw Self.failure(error)
+        let statement = try database.prepare(sql)
+        try statement.bind(values)
+        defer { statement.finish() }
+        var rows: [SecretItemRow] = []
+        while try statement.step() {
+            rows.append(
+                SecretItemRow(
+                    number: statement.int64(0), serial: statement.int64(1), attributeSet: statement.blob(2),
+                    metadata: statement.blob(3), wrappedKey: statement.blob(4), secret: statement.blob(5),
+                    tag: statement.blob(6)))
         }
+        return rows
     }
 
     /// An item's secret.
@@ -120,43 +108,35 @@ extension StoreSession {
         return try codec.openSecret(row.secret, itemKey: itemKey, number: row.number)
     }
 
-    private func secretItemKey(_ row: SecretItemRow, _ codec: SecretItemCodec) throws(KeychainFailure) -> SecureBytes {
+    private func secretItemKey(_ row: SecretItemRow, _ codec: SecretItemCodec) throws(KeychainFailure) -> ItemKey {
         let classKey = try classKey(.whenUnlocked)
         let ad = codec.associatedData(.key, number: row.number, attributeSet: [])
-        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey, associatedData: ad) else {
+        guard let key = Sodium.openSecret(row.wrappedKey, key: classKey.bytes, associatedData: ad) else {
             throw KeychainFailure(.decode, "a Secret Service item's key does not authenticate")
         }
-        return key
+        return ItemKey(key)
     }
 
     /// Item numbers and serials written after `serial`, and the latest serial.
     func secretItemChanges(after serial: Int64) throws(KeychainFailure) -> SecretItemChanges {
         guard try hasSecretItemTables() else { return SecretItemChanges(written: [], latestSerial: 0) }
         var written: [(number: Int64, serial: Int64)] = []
-        do throws(SQLiteError) {
-            let statement = try database.prepare("SELECT id, serial FROM ss_items WHERE serial > ? ORDER BY serial")
-            try statement.bind([.integer(serial)])
-            defer { statement.finish() }
-            while try statement.step() { written.append((statement.int64(0), statement.int64(1))) }
-        } catch {
-            throw Self.failure(error)
-        }
+        let statement = try database.prepare("SELECT id, serial FROM ss_items WHERE serial > ? ORDER BY serial")
+        try statement.bind([.integer(serial)])
+        defer { statement.finish() }
+        while try statement.step() { written.append((statement.int64(0), statement.int64(1))) }
         return SecretItemChanges(written: written, latestSerial: try Meta.integer(database, SecretItemSchema.serialMeta))
     }
 
     /// Every item number, ascending.
     func secretItemNumbers() throws(KeychainFailure) -> [Int64] {
         guard try hasSecretItemTables() else { return [] }
-        do throws(SQLiteError) {
-            let statement = try database.prepare("SELECT id FROM ss_items ORDER BY id")
-            try statement.bind([])
-            defer { statement.finish() }
-            var numbers: [Int64] = []
-            while try statement.step() { numbers.append(statement.int64(0)) }
-            return numbers
-        } catch {
-            throw Self.failure(error)
-        }
+        let statement = try database.prepare("SELECT id FROM ss_items ORDER BY id")
+        try statement.bind([])
+        defer { statement.finish() }
+        var numbers: [Int64] = []
+        while try statement.step() { numbers.append(statement.int64(0)) }
+        return numbers
     }
 
     // MARK: - Writing (each needs the keychain unlocked)
@@ -187,14 +167,10 @@ extension StoreSession {
             }
         }
         let number: Int64
-        do {
-            number =
-                max(
-                    try database.scalar("SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'ss_items'"),
-                    try database.scalar("SELECT coalesce(max(id), 0) FROM ss_items")) + 1
-        } catch {
-            throw Self.failure(error)
-        }
+        number =
+            max(
+                try database.scalar("SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'ss_items'"),
+                try database.scalar("SELECT coalesce(max(id), 0) FROM ss_items")) + 1
         let item = SecretItem(number: number, label: label, attributes: attributes, created: now, modified: now)
         try writeSecretItem(item, secret: secret, replacing: nil, codec)
         return (number, false)
@@ -232,12 +208,8 @@ extension StoreSession {
     func deleteSecretItem(_ number: Int64) throws(KeychainFailure) -> Bool {
         _ = try classKey(.whenUnlocked)
         guard let row = try secretItemRow(number) else { return false }
-        do throws(SQLiteError) {
-            try database.prepare("DELETE FROM ss_items WHERE id = ?").run([.integer(number)])
-            try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(number)])
-        } catch {
-            throw Self.failure(error)
-        }
+        try database.prepare("DELETE FROM ss_items WHERE id = ?").run([.integer(number)])
+        try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(number)])
         try accumulateSecretItems(row.tag)
         _ = try nextSecretItemSerial()
         return true
@@ -269,13 +241,9 @@ extension StoreSession {
             }
             for (name, value) in item.attributes {
                 let present: Int64
-                do {
-                    present = try database.scalar(
-                        "SELECT count(*) FROM ss_index WHERE digest = ? AND item = ?",
-                        [.blob(codec.pairDigest(name, value)), .integer(row.number)])
-                } catch {
-                    throw Self.failure(error)
-                }
+                present = try database.scalar(
+                    "SELECT count(*) FROM ss_index WHERE digest = ? AND item = ?",
+                    [.blob(codec.pairDigest(name, value)), .integer(row.number)])
                 guard present == 1 else {
                     throw KeychainFailure(.decode, "Secret Service item \(row.number) is missing from the attribute index")
                 }
@@ -283,7 +251,7 @@ extension StoreSession {
             expectedIndex += item.attributes.count
         }
         let indexRows: Int64
-        do { indexRows = try database.scalar("SELECT count(*) FROM ss_index") } catch { throw Self.failure(error) }
+        indexRows = try database.scalar("SELECT count(*) FROM ss_index")
         guard indexRows == expectedIndex else {
             throw KeychainFailure(.decode, "the Secret Service attribute index holds entries for no item")
         }
@@ -306,7 +274,7 @@ extension StoreSession {
 
     private func ensureSecretItemTables() throws(KeychainFailure) {
         guard try !hasSecretItemTables() else { return }
-        do { try database.execute(SecretItemSchema.create) } catch { throw Self.failure(error) }
+        try database.execute(SecretItemSchema.create)
     }
 
     /// Writes `item` (a new row when `replacing` is `nil`), re-indexing its attributes. With `secret`
@@ -320,9 +288,9 @@ extension StoreSession {
         var sealedSecret: [UInt8]
         if let secret {
             let classKey = try classKey(.whenUnlocked)
-            let itemKey = SecureBytes.random(count: Sodium.keyBytes)
+            let itemKey = ItemKey.random()
             wrappedKey = Sodium.seal(
-                itemKey, key: classKey, associatedData: codec.associatedData(.key, number: item.number, attributeSet: []))
+                itemKey.bytes, key: classKey.bytes, associatedData: codec.associatedData(.key, number: item.number, attributeSet: []))
             sealedSecret = codec.sealSecret(secret, itemKey: itemKey, number: item.number)
         } else {
             guard let old else { throw KeychainFailure(.param, "a new Secret Service item needs a secret") }
@@ -336,28 +304,24 @@ extension StoreSession {
         let columns: [SQLValue] = [
             .integer(serial), .blob(attributeSet), .blob(metadata), .blob(wrappedKey), .blob(sealedSecret), .blob(tag),
         ]
-        do throws(SQLiteError) {
-            if let old {
-                try database.prepare(
-                    "UPDATE ss_items SET serial = ?, attribute_set = ?, metadata = ?, wrapped_key = ?, secret = ?, tag = ? WHERE id = ?"
-                ).run(columns + [.integer(item.number)])
-                if old.attributeSet != attributeSet {
-                    try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(item.number)])
-                    try index(item, codec)
-                }
-            } else {
-                try database.prepare(
-                    "INSERT INTO ss_items (id, serial, attribute_set, metadata, wrapped_key, secret, tag) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                ).run([.integer(item.number)] + columns)
+        if let old {
+            try database.prepare(
+                "UPDATE ss_items SET serial = ?, attribute_set = ?, metadata = ?, wrapped_key = ?, secret = ?, tag = ? WHERE id = ?"
+            ).run(columns + [.integer(item.number)])
+            if old.attributeSet != attributeSet {
+                try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(item.number)])
                 try index(item, codec)
             }
-        } catch {
-            throw Self.failure(error)
+        } else {
+            try database.prepare(
+                "INSERT INTO ss_items (id, serial, attribute_set, metadata, wrapped_key, secret, tag) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            ).run([.integer(item.number)] + columns)
+            try index(item, codec)
         }
         try accumulateSecretItems(old.map { zip($0.tag, tag).map { $0 ^ $1 } } ?? tag)
     }
 
-    private func index(_ item: SecretItem, _ codec: SecretItemCodec) throws(SQLiteError) {
+    private func index(_ item: SecretItem, _ codec: SecretItemCodec) throws(KeychainFailure) {
         let insert = try database.prepare("INSERT OR IGNORE INTO ss_index (digest, item) VALUES (?, ?)")
         for (name, value) in item.attributes {
             try insert.run([.blob(codec.pairDigest(name, value)), .integer(item.number)])
@@ -366,7 +330,7 @@ extension StoreSession {
 
     private func nextSecretItemSerial() throws(KeychainFailure) -> Int64 {
         let serial = try Meta.integer(database, SecretItemSchema.serialMeta) + 1
-        do { try Meta.set(database, SecretItemSchema.serialMeta, integer: serial) } catch { throw Self.failure(error) }
+        try Meta.set(database, SecretItemSchema.serialMeta, integer: serial)
         return serial
     }
 
@@ -376,6 +340,6 @@ extension StoreSession {
             throw KeychainFailure(.invalidKeychain, "bad Secret Service accumulator")
         }
         for index in current.indices { current[index] ^= delta[index] }
-        do { try Meta.set(database, SecretItemSchema.accumulatorMeta, current) } catch { throw Self.failure(error) }
+        try Meta.set(database, SecretItemSchema.accumulatorMeta, current)
     }
 }
