@@ -20,12 +20,12 @@ struct DumpKeychain: SecuritySubcommand {
     let showData: Bool
     let keychains: [String]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         showData = options.has("d")
         keychains = options.operands
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         var withheld = 0
         defer {
             if withheld > 0 {
@@ -68,10 +68,9 @@ struct DumpKeychain: SecuritySubcommand {
                 }
                 try dumpSecretServiceItems(store, path: target.location.databasePath, context)
             } catch {
-                return context.fail("SecKeychainSearchCopyNext", error)
+                throw .keychain("SecKeychainSearchCopyNext", error)
             }
         }
-        return 0
     }
 }
 
@@ -114,7 +113,7 @@ struct ErrorCommand: SecuritySubcommand {
 
     let codes: [Int32]
 
-    init(_ options: ParsedOptions) throws(ValidationError) {
+    init(_ options: ParsedOptions) throws(CommandFailure) {
         codes = options.operands.map(Self.parse)
     }
 
@@ -142,12 +141,13 @@ struct ErrorCommand: SecuritySubcommand {
         return Int32(bitPattern: negative ? 0 &- magnitude : magnitude)
     }
 
-    func run(_ context: SecurityContext) -> Int32 {
+    /// - Throws: always ``CommandFailure/exit(_:)`` with 1, after printing, as Apple's tool exits 1.
+    func run(_ context: SecurityContext) throws(CommandFailure) {
         for code in codes {
             var hex = String(UInt32(bitPattern: code), radix: 16, uppercase: true)
             hex = String(repeating: "0", count: max(0, 8 - hex.count)) + hex
             context.io.output.line("Error: 0x\(hex) \(code) \(KeychainStatus(code).message)")
         }
-        return 1
+        throw .exit(1)
     }
 }

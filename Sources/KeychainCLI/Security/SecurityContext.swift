@@ -87,19 +87,6 @@ package struct SecurityContext {
         #endif
     }
 
-    /// Reports an engine status as ``CommandFailure/report(to:io:)`` does, for the commands that
-    /// still return a status; returns the exit status.
-    @discardableResult
-    func fail(_ operation: String, _ status: KeychainStatus) -> Int32 {
-        CommandFailure.keychain(operation, status).report(to: .security(usage: nil), io: io)
-    }
-
-    /// Reports an engine failure as ``CommandFailure/report(to:io:)`` does; returns the exit status.
-    @discardableResult
-    func fail(_ operation: String, _ failure: KeychainFailure) -> Int32 {
-        CommandFailure.keychain(operation, failure).report(to: .security(usage: nil), io: io)
-    }
-
     /// The exit status for an `OSStatus`: its low 8 bits, as macOS `security` exits
     /// (-25300 → 44, -25299 → 45, -25293 → 51). A status whose low 8 bits are 0 exits 1, so a
     /// failure never looks like success.
@@ -108,11 +95,6 @@ package struct SecurityContext {
         return status.rawValue != 0 && low == 0 ? 1 : low
     }
 }
-
-/// Why a subcommand's options were rejected after parsing.
-/// The name the command files used for their parse errors, kept for the commands that still use
-/// it: every command failure is a ``CommandFailure``.
-typealias ValidationError = CommandFailure
 
 /// A `security` subcommand: parsed, then validated (``init(_:)``), then run.
 protocol SecuritySubcommand {
@@ -123,19 +105,6 @@ protocol SecuritySubcommand {
     /// Runs the command.
     /// - Returns: the exit status.
     func run(_ context: SecurityContext) throws(CommandFailure)
-}
-
-/// A command that still returns its exit status (0 for success, anything else after it printed
-/// why); the status is passed through the same mapping as a thrown failure.
-protocol StatusSubcommand: SecuritySubcommand {
-    func run(_ context: SecurityContext) -> Int32
-}
-
-extension StatusSubcommand {
-    func run(_ context: SecurityContext) throws(CommandFailure) {
-        let status: Int32 = run(context)
-        if status != 0 { throw .exit(status) }
-    }
 }
 
 /// Option values shared by the item commands.

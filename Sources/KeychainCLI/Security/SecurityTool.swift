@@ -112,11 +112,6 @@ package enum SecurityTool {
     }
 }
 
-// `dump-keychain` and `error` still return their exit status (their file is being extended
-// elsewhere); the status goes through the same mapping as a thrown failure.
-extension DumpKeychain: StatusSubcommand {}
-extension ErrorCommand: StatusSubcommand {}
-
 /// `security help [command...]`: with no operand lists every command (`    %-17s %s`); with
 /// operands prints each command's usage; an unknown one prints
 /// `security: help: no such command: x` and exits 1.

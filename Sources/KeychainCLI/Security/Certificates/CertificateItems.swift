@@ -126,7 +126,3 @@ enum CertificateItems {
     }
 }
 
-extension SecurityContext {
-    /// Reports an `OSStatus` of a Keychain Services call as `fail` does.
-    func fail(_ operation: String, osStatus: OSStatus) -> Int32 { fail(operation, KeychainStatus(osStatus)) }
-}
