@@ -6,9 +6,11 @@ import CSodium
 /// no query model, no per-item key wrap, no attribute plist, no `sodium_malloc`, no transaction
 /// bookkeeping).
 ///
-/// Its table has the same definition and indexes as the engine's `items` table, so index
-/// maintenance costs the same; a row holds the digest columns, the sealed attributes and the sealed
-/// secret (the engine's wrapped key is left empty: the floor has one key for every row). Per operation:
+/// Its table is the engine's `items` table (`Schema.create`) without the `tag` column: the same other
+/// columns, constraints and indexes, so index maintenance costs the same. The row tag and its
+/// accumulator are integrity checks the engine adds on top of the floor, and are counted as ours.
+/// A row holds the digest columns, the sealed attributes and the sealed secret (the engine's wrapped
+/// key is left empty: the floor has one key for every row). Per operation:
 /// - insert: 4 keyed BLAKE2b digests (group, primary key, account, service); the attributes written
 ///   as one flat byte string the size of the engine's item record (service, account, group,
 ///   protection class, sync, two dates); two XChaCha20-Poly1305 seals (attributes, secret); one INSERT;
