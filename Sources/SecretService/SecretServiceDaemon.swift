@@ -229,9 +229,11 @@ private final class RunningDaemon {
     }
 
     private func busCall(_ method: String, _ parameters: OpaquePointer, _ replyType: String) -> OpaquePointer? {
-        g_dbus_connection_call_sync(
-            connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
-            cgio_variant_type(replyType), G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
+        Variant.withType(replyType) { type in
+            g_dbus_connection_call_sync(
+                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
+                type, G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
+        }
     }
 }
 
