@@ -184,7 +184,8 @@ package enum SecretServiceMigration {
             var source: (label: String, locked: Bool, items: [String])
             do {
                 source = try describe(path)
-                if source.locked, options.unlock, !source.items.isEmpty || isLogin {
+                // Unlocked even when it lists no items: some providers (KeePassXC) list none while locked.
+                if source.locked, options.unlock {
                     _ = try client.unlock(path, promptTimeoutSeconds: options.promptTimeoutSeconds)
                     source = try describe(path)
                 }
