@@ -267,6 +267,54 @@ struct MigrationTests {
         }
     }
 
+    @Test(
+        "The command prints counts per collection and no secret; it exits 0, and 4 when a collection stays locked",
+        .enabled(if: hasGnomeKeyring, "gnome-keyring-daemon is not installed (scripts/setup installs it)"))
+    func commandOutput() throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            let keyring = try Self.startGnomeKeyring(on: bus)
+            defer { Self.stop(keyring) }
+            let session = try bus.openPlainSession()
+            try Self.create(
+                bus, in: Self.login,
+                Expected(
+                    collectionLabel: "Login", label: "mail", attributes: ["user": "bob"],
+                    secret: Array("never-printed-7319".utf8), contentType: "text/plain"),
+                session: session)
+            func migrate(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+                let stdout = Pipe(), stderr = Pipe()
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: PrivateBus.providerExecutable)
+                process.arguments = ["migrate"] + arguments
+                var environment = ProcessInfo.processInfo.environment
+                environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+                process.environment = environment
+                process.standardOutput = stdout
+                process.standardError = stderr
+                try process.run()
+                let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, output, errors)
+            }
+            let first = try migrate([])
+            #expect(first.status == 0)
+            #expect(first.output.contains("encrypted (DH) session"))
+            let row = first.output.split(separator: "\n").first { $0.hasPrefix("/org/freedesktop/secrets/collection/login") }
+            #expect(row.map { $0.split(separator: " ").suffix(5) } == ["1", "1", "0", "0", "0"])
+            #expect(!first.output.contains("never-printed-7319") && !first.errors.contains("never-printed-7319"))
+            let vault = try Self.createCollection(bus, label: "Vault", session: session)
+            try Self.create(
+                bus, in: vault,
+                Expected(collectionLabel: "Vault", label: "v", attributes: [:], secret: [1], contentType: ""),
+                session: session)
+            g_variant_unref(try bus.expectReply(Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([vault])]))
+            let second = try migrate(["--no-unlock", "--dry-run"])
+            #expect(second.status == 4)
+            #expect(second.output.contains("dry run"))
+        }
+    }
+
     @Test("With no provider on the bus the migration says so, activates nothing, and the command exits 3")
     func noProvider() throws {
         try PrivateBus.with(startProvider: false) { bus in
