@@ -98,7 +98,9 @@ package enum SecretServiceFuzzer {
             return type.withCString { g_variant_new_array(cgio_variant_type($0), &children, gsize(children.count))! }
         }
         func bytes(_ value: [UInt8]) -> OpaquePointer {
-            value.withUnsafeBytes { g_variant_new_fixed_array(cgio_variant_type("y"), $0.baseAddress, gsize($0.count), 1)! }
+            value.withUnsafeBytes {
+                g_variant_new_fixed_array(cgio_variant_type("y"), $0.baseAddress, gsize($0.count), 1)!
+            }
         }
         func attributes(_ map: [(String, String)]) -> OpaquePointer {
             array("{ss}", map.map { g_variant_new_dict_entry(string($0.0), string($0.1))! })
@@ -161,7 +163,8 @@ package enum SecretServiceFuzzer {
                             string("org.freedesktop.Secret.Collection.Label"), g_variant_new_variant(string("Work"))!)!
                     ]), string("default"),
             ]))
-        let deleteItem = encode(path: 6, method: "Delete", interface: "org.freedesktop.Secret.Item", arguments: tuple([]))
+        let deleteItem = encode(
+            path: 6, method: "Delete", interface: "org.freedesktop.Secret.Item", arguments: tuple([]))
         let introspect = encode(
             path: 1, method: "Introspect", interface: "org.freedesktop.DBus.Introspectable", arguments: tuple([]))
         let created = createItem("fuzz", [("service", "fuzz"), ("user", "a")], secret: Array("secret".utf8))
@@ -192,14 +195,15 @@ package enum SecretServiceFuzzer {
             defer { g_main_context_pop_thread_default(context) }
             var fds: [Int32] = [-1, -1]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { return nil }
-            guard let serverSocket = g_socket_new_from_fd(fds[0], nil), let clientSocket = g_socket_new_from_fd(fds[1], nil)
+            guard let serverSocket = g_socket_new_from_fd(fds[0], nil),
+                let clientSocket = g_socket_new_from_fd(fds[1], nil)
             else { return nil }
             let serverStream = g_socket_connection_factory_create_connection(serverSocket)!
             let clientStream = g_socket_connection_factory_create_connection(clientSocket)!
             g_object_unref(UnsafeMutableRawPointer(serverSocket))
             g_object_unref(UnsafeMutableRawPointer(clientSocket))
             // The server side authenticates in a worker thread while the client side blocks.
-            final class Pending { var connection: OpaquePointer? ; var done = false }
+            final class Pending { var connection: OpaquePointer?; var done = false }
             let pending = Unmanaged.passRetained(Pending())
             let guid = g_dbus_generate_guid()!
             g_dbus_connection_new(

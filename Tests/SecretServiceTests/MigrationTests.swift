@@ -37,7 +37,9 @@ struct MigrationTests {
     static func startGnomeKeyring(on bus: PrivateBus) throws -> Process {
         let home = bus.directory.appendingPathComponent("home")
         let runtime = bus.directory.appendingPathComponent("run")
-        for folder in [home, runtime] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        for folder in [home, runtime] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
         chmod(runtime.path, 0o700)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gnomeKeyring)
@@ -72,7 +74,9 @@ struct MigrationTests {
     }
 
     static func secretValue(_ session: String, _ bytes: [UInt8], _ contentType: String) -> OpaquePointer {
-        Variant.tuple([Variant.objectPath(session), Variant.bytes([]), Variant.bytes(bytes), Variant.string(contentType)])
+        Variant.tuple([
+            Variant.objectPath(session), Variant.bytes([]), Variant.bytes(bytes), Variant.string(contentType),
+        ])
     }
 
     /// `CreateItem` in the source with a plain session.
@@ -186,7 +190,8 @@ struct MigrationTests {
             let vault = try Self.createCollection(bus, label: "Vault", session: session)
             try Self.create(
                 bus, in: vault,
-                Expected(collectionLabel: "Vault", label: "locked", attributes: ["k": "v"], secret: [1], contentType: ""),
+                Expected(
+                    collectionLabel: "Vault", label: "locked", attributes: ["k": "v"], secret: [1], contentType: ""),
                 session: session)
             // An item in the source's in-memory session collection, which is not copied.
             try Self.create(
@@ -197,7 +202,8 @@ struct MigrationTests {
             let source = try Self.sourceItems(bus, [Self.login: "Login", work: "Work"], session: session)
             #expect(source.map(\.label) == (loginItems + [workItem]).sorted().map(\.label))
             #expect(source.map(\.secret) == (loginItems + [workItem]).sorted().map(\.secret))
-            g_variant_unref(try bus.expectReply(Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([vault])]))
+            g_variant_unref(
+                try bus.expectReply(Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([vault])]))
 
             let store = MemorySecretStore()
             let report = try SecretServiceMigration.run(connection: bus.client!, store: store, options: Self.options())
@@ -206,9 +212,18 @@ struct MigrationTests {
             #expect(report.sessionItemsNotCopied == 1)
             let byLabel = Dictionary(uniqueKeysWithValues: report.collections.map { ($0.sourceLabel, $0) })
             #expect(byLabel.keys.sorted() == ["Login", "Vault", "Work"])
-            #expect(byLabel["Login"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [4, 4, 0, 0, 0])
-            #expect(byLabel["Work"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [1, 1, 0, 0, 0])
-            #expect(byLabel["Vault"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [1, 0, 0, 1, 0])
+            #expect(
+                byLabel["Login"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [
+                    4, 4, 0, 0, 0,
+                ])
+            #expect(
+                byLabel["Work"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [
+                    1, 1, 0, 0, 0,
+                ])
+            #expect(
+                byLabel["Vault"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [
+                    1, 0, 0, 1, 0,
+                ])
             #expect(byLabel["Login"]?.target == store.resolveAlias("login"))
             #expect(try Self.contents(of: store) == source)
             #expect(store.collections().contains { $0.label == "Vault" } == false)
@@ -237,7 +252,8 @@ struct MigrationTests {
             let session = try bus.openPlainSession()
             try Self.create(
                 bus, in: Self.login,
-                Expected(collectionLabel: "Login", label: "a", attributes: ["a": "1"], secret: [1, 2], contentType: "x"),
+                Expected(
+                    collectionLabel: "Login", label: "a", attributes: ["a": "1"], secret: [1, 2], contentType: "x"),
                 session: session)
             let store = MemorySecretStore()
             let before = store.collections()
@@ -300,7 +316,9 @@ struct MigrationTests {
             let first = try migrate([])
             #expect(first.status == 0)
             #expect(first.output.contains("encrypted (DH) session"))
-            let row = first.output.split(separator: "\n").first { $0.hasPrefix("/org/freedesktop/secrets/collection/login") }
+            let row = first.output.split(separator: "\n").first {
+                $0.hasPrefix("/org/freedesktop/secrets/collection/login")
+            }
             #expect(row.map { $0.split(separator: " ").suffix(5) } == ["1", "1", "0", "0", "0"])
             #expect(!first.output.contains("never-printed-7319") && !first.errors.contains("never-printed-7319"))
             let vault = try Self.createCollection(bus, label: "Vault", session: session)
@@ -308,7 +326,8 @@ struct MigrationTests {
                 bus, in: vault,
                 Expected(collectionLabel: "Vault", label: "v", attributes: [:], secret: [1], contentType: ""),
                 session: session)
-            g_variant_unref(try bus.expectReply(Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([vault])]))
+            g_variant_unref(
+                try bus.expectReply(Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([vault])]))
             let second = try migrate(["--no-unlock", "--dry-run"])
             #expect(second.status == 4)
             #expect(second.output.contains("dry run"))
@@ -319,7 +338,8 @@ struct MigrationTests {
     func noProvider() throws {
         try PrivateBus.with(startProvider: false) { bus in
             #expect(throws: SecretServiceMigration.Failure.noProvider("org.freedesktop.secrets")) {
-                try SecretServiceMigration.run(connection: bus.client!, store: MemorySecretStore(), options: Self.options())
+                try SecretServiceMigration.run(
+                    connection: bus.client!, store: MemorySecretStore(), options: Self.options())
             }
             let stderr = Pipe()
             let process = try PrivateBus.launchProvider(address: bus.address, arguments: ["migrate"], stderr: stderr)
@@ -334,7 +354,8 @@ struct MigrationTests {
     func refusesOwnProvider() throws {
         try PrivateBus.with { bus in
             #expect(throws: SecretServiceMigration.Failure.self) {
-                try SecretServiceMigration.run(connection: bus.client!, store: MemorySecretStore(), options: Self.options())
+                try SecretServiceMigration.run(
+                    connection: bus.client!, store: MemorySecretStore(), options: Self.options())
             }
             let stderr = Pipe()
             let process = try PrivateBus.launchProvider(address: bus.address, arguments: ["migrate"], stderr: stderr)
@@ -348,8 +369,11 @@ struct MigrationTests {
     @Test("migrate rejects unknown options with exit status 1 and prints its help with 0")
     func usage() throws {
         #expect(MigrationCommand.main(arguments: ["--bogus"], makeStore: { MemorySecretStore() }) == 1)
-        #expect(MigrationCommand.main(arguments: ["--prompt-timeout", "soon"], makeStore: { MemorySecretStore() }) == 1)
-        #expect(MigrationCommand.main(arguments: ["--from-bus-name", "not a name"], makeStore: { MemorySecretStore() }) == 1)
+        #expect(
+            MigrationCommand.main(arguments: ["--prompt-timeout", "soon"], makeStore: { MemorySecretStore() }) == 1)
+        #expect(
+            MigrationCommand.main(arguments: ["--from-bus-name", "not a name"], makeStore: { MemorySecretStore() }) == 1
+        )
         #expect(MigrationCommand.main(arguments: ["--help"], makeStore: { MemorySecretStore() }) == 0)
     }
 }

@@ -40,7 +40,9 @@ struct ProviderBadInputTests {
         ])
     }
 
-    @Test("DH public keys 0, 1, p - 1, p, 2^1024 and keys longer than the group get InvalidArgs; 2 and p - 2 open sessions")
+    @Test(
+        "DH public keys 0, 1, p - 1, p, 2^1024 and keys longer than the group get InvalidArgs; 2 and p - 2 open sessions"
+    )
     func dhKeyEdges() throws {
         try PrivateBus.with { bus in
             var pMinusOne = Self.prime
@@ -60,7 +62,8 @@ struct ProviderBadInputTests {
                 #expect(
                     bus.errorName(
                         Self.service, Self.serviceInterface, "OpenSession",
-                        [Variant.string(TransportSession.dhName), Variant.boxed(Variant.bytes(key))]) == Self.invalidArgs,
+                        [Variant.string(TransportSession.dhName), Variant.boxed(Variant.bytes(key))])
+                        == Self.invalidArgs,
                     "a \(key.count)-byte key")
             }
             var two = zero128
@@ -79,9 +82,10 @@ struct ProviderBadInputTests {
                 [Variant.string(TransportSession.dhName), Variant.boxed(Variant.bytes(clientKey))])
             let session = Variant.withChild(reply, 1, Variant.readString)
             g_variant_unref(reply)
-            for (parameters, value) in [([UInt8](repeating: 0, count: 16), [UInt8](repeating: 1, count: 15)),
-                ([UInt8](repeating: 0, count: 5), [UInt8](repeating: 1, count: 16)), ([], [])]
-            {
+            for (parameters, value) in [
+                ([UInt8](repeating: 0, count: 16), [UInt8](repeating: 1, count: 15)),
+                ([UInt8](repeating: 0, count: 5), [UInt8](repeating: 1, count: 16)), ([], []),
+            ] {
                 #expect(
                     bus.errorName(
                         Self.sessionAlias, Self.collectionInterface, "CreateItem",
@@ -99,15 +103,25 @@ struct ProviderBadInputTests {
     func wrongSignatures() throws {
         try PrivateBus.with { bus in
             let session = try bus.openPlainSession()
-            let item = try bus.createItem(Self.sessionAlias, label: "keep", attributes: ["k": "v"], secret: "s", session: session)
+            let item = try bus.createItem(
+                Self.sessionAlias, label: "keep", attributes: ["k": "v"], secret: "s", session: session)
             let calls: [(String, String, String, [OpaquePointer]?)] = [
                 (Self.service, Self.serviceInterface, "OpenSession", [Variant.string("plain")]),
                 (Self.service, Self.serviceInterface, "Unlock", [Variant.strings([Self.sessionAlias])]),
                 (Self.service, Self.serviceInterface, "Lock", [Variant.objectPath(Self.sessionAlias)]),
                 (Self.service, Self.serviceInterface, "GetSecrets", [Variant.objectPaths([item])]),
-                (Self.service, Self.serviceInterface, "SetAlias", [Variant.string("a"), Variant.string(Self.sessionAlias)]),
-                (Self.service, Self.serviceInterface, "CreateCollection", [Variant.stringMap([:]), Variant.string("")]),
-                (Self.sessionAlias, Self.collectionInterface, "CreateItem", [Variant.variantMap([]), Variant.boolean(true)]),
+                (
+                    Self.service, Self.serviceInterface, "SetAlias",
+                    [Variant.string("a"), Variant.string(Self.sessionAlias)]
+                ),
+                (
+                    Self.service, Self.serviceInterface, "CreateCollection",
+                    [Variant.stringMap([:]), Variant.string("")]
+                ),
+                (
+                    Self.sessionAlias, Self.collectionInterface, "CreateItem",
+                    [Variant.variantMap([]), Variant.boolean(true)]
+                ),
                 (Self.sessionAlias, Self.collectionInterface, "Delete", [Variant.boolean(true)]),
                 (item, Self.itemInterface, "GetSecret", [Variant.string(session)]),
                 (item, Self.itemInterface, "SetSecret", [Variant.bytes([1])]),
@@ -139,7 +153,10 @@ struct ProviderBadInputTests {
             #expect(
                 bus.errorName(
                     item, "org.freedesktop.DBus.Properties", "Set",
-                    [Variant.string(Self.itemInterface), Variant.string("Attributes"), Variant.boxed(Variant.strings(["k"]))])
+                    [
+                        Variant.string(Self.itemInterface), Variant.string("Attributes"),
+                        Variant.boxed(Variant.strings(["k"])),
+                    ])
                     == Self.invalidArgs)
             // An unknown method and an unknown interface on a real object.
             #expect(
@@ -147,7 +164,8 @@ struct ProviderBadInputTests {
                     == "org.freedesktop.DBus.Error.UnknownMethod")
             #expect(bus.errorName(item, "org.example.Nothing", "Delete", []) != nil)
             // Paths outside the tree and malformed ones inside arguments.
-            #expect(bus.errorName("/org/freedesktop/secrets/collection/session/1/2", Self.itemInterface, "Delete") != nil)
+            #expect(
+                bus.errorName("/org/freedesktop/secrets/collection/session/1/2", Self.itemInterface, "Delete") != nil)
             #expect(bus.errorName("/org/freedesktop", Self.serviceInterface, "ReadAlias", [Variant.string("x")]) != nil)
             let unlock = try bus.expectReply(
                 Self.service, Self.serviceInterface, "Unlock",
@@ -162,7 +180,9 @@ struct ProviderBadInputTests {
         }
     }
 
-    @Test("A label over 64 KiB, attributes over 1 MiB and a secret over 4 MiB get InvalidArgs; at the limits they are stored")
+    @Test(
+        "A label over 64 KiB, attributes over 1 MiB and a secret over 4 MiB get InvalidArgs; at the limits they are stored"
+    )
     func limits() throws {
         try PrivateBus.with { bus in
             let session = try bus.openPlainSession()
@@ -180,7 +200,9 @@ struct ProviderBadInputTests {
                     ])
             }
             let bigValue = String(repeating: "v", count: Limits.attributeBytes / 2)
-            #expect(create(label: String(repeating: "l", count: Limits.labelBytes + 1), attributes: [:], secretBytes: 1) == Self.invalidArgs)
+            #expect(
+                create(label: String(repeating: "l", count: Limits.labelBytes + 1), attributes: [:], secretBytes: 1)
+                    == Self.invalidArgs)
             #expect(create(label: "", attributes: ["a": bigValue, "b": bigValue], secretBytes: 1) == Self.invalidArgs)
             #expect(create(label: "", attributes: [:], secretBytes: Limits.secretBytes + 1) == Self.invalidArgs)
             #expect(
@@ -206,10 +228,15 @@ struct ProviderBadInputTests {
             #expect(
                 bus.errorName(
                     item, "org.freedesktop.DBus.Properties", "Set",
-                    [Variant.string(Self.itemInterface), Variant.string("Attributes"), Variant.boxed(Variant.stringMap(many))])
+                    [
+                        Variant.string(Self.itemInterface), Variant.string("Attributes"),
+                        Variant.boxed(Variant.stringMap(many)),
+                    ])
                     == Self.invalidArgs)
             let secret = try bus.expectReply(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
-            #expect(Variant.withChild(secret, 0) { Variant.withChild($0, 2) { Variant.withBytes($0) { Array($0) } } } == Array("s".utf8))
+            #expect(
+                Variant.withChild(secret, 0) { Variant.withChild($0, 2) { Variant.withBytes($0) { Array($0) } } }
+                    == Array("s".utf8))
             g_variant_unref(secret)
             #expect(bus.provider?.isRunning == true)
         }
@@ -232,7 +259,8 @@ struct ProviderBadInputTests {
             }
             func pendingPrompt(on connection: OpaquePointer) throws -> String {
                 g_variant_unref(
-                    try bus.expectReply(Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])]))
+                    try bus.expectReply(
+                        Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])]))
                 let reply = try bus.expectReply(
                     Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])], on: connection)
                 defer { g_variant_unref(reply) }
@@ -266,11 +294,13 @@ struct ProviderBadInputTests {
             g_dbus_connection_close_sync(second, nil, nil)
             g_object_unref(UnsafeMutableRawPointer(second))
             // 3. The provider still serves this client, whose own unlock works.
-            let unlock = try bus.expectReply(Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])])
+            let unlock = try bus.expectReply(
+                Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([item])])
             let own = Variant.withChild(unlock, 1, Variant.readString)
             g_variant_unref(unlock)
             if own != "/" {
-                g_variant_unref(try bus.expectReply(own, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+                g_variant_unref(
+                    try bus.expectReply(own, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
             }
             #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == nil)
             #expect(bus.provider?.isRunning == true)

@@ -98,11 +98,14 @@ package enum MigrationCommand {
 
     /// The report as a table, one row per source collection, then the totals.
     package static func render(_ report: SecretServiceMigration.Report) -> String {
-        let program = report.sourceProgram.isEmpty ? report.sourceOwner : "\(report.sourceProgram) (\(report.sourceOwner))"
+        let program =
+            report.sourceProgram.isEmpty ? report.sourceOwner : "\(report.sourceProgram) (\(report.sourceOwner))"
         var text = "Migrating from \(program), \(report.encryptedSession ? "encrypted (DH)" : "plain") session"
         text += report.dryRun ? "; dry run: nothing is written\n" : "\n"
-        let header = ["source collection", "label", "here", "read", report.dryRun ? "to copy" : "copied", "present",
-            "locked", "failed"]
+        let header = [
+            "source collection", "label", "here", "read", report.dryRun ? "to copy" : "copied", "present",
+            "locked", "failed",
+        ]
         var rows = [header]
         for collection in report.collections {
             rows.append([
@@ -126,7 +129,8 @@ package enum MigrationCommand {
             text += cells.joined(separator: "  ") + "\n"
         }
         if report.sessionItemsNotCopied > 0 {
-            text += "The source's session collection (in memory) holds \(report.sessionItemsNotCopied) items; not copied.\n"
+            text +=
+                "The source's session collection (in memory) holds \(report.sessionItemsNotCopied) items; not copied.\n"
         }
         return text
     }

@@ -140,7 +140,7 @@ package final class SecretServiceClient {
             }
             session = TransportSession(id: path, owner: "", algorithm: .dhAES(key: key))
             sessionPath = path
-        } catch where error.name == "org.freedesktop.DBus.Error.NotSupported" {
+        } catch  where error.name == "org.freedesktop.DBus.Error.NotSupported" {
             let reply = try call(
                 Self.servicePath, Self.service, "OpenSession",
                 [Variant.string(TransportSession.plainName), Variant.boxed(Variant.string(""))])

@@ -212,7 +212,8 @@ package enum SecretServiceMigration {
             report.target = target
             var start = 0
             while start < source.items.count {
-                let batch = Array(source.items[start..<min(start + SecretServiceMigration.batchSize, source.items.count)])
+                let batch = Array(
+                    source.items[start..<min(start + SecretServiceMigration.batchSize, source.items.count)])
                 start += batch.count
                 copy(batch, into: target, report: &report)
             }
@@ -233,7 +234,8 @@ package enum SecretServiceMigration {
                 do {
                     let properties = try client.allProperties(path, SecretServiceClient.itemInterface)
                     defer { Variant.release(properties) }
-                    label = properties["Label"].flatMap { Variant.isOfType($0, "s") ? Variant.readString($0) : nil } ?? ""
+                    label =
+                        properties["Label"].flatMap { Variant.isOfType($0, "s") ? Variant.readString($0) : nil } ?? ""
                     guard let value = properties["Attributes"], Variant.isOfType(value, "a{ss}") else {
                         throw SecretServiceClient.CallError(name: "(local)", message: "no Attributes")
                     }
@@ -274,7 +276,9 @@ package enum SecretServiceMigration {
         }
 
         /// Whether `target` holds an item with this label, exactly this attribute set and this secret.
-        private func isPresent(label: String, attributes: [String: String], secret: StoredSecret, in target: CollectionID)
+        private func isPresent(
+            label: String, attributes: [String: String], secret: StoredSecret, in target: CollectionID
+        )
             -> Bool
         {
             store.search(attributes, in: target).contains { _, info in
