@@ -61,7 +61,8 @@ let package = Package(
         .executableTarget(name: "keychain-secret-service", dependencies: ["SecretService"], swiftSettings: strictSettings),
         // libFuzzer targets (scripts/fuzz) and their corpus replayer.
         .target(
-            name: "KeychainFuzzing", dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI", "KeychainCrypto"], swiftSettings: strictSettings),
+            name: "KeychainFuzzing",
+            dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI", "KeychainCrypto", "SecretService", "CGIO"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
         // The floor of keychain-bench's CLI workload: opens a database without Foundation.
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
@@ -103,7 +104,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "SecretServiceTests",
-            dependencies: ["SecretService", "KeychainCore", "KeychainTesting", "CGIO", "keychain-secret-service"],
+            dependencies: [
+                "SecretService", "KeychainCore", "KeychainTesting", "KeychainFuzzing", "CGIO", "keychain-secret-service",
+            ],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -39,6 +39,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// Key bytes as Apple's external representations (EC X9.63 and RSA PKCS #1, public and
     /// private), as SubjectPublicKeyInfo and as PKCS #8; each key that imports is exported again.
     case keyData = "keydata"
+    /// Secret Service method calls on the provider over an in-process D-Bus connection
+    /// (``SecretServiceFuzzer``, issue 17): paths, methods, argument bytes and wrong signatures.
+    case secretService = "secretservice"
 
     /// Runs the target on one input.
     /// Whether the scratch keychain this target's inputs run against could be made: `false` means
@@ -49,6 +52,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .secItem: FuzzTarget.scratch != nil
         case .csv, .backup: FuzzTarget.transferScratch != nil
         case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData: true
+        case .secretService: SecretServiceFuzzer.isReady
         }
     }
 
@@ -66,6 +70,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .certificate: FuzzTarget.certificate(data)
         case .pkcs12: FuzzTarget.pkcs12(data)
         case .keyData: FuzzTarget.keyData(data)
+        case .secretService: SecretServiceFuzzer.run(data)
         }
     }
 

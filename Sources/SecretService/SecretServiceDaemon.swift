@@ -36,6 +36,7 @@ package enum SecretServiceDaemon {
 
     static let usage = """
         usage: keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory]
+               keychain-secret-service migrate [options]   (see keychain-secret-service migrate --help)
 
         Serves the freedesktop Secret Service (org.freedesktop.secrets) on the session bus.
           --replace            take the name over from the provider that owns it now
@@ -251,11 +252,10 @@ private final class RunningDaemon {
     }
 
     private func busCall(_ method: String, _ parameters: OpaquePointer, _ replyType: String) -> OpaquePointer? {
-        // withCString: the type string must live until the call returns (see Variant.array).
-        replyType.withCString { type in
+        Variant.withType(replyType) { type in
             g_dbus_connection_call_sync(
                 connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
-                cgio_variant_type(type), G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
+                type, G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
         }
     }
 }

@@ -6,7 +6,9 @@ import KeychainFuzzing
 //                                   the target is chosen by KEYCHAIN_FUZZ_TARGET.
 //   swift build                   → a replayer: `keychain-fuzz TARGET FILE…` runs each file once;
 //                                   `keychain-fuzz --make-backup-seed FILE` writes the backup seed
-//                                   and record-N.bin record seeds beside it.
+//                                   and record-N.bin record seeds beside it;
+//                                   `keychain-fuzz --make-secretservice-seeds DIR` writes the
+//                                   secretservice target's seed call sequences into DIR.
 
 #if FUZZING
 private let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["KEYCHAIN_FUZZ_TARGET"] ?? "") ?? .secItem
@@ -43,12 +45,24 @@ struct FuzzReplay {
             }
             return
         }
+        if arguments.first == "--make-secretservice-seeds", let folder = arguments.dropFirst().first {
+            for (name, bytes) in SecretServiceFuzzer.seeds() {
+                _ = FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(bytes))
+            }
+            return
+        }
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
             print("usage: keychain-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE…")
             exit(2)
         }
         for path in arguments.dropFirst() {
-            if let data = FileManager.default.contents(atPath: path) { target.run(data) }
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            if target == .secretService, ProcessInfo.processInfo.environment["KEYCHAIN_FUZZ_VERBOSE"] != nil {
+                let counts = SecretServiceFuzzer.run(data)
+                print("\(path): \(counts.replies) replies, \(counts.errors) errors")
+            } else {
+                target.run(data)
+            }
         }
         print("replayed \(arguments.count - 1) inputs through \(name)")
     }

@@ -20,9 +20,7 @@ enum Variant {
     /// An array whose element type is `elementType` (needed for empty arrays).
     static func array(_ elementType: String, _ children: [OpaquePointer]) -> OpaquePointer {
         var children = children.map { Optional($0) }
-        // The type string must outlive the call that reads it: a String passed straight to
-        // cgio_variant_type is a temporary that dies when that cast returns (a use after free).
-        return elementType.withCString { g_variant_new_array(cgio_variant_type($0), &children, gsize(children.count))! }
+        return withType(elementType) { g_variant_new_array($0, &children, gsize(children.count))! }
     }
 
     /// `ao`.
@@ -49,10 +47,17 @@ enum Variant {
 
     static func bytes(_ bytes: [UInt8]) -> OpaquePointer { bytes.withUnsafeBytes { Self.bytes($0) } }
 
+    /// Gives `body` the `GVariantType` of a type string. GLib's type is the string's own bytes
+    /// (`G_VARIANT_TYPE` is a cast), and a Swift `String`'s C pointer lives only for one call, so the
+    /// type is valid only inside `body`. (Literals such as `"y"` are static and need no scope.)
+    static func withType<R>(_ type: String, _ body: (OpaquePointer) throws -> R) rethrows -> R {
+        try type.withCString { try body(cgio_variant_type($0)) }
+    }
+
     // MARK: - Reading
 
     static func isOfType(_ value: OpaquePointer, _ type: String) -> Bool {
-        type.withCString { g_variant_is_of_type(value, cgio_variant_type($0)) != 0 }
+        withType(type) { g_variant_is_of_type(value, $0) } != 0
     }
 
     /// Child `index` of a container, given to `body`, then released.
