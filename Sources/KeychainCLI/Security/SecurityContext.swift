@@ -76,15 +76,9 @@ package struct SecurityContext {
     ///   makes a password cheap to guess, so release builds (what `make install` installs) refuse it:
     ///   they warn and use the default parameters.
     var kdfParameters: KDFParameters {
-        guard io.environment["KEYCHAIN_KDF"] == "testing" else { return .default }
-        #if DEBUG
-        return .testing
-        #else
-        io.error.line(
-            "security: warning: KEYCHAIN_KDF=testing is a test-suite setting of debug builds; this build ignores it"
-                + " and uses the default Argon2id parameters")
-        return .default
-        #endif
+        let (parameters, refused) = KDFParameters.forNewPassword(environment: io.environment)
+        if refused { io.error.line("security: " + KDFParameters.refusedTestingWarning) }
+        return parameters
     }
 
     /// The exit status for an `OSStatus`: its low 8 bits, as macOS `security` exits

@@ -20,3 +20,28 @@ package struct KDFParameters: Sendable, Hashable {
     /// Whether libsodium accepts these parameters.
     package var isValid: Bool { opsLimit >= 1 && memLimit >= 8 << 10 }
 }
+
+extension KDFParameters {
+    /// The environment variable that asks for ``testing`` (value `testing`).
+    package static let testingVariable = "KEYCHAIN_KDF"
+
+    /// The parameters for a new keychain password, as `environment` asks: ``default``, or, in debug
+    /// builds only, ``testing`` when it has `KEYCHAIN_KDF=testing` (what the test suites set).
+    ///
+    /// Cheap parameters make a password cheap to guess, so release builds (what `make install`
+    /// installs) never honour the variable: every tool asks here, and warns when `refusedTesting`.
+    /// - Returns: the parameters, and whether `KEYCHAIN_KDF=testing` was set and refused.
+    package static func forNewPassword(environment: [String: String]) -> (parameters: KDFParameters, refusedTesting: Bool) {
+        guard environment[testingVariable] == "testing" else { return (.default, false) }
+        #if DEBUG
+        return (.testing, false)
+        #else
+        return (.default, true)
+        #endif
+    }
+
+    /// The warning a release build prints when it refuses `KEYCHAIN_KDF=testing`.
+    package static let refusedTestingWarning =
+        "warning: KEYCHAIN_KDF=testing is a test-suite setting of debug builds; this build ignores it"
+        + " and uses the default Argon2id parameters"
+}

@@ -43,18 +43,21 @@ package final class KeychainSecretStore: SecretStore {
         }
 
         /// The user's folders, from `environment` (`XDG_DATA_HOME`, `XDG_STATE_HOME`, `XDG_CONFIG_HOME`,
-        /// `HOME`); `KEYCHAIN_KDF=testing` selects ``KDFParameters/testing`` as the `security` tool does.
+        /// `HOME`); the password parameters from ``KDFParameters/forNewPassword(environment:)``, as the
+        /// `security` tool takes them (release builds refuse `KEYCHAIN_KDF=testing`, with a warning on stderr).
         package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
             -> Configuration
         {
             let config =
                 environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
                 ?? (environment["HOME"] ?? FileSystem.homeDirectory()) + "/.config"
+            let (kdf, refused) = KDFParameters.forNewPassword(environment: environment)
+            if refused { SecretServiceDaemon.printError("keychain-secret-service: " + KDFParameters.refusedTestingWarning) }
             return Configuration(
                 directory: KeychainLocation.keychainDirectory(environment: environment),
                 deviceKeyPath: KeychainLocation.defaultDeviceKeyPath(environment: environment),
                 preferencesPath: config + "/swift-keychain/keychains.conf",
-                kdf: environment["KEYCHAIN_KDF"] == "testing" ? .testing : .default)
+                kdf: kdf)
         }
     }
 
