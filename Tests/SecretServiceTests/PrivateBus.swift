@@ -73,6 +73,22 @@ final class PrivateBus {
         if let error { g_error_free(error) }
     }
 
+    /// Opens another client connection to this bus (another application); the caller closes it with
+    /// `g_dbus_connection_close_sync` and releases it with `g_object_unref`.
+    func connect() throws -> OpaquePointer {
+        var error: UnsafeMutablePointer<GError>?
+        let connection = g_dbus_connection_new_for_address_sync(
+            address,
+            GDBusConnectionFlags(
+                rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                    | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue), nil, nil, &error)
+        if let error {
+            defer { g_error_free(error) }
+            throw DBusError(name: "(local)", message: String(cString: error.pointee.message))
+        }
+        return connection!
+    }
+
     /// Starts a provider process on this bus and waits until it owns `org.freedesktop.secrets`.
     func startProvider(
         arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil, extraEnvironment: [String: String] = [:]
