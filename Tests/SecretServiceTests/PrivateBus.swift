@@ -91,11 +91,22 @@ final class PrivateBus {
 
     /// Starts a provider process on this bus and waits until it owns `org.freedesktop.secrets`.
     func startProvider(
-        arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil, extraEnvironment: [String: String] = [:]
+        arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil, extraEnvironment: [String: String] = [:],
+        stderr: Pipe? = nil
     ) throws {
         provider = try Self.launchProvider(
-            address: address, arguments: arguments, keychainHome: keychainHome, extraEnvironment: extraEnvironment)
+            address: address, arguments: arguments, stderr: stderr, keychainHome: keychainHome,
+            extraEnvironment: extraEnvironment)
         try waitForOwner()
+    }
+
+    /// Stops the provider (SIGTERM) and waits for it to exit; the bus stays.
+    func stopProvider() {
+        if let provider, provider.isRunning {
+            provider.terminate()
+            provider.waitUntilExit()
+        }
+        provider = nil
     }
 
     /// Starts a provider. Without `keychainHome` it serves memory only (`KEYCHAIN_SECRET_SERVICE_STORE=memory`);

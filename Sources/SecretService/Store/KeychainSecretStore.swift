@@ -112,9 +112,14 @@ package final class KeychainSecretStore: SecretStore {
         let login = location("login")
         if !FileSystem.exists(login.databasePath) { _ = try? Keystore(location: login, create: true) }
         rescan(announce: false)
+        loadAliases()
     }
 
-    package var holdsUnsavedData: Bool { memory.holdsUnsavedData || !aliasOverrides.isEmpty }
+    /// Unsaved: the `session` collection's items, and built-in aliases (`default`, `login`, `session`)
+    /// a client changed (other aliases are saved in ``aliasesPath``).
+    package var holdsUnsavedData: Bool {
+        memory.holdsUnsavedData || aliasOverrides.keys.contains { Self.builtInAliases.contains($0) }
+    }
 
     // MARK: - Collections
 
@@ -159,7 +164,14 @@ package final class KeychainSecretStore: SecretStore {
 
     package func setAlias(_ alias: String, to collection: CollectionID?) throws(SecretStoreError) {
         if let collection, self.collection(collection) == nil { throw .noSuchObject }
+        if alias == "default", let collection, let keychain = keychains[collection] {
+            // The same default as `security default-keychain`: the `default=` line of keychains.conf.
+            try setDefaultKeychain(keychain.path)
+            aliasOverrides["default"] = nil
+            return
+        }
         aliasOverrides[alias] = .some(collection)
+        if !Self.builtInAliases.contains(alias) { saveAliases() }
     }
 
     /// Creates a keychain without a password (the prompt-driven ``createCollectionFromPrompt(label:)``
@@ -233,7 +245,9 @@ package final class KeychainSecretStore: SecretStore {
         for suffix in ["", "-wal", "-shm"] { FileSystem.remove(keychain.path + suffix) }
         keychains[id] = nil
         order.removeAll { $0 == id }
+        let before = aliasOverrides.count
         aliasOverrides = aliasOverrides.filter { $0.value != id }
+        if aliasOverrides.count != before { saveAliases() }
         changeHandler?(.collectionDeleted(id))
     }
 
@@ -254,6 +268,7 @@ package final class KeychainSecretStore: SecretStore {
             try memory.setLabel(label, of: collection)
             return
         }
+        do { try keychain.keystore.setSecretCollectionLabel(label) } catch { throw Self.mapped(error) }
         keychain.label = label
         keychain.modified = Keystore.secondsNow()
         changeHandler?(.collectionChanged(collection))
