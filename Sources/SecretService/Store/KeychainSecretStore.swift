@@ -73,6 +73,11 @@ package final class KeychainSecretStore: SecretStore {
         var serial: Int64
         /// Each known item's serial at its last write seen.
         var known: [Int64: Int64]
+        /// Items this process deleted since ``serial`` (each advanced the serial by one, with no row to
+        /// show for it): not mistaken for another writer's deletion.
+        var ownDeletes: Int64 = 0
+        /// How many times every item number was listed to find deletions (O(items); for tests).
+        var numberListings = 0
 
         init(id: CollectionID, keystore: Keystore, label: String, created: UInt64) {
             self.id = id
