@@ -60,9 +60,46 @@ struct KeychainHome {
             done
 
             """
-        try script.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o700)
+        try Self.installScript(script, at: path)
         return path
+    }
+
+    /// A pinentry that answers GETPIN with `password` only once the file `gate` exists (a user who
+    /// answers when the test says so), then creates `gate + ".answered"`. It exits as soon as the
+    /// provider that started it has gone, so that no process outlives a test.
+    func gatedPinentry(password: String, gate: String) throws -> String {
+        let path = root + "/pinentry-\(UUID().uuidString).sh"
+        let script = """
+            #!/bin/sh
+            echo 'OK Pleased to meet you'
+            while read -r line; do
+              case "$line" in
+                GETPIN*)
+                  while [ ! -e '\(gate)' ]; do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.05; done
+                  printf 'D %s\\nOK\\n' '\(password)'
+                  : > '\(gate).answered' ;;
+                BYE*) echo OK; exit 0 ;;
+                *) echo OK ;;
+              esac
+            done
+
+            """
+        try Self.installScript(script, at: path)
+        return path
+    }
+
+    /// Writes an executable script. `cp` writes the file, not this process: a provider or bus that
+    /// another test forks meanwhile would otherwise inherit the write descriptor, and executing the
+    /// script would fail with ETXTBSY for as long as that process lives.
+    static func installScript(_ script: String, at path: String) throws {
+        try script.write(toFile: path + ".src", atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path + ".src") }
+        let copy = Process()
+        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+        copy.arguments = [path + ".src", path]
+        try copy.run()
+        copy.waitUntilExit()
+        chmod(path, 0o700)
     }
 
     /// Every byte of keychain `name`'s files (the database and its `-wal`/`-shm`).

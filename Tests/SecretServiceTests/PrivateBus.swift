@@ -73,13 +73,40 @@ final class PrivateBus {
         if let error { g_error_free(error) }
     }
 
+    /// Opens another client connection to this bus (another application); the caller closes it with
+    /// `g_dbus_connection_close_sync` and releases it with `g_object_unref`.
+    func connect() throws -> OpaquePointer {
+        var error: UnsafeMutablePointer<GError>?
+        let connection = g_dbus_connection_new_for_address_sync(
+            address,
+            GDBusConnectionFlags(
+                rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                    | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue), nil, nil, &error)
+        if let error {
+            defer { g_error_free(error) }
+            throw DBusError(name: "(local)", message: String(cString: error.pointee.message))
+        }
+        return connection!
+    }
+
     /// Starts a provider process on this bus and waits until it owns `org.freedesktop.secrets`.
     func startProvider(
-        arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil, extraEnvironment: [String: String] = [:]
+        arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil, extraEnvironment: [String: String] = [:],
+        stderr: Pipe? = nil
     ) throws {
         provider = try Self.launchProvider(
-            address: address, arguments: arguments, keychainHome: keychainHome, extraEnvironment: extraEnvironment)
+            address: address, arguments: arguments, stderr: stderr, keychainHome: keychainHome,
+            extraEnvironment: extraEnvironment)
         try waitForOwner()
+    }
+
+    /// Stops the provider (SIGTERM) and waits for it to exit; the bus stays.
+    func stopProvider() {
+        if let provider, provider.isRunning {
+            provider.terminate()
+            provider.waitUntilExit()
+        }
+        provider = nil
     }
 
     /// Starts a provider. Without `keychainHome` it serves memory only (`KEYCHAIN_SECRET_SERVICE_STORE=memory`);

@@ -82,6 +82,25 @@ extension Keystore {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItemChanges(after: serial) }
     }
 
+    /// The label a Secret Service client gave this keychain's collection (`meta.ss_label`, UTF-8), or
+    /// `nil` when none was set. Works while locked: the label is not sealed (it is not secret; someone
+    /// holding the file reads it, as they read the file's name).
+    /// - Throws: `.invalidKeychain` when the metadata cannot be read.
+    package func secretCollectionLabel() throws(KeychainFailure) -> String? {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> String? in
+            try Meta.blob(s.database, SecretItemSchema.labelMeta).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// Sets the Secret Service collection label (one write transaction; works while locked).
+    /// - Parameter label: the new label; `nil` removes it.
+    /// - Throws: the engine's write errors (`.io`, `.diskFull`, `.invalidKeychain`).
+    package func setSecretCollectionLabel(_ label: String?) throws(KeychainFailure) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try Meta.set(s.database, SecretItemSchema.labelMeta, label.map { Array($0.utf8) })
+        }
+    }
+
     /// Every item number, ascending. Works while locked.
     package func secretItemNumbers() throws(KeychainFailure) -> [Int64] {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItemNumbers() }

@@ -22,6 +22,8 @@ enum SecretItemSchema {
     /// `meta` names.
     static let serialMeta = "ss_serial"
     static let accumulatorMeta = "ss_accumulator"
+    /// The keychain's Secret Service collection label (UTF-8, not sealed: readable while locked).
+    static let labelMeta = "ss_label"
 
     static let create = """
         CREATE TABLE IF NOT EXISTS ss_items (

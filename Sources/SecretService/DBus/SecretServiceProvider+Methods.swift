@@ -99,7 +99,15 @@ extension SecretServiceProvider {
                     complete: { [unowned self] in
                         (try? self.store.deleteCollectionFromPrompt(id)) == true ? Variant.objectPaths([]) : nil
                     },
-                    dismissed: { Variant.objectPaths([]) })
+                    dismissed: { Variant.objectPaths([]) },
+                    background: store.backgroundDeleteCollection(id).map { work in
+                        { [unowned self] promptID, finish in
+                            self.startBackgroundQuestion(promptID, ask: work.ask, finish: finish) { answer in
+                                guard answer == true, (try? work.apply()) != nil else { return nil }
+                                return Variant.objectPaths([])
+                            }
+                        }
+                    })
                 return [Variant.objectPath(promptPath)]
             }
             return try storeCall(call) { () throws(SecretStoreError) in try store.deleteCollection(id) }
@@ -194,7 +202,17 @@ extension SecretServiceProvider {
                     if !alias.isEmpty { try? self.store.setAlias(alias, to: id) }
                     return Variant.objectPath(self.collectionPath(id))
                 },
-                dismissed: { Variant.objectPath("/") })
+                dismissed: { Variant.objectPath("/") },
+                background: store.backgroundCreateCollection(label: label).map { work in
+                    // The password is asked on a worker thread; the keychain is made here afterwards.
+                    { [unowned self] promptID, finish in
+                        self.startBackgroundQuestion(promptID, ask: work.ask, finish: finish) { answer in
+                            guard answer == true, let id = try? work.apply() else { return nil }
+                            if !alias.isEmpty { try? self.store.setAlias(alias, to: id) }
+                            return Variant.objectPath(self.collectionPath(id))
+                        }
+                    }
+                })
             return [Variant.objectPath("/"), Variant.objectPath(promptPath)]
         }
         do {
@@ -273,7 +291,7 @@ extension SecretServiceProvider {
         let work = pending.compactMap { store.backgroundUnlock($0.id) }
         guard work.count == pending.count else { return nil }
         return { [unowned self] promptID, finish in
-            let job = BackgroundUnlock(work: work)
+            let job = BackgroundPrompt(work: work)
             var finished = false
             let unlockedPaths = { [unowned self] in
                 pending.filter { (try? self.store.unlockRequirement($0.id)) == UnlockRequirement.none }.map(\.path)

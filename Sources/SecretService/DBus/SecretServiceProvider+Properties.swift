@@ -99,8 +99,16 @@ extension SecretServiceProvider {
     /// `Prompt(s window_id)` and `Dismiss()`: answers at once, then runs the prompt's work (which may ask
     /// the user through pinentry) and emits `Completed(b dismissed, v result)` on the prompt's path; the
     /// prompt is gone afterwards. The reply goes out first, so that a client's call timeout does not
-    /// run while the user types.
+    /// run while the user types. A prompt whose question runs on a worker thread stays listed until it
+    /// completes: `Dismiss` (or its client leaving) then ends it with `Completed(true, …)` at once, and
+    /// the worker's later answer is dropped; a second `Prompt` changes nothing.
     func runPrompt(_ call: MethodCall, _ id: String, dismiss: Bool) throws -> [OpaquePointer] {
+        if let running = backgroundPrompts[id], prompts[id] == nil {
+            guard running.owner == call.sender else { throw DBusFailure.noSuchObject(call.path) }
+            call.reply([])
+            if dismiss { endBackgroundPrompt(id) }
+            throw PromptAnswered()
+        }
         guard let prompt = prompts[id], prompt.owner == call.sender else {
             throw DBusFailure.noSuchObject(call.path)
         }
@@ -110,12 +118,21 @@ extension SecretServiceProvider {
         let path = call.path
         if !dismiss, let background = prompt.background {
             background { [unowned self] result in
-                self.backgroundPrompts[id]?.stopPolling()
+                guard let job = self.backgroundPrompts[id], !job.cancelled else { return }
+                job.stopPolling()
                 self.backgroundPrompts[id] = nil
                 self.emit(
                     path, SecretServiceInterfaces.prompt, "Completed",
                     [Variant.boolean(result == nil), Variant.boxed(result ?? prompt.dismissedResult())])
                 self.activityHandler?()
+            }
+            if let job = backgroundPrompts[id] {
+                job.owner = call.sender
+                job.onCancel = { [unowned self] in
+                    self.emit(
+                        path, SecretServiceInterfaces.prompt, "Completed",
+                        [Variant.boolean(true), Variant.boxed(prompt.dismissedResult())])
+                }
             }
             throw PromptAnswered()
         }
@@ -131,6 +148,27 @@ extension SecretServiceProvider {
         }
         emit(call.path, SecretServiceInterfaces.prompt, "Completed", [Variant.boolean(dismissed), Variant.boxed(result)])
         throw PromptAnswered()
+    }
+
+    /// Ends a prompt whose question runs on a worker thread, as dismissed (`Completed(true, …)`); the
+    /// worker's answer, when it comes, is dropped.
+    func endBackgroundPrompt(_ id: String) {
+        guard let job = backgroundPrompts.removeValue(forKey: id) else { return }
+        job.cancel()
+        activityHandler?()
+    }
+
+    /// Starts `ask` (which may show pinentry) on a worker thread for prompt `id`; `answered` runs on the
+    /// main context with its answer, unless the prompt ended first, and returns the `Completed` result
+    /// (`nil`: dismissed), which `finish` emits.
+    func startBackgroundQuestion(
+        _ id: String, ask: @escaping @Sendable () -> Bool?, finish: @escaping (OpaquePointer?) -> Void,
+        answered: @escaping (Bool?) -> OpaquePointer?
+    ) {
+        let job = BackgroundPrompt(work: [ask])
+        job.onResults = { answers in finish(answered(answers.first ?? nil)) }
+        backgroundPrompts[id] = job
+        job.start()
     }
 }
 

@@ -54,7 +54,7 @@ package final class SecretServiceProvider {
     var sessions: [String: TransportSession] = [:]
     var prompts: [String: Prompt] = [:]
     /// Prompts whose work runs in the background, by prompt id (they count as pending for idle exit).
-    var backgroundPrompts: [String: BackgroundUnlock] = [:]
+    var backgroundPrompts: [String: BackgroundPrompt] = [:]
     var nextSession = 1
     var nextPrompt = 1
 
@@ -167,7 +167,7 @@ package final class SecretServiceProvider {
         case ("session", 2):
             return sessions[parts[1]] != nil ? .session(parts[1]) : nil
         case ("prompt", 2):
-            return prompts[parts[1]] != nil ? .prompt(parts[1]) : nil
+            return prompts[parts[1]] != nil || backgroundPrompts[parts[1]] != nil ? .prompt(parts[1]) : nil
         default:
             return nil
         }
@@ -186,7 +186,7 @@ package final class SecretServiceProvider {
         case Self.aliasPrefix:
             return store.aliasNames()
         case Self.sessionPrefix: return sessions.keys.sorted()
-        case Self.promptPrefix: return prompts.keys.sorted()
+        case Self.promptPrefix: return (Array(prompts.keys) + Array(backgroundPrompts.keys)).sorted()
         default:
             guard path.hasPrefix(Self.collectionPrefix + "/"),
                 let id = CollectionID(String(path.dropFirst(Self.collectionPrefix.count + 1))),
@@ -317,6 +317,7 @@ package final class SecretServiceProvider {
     private func clientLeft(_ name: String) {
         sessions = sessions.filter { $0.value.owner != name }
         for (id, prompt) in prompts where prompt.owner == name { prompts[id] = nil }
+        for (id, job) in backgroundPrompts where job.owner == name { endBackgroundPrompt(id) }
         activityHandler?()
     }
 

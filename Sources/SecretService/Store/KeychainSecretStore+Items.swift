@@ -119,6 +119,7 @@ extension KeychainSecretStore {
         do { existed = try keychain.keystore.deleteSecretItem(number) } catch { throw observe(error, keychain) }
         guard existed else { throw .noSuchObject }
         keychain.known[number] = nil
+        keychain.ownDeletes += 1
         keychain.modified = Keystore.secondsNow()
         changeHandler?(.itemDeleted(collection, id))
     }
@@ -149,8 +150,10 @@ extension KeychainSecretStore {
     func syncItems(_ keychain: Keychain, own: Int64?) {
         guard let changes = try? keychain.keystore.secretItemChanges(after: keychain.serial) else { return }
         // Every write and every delete advances the serial by one: when it advanced further than the rows
-        // written since, something was deleted (or written twice), and only then are the numbers listed.
-        let mayHaveDeleted = changes.latestSerial - keychain.serial > Int64(changes.written.count)
+        // written since and this process's own deletions, another writer deleted something (or wrote a
+        // row twice), and only then are the numbers listed (O(items)); otherwise this is O(changes).
+        let mayHaveDeleted = changes.latestSerial - keychain.serial > Int64(changes.written.count) + keychain.ownDeletes
+        keychain.ownDeletes = 0
         var reported: [SecretStoreChange] = []
         for (number, serial) in changes.written {
             let previous = keychain.known.updateValue(serial, forKey: number)
@@ -159,6 +162,7 @@ extension KeychainSecretStore {
         }
         keychain.serial = changes.latestSerial
         if mayHaveDeleted, let numbers = try? keychain.keystore.secretItemNumbers() {
+            keychain.numberListings += 1
             let present = Set(numbers)
             for number in keychain.known.keys where !present.contains(number) {
                 keychain.known[number] = nil

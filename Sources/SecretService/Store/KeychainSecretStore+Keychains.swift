@@ -70,7 +70,8 @@ extension KeychainSecretStore {
         if let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date {
             created = UInt64(max(0, date.timeIntervalSince1970))
         }
-        let keychain = Keychain(id: id, keystore: keystore, label: base, created: created)
+        let stored = (try? keystore.secretCollectionLabel()) ?? nil
+        let keychain = Keychain(id: id, keystore: keystore, label: stored ?? base, created: created)
         keychain.locked = Self.isLocked(keystore)
         keychain.dataVersion = (try? keystore.externalDataVersion()) ?? 0
         if let changes = try? keystore.secretItemChanges(after: 0) {
@@ -102,7 +103,10 @@ extension KeychainSecretStore {
         let path = location(candidate).databasePath
         rescan(announce: true)
         guard let id = keychainID(path: path) else { throw .notSupported("the new keychain cannot be opened") }
-        if !label.isEmpty { keychains[id]?.label = label }
+        if !label.isEmpty {
+            try? keychains[id]?.keystore.setSecretCollectionLabel(label)
+            keychains[id]?.label = label
+        }
         return id
     }
 

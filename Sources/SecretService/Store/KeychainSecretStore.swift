@@ -4,6 +4,7 @@ internal import FoundationEssentials
 internal import Foundation
 #endif
 package import KeychainCore
+internal import Synchronization
 
 /// A ``SecretStore`` whose collections are keychain files (issue 17, "Collections are keychains").
 ///
@@ -75,6 +76,11 @@ package final class KeychainSecretStore: SecretStore {
         var serial: Int64
         /// Each known item's serial at its last write seen.
         var known: [Int64: Int64]
+        /// Items this process deleted since ``serial`` (each advanced the serial by one, with no row to
+        /// show for it): not mistaken for another writer's deletion.
+        var ownDeletes: Int64 = 0
+        /// How many times every item number was listed to find deletions (O(items); for tests).
+        var numberListings = 0
 
         init(id: CollectionID, keystore: Keystore, label: String, created: UInt64) {
             self.id = id
@@ -114,9 +120,14 @@ package final class KeychainSecretStore: SecretStore {
         let login = location("login")
         if !FileSystem.exists(login.databasePath) { _ = try? Keystore(location: login, create: true) }
         rescan(announce: false)
+        loadAliases()
     }
 
-    package var holdsUnsavedData: Bool { memory.holdsUnsavedData || !aliasOverrides.isEmpty }
+    /// Unsaved: the `session` collection's items, and built-in aliases (`default`, `login`, `session`)
+    /// a client changed (other aliases are saved in ``aliasesPath``).
+    package var holdsUnsavedData: Bool {
+        memory.holdsUnsavedData || aliasOverrides.keys.contains { Self.builtInAliases.contains($0) }
+    }
 
     // MARK: - Collections
 
@@ -161,7 +172,14 @@ package final class KeychainSecretStore: SecretStore {
 
     package func setAlias(_ alias: String, to collection: CollectionID?) throws(SecretStoreError) {
         if let collection, self.collection(collection) == nil { throw .noSuchObject }
+        if alias == "default", let collection, let keychain = keychains[collection] {
+            // The same default as `security default-keychain`: the `default=` line of keychains.conf.
+            try setDefaultKeychain(keychain.path)
+            aliasOverrides["default"] = nil
+            return
+        }
         aliasOverrides[alias] = .some(collection)
+        if !Self.builtInAliases.contains(alias) { saveAliases() }
     }
 
     /// Creates a keychain without a password (the prompt-driven ``createCollectionFromPrompt(label:)``
@@ -189,6 +207,43 @@ package final class KeychainSecretStore: SecretStore {
         return try makeKeychain(label: label, password: first)
     }
 
+    /// Asks the new keychain's password on the worker thread; creates the keychain on the provider's thread.
+    package func backgroundCreateCollection(label: String) -> BackgroundPromptWork<CollectionID>? {
+        let slot = PasswordSlot()
+        let name = label.isEmpty ? "collection" : label
+        return BackgroundPromptWork(
+            ask: {
+                do throws(KeychainFailure) {
+                    let password = try Prompters.current().requestPassword(
+                        PasswordPrompt(
+                            title: "New keychain",
+                            description: "An application wants to create a new keychain called “\(name)”. Choose its password.",
+                            label: "Password:"))
+                    slot.value.withLock { $0 = password }
+                    return true
+                } catch where error.status == .userCanceled {
+                    return false
+                } catch {
+                    return nil
+                }
+            },
+            apply: { [self] () throws(SecretStoreError) in
+                guard let password = slot.value.withLock({ value in defer { value = nil }; return value }) else { throw .notSupported("no password was given") }
+                return try makeKeychain(label: label, password: password)
+            })
+    }
+
+    /// Asks a keychain's password (when it has one) on the worker thread; deletes it on the provider's thread.
+    package func backgroundDeleteCollection(_ id: CollectionID) -> BackgroundPromptWork<Void>? {
+        guard let keychain = keychains[id] else { return nil }
+        let keystore = keychain.keystore
+        let label = keychain.label
+        let needsPassword = (try? keystore.hasPassword()) == true
+        return BackgroundPromptWork(
+            ask: { needsPassword ? Self.askDeletePassword(keystore, label: label) : true },
+            apply: { [self] () throws(SecretStoreError) in try deleteCollection(id) })
+    }
+
     package func deleteCollection(_ id: CollectionID) throws(SecretStoreError) {
         guard let keychain = keychains[id] else {
             try memory.deleteCollection(id)
@@ -198,7 +253,9 @@ package final class KeychainSecretStore: SecretStore {
         for suffix in ["", "-wal", "-shm"] { FileSystem.remove(keychain.path + suffix) }
         keychains[id] = nil
         order.removeAll { $0 == id }
+        let before = aliasOverrides.count
         aliasOverrides = aliasOverrides.filter { $0.value != id }
+        if aliasOverrides.count != before { saveAliases() }
         changeHandler?(.collectionDeleted(id))
     }
 
@@ -219,6 +276,7 @@ package final class KeychainSecretStore: SecretStore {
             try memory.setLabel(label, of: collection)
             return
         }
+        do { try keychain.keystore.setSecretCollectionLabel(label) } catch { throw Self.mapped(error) }
         keychain.label = label
         keychain.modified = Keystore.secondsNow()
         changeHandler?(.collectionChanged(collection))
@@ -281,6 +339,36 @@ package final class KeychainSecretStore: SecretStore {
         return !isLocked(keystore)
     }
 
+    /// Up to 3 pinentry attempts to confirm deleting a keychain with its password (checked by unlocking
+    /// it). - Returns: `true` once the password was right, `false` when the user cancelled or gave 3
+    /// wrong passwords, `nil` when no prompt could be shown.
+    static func askDeletePassword(_ keystore: Keystore, label: String) -> Bool? {
+        var retryMessage: String?
+        for _ in 0..<3 {
+            let password: SecureBytes
+            do {
+                password = try Prompters.current().requestPassword(
+                    PasswordPrompt(
+                        title: "Delete keychain",
+                        description: "An application wants to delete the keychain “\(label)” and every item in it.",
+                        label: "Password:", error: retryMessage))
+            } catch where error.status == .userCanceled {
+                return false
+            } catch {
+                return nil
+            }
+            do {
+                _ = try keystore.unlock(password: password)
+                return true
+            } catch where error.status == .authFailed {
+                retryMessage = "Wrong password; try again."
+            } catch {
+                return nil
+            }
+        }
+        return false
+    }
+
     package func lock(_ id: CollectionID) throws(SecretStoreError) {
         guard let keychain = keychains[id] else {
             try memory.lock(id)
@@ -291,4 +379,10 @@ package final class KeychainSecretStore: SecretStore {
         // A keychain without a password is always unlocked, like a device without a passcode.
         guard keychain.locked else { throw .notSupported("\(keychain.label) has no password and cannot be locked") }
     }
+}
+
+/// The password a background ``KeychainSecretStore/backgroundCreateCollection(label:)`` question got,
+/// handed from the worker thread to the provider's thread.
+private final class PasswordSlot: Sendable {
+    let value = Mutex<SecureBytes?>(nil)
 }

@@ -43,4 +43,13 @@ extension SecretStore {
 
     /// Default: `nil` (the prompt runs ``SecretStore/unlockFromPrompt(_:)`` on the provider's thread).
     package func backgroundUnlock(_ id: CollectionID) -> (@Sendable () -> Bool?)? { nil }
+
+    /// Default: `nil` (the prompt runs ``SecretStore/createCollectionFromPrompt(label:)`` on the
+    /// provider's thread). A store returns work whose question runs on a worker thread, so that the
+    /// provider keeps serving while the user types; its `apply` returns the new collection.
+    package func backgroundCreateCollection(label: String) -> BackgroundPromptWork<CollectionID>? { nil }
+
+    /// Default: `nil` (the prompt runs ``SecretStore/deleteCollectionFromPrompt(_:)`` on the provider's
+    /// thread). A store returns work whose confirmation runs on a worker thread; its `apply` deletes.
+    package func backgroundDeleteCollection(_ id: CollectionID) -> BackgroundPromptWork<Void>? { nil }
 }

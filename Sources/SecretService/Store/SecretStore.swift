@@ -213,4 +213,11 @@ package protocol SecretStore: AnyObject {
     /// ``unlockFromPrompt(_:)`` must run on the provider's thread. The work returns `true` once unlocked,
     /// `false` when the user cancelled, `nil` when it could not ask.
     func backgroundUnlock(_ id: CollectionID) -> (@Sendable () -> Bool?)?
+    /// `CreateCollection`'s prompt split for a worker thread (its question there, the creation on the
+    /// provider's thread; `apply` returns the new collection); `nil` when
+    /// ``createCollectionFromPrompt(label:)`` must run on the provider's thread.
+    func backgroundCreateCollection(label: String) -> BackgroundPromptWork<CollectionID>?
+    /// `Collection.Delete`'s prompt split for a worker thread (its confirmation there, the deletion on
+    /// the provider's thread); `nil` when ``deleteCollectionFromPrompt(_:)`` must run on the provider's thread.
+    func backgroundDeleteCollection(_ id: CollectionID) -> BackgroundPromptWork<Void>?
 }

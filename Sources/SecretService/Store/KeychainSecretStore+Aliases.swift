@@ -1,0 +1,96 @@
+#if canImport(FoundationEssentials)
+internal import FoundationEssentials
+#else
+internal import Foundation
+#endif
+internal import KeychainCore
+
+/// Aliases clients set with `SetAlias`, kept across restarts in a small file beside `keychains.conf`.
+///
+/// The file, `$XDG_CONFIG_HOME/swift-keychain/secret-service-aliases` (mode 0600), holds one
+/// `alias<TAB>collection` line per alias (both `[A-Za-z0-9_]` names; the collection is a keychain's
+/// collection name). It names no secret. It is replaced atomically (a new 0600 file renamed over it).
+/// The built-in aliases (`default`, `login`, `session`) are not in it.
+extension KeychainSecretStore {
+    static let builtInAliases: Set<String> = ["default", "login", "session"]
+
+    /// Where ``saveAliases()`` keeps the aliases.
+    var aliasesPath: String { FileSystem.directory(of: configuration.preferencesPath) + "/secret-service-aliases" }
+
+    /// Reads the aliases file. A file that cannot be read or parsed is ignored as a whole, with one line
+    /// on standard error naming it and the fault; nothing else is affected (the next `SetAlias` rewrites it).
+    func loadAliases() {
+        guard FileSystem.exists(aliasesPath) else { return }
+        guard let data = FileManager.default.contents(atPath: aliasesPath) else {
+            Self.logAliasesProblem(aliasesPath, "it cannot be read")
+            return
+        }
+        var loaded: [String: CollectionID?] = [:]
+        for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 2, let alias = CollectionID(String(fields[0])), let target = CollectionID(String(fields[1])),
+                !Self.builtInAliases.contains(alias.rawValue)
+            else {
+                Self.logAliasesProblem(aliasesPath, "line \(index + 1) is not “alias<TAB>collection”")
+                return
+            }
+            loaded[alias.rawValue] = .some(target)
+        }
+        aliasOverrides.merge(loaded) { current, _ in current }
+    }
+
+    /// Writes the aliases other than the built-in ones (a new 0600 file renamed over the old one).
+    /// A failure is logged on standard error; the aliases stay in memory.
+    func saveAliases() {
+        let lines = aliasOverrides.filter { !Self.builtInAliases.contains($0.key) }
+            .compactMap { alias, target in target.map { "\(alias)\t\($0.rawValue)\n" } }.sorted().joined()
+        let temporary = aliasesPath + ".new-\(ProcessInfo.processInfo.processIdentifier)"
+        do throws(KeychainFailure) {
+            try FileSystem.makePrivateDirectory(holding: aliasesPath)
+            FileSystem.remove(temporary)
+            let bytes = Array(lines.utf8)
+            var failure: KeychainFailure?
+            bytes.withUnsafeBytes { buffer in
+                do throws(KeychainFailure) { _ = try FileSystem.createExclusive(temporary, bytes: buffer) } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            try FileSystem.rename(temporary, to: aliasesPath)
+        } catch {
+            FileSystem.remove(temporary)
+            Self.logAliasesProblem(aliasesPath, "it cannot be written: \(error)")
+        }
+    }
+
+    static func logAliasesProblem(_ path: String, _ problem: String) {
+        SecretServiceDaemon.printError(
+            "keychain-secret-service: ignoring the aliases file \(path): \(problem); the provider goes on without those aliases")
+    }
+
+    /// Makes `path` the default keychain, as `security default-keychain -s` does: replaces (or adds) the
+    /// `default=` line of `keychains.conf`, keeping its other lines, in a new 0600 file renamed over it.
+    /// - Throws: `.notSupported` naming the file when it cannot be written.
+    func setDefaultKeychain(_ path: String) throws(SecretStoreError) {
+        let file = configuration.preferencesPath
+        let current = FileManager.default.contents(atPath: file).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let lines = current.split(separator: "\n").filter { !$0.hasPrefix("default=") }.map(String.init)
+        let text = (lines + ["default=\(path)"]).joined(separator: "\n") + "\n"
+        let temporary = file + ".new-\(ProcessInfo.processInfo.processIdentifier)"
+        do throws(KeychainFailure) {
+            try FileSystem.makePrivateDirectory(holding: file)
+            FileSystem.remove(temporary)
+            var failure: KeychainFailure?
+            Array(text.utf8).withUnsafeBytes { buffer in
+                do throws(KeychainFailure) { _ = try FileSystem.createExclusive(temporary, bytes: buffer) } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+            try FileSystem.rename(temporary, to: file)
+        } catch {
+            FileSystem.remove(temporary)
+            throw .notSupported("cannot write \(file): \(error)")
+        }
+    }
+}
