@@ -1,16 +1,22 @@
 import Foundation
 import KeychainCore
+import KeychainTesting
 
 /// A temporary home for keychain-backed tests: keychains, device key and tool preferences live in
-/// its folder, never in the user's. ``remove()`` deletes it.
+/// its folder, never in the user's. The folder is the one temporary-keychain helper's
+/// (``TemporaryKeychain``, KeychainTesting), which removes it when the last copy of this value goes;
+/// ``remove()`` deletes it at once. This adds what Secret Service tests need: several keychains by
+/// name, a preferences folder, cheap passwords for helper processes, scripted pinentries.
 struct KeychainHome {
-    let root: String
+    let folder: TemporaryKeychain
+    var root: String { folder.directory }
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("kss-home-\(UUID().uuidString)").path
-        for folder in ["data/keychains", "state/keychains", "config"] {
+        folder = try TemporaryKeychain()
+        for child in ["data/keychains", "state/keychains", "config"] {
             try FileManager.default.createDirectory(
-                atPath: root + "/" + folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                atPath: folder.directory + "/" + child, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
     }
 
@@ -24,10 +30,10 @@ struct KeychainHome {
 
     var environment: [String: String] { Self.environment(root) }
 
-    var directory: String { root + "/data/keychains" }
+    var directory: String { folder.keychainDirectory }
 
     func location(_ name: String) -> KeychainLocation {
-        KeychainLocation(databasePath: directory + "/\(name).keychain-db", deviceKeyPath: root + "/state/keychains/device.key")
+        KeychainLocation(databasePath: directory + "/\(name).keychain-db", deviceKeyPath: folder.location.deviceKeyPath)
     }
 
     /// Creates keychain `name` with `password` (or none), as `security create-keychain` does, and leaves it locked.
