@@ -312,48 +312,46 @@ package final class KeychainSecretStore: SecretStore {
     /// Up to 3 pinentry attempts. - Returns: `true` once unlocked (by this or any process), `false` when
     /// the user cancelled or gave 3 wrong passwords, `nil` when no prompt could be shown.
     static func askUnlockPassword(_ keystore: Keystore, label: String) -> Bool? {
-        var retryMessage: String?
-        for _ in 0..<3 {
-            if !isLocked(keystore) { return true }
-            let password: SecureBytes
-            do {
-                password = try Prompters.current().requestPassword(
-                    PasswordPrompt(
-                        title: "Unlock keychain",
-                        description: "An application wants access to the keychain “\(label)”, but it is locked.",
-                        label: "Password:", error: retryMessage))
-            } catch where error.status == .userCanceled {
-                return isLocked(keystore) ? false : true
-            } catch {
-                return nil
-            }
-            do {
-                _ = try keystore.unlock(password: password)
-                return true
-            } catch where error.status == .authFailed {
-                retryMessage = "Wrong password; try again."
-            } catch {
-                return nil
-            }
+        askPassword(keystore, unlockedElsewhereCounts: true) { retry in
+            PasswordPrompt(
+                title: "Unlock keychain",
+                description: "An application wants access to the keychain “\(label)”, but it is locked.",
+                label: "Password:", error: retry)
         }
-        return !isLocked(keystore)
     }
 
     /// Up to 3 pinentry attempts to confirm deleting a keychain with its password (checked by unlocking
     /// it). - Returns: `true` once the password was right, `false` when the user cancelled or gave 3
     /// wrong passwords, `nil` when no prompt could be shown.
     static func askDeletePassword(_ keystore: Keystore, label: String) -> Bool? {
+        askPassword(keystore, unlockedElsewhereCounts: false) { retry in
+            PasswordPrompt(
+                title: "Delete keychain",
+                description: "An application wants to delete the keychain “\(label)” and every item in it.",
+                label: "Password:", error: retry)
+        }
+    }
+
+    /// Asks `prompt` through the prompter up to 3 times, checking each answer by unlocking `keystore`.
+    /// - Parameters:
+    ///   - unlockedElsewhereCounts: whether an unlock by another process (`security unlock-keychain`)
+    ///     before or between the attempts, or when the user cancels, counts as success (an unlock
+    ///     prompt) or not (a password confirmation).
+    ///   - prompt: the prompt, given the retry message after a wrong password (`nil` at first).
+    /// - Returns: `true` once the password was right (or, with `unlockedElsewhereCounts`, the keychain is
+    ///   unlocked), `false` when the user cancelled or gave 3 wrong passwords, `nil` when no prompt could
+    ///   be shown or the engine failed otherwise.
+    private static func askPassword(
+        _ keystore: Keystore, unlockedElsewhereCounts: Bool, _ prompt: (String?) -> PasswordPrompt
+    ) -> Bool? {
         var retryMessage: String?
         for _ in 0..<3 {
+            if unlockedElsewhereCounts, !isLocked(keystore) { return true }
             let password: SecureBytes
             do {
-                password = try Prompters.current().requestPassword(
-                    PasswordPrompt(
-                        title: "Delete keychain",
-                        description: "An application wants to delete the keychain “\(label)” and every item in it.",
-                        label: "Password:", error: retryMessage))
+                password = try Prompters.current().requestPassword(prompt(retryMessage))
             } catch where error.status == .userCanceled {
-                return false
+                return unlockedElsewhereCounts && !isLocked(keystore)
             } catch {
                 return nil
             }
@@ -366,7 +364,7 @@ package final class KeychainSecretStore: SecretStore {
                 return nil
             }
         }
-        return false
+        return unlockedElsewhereCounts && !isLocked(keystore)
     }
 
     package func lock(_ id: CollectionID) throws(SecretStoreError) {
