@@ -82,8 +82,8 @@ struct KeychainHome {
               case "$line" in
                 GETPIN*)
                   while [ ! -e '\(gate)' ]; do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.05; done
-                  printf 'D %s\\nOK\\n' '\(password)'
-                  : > '\(gate).answered' ;;
+                  : > '\(gate).answered'
+                  printf 'D %s\\nOK\\n' '\(password)' ;;
                 BYE*) echo OK; exit 0 ;;
                 *) echo OK ;;
               esac

@@ -69,6 +69,9 @@ final class AssuanConnection {
     deinit {
         _ = try? send("BYE")
         close(socket)
+        // pinentry exits on BYE or at the end of its input: give it up to 1 s before SIGTERM, so that
+        // one which has just answered is not killed while it finishes.
+        for _ in 0..<100 where process.isRunning { usleep(10_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
     }
