@@ -71,16 +71,22 @@ struct KeychainHome {
     }
 
     /// A pinentry that answers GETPIN with `password` only once the file `gate` exists (a user who
-    /// answers when the test says so), then creates `gate + ".answered"`. It exits as soon as the
+    /// answers when the test says so), creating `gate + ".asking"` when asked and `gate + ".answered"`
+    /// just before it answers. It exits as soon as the
     /// provider that started it has gone, so that no process outlives a test.
-    func gatedPinentry(password: String, gate: String) throws -> String {
+    func gatedPinentry(password: String, gate: String, ignoresTermination: Bool = false) throws -> String {
         let path = root + "/pinentry-\(UUID().uuidString).sh"
+        // Closed by SIGTERM (the provider closing the dialog of an ended prompt), it marks `<gate>.closed`;
+        // with `ignoresTermination` it stays open, as a dialog that misses the signal would.
+        let trap = ignoresTermination ? "trap '' TERM" : "trap \": > '\(gate).closed'; exit 0\" TERM"
         let script = """
             #!/bin/sh
+            \(trap)
             echo 'OK Pleased to meet you'
             while read -r line; do
               case "$line" in
                 GETPIN*)
+                  : > '\(gate).asking'
                   while [ ! -e '\(gate)' ]; do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.05; done
                   : > '\(gate).answered'
                   printf 'D %s\\nOK\\n' '\(password)' ;;

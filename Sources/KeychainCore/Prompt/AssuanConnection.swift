@@ -76,6 +76,9 @@ final class AssuanConnection {
         process.waitUntilExit()
     }
 
+    /// The pinentry's process id (it is reaped only in `deinit`).
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// Sends one command (never a secret) and reads its reply.
     func transact(_ command: String) throws(KeychainFailure) -> Reply {
         try send(command)

@@ -57,11 +57,22 @@ package struct Pinentry: Prompter {
         isatty(0) == 1 ? ttyname(0).map { String(cString: $0) } : nil
     }
 
+    /// Asks through a new pinentry process. Under ``Prompters/withCancellation(_:_:)``, a
+    /// ``PromptCancellation/cancel()`` closes it (`.interactionNotAllowed`: the pinentry stopped), or,
+    /// when it came first, refuses to ask (`.userCanceled`).
     package func requestPassword(_ prompt: PasswordPrompt) throws(KeychainFailure) -> SecureBytes {
         var arguments: [String] = []
         if let ttyName { arguments += ["--ttyname", ttyName] }
         if let ttyType { arguments += ["--ttytype", ttyType] }
+        let cancellation = Prompters.cancellation
+        if cancellation?.isCancelled == true { throw KeychainFailure(.userCanceled, "the password prompt was dismissed") }
         let connection = try AssuanConnection(program: program, arguments: arguments)
+        // Registered while it asks, so that the current cancellation can close it; unregistered before
+        // the connection (which reaps the process) goes.
+        if let cancellation, !cancellation.register(connection.processIdentifier) {
+            throw KeychainFailure(.userCanceled, "the password prompt was dismissed")
+        }
+        defer { withExtendedLifetime(connection) { cancellation?.unregister(connection.processIdentifier) } }
         var commands = [
             "SETTITLE " + AssuanConnection.percentEncode(prompt.title),
             "SETDESC " + AssuanConnection.percentEncode(prompt.description),

@@ -10,6 +10,16 @@ package protocol Prompter: Sendable {
 /// Which prompter a call uses: a task's override (tests), else pinentry chosen from the environment.
 package enum Prompters {
     @TaskLocal private static var override: (any Prompter)?
+    @TaskLocal private static var currentCancellation: PromptCancellation?
+
+    /// The cancellation a ``Pinentry`` started now registers with (``withCancellation(_:_:)``), if any.
+    package static var cancellation: PromptCancellation? { currentCancellation }
+
+    /// Runs `body` (on this thread) with `cancellation` current, so that ``PromptCancellation/cancel()``
+    /// from another thread closes the pinentry dialogs `body` shows.
+    package static func withCancellation<R>(_ cancellation: PromptCancellation, _ body: () throws -> R) rethrows -> R {
+        try $currentCancellation.withValue(cancellation, operation: body)
+    }
 
     /// Runs `body` with `prompter` as the current task's prompter.
     package static func withOverride<R>(_ prompter: any Prompter, _ body: () throws -> R) rethrows -> R {

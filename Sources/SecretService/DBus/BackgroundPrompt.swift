@@ -1,4 +1,5 @@
 internal import CGIO
+internal import KeychainCore
 internal import Synchronization
 
 /// A prompt's question to the user running on a worker thread (GLib's `g_thread_new`), so that the
@@ -13,6 +14,8 @@ internal import Synchronization
 // only on the provider's main context (the worker thread never touches it).
 final class BackgroundPrompt: @unchecked Sendable {
     let work: [@Sendable () -> Bool?]
+    /// Closes the worker's pinentry when the prompt ends first (``cancel()``).
+    let cancellation = PromptCancellation()
     private let results = Mutex<[Bool?]?>(nil)
     /// Main context only: called once with the work's results, unless the prompt was cancelled first.
     var onResults: (([Bool?]) -> Void)?
@@ -39,7 +42,7 @@ final class BackgroundPrompt: @unchecked Sendable {
             "keychain-prompt",
             { data in
                 let job = Unmanaged<BackgroundPrompt>.fromOpaque(data!).takeUnretainedValue()
-                let answers = job.work.map { $0() }
+                let answers = Prompters.withCancellation(job.cancellation) { job.work.map { $0() } }
                 job.results.withLock { $0 = answers }
                 g_idle_add(
                     { data in
@@ -69,11 +72,13 @@ final class BackgroundPrompt: @unchecked Sendable {
         onPoll = nil
     }
 
-    /// Ends the prompt before the worker answered: stops polling, drops the worker's later answer and
-    /// calls ``onCancel``. Call on the main context.
+    /// Ends the prompt before the worker answered: closes its pinentry (as gnome-keyring closes its
+    /// dialog), stops polling, drops the worker's later answer and calls ``onCancel``. Call on the main
+    /// context.
     func cancel() {
         guard !cancelled else { return }
         cancelled = true
+        cancellation.cancel()
         stopPolling()
         onCancel?()
         onCancel = nil

@@ -284,7 +284,8 @@ extension SecretServiceProvider {
     }
 
     /// When every pending collection's store can ask in the background: starts that work on a worker
-    /// thread and completes the prompt when the work ends or when all of them are unlocked by other means.
+    /// thread and completes the prompt when the work ends or when all of them are unlocked by other means
+    /// (then its pinentry closes).
     private func backgroundUnlockStarter(_ pending: [(path: String, id: CollectionID)])
         -> ((String, @escaping (OpaquePointer?) -> Void) -> Void)?
     {
@@ -296,10 +297,12 @@ extension SecretServiceProvider {
             let unlockedPaths = { [unowned self] in
                 pending.filter { (try? self.store.unlockRequirement($0.id)) == UnlockRequirement.none }.map(\.path)
             }
-            job.onPoll = {
+            job.onPoll = { [cancellation = job.cancellation] in
                 let done = unlockedPaths()
                 guard !finished, done.count == pending.count else { return finished }
                 finished = true
+                // Unlocked by other means: the question is moot, so its pinentry closes.
+                cancellation.cancel()
                 finish(Variant.objectPaths(done))
                 return true
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import KeychainCore
 import Testing
 import KeychainTesting
@@ -110,5 +111,83 @@ struct PinentryTests {
         } catch {
             #expect(error.status == .interactionNotAllowed || error.status == .userCanceled)
         }
+    }
+
+    // MARK: - Cancellation (the Secret Service provider closes the dialog of a dismissed prompt)
+
+    /// A pinentry that marks `<dir>/started`, then `<dir>/asking` at GETPIN, and never answers; SIGTERM
+    /// ends it, marking `<dir>/closed`.
+    func waitingPinentry(_ temp: TemporaryKeychain) throws -> (program: String, directory: String) {
+        let directory = temp.directory + "/waiting-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let program = directory + "/pinentry"
+        let script = """
+            #!/bin/sh
+            trap ": > '\(directory)/closed'; exit 0" TERM
+            : > '\(directory)/started'
+            echo 'OK Pleased to meet you'
+            while IFS= read -r line; do
+              case "$line" in
+                GETPIN*) : > '\(directory)/asking'; while :; do sleep 0.05; done ;;
+                *) echo OK ;;
+              esac
+            done
+            """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: program))
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: program)
+        return (program, directory)
+    }
+
+    @Test("A cancellation closes the pinentry that is asking (SIGTERM), and the question fails as interaction not allowed")
+    func cancellationClosesTheDialog() throws {
+        let temp = try TemporaryKeychain()
+        let (program, directory) = try waitingPinentry(temp)
+        let cancellation = PromptCancellation()
+        let outcome = Mutex<KeychainStatus?>(nil)
+        let asker = Thread {
+            let status: KeychainStatus
+            do {
+                _ = try Prompters.withCancellation(cancellation) {
+                    try Pinentry(program: program).requestPassword(PasswordPrompt(title: "t", description: "d", label: "l"))
+                }
+                status = .success
+            } catch let failure as KeychainFailure {
+                status = failure.status
+            } catch {
+                status = .param
+            }
+            outcome.withLock { $0 = status }
+        }
+        asker.start()
+        for _ in 0..<1_000 where !FileManager.default.fileExists(atPath: directory + "/asking") { usleep(10_000) }
+        #expect(FileManager.default.fileExists(atPath: directory + "/asking"))
+        #expect(outcome.withLock { $0 } == nil, "the dialog is still asking")
+        cancellation.cancel()
+        for _ in 0..<1_000 where outcome.withLock({ $0 }) == nil { usleep(10_000) }
+        #expect(outcome.withLock { $0 } == .interactionNotAllowed)
+        #expect(FileManager.default.fileExists(atPath: directory + "/closed"))
+        #expect(cancellation.isCancelled)
+    }
+
+    @Test("After a cancellation, a question under it is refused as user canceled, without starting pinentry")
+    func cancelledBeforeAsking() throws {
+        let temp = try TemporaryKeychain()
+        let (program, directory) = try waitingPinentry(temp)
+        let cancellation = PromptCancellation()
+        cancellation.cancel()
+        #expect(throws: KeychainFailure.self) {
+            try Prompters.withCancellation(cancellation) {
+                try Pinentry(program: program).requestPassword(PasswordPrompt(title: "t", description: "d", label: "l"))
+            }
+        }
+        do {
+            _ = try Prompters.withCancellation(cancellation) {
+                try Pinentry(program: program).requestPassword(PasswordPrompt(title: "t", description: "d", label: "l"))
+            }
+        } catch let failure as KeychainFailure {
+            #expect(failure.status == .userCanceled)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/asking"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/started"), "no pinentry was started")
     }
 }
