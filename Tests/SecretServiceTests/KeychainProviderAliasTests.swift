@@ -73,8 +73,10 @@ struct KeychainProviderAliasTests {
                     Provider.service, Provider.serviceInterface, "SetAlias",
                     [Variant.string("default"), Variant.objectPath(work)]))
             #expect(try Self.readAlias(bus, "default") == work)
-            let text = try String(contentsOfFile: conf, encoding: .utf8)
-            #expect(text == "search=\(home.location("login").databasePath)\ndefault=\(home.location("work").databasePath)\n")
+            // What `security default-keychain` and `list-keychains` read now: the new default, the search list kept.
+            let preferences = KeychainPreferences.load(path: conf)
+            #expect(preferences.defaultKeychain == home.location("work").databasePath)
+            #expect(preferences.searchList == [home.location("login").databasePath])
             bus.stopProvider()
             try bus.startProvider(keychainHome: home.root)
             #expect(try Self.readAlias(bus, "default") == work)

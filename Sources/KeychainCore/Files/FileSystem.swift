@@ -137,6 +137,28 @@ package enum FileSystem {
         return try linkIfAbsent(temporary, to: path)
     }
 
+    /// Replaces the file at `path` (or creates it) with `bytes`, mode 0600, atomically: a new file is
+    /// written and fsynced (``createExclusive(_:bytes:)``), then renamed over `path`, so a reader sees
+    /// the old or the new contents, never half of them. Makes the 0700 folder when missing.
+    /// - Throws: `.io` (`.diskFull` when the disk is full) naming the file.
+    package static func replace(_ path: String, with bytes: [UInt8]) throws(KeychainFailure) {
+        try makePrivateDirectory(holding: path)
+        let temporary = path + ".new-\(getpid())"
+        remove(temporary)
+        let created = bytes.withUnsafeBytes { buffer -> Result<Bool, KeychainFailure> in
+            do throws(KeychainFailure) { return .success(try createExclusive(temporary, bytes: buffer)) } catch {
+                return .failure(error)
+            }
+        }
+        guard try created.get() else { throw KeychainFailure(.io, "cannot create \(temporary)") }
+        do {
+            try rename(temporary, to: path)
+        } catch {
+            remove(temporary)
+            throw error
+        }
+    }
+
     /// Reads a whole small file into protected memory.
     package static func readSecret(_ path: String, expectedCount: Int) throws(KeychainFailure) -> SecureBytes? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -44,21 +44,9 @@ extension KeychainSecretStore {
     func saveAliases() {
         let lines = aliasOverrides.filter { !Self.builtInAliases.contains($0.key) }
             .compactMap { alias, target in target.map { "\(alias)\t\($0.rawValue)\n" } }.sorted().joined()
-        let temporary = aliasesPath + ".new-\(ProcessInfo.processInfo.processIdentifier)"
         do throws(KeychainFailure) {
-            try FileSystem.makePrivateDirectory(holding: aliasesPath)
-            FileSystem.remove(temporary)
-            let bytes = Array(lines.utf8)
-            var failure: KeychainFailure?
-            bytes.withUnsafeBytes { buffer in
-                do throws(KeychainFailure) { _ = try FileSystem.createExclusive(temporary, bytes: buffer) } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
-            try FileSystem.rename(temporary, to: aliasesPath)
+            try FileSystem.replace(aliasesPath, with: Array(lines.utf8))
         } catch {
-            FileSystem.remove(temporary)
             Self.logAliasesProblem(aliasesPath, "it cannot be written: \(error)")
         }
     }
@@ -68,29 +56,16 @@ extension KeychainSecretStore {
             "keychain-secret-service: ignoring the aliases file \(path): \(problem); the provider goes on without those aliases")
     }
 
-    /// Makes `path` the default keychain, as `security default-keychain -s` does: replaces (or adds) the
-    /// `default=` line of `keychains.conf`, keeping its other lines, in a new 0600 file renamed over it.
+    /// Makes `path` the default keychain, as `security default-keychain -s` does: the `default=` line of
+    /// `keychains.conf`, written through the tools' own ``KeychainPreferences`` (its search list kept).
     /// - Throws: `.notSupported` naming the file when it cannot be written.
     func setDefaultKeychain(_ path: String) throws(SecretStoreError) {
-        let file = configuration.preferencesPath
-        let current = FileManager.default.contents(atPath: file).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let lines = current.split(separator: "\n").filter { !$0.hasPrefix("default=") }.map(String.init)
-        let text = (lines + ["default=\(path)"]).joined(separator: "\n") + "\n"
-        let temporary = file + ".new-\(ProcessInfo.processInfo.processIdentifier)"
+        var preferences = KeychainPreferences.load(path: configuration.preferencesPath)
+        preferences.defaultKeychain = path
         do throws(KeychainFailure) {
-            try FileSystem.makePrivateDirectory(holding: file)
-            FileSystem.remove(temporary)
-            var failure: KeychainFailure?
-            Array(text.utf8).withUnsafeBytes { buffer in
-                do throws(KeychainFailure) { _ = try FileSystem.createExclusive(temporary, bytes: buffer) } catch {
-                    failure = error
-                }
-            }
-            if let failure { throw failure }
-            try FileSystem.rename(temporary, to: file)
+            try preferences.save(path: configuration.preferencesPath)
         } catch {
-            FileSystem.remove(temporary)
-            throw .notSupported("cannot write \(file): \(error)")
+            throw .notSupported("cannot write \(configuration.preferencesPath): \(error)")
         }
     }
 }

@@ -22,12 +22,8 @@ extension KeychainSecretStore {
 
     /// The default keychain's database path from `keychains.conf` (`default=`), or `nil`.
     func defaultKeychainPath() -> String? {
-        guard let data = FileManager.default.contents(atPath: configuration.preferencesPath) else { return nil }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("default=") {
-            let value = String(line.dropFirst("default=".count))
-            return value.contains("/") ? value : location(value.replacingOccurrences(of: ".keychain-db", with: "")).databasePath
-        }
-        return nil
+        guard let value = KeychainPreferences.load(path: configuration.preferencesPath).defaultKeychain else { return nil }
+        return value.contains("/") ? value : location(value.replacingOccurrences(of: ".keychain-db", with: "")).databasePath
     }
 
     /// Opens keychains that appeared in the folder and forgets those whose file is gone.

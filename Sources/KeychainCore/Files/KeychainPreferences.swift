@@ -3,7 +3,6 @@ internal import FoundationEssentials
 #else
 internal import Foundation
 #endif
-package import KeychainCore
 
 /// The user's keychain preferences: the default keychain and the keychain search list
 /// (macOS keeps them in `com.apple.security.plist`; `security default-keychain` and
@@ -34,10 +33,15 @@ package struct KeychainPreferences: Equatable {
         return config + "/swift-keychain/keychains.conf"
     }
 
-    /// Reads the preferences; a missing or unreadable file gives the defaults.
+    /// Reads the preferences of `environment`; a missing or unreadable file gives the defaults.
     package static func load(environment: [String: String]) -> KeychainPreferences {
+        load(path: path(environment: environment))
+    }
+
+    /// Reads the preferences file at `path`; a missing or unreadable file gives the defaults.
+    package static func load(path: String) -> KeychainPreferences {
         var preferences = KeychainPreferences()
-        guard let data = FileManager.default.contents(atPath: path(environment: environment)) else {
+        guard let data = FileManager.default.contents(atPath: path) else {
             return preferences
         }
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
@@ -54,35 +58,22 @@ package struct KeychainPreferences: Equatable {
         return preferences
     }
 
-    /// Writes the preferences atomically.
+    /// Writes the preferences of `environment` atomically.
     /// - Throws: `.io` when the folder or file cannot be written.
     package func save(environment: [String: String]) throws(KeychainFailure) {
-        let path = Self.path(environment: environment)
-        let directory = String(path[..<path.lastIndex(of: "/")!])
-        try FileSystem.makePrivateDirectory(directory)
+        try save(path: Self.path(environment: environment))
+    }
+
+    /// Writes the preferences file at `path` atomically (``FileSystem/replace(_:with:)``).
+    /// - Throws: `.io` when the folder or file cannot be written.
+    package func save(path: String) throws(KeychainFailure) {
         var text = "# swift-keychain preferences (security default-keychain, list-keychains)\n"
         if let defaultKeychain { text += "default=\(defaultKeychain)\n" }
         if let searchList {
             text += "search-list-set=1\n"
             for keychain in searchList { text += "search=\(keychain)\n" }
         }
-        let temporary = path + ".new-\(ProcessInfo.processInfo.processIdentifier)"
-        FileSystem.remove(temporary)
-        let bytes = Array(text.utf8)
-        let result = bytes.withUnsafeBytes { buffer -> Result<Bool, KeychainFailure> in
-            do throws(KeychainFailure) {
-                return .success(try FileSystem.createExclusive(temporary, bytes: buffer))
-            } catch {
-                return .failure(error)
-            }
-        }
-        guard try result.get() else { throw KeychainFailure(.io, "cannot create \(temporary)") }
-        do {
-            try FileSystem.rename(temporary, to: path)
-        } catch {
-            FileSystem.remove(temporary)
-            throw error
-        }
+        try FileSystem.replace(path, with: Array(text.utf8))
     }
 
     /// The default keychain: the configured one, or the login keychain.
