@@ -257,6 +257,11 @@ struct KeychainProviderTests {
             #expect(try keystore.lockState() == .unlocked)
             try keystore.lock()
             _ = try keystore.unlock(password: SecureBytes(copying: Array("new pw".utf8)))
+            // `security default-keychain -s` and `list-keychains -s` name it; deleting it forgets it there, as
+            // `security delete-keychain` does, so commands naming no keychain do not point at a deleted file.
+            let conf = home.root + "/config/swift-keychain/keychains.conf"
+            let login = home.location("login").databasePath, workPath = home.location("Work").databasePath
+            try KeychainPreferences(defaultKeychain: workPath, searchList: [login, workPath]).save(path: conf)
             let delete = try bus.expectReply(work, Self.collectionInterface, "Delete")
             let deletePrompt = Variant.withChild(delete, 0, Variant.readString)
             g_variant_unref(delete)
@@ -266,6 +271,7 @@ struct KeychainProviderTests {
             for _ in 0..<500 where try collections().contains(work) { usleep(10_000) }
             #expect(try !collections().contains(work))
             #expect(!FileManager.default.fileExists(atPath: home.location("Work").databasePath))
+            #expect(KeychainPreferences.load(path: conf) == KeychainPreferences(defaultKeychain: nil, searchList: [login]))
         }
     }
 

@@ -26,6 +26,12 @@ package struct KeychainPreferences: Equatable {
     /// The search list's database paths, or `nil` when it was never set (the default keychain alone).
     package var searchList: [String]?
 
+    /// Preferences with `defaultKeychain` (`nil`: the login keychain) and `searchList` (`nil`: never set).
+    package init(defaultKeychain: String? = nil, searchList: [String]? = nil) {
+        self.defaultKeychain = defaultKeychain
+        self.searchList = searchList
+    }
+
     /// The preferences file of `environment`.
     package static func path(environment: [String: String]) -> String {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
@@ -102,5 +108,24 @@ package struct KeychainPreferences: Equatable {
     package mutating func forget(_ path: String) {
         if defaultKeychain == path { defaultKeychain = nil }
         searchList?.removeAll { $0 == path }
+    }
+
+    /// Deletes the keychain at `location`, as `security delete-keychain` does: withdraws its class keys
+    /// from the kernel keyring (a keychain that cannot be opened, for example a corrupt one, has none
+    /// to withdraw), removes the database and its `-wal`/`-shm`, sweeps keyring entries of keychains
+    /// whose file is gone, and forgets it in the preferences file at `preferencesPath` (default and
+    /// search list), so that commands naming no keychain do not point at the deleted file.
+    /// - Throws: `.io` when the preferences file cannot be rewritten (the keychain is deleted by then).
+    package static func deleteKeychain(_ location: KeychainLocation, preferencesPath: String) throws(KeychainFailure) {
+        let path = location.databasePath
+        if let store = try? Keystore(location: location, create: false) {
+            try? store.withdrawAllClassKeys()
+        }
+        for file in [path, path + "-wal", path + "-shm"] { FileSystem.remove(file) }
+        ClassKeyStore.sweep()
+        var preferences = load(path: preferencesPath)
+        let before = preferences
+        preferences.forget(path)
+        if preferences != before { try preferences.save(path: preferencesPath) }
     }
 }

@@ -91,8 +91,8 @@ extension KeychainSecretStore {
             suffix += 1
         }
         do {
-            let keystore = try Keystore.create(location: location(candidate), password: password, parameters: configuration.kdf)
-            if let password { _ = try keystore.unlock(password: password) }
+            // Made with its password, it stays unlocked (``Keystore/setPassword(_:current:parameters:)``).
+            _ = try Keystore.create(location: location(candidate), password: password, parameters: configuration.kdf)
         } catch {
             throw .invalidArgument("cannot create the keychain: \(error)")
         }

@@ -249,8 +249,10 @@ package final class KeychainSecretStore: SecretStore {
             try memory.deleteCollection(id)
             return
         }
-        try? keychain.keystore.withdrawAllClassKeys()
-        for suffix in ["", "-wal", "-shm"] { FileSystem.remove(keychain.path + suffix) }
+        // As `security delete-keychain` does, preferences included (a default naming it is forgotten).
+        try? KeychainPreferences.deleteKeychain(
+            KeychainLocation(databasePath: keychain.path, deviceKeyPath: configuration.deviceKeyPath),
+            preferencesPath: configuration.preferencesPath)
         keychains[id] = nil
         order.removeAll { $0 == id }
         let before = aliasOverrides.count

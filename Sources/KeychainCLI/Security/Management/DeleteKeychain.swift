@@ -24,22 +24,12 @@ struct DeleteKeychain: SecuritySubcommand {
             let location = KeychainLocation.named(name, environment: context.io.environment)
             let path = location.databasePath
             guard FileSystem.exists(path) else { throw CommandFailure.keychain("SecKeychainDelete", .noSuchKeychain) }
-            // A keychain that cannot be opened (corrupt) is still deleted; it has no keys to withdraw.
-            if let store = try? Keystore(location: location, create: false) {
-                try? store.withdrawAllClassKeys()
-            }
-            for file in [path, path + "-wal", path + "-shm"] { FileSystem.remove(file) }
-            // Entries of a keychain that could not be opened (corrupt) go too: its file is gone now.
-            ClassKeyStore.sweep()
-            var preferences = context.preferences
-            let before = preferences
-            preferences.forget(path)
-            if preferences != before {
-                do { try preferences.save(environment: context.io.environment) } catch {
-                    throw CommandFailure.keychain("SecKeychainDelete", error)
-                }
+            do {
+                try KeychainPreferences.deleteKeychain(
+                    location, preferencesPath: KeychainPreferences.path(environment: context.io.environment))
+            } catch {
+                throw CommandFailure.keychain("SecKeychainDelete", error)
             }
         }
-        return
     }
 }
