@@ -62,8 +62,11 @@ struct GoldenKeychainTests {
         let keystore = try temp.open()
         #expect(try keystore.hasPassword() == true)
         let first = GoldenKeychainFixture.protectedItems[0]
-        #expect(throws: KeychainFailure.self) { try keystore.search(query(first), projection: .secret) }
-        #expect(throws: KeychainFailure.self) { try keystore.unlock(password: secret("not the password")) }
+        // Locked: errSecInteractionNotAllowed, never "not found" (APPLE-SEMANTICS); a wrong password: errSecAuthFailed.
+        let locked = #expect(throws: KeychainFailure.self) { try keystore.search(query(first), projection: .secret) }
+        #expect(locked?.status == .interactionNotAllowed)
+        let wrong = #expect(throws: KeychainFailure.self) { try keystore.unlock(password: secret("not the password")) }
+        #expect(wrong?.status == .authFailed)
         try keystore.unlock(password: secret(GoldenKeychainFixture.password))
         try expectEveryItem(keystore, GoldenKeychainFixture.protectedItems)
     }

@@ -38,10 +38,17 @@ struct TypedRequestValuesTests {
         #expect(Synchronizable.any.attribute == .bool(false))
     }
 
-    @Test("rule 12: the one pdmn parser accepts Apple's raw values only", arguments: ProtectionClass.allCases)
-    func protection(_ protection: ProtectionClass) {
-        #expect(ProtectionClass(attribute: protection.attribute) == protection)
-        #expect(ProtectionClass(attribute: .data(Data(protection.rawValue.utf8))) == nil)
+    /// SecItem.h's `kSecAttrAccessible…` raw values (the `pdmn` strings).
+    static let appleRawValues: [(String, ProtectionClass)] = [
+        ("ak", .whenUnlocked), ("ck", .afterFirstUnlock), ("dk", .always), ("aku", .whenUnlockedThisDeviceOnly),
+        ("cku", .afterFirstUnlockThisDeviceOnly), ("dku", .alwaysThisDeviceOnly), ("akpu", .whenPasscodeSetThisDeviceOnly),
+    ]
+
+    @Test("rule 12: the one pdmn parser accepts Apple's raw values only", arguments: appleRawValues)
+    func protection(_ raw: String, _ protection: ProtectionClass) {
+        #expect(ProtectionClass(attribute: .string(raw)) == protection)
+        #expect(protection.attribute == .string(raw))
+        #expect(ProtectionClass(attribute: .data(Data(raw.utf8))) == nil)
     }
 
     @Test("an unknown or missing protection class is no class")

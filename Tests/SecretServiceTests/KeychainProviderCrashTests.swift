@@ -42,12 +42,14 @@ struct KeychainProviderCrashTests {
                 usleep(delay)
                 kill(pid, SIGKILL)
             }
-            killer.start()
             var acknowledged: [Int: String] = [:]
             for index in 0..<100_000 {
                 guard let path = Self.tryCreate(bus, index, session) else { break }
                 acknowledged[index] = path
+                // Armed once an item is acknowledged, so that every trial has items to find.
+                if index == 0 { killer.start() }
             }
+            #expect(!acknowledged.isEmpty)
             bus.provider?.waitUntilExit()
             let keystore = try Keystore(location: home.location("login"), create: false)
             #expect(try keystore.verifyIntegrity() >= acknowledged.count)
