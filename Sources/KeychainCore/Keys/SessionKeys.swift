@@ -53,6 +53,19 @@ final class SessionKeys {
     /// the keychain has been foreign since it was opened here (the index key never changes).
     private(set) var codec: ItemCodec?
 
+    /// The codec of Secret Service rows (`SecretItems/`), made at first use and kept: its three keys
+    /// are derived from the index key, which never changes, so every call need not derive them again.
+    private var secretItems: SecretItemCodec?
+
+    /// ``secretItems``, made from the index key on first use; `nil` while the keychain is foreign.
+    func secretItemCodec() -> SecretItemCodec? {
+        if let secretItems { return secretItems }
+        guard let indexKey else { return nil }
+        let made = SecretItemCodec(keychainID: keychainID, indexKey: indexKey)
+        secretItems = made
+        return made
+    }
+
     /// The device key the keybag is bound to.
     /// - Throws: `.interactionNotAllowed` while the keychain is foreign.
     func boundDeviceKey() throws(KeychainFailure) -> SecureBytes {

@@ -188,15 +188,15 @@ struct ItemRow {
     /// A new row for an item: its digests from `attributes`, a fresh item key wrapped by `classKey`,
     /// the attributes (as an item record) and the secret sealed under it, and its tag.
     /// - Parameters:
-    ///   - rowid: the row it replaces (``rewriteSQL``), or 0 for an insert.
     ///   - secret: the secret; `nil` stores an empty one.
     /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
     static func seal(
         _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8],
-        protection: ProtectionClass, sync: Bool, classKey: ClassKey, codec: ItemCodec, rowid: Int64 = 0
+        protection: ProtectionClass, sync: Bool, classKey: ClassKey, codec: ItemCodec
     ) throws(KeychainFailure) -> ItemRow {
+        // Not inserted yet (rowid 0); a rewrite binds the old row's rowid (``rewriteSQL``).
         let identity = ItemRow(
-            rowid: rowid, persistentRef: persistentRef, itemClass: itemClass, protection: protection, sync: sync,
+            rowid: 0, persistentRef: persistentRef, itemClass: itemClass, protection: protection, sync: sync,
             digests: codec.digests(itemClass, attributes), wrappedKey: [], attributes: [], secret: nil, tag: [])
         let itemKey = ItemKey.random()
         var ad = identity.associatedData(.key, codec: codec)

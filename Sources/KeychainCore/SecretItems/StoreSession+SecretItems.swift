@@ -22,8 +22,8 @@ extension StoreSession {
 
     /// The codec for this keychain's Secret Service rows (keys derived from the index key).
     func secretItemCodec() throws(KeychainFailure) -> SecretItemCodec {
-        guard let indexKey = keys.indexKey else { throw keys.foreignFailure }
-        return SecretItemCodec(keychainID: keys.keychainID, indexKey: indexKey)
+        guard let codec = keys.secretItemCodec() else { throw keys.foreignFailure }
+        return codec
     }
 
     /// Whether the Secret Service tables exist (they are made by the first Secret Service write).

@@ -269,13 +269,11 @@ package struct StoreSession: ~Copyable {
     }
 
     /// Seals a row for `attributes` (already normalized) under the class key of their protection class.
-    /// - Parameter rowid: the row it will replace, or 0 for an insert.
     /// - Throws: `.dataTooLarge`; `.param` for an unknown protection class or attributes that cannot be
     ///   encoded; `.authFailed` for a WhenPasscodeSet item in a keychain without a password;
     ///   `.interactionNotAllowed` when the class key is locked.
     func sealRow(
-        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8],
-        rowid: Int64 = 0
+        _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8]
     ) throws(KeychainFailure) -> ItemRow {
         if let secret, secret.count > Self.maximumSecretBytes {
             throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
@@ -292,7 +290,7 @@ package struct StoreSession: ~Copyable {
         if case .bool(let flag)? = attributes[.synchronizable] { sync = flag }
         return try ItemRow.seal(
             itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef, protection: protection,
-            sync: sync, classKey: try classKey(protection), codec: codec, rowid: rowid)
+            sync: sync, classKey: try classKey(protection), codec: codec)
     }
 
     func insert(
@@ -390,7 +388,7 @@ package struct StoreSession: ~Copyable {
     /// Re-seals one row in place with a fresh item key.
     func rewrite(_ row: Row, attributes: [String: AttributeValue], secret: SecureBytes) throws(KeychainFailure) {
         let sealed = try sealRow(
-            row.itemClass, attributes: attributes, secret: secret, persistentRef: row.persistentRef, rowid: row.rowid)
+            row.itemClass, attributes: attributes, secret: secret, persistentRef: row.persistentRef)
         try database.prepare(ItemRow.rewriteSQL).run(
             Array(sealed.taggedValues.dropFirst(2)) + [.blob(sealed.tag), .integer(row.rowid)])
         try accumulate(zip(row.tag, sealed.tag).map { $0 ^ $1 })
