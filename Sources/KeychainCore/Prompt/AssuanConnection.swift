@@ -106,16 +106,23 @@ final class AssuanConnection {
         var data: SecureBytes?
         while true {
             let (line, length) = try readLine()
-            let text = { (count: Int) in line.withUnsafeBytes { String(decoding: $0.prefix(count), as: UTF8.self) } }
-            let head = text(min(length, 4))
-            if head == "OK" || head.hasPrefix("OK ") {
+            // Compared in place: a `D` line holds the PIN, so no part of a line becomes a String unless
+            // it is an `ERR` line.
+            let starts = { (prefix: StaticString) -> Bool in
+                line.withUnsafeBytes { bytes in
+                    length >= prefix.utf8CodeUnitCount
+                        && UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                            .elementsEqual(bytes.prefix(prefix.utf8CodeUnitCount))
+                }
+            }
+            if (length == 2 && starts("OK")) || starts("OK ") {
                 return .ok(data)
-            } else if head.hasPrefix("ERR ") {
-                let rest = text(length).dropFirst(4)
+            } else if starts("ERR ") {
+                let rest = line.withUnsafeBytes { String(decoding: $0.prefix(length), as: UTF8.self) }.dropFirst(4)
                 let code = UInt32(rest.prefix { $0.isNumber }) ?? 0
                 let message = rest.drop { $0.isNumber }.trimmingCharacters(in: .whitespaces)
                 return .error(code: code, message: message)
-            } else if head.hasPrefix("D ") {
+            } else if starts("D ") {
                 let decoded = Self.percentDecode(line, from: 2, to: length)
                 if let previous = data {
                     data = SecureBytes(count: previous.count + decoded.count) { out in
@@ -127,7 +134,7 @@ final class AssuanConnection {
                 } else {
                     data = decoded
                 }
-            } else if head.hasPrefix("INQUIRE") {
+            } else if starts("INQUIRE") {
                 // pinentry asks nothing the keychain answers (e.g. QUALITY bars): end the inquiry.
                 try send("END")
             }
