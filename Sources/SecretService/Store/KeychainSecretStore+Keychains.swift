@@ -106,38 +106,19 @@ extension KeychainSecretStore {
         return id
     }
 
-    /// Asks for the keychain's password until it unlocks (3 attempts), or another process unlocks it.
-    /// - Returns: `false` when the user cancelled.
-    func askPassword(_ keychain: Keychain, purpose: String) throws(SecretStoreError) -> Bool {
-        var retryMessage: String?
-        for _ in 0..<3 {
-            refreshLock(keychain)
-            if purpose == "unlock" && !keychain.locked { return true }
-            let password: SecureBytes
-            do {
-                password = try Prompters.current().requestPassword(
-                    PasswordPrompt(
-                        title: purpose == "unlock" ? "Unlock keychain" : "Delete keychain",
-                        description: purpose == "unlock"
-                            ? "An application wants access to the keychain “\(keychain.label)”, but it is locked."
-                            : "An application wants to delete the keychain “\(keychain.label)” and every item in it.",
-                        label: "Password:", error: retryMessage))
-            } catch where error.status == .userCanceled {
-                return false
-            } catch {
-                throw .notSupported("cannot ask for the keychain password: \(error)")
-            }
-            do {
-                _ = try keychain.keystore.unlock(password: password)
-                refreshLock(keychain)
-                return true
-            } catch where error.status == .authFailed {
-                retryMessage = "Wrong password; try again."
-            } catch {
-                throw Self.mapped(error)
-            }
+    /// Asks for the keychain's password (``askPassword(_:for:label:)``) on the calling thread, then
+    /// notes the lock state it left.
+    /// - Returns: `false` when the user cancelled or gave 3 wrong passwords.
+    /// - Throws: `.notSupported` naming why when no prompt can be shown; the engine's failures mapped.
+    func askPassword(_ keychain: Keychain, for purpose: PasswordPurpose) throws(SecretStoreError) -> Bool {
+        defer { refreshLock(keychain) }
+        do {
+            return try Self.askPassword(keychain.keystore, for: purpose, label: keychain.label)
+        } catch where error.status == .interactionNotAllowed {
+            throw .notSupported("cannot ask for the keychain password: \(error)")
+        } catch {
+            throw Self.mapped(error)
         }
-        return false
     }
 
     func refreshLock(_ keychain: Keychain) {

@@ -267,7 +267,7 @@ package final class KeychainSecretStore: SecretStore {
         guard let keychain = keychains[id] else { return try memory.deleteCollectionFromPrompt(id) }
         // A keychain with a password is deleted only by someone who knows it.
         if (try? keychain.keystore.hasPassword()) == true {
-            guard try askPassword(keychain, purpose: "delete") else { return false }
+            guard try askPassword(keychain, for: .delete) else { return false }
         }
         try deleteCollection(id)
         return true
@@ -299,7 +299,7 @@ package final class KeychainSecretStore: SecretStore {
 
     package func unlockFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool {
         guard let keychain = keychains[id] else { return try memory.unlockFromPrompt(id) }
-        return try askPassword(keychain, purpose: "unlock")
+        return try askPassword(keychain, for: .unlock)
     }
 
     /// Asks through the prompter on the calling thread (the provider runs it on a worker thread) and
@@ -314,56 +314,62 @@ package final class KeychainSecretStore: SecretStore {
     /// Up to 3 pinentry attempts. - Returns: `true` once unlocked (by this or any process), `false` when
     /// the user cancelled or gave 3 wrong passwords, `nil` when no prompt could be shown.
     static func askUnlockPassword(_ keystore: Keystore, label: String) -> Bool? {
-        askPassword(keystore, unlockedElsewhereCounts: true) { retry in
-            PasswordPrompt(
-                title: "Unlock keychain",
-                description: "An application wants access to the keychain “\(label)”, but it is locked.",
-                label: "Password:", error: retry)
-        }
+        try? askPassword(keystore, for: .unlock, label: label)
     }
 
     /// Up to 3 pinentry attempts to confirm deleting a keychain with its password (checked by unlocking
     /// it). - Returns: `true` once the password was right, `false` when the user cancelled or gave 3
     /// wrong passwords, `nil` when no prompt could be shown.
     static func askDeletePassword(_ keystore: Keystore, label: String) -> Bool? {
-        askPassword(keystore, unlockedElsewhereCounts: false) { retry in
-            PasswordPrompt(
-                title: "Delete keychain",
-                description: "An application wants to delete the keychain “\(label)” and every item in it.",
-                label: "Password:", error: retry)
+        try? askPassword(keystore, for: .delete, label: label)
+    }
+
+    /// What a keychain password is asked for.
+    enum PasswordPurpose {
+        /// Unlocking: an unlock by another process (`security unlock-keychain`) before or between the
+        /// attempts, or when the user cancels, counts as success.
+        case unlock
+        /// Confirming a deletion: only the right password counts.
+        case delete
+
+        func prompt(label: String, retry: String?) -> PasswordPrompt {
+            switch self {
+            case .unlock:
+                PasswordPrompt(
+                    title: "Unlock keychain",
+                    description: "An application wants access to the keychain “\(label)”, but it is locked.",
+                    label: "Password:", error: retry)
+            case .delete:
+                PasswordPrompt(
+                    title: "Delete keychain",
+                    description: "An application wants to delete the keychain “\(label)” and every item in it.",
+                    label: "Password:", error: retry)
+            }
         }
     }
 
-    /// Asks `prompt` through the prompter up to 3 times, checking each answer by unlocking `keystore`.
-    /// - Parameters:
-    ///   - unlockedElsewhereCounts: whether an unlock by another process (`security unlock-keychain`)
-    ///     before or between the attempts, or when the user cancels, counts as success (an unlock
-    ///     prompt) or not (a password confirmation).
-    ///   - prompt: the prompt, given the retry message after a wrong password (`nil` at first).
-    /// - Returns: `true` once the password was right (or, with `unlockedElsewhereCounts`, the keychain is
-    ///   unlocked), `false` when the user cancelled or gave 3 wrong passwords, `nil` when no prompt could
-    ///   be shown or the engine failed otherwise.
-    private static func askPassword(
-        _ keystore: Keystore, unlockedElsewhereCounts: Bool, _ prompt: (String?) -> PasswordPrompt
-    ) -> Bool? {
+    /// Asks through the prompter up to 3 times, checking each answer by unlocking `keystore`.
+    /// - Returns: `true` once the password was right (or, for `.unlock`, the keychain is unlocked),
+    ///   `false` when the user cancelled or gave 3 wrong passwords.
+    /// - Throws: the prompter's `.interactionNotAllowed` when no prompt can be shown, or the engine's failure.
+    static func askPassword(_ keystore: Keystore, for purpose: PasswordPurpose, label: String) throws(KeychainFailure)
+        -> Bool
+    {
+        let unlockedElsewhereCounts = purpose == .unlock
         var retryMessage: String?
         for _ in 0..<3 {
             if unlockedElsewhereCounts, !isLocked(keystore) { return true }
             let password: SecureBytes
             do {
-                password = try Prompters.current().requestPassword(prompt(retryMessage))
+                password = try Prompters.current().requestPassword(purpose.prompt(label: label, retry: retryMessage))
             } catch where error.status == .userCanceled {
                 return unlockedElsewhereCounts && !isLocked(keystore)
-            } catch {
-                return nil
             }
             do {
                 _ = try keystore.unlock(password: password)
                 return true
             } catch where error.status == .authFailed {
                 retryMessage = "Wrong password; try again."
-            } catch {
-                return nil
             }
         }
         return unlockedElsewhereCounts && !isLocked(keystore)
