@@ -227,21 +227,11 @@ private final class RunningDaemon {
     func describeOwner(replace: Bool) -> String {
         let name = SecretServiceDaemon.busName
         var owner = "another connection"
-        if let reply = busCall("GetNameOwner", Variant.tuple([Variant.string(name)]), "(s)") {
-            let unique = Variant.withChild(reply, 0, Variant.readString)
-            g_variant_unref(reply)
-            owner = unique
-            if let pidReply = busCall("GetConnectionUnixProcessID", Variant.tuple([Variant.string(unique)]), "(u)") {
-                let pid = Variant.withChild(pidReply, 0) { g_variant_get_uint32($0) }
-                g_variant_unref(pidReply)
-                var contents: UnsafeMutablePointer<gchar>?
-                var program = "pid \(pid)"
-                if g_file_get_contents("/proc/\(pid)/comm", &contents, nil, nil) != 0, let contents {
-                    let comm = String(cString: contents).trimmingSuffixNewlines()
-                    g_free(contents)
-                    program = "\(comm) (pid \(pid))"
-                }
-                owner = "\(program), \(unique)"
+        let client = SecretServiceClient(connection: connection, busName: name, timeoutMilliseconds: 5_000)
+        if let found = (try? client.owner()) ?? nil {
+            owner = found.unique
+            if let pid = found.pid {
+                owner = (found.program.isEmpty ? "pid \(pid)" : "\(found.program) (pid \(pid))") + ", \(found.unique)"
             }
         }
         let hint =
@@ -257,13 +247,5 @@ private final class RunningDaemon {
                 connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
                 type, G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingSuffixNewlines() -> String {
-        var result = self
-        while result.hasSuffix("\n") { result.removeLast() }
-        return result
     }
 }

@@ -53,8 +53,9 @@ package final class SecretServiceClient {
     // MARK: - The bus
 
     /// The unique name and process of the name's owner, or `nil` when nobody owns it.
-    /// - Returns: `(unique, program)`; `program` is the owner's `/proc/<pid>/comm` when readable, else "".
-    package func owner() throws(CallError) -> (unique: String, program: String)? {
+    /// - Returns: `unique`; `pid` when the bus gives it; `program`, the owner's `/proc/<pid>/comm` when
+    ///   readable, else "".
+    package func owner() throws(CallError) -> (unique: String, pid: UInt32?, program: String)? {
         let has = try busCall("NameHasOwner", [Variant.string(busName)])
         defer { g_variant_unref(has) }
         guard Variant.withChild(has, 0, Variant.readBoolean) else { return nil }
@@ -62,16 +63,18 @@ package final class SecretServiceClient {
         let unique = Variant.withChild(ownerReply, 0, Variant.readString)
         g_variant_unref(ownerReply)
         var program = ""
+        var pid: UInt32?
         if let pidReply = try? busCall("GetConnectionUnixProcessID", [Variant.string(unique)]) {
-            let pid = Variant.withChild(pidReply, 0) { g_variant_get_uint32($0) }
+            let number = Variant.withChild(pidReply, 0) { g_variant_get_uint32($0) }
             g_variant_unref(pidReply)
+            pid = number
             var contents: UnsafeMutablePointer<gchar>?
-            if g_file_get_contents("/proc/\(pid)/comm", &contents, nil, nil) != 0, let contents {
+            if g_file_get_contents("/proc/\(number)/comm", &contents, nil, nil) != 0, let contents {
                 program = String(cString: contents).filter { $0 != "\n" }
                 g_free(contents)
             }
         }
-        return (unique, program)
+        return (unique, pid, program)
     }
 
     private func busCall(_ method: String, _ arguments: [OpaquePointer]) throws(CallError) -> OpaquePointer {

@@ -116,7 +116,7 @@ package enum SecretServiceMigration {
         }
         let client = SecretServiceClient(
             connection: connection, busName: options.busName, timeoutMilliseconds: options.callTimeoutMilliseconds)
-        let owner: (unique: String, program: String)
+        let owner: (unique: String, pid: UInt32?, program: String)
         do {
             guard let found = try client.owner() else { throw Failure.noProvider(options.busName) }
             owner = found
