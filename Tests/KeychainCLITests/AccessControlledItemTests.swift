@@ -41,8 +41,8 @@ struct AccessControlledItemTests {
             #expect(Prompters.withOverride(NoPrompt()) { SecItemAdd(protected as CFDictionary, nil) } == errSecSuccess)
             let protectedWeb: [String: Any] = [
                 kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "guarded.example",
-                kSecAttrAccount as String: "me", kSecAttrAccessControl as String: access,
-                kSecValueData as String: Data("w3bsecret".utf8),
+                kSecAttrAccount as String: "me", kSecAttrProtocol as String: kSecAttrProtocolHTTPS,
+                kSecAttrAccessControl as String: access, kSecValueData as String: Data("w3bsecret".utf8),
             ]
             #expect(Prompters.withOverride(NoPrompt()) { SecItemAdd(protectedWeb as CFDictionary, nil) } == errSecSuccess)
         }
@@ -65,6 +65,17 @@ struct AccessControlledItemTests {
         #expect(allowed == Outcome(status: 0, stdout: "s3cret\n", stderr: ""))
         // Attributes alone need no proof, as on iOS.
         #expect(Prompters.withOverride(NoPrompt()) { sandbox.security("find-generic-password", "-s", "ac") }.status == 0)
+    }
+
+    @Test("git-credential-keychain get releases an access-controlled password only after the user's proof")
+    func gitHelperNeedsAuthentication() throws {
+        let sandbox = try sandboxWithProtectedItem()
+        let request = "protocol=https\nhost=guarded.example\n\n"
+        let refused = Prompters.withOverride(NoPrompt()) { sandbox.git("get", request) }
+        #expect(!refused.stdout.contains("w3bsecret") && !refused.stderr.contains("w3bsecret"))
+        let allowed = Prompters.withOverride(Types(password: "correct horse")) { sandbox.git("get", request) }
+        #expect(allowed.status == 0)
+        #expect(allowed.stdout.contains("password=w3bsecret\n"))
     }
 
     @Test("dump-keychain -d leaves the protected item's data out and says so; export-passwords leaves it out")

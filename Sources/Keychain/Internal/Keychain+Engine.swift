@@ -83,7 +83,7 @@ extension Keychain {
     func secret(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> SecureBytes? {
         try perform(operation) { (gateway) throws(KeychainFailure) -> SecureBytes? in
             let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
-            return try gateway.search(query, projection: .secret).first?.secret
+            return try releasable(gateway, gateway.search(query, projection: [.secret, .accessControl])).first?.secret
         }
     }
 
@@ -91,8 +91,15 @@ extension Keychain {
     func record(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> ItemRecord? {
         try perform(operation) { (gateway) throws(KeychainFailure) -> ItemRecord? in
             let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
-            return try gateway.search(query, projection: [.secret, .attributes]).first
+            return try releasable(gateway, gateway.search(query, projection: [.secret, .attributes])).first
         }
+    }
+
+    /// Access-controlled secrets (an item added through SecItem with `kSecAttrAccessControl`) are released
+    /// only after the user's proof, as `SecItemCopyMatching` releases them with its UI allowed.
+    private func releasable(_ gateway: ItemGateway, _ items: [ItemRecord]) throws(KeychainFailure) -> [ItemRecord] {
+        var authorizer = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .allow, reason: nil)
+        return try ItemGateway.releasable(items, authorizer: &authorizer)
     }
 
     /// Stores `secret` for `key` with one atomic upsert.

@@ -19,7 +19,11 @@ extension ItemGateway {
     package func credentials(in scope: CredentialScope, withSecret: Bool, limit: Int? = nil) throws(KeychainFailure)
         -> [ItemRecord]
     {
-        try keystore.credentials(in: scope, groups: helperGroups, withSecret: withSecret, limit: limit)
+        let items = try keystore.credentials(in: scope, groups: helperGroups, withSecret: withSecret, limit: limit)
+        guard withSecret else { return items }
+        // Access-controlled secrets are released as SecItemCopyMatching releases them (UI allowed).
+        var authorizer = AccessAuthorizer(keystore: keystore, context: nil, ui: .allow, reason: nil)
+        return try Self.releasable(items, authorizer: &authorizer)
     }
 
     /// Deletes the items in `scope` (in the caller's groups) for which `predicate` holds: a conditional

@@ -95,6 +95,26 @@ extension ItemGateway {
         try keystore.search(query, projection: projection)
     }
 
+    /// The items whose secrets may be released: access-controlled ones are authorized by `authorizer`
+    /// (asking the user when its UI allows) or, under `.skip`, left out. Only secrets are guarded:
+    /// attributes of access-controlled items stay readable, as on iOS (SecAccessControl.h). Every front
+    /// end that returns secrets passes its results through here; `items` must carry their access
+    /// control (``ItemProjection/accessControl`` or `.attributes`).
+    /// - Throws: as ``AccessAuthorizer/authorize(_:)``.
+    package static func releasable(_ items: [ItemRecord], authorizer: inout AccessAuthorizer)
+        throws(KeychainFailure) -> [ItemRecord]
+    {
+        var allowed: [ItemRecord] = []
+        allowed.reserveCapacity(items.count)
+        for item in items {
+            if let constraints = item.constraints, constraints.requiresAuthentication {
+                guard try authorizer.authorize(constraints) else { continue }
+            }
+            allowed.append(item)
+        }
+        return allowed
+    }
+
     /// Applies `changes` to every item `query` matches, in one write transaction.
     /// - Returns: how many items were updated.
     /// - Throws: `.missingEntitlement` when `changes` moves items to a group not held; as

@@ -117,15 +117,7 @@ enum SecItemCall {
         var authorizer = AccessAuthorizer(
             keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
             reason: request.operationPrompt)
-        var allowed: [ItemRecord] = []
-        allowed.reserveCapacity(items.count)
-        for item in items {
-            if let constraints = item.constraints, constraints.requiresAuthentication {
-                guard try authorizer.authorize(constraints) else { continue }
-            }
-            allowed.append(item)
-        }
-        return allowed
+        return try ItemGateway.releasable(items, authorizer: &authorizer)
     }
 
     /// Before an update changes protection or access control: every matching access-controlled item's
