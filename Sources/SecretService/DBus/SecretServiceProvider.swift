@@ -201,27 +201,31 @@ package final class SecretServiceProvider {
     /// GLib 2.74 passes the subtree root as `path` when introspecting, but the full object path when
     /// dispatching a call on a child node; a registered root tells the two apart.
     private func interfaces(of path: String, node: String?) -> [String] {
-        let full = node.map { subtrees[path] != nil ? "\(path)/\($0)" : path } ?? path
-        switch resolve(full) {
-        case .service: return [SecretServiceInterfaces.service]
-        case .collection: return [SecretServiceInterfaces.collection]
-        case .item: return [SecretServiceInterfaces.item]
-        case .session: return [SecretServiceInterfaces.session]
-        case .prompt: return [SecretServiceInterfaces.prompt]
-        case nil:
-            // Subtrees dispatch unenumerated nodes (so that a call does not enumerate every item);
-            // an unknown node claims the interface its place implies, so that the dispatch function
-            // refuses it and GDBus answers UnknownMethod, which clients map to "no such item",
-            // instead of InvalidArgs "No such interface" (which they do not).
-            guard node != nil, let slash = full.lastIndex(of: "/") else { return [] }
-            let root = String(full[..<slash])
-            switch root {
-            case Self.collectionPrefix, Self.aliasPrefix: return [SecretServiceInterfaces.collection]
-            case Self.sessionPrefix: return [SecretServiceInterfaces.session]
-            case Self.promptPrefix: return [SecretServiceInterfaces.prompt]
-            default:
-                return root.hasPrefix(Self.collectionPrefix + "/") ? [SecretServiceInterfaces.item] : []
+        guard let node else {
+            switch resolve(path) {
+            case .service: return [SecretServiceInterfaces.service]
+            case .collection: return [SecretServiceInterfaces.collection]
+            case .item: return [SecretServiceInterfaces.item]
+            case .session: return [SecretServiceInterfaces.session]
+            case .prompt: return [SecretServiceInterfaces.prompt]
+            case nil: return []
             }
+        }
+        // A child node claims the interface its place implies, without asking the store whether it
+        // exists: GDBus asks for the interfaces before every call it dispatches, and the call resolves
+        // the object anyway. Subtrees dispatch unenumerated nodes (so that a call does not enumerate
+        // every item); an unknown node's call is refused by the dispatch function, and GDBus answers
+        // UnknownMethod, which clients map to "no such item", instead of InvalidArgs "No such
+        // interface" (which they do not).
+        let full = subtrees[path] != nil ? "\(path)/\(node)" : path
+        guard let slash = full.lastIndex(of: "/") else { return [] }
+        let root = String(full[..<slash])
+        switch root {
+        case Self.collectionPrefix, Self.aliasPrefix: return [SecretServiceInterfaces.collection]
+        case Self.sessionPrefix: return [SecretServiceInterfaces.session]
+        case Self.promptPrefix: return [SecretServiceInterfaces.prompt]
+        default:
+            return root.hasPrefix(Self.collectionPrefix + "/") ? [SecretServiceInterfaces.item] : []
         }
     }
 
