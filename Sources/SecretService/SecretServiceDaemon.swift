@@ -15,7 +15,7 @@ internal import CGIO
 /// The `keychain-secret-service` program: connects to the session bus, exports the Secret Service,
 /// owns `org.freedesktop.secrets`, and runs GLib's main loop until it is idle, signalled or replaced.
 ///
-/// Usage: `keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory]`
+/// Usage: `keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory] [--bus-name NAME]`
 /// - `--replace`: take the name from the provider that owns it (if that one allows replacement).
 ///   Without it, when another provider owns the name, the program names that owner and exits with 2.
 /// - `--idle-exit SECONDS` (default ``defaultIdleExitSeconds``; `0`: never): exit after this many
@@ -25,6 +25,9 @@ internal import CGIO
 /// - `--store keychain` (the default): collections are the keychain files in `$XDG_DATA_HOME/keychains`
 ///   (``KeychainSecretStore``), plus the in-memory `session` collection. `--store memory` (or
 ///   `KEYCHAIN_SECRET_SERVICE_STORE=memory`) serves everything from memory (``MemorySecretStore``).
+/// - `--bus-name NAME` (default ``busName``): own another well-known name. Clients find a Secret
+///   Service only under `org.freedesktop.secrets`; this is for client test suites that run against a
+///   provider under another name (SecretStorage's mock-server tests, `scripts/secret-service-conformance`).
 ///
 /// Exit statuses: 0 after an idle exit, SIGTERM/SIGINT or losing the name to a `--replace`;
 /// 1 on a usage or bus error; 2 when another provider owns the name.
@@ -35,7 +38,7 @@ package enum SecretServiceDaemon {
     package static let busName = "org.freedesktop.secrets"
 
     static let usage = """
-        usage: keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory]
+        usage: keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory] [--bus-name NAME]
                keychain-secret-service migrate [options]   (see keychain-secret-service migrate --help)
 
         Serves the freedesktop Secret Service (org.freedesktop.secrets) on the session bus.
@@ -44,6 +47,7 @@ package enum SecretServiceDaemon {
                                (default \(defaultIdleExitSeconds); 0 never exits)
           --store keychain     collections are the keychains in $XDG_DATA_HOME/keychains (default)
           --store memory       keep everything in memory (tests; also KEYCHAIN_SECRET_SERVICE_STORE=memory)
+          --bus-name NAME      own NAME instead of org.freedesktop.secrets (client test suites only)
           -h, --help           show this help
 
         """
@@ -51,6 +55,7 @@ package enum SecretServiceDaemon {
     /// Runs the program. - Returns: the exit status.
     package static func main(arguments: [String]) -> Int32 {
         var replace = false
+        var name = busName
         var idleExit = defaultIdleExitSeconds
         var memoryOnly = ProcessInfo.processInfo.environment["KEYCHAIN_SECRET_SERVICE_STORE"] == "memory"
         var rest = arguments.dropFirst()
@@ -66,6 +71,13 @@ package enum SecretServiceDaemon {
                     return 1
                 }
                 idleExit = value
+            case "--bus-name":
+                guard let value = rest.popFirst(), g_dbus_is_name(value) != 0, g_dbus_is_unique_name(value) == 0
+                else {
+                    printError("keychain-secret-service: --bus-name needs a well-known bus name")
+                    return 1
+                }
+                name = value
             case "--store":
                 switch rest.popFirst() {
                 case "keychain": memoryOnly = false
@@ -87,7 +99,7 @@ package enum SecretServiceDaemon {
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
         let store: any SecretStore = memoryOnly ? MemorySecretStore() : KeychainSecretStore()
-        let daemon = RunningDaemon(connection: connection, idleExit: idleExit, store: store)
+        let daemon = RunningDaemon(connection: connection, name: name, idleExit: idleExit, store: store)
         return daemon.run(replace: replace)
     }
 
@@ -116,6 +128,8 @@ package enum SecretServiceDaemon {
 /// The state of one run: the loop, the provider and the timers. Used only on the main thread.
 private final class RunningDaemon {
     let connection: OpaquePointer
+    /// The well-known name owned: `org.freedesktop.secrets` unless `--bus-name` says otherwise.
+    let name: String
     let loop: OpaquePointer
     let provider: SecretServiceProvider
     let idleExit: UInt32
@@ -124,8 +138,9 @@ private final class RunningDaemon {
     var sources: [guint] = []
     var nameLostSubscription: guint = 0
 
-    init(connection: OpaquePointer, idleExit: UInt32, store: any SecretStore) {
+    init(connection: OpaquePointer, name: String, idleExit: UInt32, store: any SecretStore) {
         self.connection = connection
+        self.name = name
         self.idleExit = idleExit
         loop = g_main_loop_new(nil, 0)
         provider = SecretServiceProvider(connection: connection, store: store)
@@ -149,11 +164,10 @@ private final class RunningDaemon {
         let me = Unmanaged.passUnretained(self).toOpaque()
         nameLostSubscription = g_dbus_connection_signal_subscribe(
             connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameLost", "/org/freedesktop/DBus",
-            SecretServiceDaemon.busName, G_DBUS_SIGNAL_FLAGS_NONE,
+            name, G_DBUS_SIGNAL_FLAGS_NONE,
             { _, _, _, _, _, _, userData in
                 let daemon = Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue()
-                SecretServiceDaemon.printError(
-                    "keychain-secret-service: another provider took \(SecretServiceDaemon.busName); exiting")
+                SecretServiceDaemon.printError("keychain-secret-service: another provider took \(daemon.name); exiting")
                 g_main_loop_quit(daemon.loop)
             }, me, nil)
         switch requestName(replace: replace) {
@@ -212,7 +226,7 @@ private final class RunningDaemon {
         let flags: UInt32 = 0x1 | 0x4 | (replace ? 0x2 : 0)
         guard
             let reply = busCall(
-                "RequestName", Variant.tuple([Variant.string(SecretServiceDaemon.busName), Variant.uint32(flags)]),
+                "RequestName", Variant.tuple([Variant.string(name), Variant.uint32(flags)]),
                 "(u)")
         else {
             return .failure(.connection("RequestName failed"))
@@ -225,7 +239,6 @@ private final class RunningDaemon {
 
     /// "org.freedesktop.secrets is owned by gnome-keyring-d (pid 123, :1.4); …".
     func describeOwner(replace: Bool) -> String {
-        let name = SecretServiceDaemon.busName
         var owner = "another connection"
         let client = SecretServiceClient(connection: connection, busName: name, timeoutMilliseconds: 5_000)
         if let found = (try? client.owner()) ?? nil {

@@ -135,11 +135,11 @@ final class PrivateBus {
     }
 
     /// Polls `NameHasOwner` (a hang guard, not a timing assertion).
-    func waitForOwner() throws {
+    func waitForOwner(of name: String = "org.freedesktop.secrets") throws {
         for _ in 0..<500 {
             if case .success(let reply) = call(
                 "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                [Variant.string("org.freedesktop.secrets")], destination: "org.freedesktop.DBus"),
+                [Variant.string(name)], destination: "org.freedesktop.DBus"),
                 Variant.withChild(reply, 0, Variant.readBoolean)
             {
                 g_variant_unref(reply)
@@ -147,7 +147,7 @@ final class PrivateBus {
             }
             usleep(10_000)
         }
-        Issue.record("the provider never owned org.freedesktop.secrets")
+        Issue.record("the provider never owned \(name)")
     }
 
     func stop() {

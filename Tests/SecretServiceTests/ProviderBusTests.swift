@@ -377,4 +377,35 @@ struct ProviderBusTests {
             #expect(third.isRunning)
         }
     }
+
+    @Test("--bus-name serves the API under another well-known name; a unique or malformed name is refused")
+    func otherBusName() throws {
+        try PrivateBus.with { bus in
+            let other = try PrivateBus.launchProvider(
+                address: bus.address, arguments: ["--bus-name", "org.freedesktop.secrets.test", "--idle-exit", "0"])
+            defer {
+                other.terminate()
+                other.waitUntilExit()
+            }
+            try bus.waitForOwner(of: "org.freedesktop.secrets.test")
+            let reply = try bus.call(
+                "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", [Variant.string("session")],
+                destination: "org.freedesktop.secrets.test"
+            ).get()
+            defer { g_variant_unref(reply) }
+            #expect(Variant.withChild(reply, 0) { String(cString: g_variant_get_string($0, nil)) }
+                == "/org/freedesktop/secrets/collection/session")
+            #expect(try #require(bus.provider).isRunning)  // the provider of org.freedesktop.secrets is untouched
+            for name in [":1.5", "not a name", ""] {
+                let stderr = Pipe()
+                let refused = try PrivateBus.launchProvider(
+                    address: bus.address, arguments: ["--bus-name", name], stderr: stderr)
+                refused.waitUntilExit()
+                #expect(refused.terminationStatus == 1)
+                #expect(
+                    String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                        .contains("--bus-name needs a well-known bus name"))
+            }
+        }
+    }
 }
