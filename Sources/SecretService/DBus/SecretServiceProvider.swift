@@ -151,9 +151,15 @@ package final class SecretServiceProvider {
     /// Resolves a path, aliases included; `nil` for a path that names nothing.
     func resolve(_ path: String) -> Object? {
         if path == Self.servicePath { return .service }
-        guard path.hasPrefix(Self.servicePath + "/") else { return nil }
-        let parts = path.dropFirst(Self.servicePath.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-            .map(String.init)
+        // Object paths are ASCII (the D-Bus spec): split their bytes, not their Characters, since this
+        // runs several times per call.
+        let bytes = path.utf8
+        guard bytes.starts(with: Self.servicePath.utf8), bytes.count > Self.servicePath.utf8.count,
+            bytes[bytes.index(bytes.startIndex, offsetBy: Self.servicePath.utf8.count)] == UInt8(ascii: "/")
+        else { return nil }
+        let parts = bytes.dropFirst(Self.servicePath.utf8.count + 1)
+            .split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { String(Substring($0)) }
         switch (parts.first, parts.count) {
         case ("collection", 2):
             guard let id = CollectionID(parts[1]), store.collection(id) != nil else { return nil }
@@ -218,8 +224,8 @@ package final class SecretServiceProvider {
         // UnknownMethod, which clients map to "no such item", instead of InvalidArgs "No such
         // interface" (which they do not).
         let full = subtrees[path] != nil ? "\(path)/\(node)" : path
-        guard let slash = full.lastIndex(of: "/") else { return [] }
-        let root = String(full[..<slash])
+        guard let slash = full.utf8.lastIndex(of: UInt8(ascii: "/")) else { return [] }
+        let root = String(Substring(full.utf8[..<slash]))
         switch root {
         case Self.collectionPrefix, Self.aliasPrefix: return [SecretServiceInterfaces.collection]
         case Self.sessionPrefix: return [SecretServiceInterfaces.session]
