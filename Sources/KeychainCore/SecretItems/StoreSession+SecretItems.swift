@@ -333,13 +333,4 @@ extension StoreSession {
         try Meta.set(database, SecretItemSchema.serialMeta, integer: serial)
         return serial
     }
-
-    private func accumulateSecretItems(_ delta: [UInt8]) throws(KeychainFailure) {
-        var current = try Meta.blob(database, SecretItemSchema.accumulatorMeta) ?? [UInt8](repeating: 0, count: 32)
-        guard current.count == 32, delta.count == 32 else {
-            throw KeychainFailure(.invalidKeychain, "bad Secret Service accumulator")
-        }
-        for index in current.indices { current[index] ^= delta[index] }
-        try Meta.set(database, SecretItemSchema.accumulatorMeta, current)
-    }
 }
