@@ -60,4 +60,56 @@ struct SecretItemTransactionTests {
         #expect(try keystore.secretItems(matching: [:]).map(\.label) == ["kept", "next"])
         #expect(try keystore.verifyIntegrity() == 2)
     }
+
+    /// How many times this connection queried `sqlite_master` for the Secret Service tables.
+    func lookups(_ keystore: Keystore) throws -> Int {
+        try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.secretItemTables.lookups }
+    }
+
+    @Test("Regression (review of issue 17): whether the Secret Service tables exist is looked up once per connection")
+    func tablesLookedUpOnce() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        let reader = try temp.open()
+        for _ in 0..<5 {
+            #expect(try reader.secretItems(matching: ["k": "v"]).count == 1)
+            #expect(try reader.secretItemNumbers() == [1])
+            #expect(try reader.secretItemChanges(after: 0).latestSerial == 1)
+        }
+        #expect(try lookups(reader) == 1)
+    }
+
+    @Test("Tables absent: remembered until another connection commits, then looked up again and found")
+    func absentTablesRecheckedAfterOtherCommits() throws {
+        let temp = try TemporaryKeychain()
+        let reader = try temp.open()
+        for _ in 0..<5 { #expect(try reader.secretItems(matching: [:]).isEmpty) }
+        #expect(try lookups(reader) == 1)
+        // Another connection (as another process would) creates the tables and an item.
+        let writer = try temp.open()
+        _ = try writer.createSecretItem(label: "late", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        #expect(try reader.secretItems(matching: ["k": "v"]).map(\.label) == ["late"])
+        #expect(try reader.secretItem(1)?.label == "late")
+        #expect(try lookups(reader) == 2)
+    }
+
+    @Test("Tables created by a transaction that rolls back are not remembered as present")
+    func rolledBackTableCreationForgotten() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        #expect(throws: KeychainFailure.self) {
+            try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) in
+                _ = try s.createSecretItem(label: "lost", attributes: [:], secret: Self.secret("t"), replace: false, now: 1)
+                throw KeychainFailure(.io, "the test fails the transaction")
+            }
+        }
+        // The tables are gone with the transaction: reads answer "no items", not "no such table".
+        #expect(try keystore.secretItems(matching: [:]).isEmpty)
+        #expect(try keystore.secretItemNumbers().isEmpty)
+        #expect(try keystore.secretItem(1) == nil)
+        _ = try keystore.createSecretItem(label: "kept", attributes: [:], secret: Self.secret("u"), replace: false)
+        #expect(try keystore.secretItems(matching: [:]).map(\.label) == ["kept"])
+        #expect(try keystore.verifyIntegrity() == 1)
+    }
 }

@@ -36,4 +36,12 @@ extension StoreSession {
         pendingAccumulator.discard()
         pendingSecretItemAccumulator.discard()
     }
+
+    /// The current transaction rolled back: forgets what it left pending or remembered (the
+    /// accumulators' deltas, keys it reloaded, Secret Service tables it created).
+    func transactionRolledBack() {
+        discardAccumulators()
+        keys.transactionRolledBack()
+        secretItemTables.transactionRolledBack()
+    }
 }

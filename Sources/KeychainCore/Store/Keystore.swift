@@ -164,9 +164,8 @@ package final class Keystore: Sendable {
                     try Self.commit(session.database)
                     return result
                 } catch let failure {
-                    session.discardAccumulators()
                     try? session.database.execute("ROLLBACK")
-                    session.keys.transactionRolledBack()
+                    session.transactionRolledBack()
                     if failure.status == .notAvailable && attempt < 50 {
                         Self.backOff(attempt)
                         continue

@@ -19,6 +19,8 @@ package struct StoreSession: ~Copyable {
     let pendingAccumulator = PendingAccumulator(metaName: "accumulator")
     /// The same for Secret Service rows (`ss_items`), whose accumulator is `meta.ss_accumulator`.
     let pendingSecretItemAccumulator = PendingAccumulator(metaName: SecretItemSchema.accumulatorMeta)
+    /// Whether the Secret Service tables exist, remembered per connection (``SecretItemTables``).
+    let secretItemTables = SecretItemTables()
 
     /// Largest secret accepted, in bytes. Larger ones get `errSecDataTooLarge` (-25302).
     /// Apple's securityd logs secrets above 4 KiB and fails on multi-megabyte ones; we allow 1 MiB.
