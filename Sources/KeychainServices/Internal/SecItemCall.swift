@@ -110,14 +110,22 @@ enum SecItemCall {
     /// The items whose secrets may be returned: access-controlled ones are authorized (asking the
     /// user when the call allows it) or, under `kSecUseAuthenticationUISkip`, left out.
     /// Only secrets are guarded: attributes of access-controlled items are readable, as on iOS.
-    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ gateway: ItemGateway)
+    /// `authorizer` is the call's one ``AccessAuthorizer`` (``authorizer(_:_:)``), so that what the user
+    /// proved earlier in the call (the application password `SecItemAdd` asked for) is not asked again.
+    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ authorizer: inout AccessAuthorizer)
         throws(KeychainFailure) -> [ItemRecord]
     {
         guard request.returnData || needsReferences(request) else { return items }
-        var authorizer = AccessAuthorizer(
+        return try ItemGateway.releasable(items, authorizer: &authorizer)
+    }
+
+    /// The access authorizer of one SecItem call: its context (`kSecUseAuthenticationContext`), UI
+    /// (`kSecUseAuthenticationUI`) and prompt text (`kSecUseOperationPrompt`). A call makes one and uses
+    /// it throughout, since an authorizer asks at most once for each kind of proof.
+    static func authorizer(_ request: SecItemRequest, _ gateway: ItemGateway) -> AccessAuthorizer {
+        AccessAuthorizer(
             keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
             reason: request.operationPrompt)
-        return try ItemGateway.releasable(items, authorizer: &authorizer)
     }
 
     /// Before an update changes protection or access control: every matching access-controlled item's
@@ -127,9 +135,7 @@ enum SecItemCall {
         _ search: ItemQuery, _ request: SecItemRequest, _ attributes: inout [String: AttributeValue],
         _ gateway: ItemGateway
     ) throws(KeychainFailure) {
-        var authorizer = AccessAuthorizer(
-            keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
-            reason: request.operationPrompt)
+        var authorizer = Self.authorizer(request, gateway)
         for item in try gateway.search(search, projection: .attributes) {
             guard let constraints = item.constraints, constraints.requiresAuthentication else { continue }
             guard try authorizer.authorize(constraints) else {
