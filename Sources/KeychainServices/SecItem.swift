@@ -142,14 +142,16 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         var found = try gateway.search(search, projection: SecItemCall.projection(request))
         var identityKeys: [Data: SecKey] = [:]
         if request.isIdentity { (found, identityKeys) = try SecItemCall.identities(found, request, gateway) }
-        found = SecItemCall.inItemList(found, request, identityKeys: identityKeys)
+        // The references built to compare with the list are the ones kSecReturnRef returns: built once.
+        let listed = SecItemCall.inItemList(found, request, identityKeys: identityKeys)
+        found = listed.items
         if filtersLater, let limit { found = Array(found.prefix(limit)) }
         var authorizer = SecItemCall.authorizer(request, gateway)
         let items = try SecItemCall.authorized(found, request, &authorizer)
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(items, request)
         guard request.hasReturnKey else { return nil }
-        let references = try SecItemCall.references(items, request, identityKeys)
+        let references = try SecItemCall.references(items, request, identityKeys, built: listed.references)
         return SecItemCall.shape(items, request, references: references)
     }
 }

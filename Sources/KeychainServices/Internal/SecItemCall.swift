@@ -65,15 +65,22 @@ enum SecItemCall {
 
     /// The items of `items` that `kSecMatchItemList` names (by reference or persistent reference), all
     /// of them without one.
-    static func inItemList(_ items: [ItemRecord], _ request: SecItemRequest, identityKeys: [Data: SecKey]) -> [ItemRecord] {
-        guard let list = request.itemList else { return items }
+    /// - Returns: the items kept, and the references built to compare them with the list's, by
+    ///   persistent reference, for ``references(_:_:_:built:)`` to return instead of building them again.
+    static func inItemList(_ items: [ItemRecord], _ request: SecItemRequest, identityKeys: [Data: SecKey])
+        -> (items: [ItemRecord], references: [Data: AnyObject])
+    {
+        guard let list = request.itemList else { return (items, [:]) }
         let persistentRefs = Set(list.compactMap { ($0 as? NSData).map { Data(referencing: $0) } })
         let references = list.filter { !($0 is NSData) }
-        return items.filter { item in
+        var built: [Data: AnyObject] = [:]
+        let kept = items.filter { item in
             if persistentRefs.contains(item.persistentRef) { return true }
             guard !references.isEmpty, let reference = reference(item, request, identityKeys) else { return false }
+            built[item.persistentRef] = reference
             return references.contains { same($0, reference) }
         }
+        return (kept, built)
     }
 
     /// The reference of an item: a `SecIdentity` for an identity, else ``SecItemRefs/reference(_:)``.
@@ -160,14 +167,16 @@ enum SecItemCall {
     /// The objects `kSecReturnRef` returns for `items` (`nil` when it is not asked for), in order.
     /// - Throws: `.decode` when an item's data does not make its object (a key item added as data that
     ///   is not a key of its `kSecAttrKeyType` and `kSecAttrKeyClass`).
-    static func references(_ items: [ItemRecord], _ request: SecItemRequest, _ identityKeys: [Data: SecKey])
-        throws(KeychainFailure) -> [AnyObject]?
-    {
+    /// - Parameter built: references already built for these items (``inItemList(_:_:identityKeys:)``),
+    ///   by persistent reference; they are returned as they are, not built again.
+    static func references(
+        _ items: [ItemRecord], _ request: SecItemRequest, _ identityKeys: [Data: SecKey], built: [Data: AnyObject] = [:]
+    ) throws(KeychainFailure) -> [AnyObject]? {
         guard request.returnRef && SecItemRefs.hasReferences(request.itemClass) else { return nil }
         var references: [AnyObject] = []
         references.reserveCapacity(items.count)
         for item in items {
-            guard let reference = reference(item, request, identityKeys) else {
+            guard let reference = built[item.persistentRef] ?? reference(item, request, identityKeys) else {
                 throw KeychainFailure(.decode, "an item's data does not make the key or certificate its attributes name")
             }
             references.append(reference)
