@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// `keychains.conf` read once and again only when it changes (review of issue 17: the Secret Service
 /// provider re-read it on every `default` alias resolution).

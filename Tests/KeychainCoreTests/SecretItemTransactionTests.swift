@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// How Secret Service rows (`SecretItems/`) go through the engine's transactions: their integrity
 /// accumulator is batched like the `items` one (``PendingAccumulator``), and whether their tables
@@ -42,7 +43,8 @@ struct SecretItemTransactionTests {
     func rolledBackWriteLeavesAccumulator() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        _ = try keystore.createSecretItem(label: "kept", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        _ = try keystore.createSecretItem(
+            label: "kept", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
         let stored = { () throws -> [UInt8]? in
             try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in
                 try Meta.blob(s.database, SecretItemSchema.accumulatorMeta)
@@ -51,7 +53,8 @@ struct SecretItemTransactionTests {
         let before = try stored()
         #expect(throws: KeychainFailure.self) {
             try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) in
-                _ = try s.createSecretItem(label: "lost", attributes: [:], secret: Self.secret("t"), replace: false, now: 1)
+                _ = try s.createSecretItem(
+                    label: "lost", attributes: [:], secret: Self.secret("t"), replace: false, now: 1)
                 throw KeychainFailure(.io, "the test fails the transaction")
             }
         }
@@ -100,7 +103,8 @@ struct SecretItemTransactionTests {
         let keystore = try temp.open()
         #expect(throws: KeychainFailure.self) {
             try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) in
-                _ = try s.createSecretItem(label: "lost", attributes: [:], secret: Self.secret("t"), replace: false, now: 1)
+                _ = try s.createSecretItem(
+                    label: "lost", attributes: [:], secret: Self.secret("t"), replace: false, now: 1)
                 throw KeychainFailure(.io, "the test fails the transaction")
             }
         }

@@ -9,7 +9,8 @@ import Testing
 /// another process is still seen at the next call.
 @Suite("KeychainSecretStore default alias")
 struct KeychainStoreDefaultAliasTests {
-    @Test("Regression (review of issue 17): resolving default reads keychains.conf once until another process changes it")
+    @Test(
+        "Regression (review of issue 17): resolving default reads keychains.conf once until another process changes it")
     func defaultAliasCachesPreferences() throws {
         let home = try KeychainHome()
         defer { home.remove() }
@@ -21,7 +22,8 @@ struct KeychainStoreDefaultAliasTests {
         for _ in 0..<5 { #expect(store.resolveAlias("default") == login) }
         #expect(store.preferences.reads == 1)
         // `security default-keychain -s work.keychain-db`, as another process runs it.
-        try KeychainPreferences(defaultKeychain: home.location("work").databasePath).save(path: configuration.preferencesPath)
+        try KeychainPreferences(defaultKeychain: home.location("work").databasePath).save(
+            path: configuration.preferencesPath)
         for _ in 0..<5 { #expect(store.resolveAlias("default") == work) }
         #expect(store.preferences.reads == 2)
         try KeychainPreferences(defaultKeychain: nil).save(path: configuration.preferencesPath)

@@ -37,7 +37,8 @@ final class SecretItemTables {
         lookups += 1
         let found: Bool =
             try database.scalar(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(SecretItemSchema.itemsTable)])
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                [.text(SecretItemSchema.itemsTable)])
             > 0
         known = found ? .present : dataVersion.map { .absent(dataVersion: $0) } ?? .unknown
         return found

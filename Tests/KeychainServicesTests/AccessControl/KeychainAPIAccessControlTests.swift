@@ -13,11 +13,13 @@ struct KeychainAPIAccessControlTests {
     /// A `.userPresence` generic password `svc`/`k` holding `s`, added through `SecItemAdd`.
     func addProtectedItem() -> OSStatus {
         add(
-            genericPassword(service: "svc", account: "k", [kSecAttrAccessControl as String: accessControl(.userPresence)]),
+            genericPassword(
+                service: "svc", account: "k", [kSecAttrAccessControl as String: accessControl(.userPresence)]),
             secret: "s")
     }
 
-    @Test("A .userPresence item added through SecItem is not returned by Keychain.string(forKey:) when the user cancels")
+    @Test(
+        "A .userPresence item added through SecItem is not returned by Keychain.string(forKey:) when the user cancels")
     func notReleasedWithoutProof() throws {
         let fixture = try PasswordKeychain(cancel: true)
         try fixture.run {
@@ -34,7 +36,9 @@ struct KeychainAPIAccessControlTests {
         }
     }
 
-    @Test("A .userPresence item added through SecItem is returned by Keychain.string(forKey:) after the keychain password")
+    @Test(
+        "A .userPresence item added through SecItem is returned by Keychain.string(forKey:) after the keychain password"
+    )
     func releasedWithProof() throws {
         let fixture = try PasswordKeychain()
         try fixture.run {
