@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(
             name: "KeychainServicesTests",
             dependencies: [
-                "KeychainServices", "Security", "LocalAuthentication", "KeychainCore", "KeychainTestSupport",
+                "KeychainServices", "Security", "LocalAuthentication", "Keychain", "KeychainCore", "KeychainTestSupport",
                 "KeychainTesting", "keychain-test-helper",
             ],
             swiftSettings: strictSettings),

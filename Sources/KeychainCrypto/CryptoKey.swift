@@ -144,6 +144,15 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
 
     /// Builds an EC key from `04 ‖ X ‖ Y [‖ K]`.
     private static func ecKey(_ bytes: [UInt8], isPrivate: Bool) throws(CryptoError) -> OpaquePointer {
+        // Array.withUnsafeBytes rethrows untyped: the typed error travels in a Result.
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(CryptoError) -> OpaquePointer in try ecKey(raw, isPrivate: isPrivate) }
+        }.get()
+    }
+
+    /// Builds an EC key from `04 ‖ X ‖ Y [‖ K]` in `bytes` (which may be wiped-on-release storage: only
+    /// OpenSSL's secure `BIGNUM` copies the scalar).
+    private static func ecKey(_ bytes: UnsafeRawBufferPointer, isPrivate: Bool) throws(CryptoError) -> OpaquePointer {
         let curve = Curve.allCases.first { 1 + $0.coordinateBytes * (isPrivate ? 3 : 2) == bytes.count }
         guard let curve, bytes.first == 0x04 else {
             throw .decode("EC \(isPrivate ? "private" : "public") key: not an ANSI X9.63 representation")
@@ -156,19 +165,17 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
         // OSSL_PARAM_BLD keeps pointers to strings and octets until OSSL_PARAM_BLD_to_param copies
         // them, so everything happens inside the scopes that keep them alive.
         let params: UnsafeMutablePointer<OSSL_PARAM>? = curve.groupName.withCString { group in
-            bytes.withUnsafeBytes { raw in
-                guard OSSL_PARAM_BLD_push_utf8_string(builder, copenssl_param_group(), group, 0) == 1,
-                    OSSL_PARAM_BLD_push_octet_string(builder, copenssl_param_pub(), raw.baseAddress, pointLength) == 1
+            guard OSSL_PARAM_BLD_push_utf8_string(builder, copenssl_param_group(), group, 0) == 1,
+                OSSL_PARAM_BLD_push_octet_string(builder, copenssl_param_pub(), bytes.baseAddress, pointLength) == 1
+            else { return nil }
+            if isPrivate {
+                scalar = BN_secure_new()
+                guard let scalar,
+                    BN_bin2bn(bytes.baseAddress! + pointLength, Int32(curve.coordinateBytes), scalar) != nil,
+                    OSSL_PARAM_BLD_push_BN(builder, copenssl_param_priv(), scalar) == 1
                 else { return nil }
-                if isPrivate {
-                    scalar = BN_secure_new()
-                    guard let scalar,
-                        BN_bin2bn(raw.baseAddress! + pointLength, Int32(curve.coordinateBytes), scalar) != nil,
-                        OSSL_PARAM_BLD_push_BN(builder, copenssl_param_priv(), scalar) == 1
-                    else { return nil }
-                }
-                return OSSL_PARAM_BLD_to_param(builder)
             }
+            return OSSL_PARAM_BLD_to_param(builder)
         }
         guard let params else { throw .library("OSSL_PARAM_BLD: \(OpenSSL.drainErrors())") }
         defer { OSSL_PARAM_free(params) }
@@ -188,9 +195,17 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     /// An EC private key from its scalar alone (`K`, big-endian, `coordinateBytes` long): the
     /// public point `K·G` is computed with OpenSSL's `EC_POINT_mul`, then the key is imported as
     /// `04 ‖ X ‖ Y ‖ K`. For keys that arrive without their public half (test vectors, some PEM).
-    /// - Throws: `CryptoError.decode` if the scalar is zero, not below the order, or the wrong length.
-    package convenience init(ecPrivateScalar scalar: [UInt8], curve: Curve) throws(CryptoError) {
-        guard scalar.count == curve.coordinateBytes else { throw .decode("EC private scalar: wrong length") }
+    ///
+    /// - Important: The scalar stays in wiped-on-release storage: it is read from `scalar` into
+    ///   OpenSSL's secure `BIGNUM`s and into a ``SensitiveBytes`` for the import, never into an array.
+    /// - Parameters:
+    ///   - scalar: the private scalar `K`, big-endian, exactly `curve.coordinateBytes` long.
+    ///   - curve: the key's curve.
+    /// - Throws: `CryptoError.decode` if the scalar is zero, not below the order, or the wrong length;
+    ///   `.library` when OpenSSL cannot make the group or point.
+    package convenience init(ecPrivateScalar scalar: SensitiveBytes, curve: Curve) throws(CryptoError) {
+        let width = curve.coordinateBytes
+        guard scalar.count == width else { throw .decode("EC private scalar: wrong length") }
         let nid = curve.groupName.withCString { OBJ_sn2nid($0) }
         guard let group = EC_GROUP_new_by_curve_name(nid) else { throw .library("EC_GROUP_new_by_curve_name") }
         defer { EC_GROUP_free(group) }
@@ -199,18 +214,29 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
             EC_POINT_free(point)
             BN_clear_free(number)
         }
-        let width = curve.coordinateBytes
-        var encoded = [UInt8](repeating: 0, count: 1 + 2 * width)
-        let ok =
-            scalar.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32(width), number) } != nil
-            && EC_POINT_mul(group, point, number, nil, nil, nil) == 1
-            && EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, &encoded, encoded.count, nil)
-                == encoded.count
-        guard ok else {
-            _ = OpenSSL.drainErrors()
-            throw .decode("EC private scalar")
+        // 04 ‖ X ‖ Y ‖ K, built in wiped-on-release storage.
+        let representation = try SensitiveBytes(count: 1 + 3 * width) { (target) throws(CryptoError) in
+            let pointBytes = UnsafeMutableRawBufferPointer(rebasing: target[0..<(1 + 2 * width)])
+            let ok =
+                scalar.withUnsafeBytes { BN_bin2bn($0.baseAddress, Int32(width), number) } != nil
+                && EC_POINT_mul(group, point, number, nil, nil, nil) == 1
+                && EC_POINT_point2oct(
+                    group, point, POINT_CONVERSION_UNCOMPRESSED, pointBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    pointBytes.count, nil)
+                    == pointBytes.count
+            guard ok else {
+                _ = OpenSSL.drainErrors()
+                throw .decode("EC private scalar")
+            }
+            scalar.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: target[(1 + 2 * width)...]).copyMemory(from: source)
+            }
         }
-        try self.init(externalRepresentation: encoded + scalar, rsa: false, isPrivate: true)
+        let pkey = try representation.withUnsafeBytes { (raw) throws(CryptoError) in
+            try Self.ecKey(raw, isPrivate: true)
+        }
+        try self.init(owning: pkey, isPrivate: true)
+        try check()
     }
 
     /// OpenSSL's key selections (`EVP_PKEY_PUBLIC_KEY`, `EVP_PKEY_KEYPAIR`; macros of macros).

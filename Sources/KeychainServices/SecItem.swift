@@ -58,12 +58,12 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let gateway = ItemGateway(try KeychainContext.current())
         var itemAttributes = request.itemAttributes
         itemAttributes[.accessGroup] = .string(try gateway.groupForNewItem(named: request.accessGroup))
+        // One authorizer for the whole call: the application password chosen for the new item also
+        // releases its data for the return keys, without asking for it a second time.
+        var authorizer = SecItemCall.authorizer(request, gateway)
         if let access = request.accessControl, !access.flags.isEmpty {
             var applicationPassword: SecureBytes?
             if access.flags.contains(.applicationPassword) {
-                var authorizer = AccessAuthorizer(
-                    keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
-                    reason: request.operationPrompt)
                 applicationPassword = try authorizer.applicationPasswordForNewItem()
             }
             itemAttributes[.accessControl] = access.storedValue(applicationPassword: applicationPassword)
@@ -74,7 +74,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         var items = try gateway.search(query, projection: SecItemCall.projection(request))
         var identityKeys: [Data: SecKey] = [:]
         if request.isIdentity { (items, identityKeys) = try SecItemCall.identities(items, request, gateway) }
-        let allowed = try SecItemCall.authorized(items, request, gateway)
+        let allowed = try SecItemCall.authorized(items, request, &authorizer)
         guard !allowed.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(allowed, request)
         let references = try SecItemCall.references(allowed, request, identityKeys)
@@ -142,13 +142,16 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         var found = try gateway.search(search, projection: SecItemCall.projection(request))
         var identityKeys: [Data: SecKey] = [:]
         if request.isIdentity { (found, identityKeys) = try SecItemCall.identities(found, request, gateway) }
-        found = SecItemCall.inItemList(found, request, identityKeys: identityKeys)
+        // The references built to compare with the list are the ones kSecReturnRef returns: built once.
+        let listed = SecItemCall.inItemList(found, request, identityKeys: identityKeys)
+        found = listed.items
         if filtersLater, let limit { found = Array(found.prefix(limit)) }
-        let items = try SecItemCall.authorized(found, request, gateway)
+        var authorizer = SecItemCall.authorizer(request, gateway)
+        let items = try SecItemCall.authorized(found, request, &authorizer)
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(items, request)
         guard request.hasReturnKey else { return nil }
-        let references = try SecItemCall.references(items, request, identityKeys)
+        let references = try SecItemCall.references(items, request, identityKeys, built: listed.references)
         return SecItemCall.shape(items, request, references: references)
     }
 }

@@ -34,6 +34,36 @@ struct KeyTests {
         #expect(try CryptoKey(externalRepresentation: publicBytes, rsa: false, isPrivate: false) == publicKey)
     }
 
+    @Test(
+        "An EC private key from its scalar alone, kept in wiped-on-release storage: K = 1 gives the base point G (SEC 2)",
+        arguments: CryptoKey.Curve.allCases)
+    func ecPrivateScalar(curve: CryptoKey.Curve) throws {
+        // SEC 2 v2 (https://www.secg.org/sec2-v2.pdf), sections 2.4.2, 2.5.1, 2.6.1: the base points.
+        let generator: String =
+            switch curve {
+            case .p256:
+                "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+                    + "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"
+            case .p384:
+                "aa87ca22be8b05378eb1c71ef320ad746e1d3b628ba79b9859f741e082542a385502f25dbf55296c3a545e3872760ab7"
+                    + "3617de4a96262c6f5d9e98bf9292dc29f8f41dbd289a147ce9da3113b5f0b8c00a60b1ce1d7e819d7a431d7c90ea0e5f"
+            case .p521:
+                "00c6858e06b70404e9cd9e3ecb662395b4429c648139053fb521f828af606b4d3dbaa14b5e77efe75928fe1dc127a2ffa8de3348b3c1856a429bf97e7e31c2e5bd66"
+                    + "011839296a789a3bc0045c8a5fb42c7d1bd998f54449579b446817afbd17273e662c97ee72995ef42640c550b9013fad0761353c7086a272c24088be94769fd16650"
+            }
+        let width = curve.coordinateBytes
+        let one = [UInt8](repeating: 0, count: width - 1) + [1]
+        let key = try CryptoKey(ecPrivateScalar: SensitiveBytes(copying: one), curve: curve)
+        #expect(key.isPrivate)
+        #expect(try key.publicKeyBytes == [0x04] + [UInt8](hex: generator))
+        #expect(try key.externalRepresentation().unprotectedCopy == [0x04] + [UInt8](hex: generator) + one)
+        // Zero, and a scalar of the wrong length, are not keys.
+        #expect(throws: CryptoError.self) {
+            try CryptoKey(ecPrivateScalar: SensitiveBytes(copying: [UInt8](repeating: 0, count: width)), curve: curve)
+        }
+        #expect(throws: CryptoError.self) { try CryptoKey(ecPrivateScalar: SensitiveBytes(copying: one + [0]), curve: curve) }
+    }
+
     @Test("RSA keys use PKCS #1 DER; block size is the modulus length")
     func rsaExternalRepresentation() throws {
         let key = Fixtures.rsa2048

@@ -87,7 +87,7 @@ struct WycheproofTests {
     /// ECDH of the private scalar with the peer's SubjectPublicKeyInfo.
     private func derive(scalar: [UInt8], peerSPKI: [UInt8], curve: CryptoKey.Curve) throws -> [UInt8] {
         let peer = try CryptoKey(subjectPublicKeyInfo: peerSPKI)
-        let key = try CryptoKey(ecPrivateScalar: scalar, curve: curve)
+        let key = try CryptoKey(ecPrivateScalar: SensitiveBytes(copying: scalar), curve: curve)
         return try key.keyExchange(
             with: peer, algorithm: .ecdh(cofactor: false, kdf: nil), requestedSize: nil, sharedInfo: nil
         )

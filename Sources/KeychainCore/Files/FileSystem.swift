@@ -43,6 +43,26 @@ package enum FileSystem {
         return .file(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
+    /// One version of the file at `path`: its device and inode numbers, size, and modification and
+    /// status-change times (nanoseconds). A file replaced by a rename (``replace(_:with:)``) has a new
+    /// inode; a file rewritten in place changes its size or times. `.missing` when nothing is there,
+    /// `.unknown` when it cannot be told (permissions, I/O).
+    package enum Version: Equatable, Sendable {
+        case missing
+        case file(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64)
+        case unknown
+    }
+
+    /// The version of the file at `path`, following symbolic links (one `stat`).
+    package static func version(_ path: String) -> Version {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unknown }
+        return .file(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+            changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
+    }
+
     /// Mode bits (`st_mode & 0o7777`) of `path`.
     package static func permissions(_ path: String) -> Int? {
         var info = stat()

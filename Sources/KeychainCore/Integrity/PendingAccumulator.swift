@@ -1,8 +1,17 @@
-/// The accumulator delta of the current transaction (see ``StoreSession/accumulate(_:)``).
+/// The accumulator delta of the current transaction (see ``StoreSession/accumulate(_:)``), for one
+/// accumulator in `meta`: `accumulator` (the `items` rows) or `ss_accumulator` (the Secret Service
+/// rows, ``SecretItemSchema``). Each is written once, just before the commit
+/// (``StoreSession/flushAccumulator()``), however many rows the transaction changed.
 /// Not `Sendable`: it lives inside ``StoreSession``, under the keystore's mutex.
 final class PendingAccumulator {
     static let bytes = 32
+    /// The `meta` entry the delta is XORed into.
+    let metaName: String
     private var delta: [UInt8]?
+
+    init(metaName: String) {
+        self.metaName = metaName
+    }
 
     func xor(_ tag: [UInt8]) {
         guard var current = delta else {
@@ -22,4 +31,15 @@ final class PendingAccumulator {
 
     /// Forgets the delta of a transaction that rolled back (or is starting).
     func discard() { delta = nil }
+
+    /// XORs the pending delta into `meta` (a missing entry counts as zero) and leaves none; no-op
+    /// when nothing was written. Runs inside the transaction, right before its COMMIT.
+    /// - Throws: `.invalidKeychain` when the stored accumulator is not 32 bytes; the database's errors.
+    func flush(_ database: Database) throws(KeychainFailure) {
+        guard let delta = take() else { return }
+        var current = try Meta.blob(database, metaName) ?? [UInt8](repeating: 0, count: delta.count)
+        guard current.count == delta.count else { throw KeychainFailure(.invalidKeychain, "bad \(metaName)") }
+        for index in current.indices { current[index] ^= delta[index] }
+        try Meta.set(database, metaName, current)
+    }
 }

@@ -1,9 +1,10 @@
-/// The integrity accumulator's side of every write: each row's tag change goes into the transaction's
-/// pending delta (``PendingAccumulator``), written to `meta` once before the commit.
+/// The integrity accumulators' side of every write: each row's tag change goes into the transaction's
+/// pending delta (``PendingAccumulator``), written to `meta` once before the commit. `items` rows and
+/// Secret Service rows (`ss_items`) have one accumulator each, batched the same way.
 extension StoreSession {
-    /// XORs `delta` into the keychain's accumulator: the XOR of every row's keyed tag. Replaying an
-    /// old copy of a row, or removing or adding one behind the engine's back, breaks the equality
-    /// that ``Keystore/verifyIntegrity()`` checks.
+    /// XORs `delta` into the keychain's accumulator: the XOR of every `items` row's keyed tag.
+    /// Replaying an old copy of a row, or removing or adding one behind the engine's back, breaks
+    /// the equality that ``Keystore/verifyIntegrity()`` checks.
     ///
     /// Every write calls this; the deltas of one transaction are XORed in memory and written to `meta`
     /// by ``flushAccumulator()`` just before the transaction commits (``Keystore`` does it), so the
@@ -14,13 +15,33 @@ extension StoreSession {
         pendingAccumulator.xor(delta)
     }
 
-    /// Writes the transaction's accumulated delta into `meta` (no-op when nothing was written).
-    /// Called by ``Keystore`` right before COMMIT, inside the transaction.
+    /// As ``accumulate(_:)``, for Secret Service rows: their own accumulator, `meta.ss_accumulator`
+    /// (``SecretItemSchema``), batched and flushed the same way.
+    func accumulateSecretItems(_ delta: [UInt8]) throws(KeychainFailure) {
+        guard delta.count == PendingAccumulator.bytes else {
+            throw KeychainFailure(.invalidKeychain, "bad Secret Service accumulator")
+        }
+        pendingSecretItemAccumulator.xor(delta)
+    }
+
+    /// Writes the transaction's accumulated deltas into `meta` (no-op for an accumulator that nothing
+    /// changed). Called by ``Keystore`` right before COMMIT, inside the transaction.
     func flushAccumulator() throws(KeychainFailure) {
-        guard let delta = pendingAccumulator.take() else { return }
-        var current = try Meta.blob(database, "accumulator") ?? [UInt8](repeating: 0, count: delta.count)
-        guard current.count == delta.count else { throw KeychainFailure(.invalidKeychain, "bad accumulator") }
-        for index in current.indices { current[index] ^= delta[index] }
-        try Meta.set(database, "accumulator", current)
+        try pendingAccumulator.flush(database)
+        try pendingSecretItemAccumulator.flush(database)
+    }
+
+    /// Forgets the pending deltas: at the start of a transaction, and when one rolls back.
+    func discardAccumulators() {
+        pendingAccumulator.discard()
+        pendingSecretItemAccumulator.discard()
+    }
+
+    /// The current transaction rolled back: forgets what it left pending or remembered (the
+    /// accumulators' deltas, keys it reloaded, Secret Service tables it created).
+    func transactionRolledBack() {
+        discardAccumulators()
+        keys.transactionRolledBack()
+        secretItemTables.transactionRolledBack()
     }
 }

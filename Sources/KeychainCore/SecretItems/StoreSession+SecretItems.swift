@@ -27,10 +27,10 @@ extension StoreSession {
     }
 
     /// Whether the Secret Service tables exist (they are made by the first Secret Service write).
+    /// Looked up once per connection and remembered (``SecretItemTables``): an "absent" answer is
+    /// looked up again once another connection has committed.
     func hasSecretItemTables() throws(KeychainFailure) -> Bool {
-        return try database.scalar(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(SecretItemSchema.itemsTable)])
-            > 0
+        try secretItemTables.exist(database, dataVersion: keys.dataVersion)
     }
 
     // MARK: - Reading (works while locked)
@@ -275,6 +275,7 @@ extension StoreSession {
     private func ensureSecretItemTables() throws(KeychainFailure) {
         guard try !hasSecretItemTables() else { return }
         try database.execute(SecretItemSchema.create)
+        secretItemTables.created()
     }
 
     /// Writes `item` (a new row when `replacing` is `nil`), re-indexing its attributes. With `secret`
@@ -332,14 +333,5 @@ extension StoreSession {
         let serial = try Meta.integer(database, SecretItemSchema.serialMeta) + 1
         try Meta.set(database, SecretItemSchema.serialMeta, integer: serial)
         return serial
-    }
-
-    private func accumulateSecretItems(_ delta: [UInt8]) throws(KeychainFailure) {
-        var current = try Meta.blob(database, SecretItemSchema.accumulatorMeta) ?? [UInt8](repeating: 0, count: 32)
-        guard current.count == 32, delta.count == 32 else {
-            throw KeychainFailure(.invalidKeychain, "bad Secret Service accumulator")
-        }
-        for index in current.indices { current[index] ^= delta[index] }
-        try Meta.set(database, SecretItemSchema.accumulatorMeta, current)
     }
 }

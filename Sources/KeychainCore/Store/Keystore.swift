@@ -156,7 +156,7 @@ package final class Keystore: Sendable {
                     continue
                 }
                 do throws(KeychainFailure) {
-                    session.pendingAccumulator.discard()
+                    session.discardAccumulators()
                     try session.keys.beginTransaction(session.database)
                     if session.keys.isForeign && !foreign { throw session.keys.foreignFailure }
                     let result = try body(session)
@@ -164,9 +164,8 @@ package final class Keystore: Sendable {
                     try Self.commit(session.database)
                     return result
                 } catch let failure {
-                    session.pendingAccumulator.discard()
                     try? session.database.execute("ROLLBACK")
-                    session.keys.transactionRolledBack()
+                    session.transactionRolledBack()
                     if failure.status == .notAvailable && attempt < 50 {
                         Self.backOff(attempt)
                         continue

@@ -15,8 +15,12 @@ package struct StoreSession: ~Copyable {
     /// Seals and opens rows with the index key. Only transactions that refuse foreign keychains
     /// use it, and a keychain that is not foreign has one (``SessionKeys/codec``).
     var codec: ItemCodec { keys.codec! }
-    /// The XOR of the tags the current transaction changed, written to `meta` once before it commits.
-    let pendingAccumulator = PendingAccumulator()
+    /// The XOR of the `items` tags the current transaction changed, written to `meta` once before it commits.
+    let pendingAccumulator = PendingAccumulator(metaName: "accumulator")
+    /// The same for Secret Service rows (`ss_items`), whose accumulator is `meta.ss_accumulator`.
+    let pendingSecretItemAccumulator = PendingAccumulator(metaName: SecretItemSchema.accumulatorMeta)
+    /// Whether the Secret Service tables exist, remembered per connection (``SecretItemTables``).
+    let secretItemTables = SecretItemTables()
 
     /// Largest secret accepted, in bytes. Larger ones get `errSecDataTooLarge` (-25302).
     /// Apple's securityd logs secrets above 4 KiB and fails on multi-megabyte ones; we allow 1 MiB.

@@ -65,15 +65,22 @@ enum SecItemCall {
 
     /// The items of `items` that `kSecMatchItemList` names (by reference or persistent reference), all
     /// of them without one.
-    static func inItemList(_ items: [ItemRecord], _ request: SecItemRequest, identityKeys: [Data: SecKey]) -> [ItemRecord] {
-        guard let list = request.itemList else { return items }
+    /// - Returns: the items kept, and the references built to compare them with the list's, by
+    ///   persistent reference, for ``references(_:_:_:built:)`` to return instead of building them again.
+    static func inItemList(_ items: [ItemRecord], _ request: SecItemRequest, identityKeys: [Data: SecKey])
+        -> (items: [ItemRecord], references: [Data: AnyObject])
+    {
+        guard let list = request.itemList else { return (items, [:]) }
         let persistentRefs = Set(list.compactMap { ($0 as? NSData).map { Data(referencing: $0) } })
         let references = list.filter { !($0 is NSData) }
-        return items.filter { item in
+        var built: [Data: AnyObject] = [:]
+        let kept = items.filter { item in
             if persistentRefs.contains(item.persistentRef) { return true }
             guard !references.isEmpty, let reference = reference(item, request, identityKeys) else { return false }
+            built[item.persistentRef] = reference
             return references.contains { same($0, reference) }
         }
+        return (kept, built)
     }
 
     /// The reference of an item: a `SecIdentity` for an identity, else ``SecItemRefs/reference(_:)``.
@@ -110,14 +117,22 @@ enum SecItemCall {
     /// The items whose secrets may be returned: access-controlled ones are authorized (asking the
     /// user when the call allows it) or, under `kSecUseAuthenticationUISkip`, left out.
     /// Only secrets are guarded: attributes of access-controlled items are readable, as on iOS.
-    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ gateway: ItemGateway)
+    /// `authorizer` is the call's one ``AccessAuthorizer`` (``authorizer(_:_:)``), so that what the user
+    /// proved earlier in the call (the application password `SecItemAdd` asked for) is not asked again.
+    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ authorizer: inout AccessAuthorizer)
         throws(KeychainFailure) -> [ItemRecord]
     {
         guard request.returnData || needsReferences(request) else { return items }
-        var authorizer = AccessAuthorizer(
+        return try ItemGateway.releasable(items, authorizer: &authorizer)
+    }
+
+    /// The access authorizer of one SecItem call: its context (`kSecUseAuthenticationContext`), UI
+    /// (`kSecUseAuthenticationUI`) and prompt text (`kSecUseOperationPrompt`). A call makes one and uses
+    /// it throughout, since an authorizer asks at most once for each kind of proof.
+    static func authorizer(_ request: SecItemRequest, _ gateway: ItemGateway) -> AccessAuthorizer {
+        AccessAuthorizer(
             keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
             reason: request.operationPrompt)
-        return try ItemGateway.releasable(items, authorizer: &authorizer)
     }
 
     /// Before an update changes protection or access control: every matching access-controlled item's
@@ -127,9 +142,7 @@ enum SecItemCall {
         _ search: ItemQuery, _ request: SecItemRequest, _ attributes: inout [String: AttributeValue],
         _ gateway: ItemGateway
     ) throws(KeychainFailure) {
-        var authorizer = AccessAuthorizer(
-            keystore: gateway.keystore, context: request.authenticationContext, ui: request.authenticationUI,
-            reason: request.operationPrompt)
+        var authorizer = Self.authorizer(request, gateway)
         for item in try gateway.search(search, projection: .attributes) {
             guard let constraints = item.constraints, constraints.requiresAuthentication else { continue }
             guard try authorizer.authorize(constraints) else {
@@ -154,14 +167,16 @@ enum SecItemCall {
     /// The objects `kSecReturnRef` returns for `items` (`nil` when it is not asked for), in order.
     /// - Throws: `.decode` when an item's data does not make its object (a key item added as data that
     ///   is not a key of its `kSecAttrKeyType` and `kSecAttrKeyClass`).
-    static func references(_ items: [ItemRecord], _ request: SecItemRequest, _ identityKeys: [Data: SecKey])
-        throws(KeychainFailure) -> [AnyObject]?
-    {
+    /// - Parameter built: references already built for these items (``inItemList(_:_:identityKeys:)``),
+    ///   by persistent reference; they are returned as they are, not built again.
+    static func references(
+        _ items: [ItemRecord], _ request: SecItemRequest, _ identityKeys: [Data: SecKey], built: [Data: AnyObject] = [:]
+    ) throws(KeychainFailure) -> [AnyObject]? {
         guard request.returnRef && SecItemRefs.hasReferences(request.itemClass) else { return nil }
         var references: [AnyObject] = []
         references.reserveCapacity(items.count)
         for item in items {
-            guard let reference = reference(item, request, identityKeys) else {
+            guard let reference = built[item.persistentRef] ?? reference(item, request, identityKeys) else {
                 throw KeychainFailure(.decode, "an item's data does not make the key or certificate its attributes name")
             }
             references.append(reference)

@@ -20,9 +20,10 @@ extension KeychainSecretStore {
         return order.first { keychains[$0]?.path == path }
     }
 
-    /// The default keychain's database path from `keychains.conf` (`default=`), or `nil`.
+    /// The default keychain's database path from `keychains.conf` (`default=`), or `nil`. The file is
+    /// read again only when it changed (``KeychainPreferencesCache``: its inode, size or times).
     func defaultKeychainPath() -> String? {
-        guard let value = KeychainPreferences.load(path: configuration.preferencesPath).defaultKeychain else { return nil }
+        guard let value = preferences.current().defaultKeychain else { return nil }
         return value.contains("/") ? value : location(value.replacingOccurrences(of: ".keychain-db", with: "")).databasePath
     }
 

@@ -109,6 +109,8 @@ package final class KeychainSecretStore: SecretStore {
     var aliasOverrides: [String: CollectionID?] = [:]
     /// Files that failed to open, so that each poll does not retry (and report) them again.
     var unusable: Set<String> = []
+    /// `keychains.conf`, read again only when it changed (the `default` alias follows it).
+    let preferences: KeychainPreferencesCache
 
     /// Opens every keychain in the folder (creating the login keychain when absent).
     /// - Parameters:
@@ -117,6 +119,7 @@ package final class KeychainSecretStore: SecretStore {
     package init(configuration: Configuration = .fromEnvironment(), memory: MemorySecretStore = MemorySecretStore()) {
         self.configuration = configuration
         self.memory = memory
+        preferences = KeychainPreferencesCache(path: configuration.preferencesPath)
         let login = location("login")
         if !FileSystem.exists(login.databasePath) { _ = try? Keystore(location: login, create: true) }
         rescan(announce: false)

@@ -218,6 +218,23 @@ struct AccessControlEnforcementTests {
         }
     }
 
+    @Test("Regression (review of issue 17): SecItemAdd of an .applicationPassword item with kSecReturnData asks once")
+    func addReturningDataAsksOnce() throws {
+        let fixture = try PasswordKeychain()
+        try fixture.run {
+            var item = protected(.applicationPassword)
+            item[kSecValueData as String] = Data("s".utf8)
+            item[kSecReturnData as String] = kCFBooleanTrue
+            var result: CFTypeRef?
+            #expect(SecItemAdd(item as CFDictionary, &result) == errSecSuccess)
+            #expect(result as? Data == Data("s".utf8))
+            #expect(fixture.pinentry.prompts == 1, "the password chosen for the item also releases its data")
+            // The password chosen there protects the item: a later read asks for it, and it opens the item.
+            #expect(secret(genericPassword()) == "s")
+            #expect(fixture.pinentry.prompts == 2)
+        }
+    }
+
     @Test("kSecUseAuthenticationContext that is not an LAContext is errSecParam (-50)")
     func contextWrongType() throws {
         try withKeychain {
