@@ -86,6 +86,66 @@ struct KeychainProviderTests {
         }
     }
 
+    @Test("GetSecrets returns the secrets it can open: a corrupted item row and unknown paths are left out, not the batch")
+    func getSecretsSkipsCorruptedItem() throws {
+        try Self.with { bus, home in
+            try bus.startProvider(keychainHome: home.root)
+            let session = try bus.openPlainSession()
+            let items = try ["one", "two", "three"].map { name in
+                try bus.createItem(Self.login, label: name, attributes: ["n": name], secret: name, session: session)
+            }
+            // Another writer (or the disk) damages the second item's sealed secret.
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            process.arguments = [
+                home.location("login").databasePath, "UPDATE ss_items SET secret = zeroblob(length(secret)) WHERE id = 2",
+            ]
+            try process.run()
+            process.waitUntilExit()
+            try #require(process.terminationStatus == 0)
+            #expect(items[1] == Self.login + "/2")
+            // The damaged item is still listed (its metadata opens) but its secret does not.
+            #expect(bus.errorName(items[1], Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) != nil)
+            let reply = try bus.expectReply(
+                Self.service, Self.serviceInterface, "GetSecrets",
+                [Variant.objectPaths(items + [Self.login + "/99", "/org/freedesktop/secrets/nothing"]), Variant.objectPath(session)])
+            defer { g_variant_unref(reply) }
+            var secrets: [String: String] = [:]
+            Variant.withChild(reply, 0) { map in
+                for index in 0..<Variant.childCount(map) {
+                    Variant.withChild(map, index) { entry in
+                        let path = Variant.withChild(entry, 0, Variant.readString)
+                        secrets[path] = Variant.withChild(entry, 1) { secret in
+                            Variant.withChild(secret, 2) { Variant.withBytes($0) { String(decoding: $0, as: UTF8.self) } }
+                        }
+                    }
+                }
+            }
+            #expect(secrets == [items[0]: "one", items[2]: "three"])
+        }
+    }
+
+    @Test("The migration client's GetSecrets keeps the entries it can decode and names the others, never failing the batch")
+    func clientSkipsUndecodableSecrets() throws {
+        try Self.with { bus, home in
+            try bus.startProvider(keychainHome: home.root)
+            let plain = try bus.openPlainSession()
+            let item = try bus.createItem(Self.login, label: "a", attributes: ["n": "a"], secret: "a", session: plain)
+            let client = SecretServiceClient(connection: try #require(bus.client), busName: "org.freedesktop.secrets")
+            try client.openSession()
+            #expect(client.sessionIsEncrypted)
+            let good = try client.secrets(of: [item, Self.login + "/99"])
+            #expect(good.undecodable.isEmpty)
+            #expect(good.secrets[item]?.value.withUnsafeBytes { Array($0) } == Array("a".utf8))
+            // The client decodes as DH what the provider sends in the plain session (no IV): undecodable.
+            client.session = TransportSession(id: plain, owner: "", algorithm: .dhAES(key: SecureBytes.random(count: 16)))
+            client.sessionPath = plain
+            let bad = try client.secrets(of: [item])
+            #expect(bad.secrets.isEmpty)
+            #expect(Array(bad.undecodable.keys) == [item])
+        }
+    }
+
     @Test("Object paths stay the same across a provider restart; items written by another process are announced")
     func pathsSurviveRestart() throws {
         try Self.with { bus, home in

@@ -61,7 +61,9 @@ enum Variant {
     }
 
     /// Child `index` of a container, given to `body`, then released.
-    static func withChild<R>(_ value: OpaquePointer, _ index: Int, _ body: (OpaquePointer) throws -> R) rethrows -> R {
+    static func withChild<R, E: Error>(_ value: OpaquePointer, _ index: Int, _ body: (OpaquePointer) throws(E) -> R)
+        throws(E) -> R
+    {
         let child = g_variant_get_child_value(value, gsize(index))!
         defer { g_variant_unref(child) }
         return try body(child)

@@ -29,8 +29,10 @@ package final class SecretServiceClient {
     let busName: String
     /// Milliseconds each call may take (a provider that answers nothing must not hang the migration).
     let timeoutMilliseconds: Int32
-    private(set) var session: TransportSession?
-    private(set) var sessionPath = "/"
+    /// The open session (set by ``openSession()``; tests set one the provider does not use, to make
+    /// replies undecodable).
+    var session: TransportSession?
+    var sessionPath = "/"
 
     /// - Parameters:
     ///   - connection: a `GDBusConnection` to the bus the provider is on (referenced for the client's life).
@@ -233,8 +235,11 @@ package final class SecretServiceClient {
     }
 
     /// `GetSecrets(items, session)`: the secrets of the unlocked items among `paths`, decoded into
-    /// zeroising memory. Items the provider leaves out (locked) are absent from the result.
-    func secrets(of paths: [String]) throws(CallError) -> [String: StoredSecret] {
+    /// zeroising memory. Items the provider leaves out (locked) are absent from `secrets`; an entry
+    /// that cannot be decoded (a bad IV or padding under the DH session) is left out too and named in
+    /// `undecodable`, so that one bad entry never costs the rest of the batch.
+    /// - Throws: ``CallError`` when the call fails or its reply is not `(a{o(oayays)})`.
+    func secrets(of paths: [String]) throws(CallError) -> (secrets: [String: StoredSecret], undecodable: [String: String]) {
         guard let session else { throw CallError(name: "(local)", message: "no session is open") }
         let reply = try call(
             Self.servicePath, Self.service, "GetSecrets", [Variant.objectPaths(paths), Variant.objectPath(sessionPath)])
@@ -243,30 +248,35 @@ package final class SecretServiceClient {
             throw CallError(name: "(local)", message: "GetSecrets answered an unexpected type")
         }
         var result: [String: StoredSecret] = [:]
-        let map = g_variant_get_child_value(reply, 0)!
-        defer { g_variant_unref(map) }
-        for index in 0..<Variant.childCount(map) {
-            let entry = g_variant_get_child_value(map, gsize(index))!
-            defer { g_variant_unref(entry) }
-            let path = Variant.withChild(entry, 0, Variant.readString)
-            let value = g_variant_get_child_value(entry, 1)!
-            defer { g_variant_unref(value) }
-            result[path] = try decode(value, session)
+        var undecodable: [String: String] = [:]
+        Variant.withChild(reply, 0) { map in
+            for index in 0..<Variant.childCount(map) {
+                Variant.withChild(map, index) { entry in
+                    let path = Variant.withChild(entry, 0, Variant.readString)
+                    do throws(CallError) {
+                        result[path] = try Variant.withChild(entry, 1) { (value) throws(CallError) in
+                            try decode(value, session)
+                        }
+                    } catch {
+                        undecodable[path] = error.message
+                    }
+                }
+            }
         }
-        return result
+        return (result, undecodable)
     }
 
     /// Decodes a `(oayays)` secret.
     private func decode(_ value: OpaquePointer, _ session: TransportSession) throws(CallError) -> StoredSecret {
         let contentType = Variant.withChild(value, 3, Variant.readString)
-        let parameters = g_variant_get_child_value(value, 1)!
-        defer { g_variant_unref(parameters) }
-        let payload = g_variant_get_child_value(value, 2)!
-        defer { g_variant_unref(payload) }
         do {
-            let bytes = try Variant.withBytes(parameters) { (parameterBytes) throws(SessionCryptoError) in
-                try Variant.withBytes(payload) { (valueBytes) throws(SessionCryptoError) in
-                    try session.decode(parameters: parameterBytes, value: valueBytes)
+            let bytes = try Variant.withChild(value, 1) { (parameters) throws(SessionCryptoError) in
+                try Variant.withChild(value, 2) { (payload) throws(SessionCryptoError) in
+                    try Variant.withBytes(parameters) { (parameterBytes) throws(SessionCryptoError) in
+                        try Variant.withBytes(payload) { (valueBytes) throws(SessionCryptoError) in
+                            try session.decode(parameters: parameterBytes, value: valueBytes)
+                        }
+                    }
                 }
             }
             return StoredSecret(value: bytes, contentType: contentType)

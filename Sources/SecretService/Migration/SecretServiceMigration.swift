@@ -223,8 +223,8 @@ package enum SecretServiceMigration {
         /// Copies a batch of items: one `GetSecrets`, then each item's properties.
         private func copy(_ batch: [String], into target: CollectionID?, report: inout CollectionReport) {
             // SecureBytes wipes itself when the last reference goes; the store may keep these.
-            let secrets: [String: StoredSecret]
-            do { secrets = try client.secrets(of: batch) } catch {
+            let secrets: [String: StoredSecret], undecodable: [String: String]
+            do { (secrets, undecodable) = try client.secrets(of: batch) } catch {
                 report.failed += batch.count
                 report.failures.append("GetSecrets: \(error)")
                 return
@@ -247,7 +247,10 @@ package enum SecretServiceMigration {
                     continue
                 }
                 guard let secret = secrets[path] else {
-                    if locked {
+                    if let problem = undecodable[path] {
+                        report.failed += 1
+                        report.failures.append("\(path): \(problem)")
+                    } else if locked {
                         report.skippedLocked += 1
                     } else {
                         report.failed += 1
