@@ -105,8 +105,10 @@ package final class KeychainSecretStore: SecretStore {
     let memory: MemorySecretStore
     var keychains: [CollectionID: Keychain] = [:]
     var order: [CollectionID] = []
-    /// Aliases clients set (SetAlias); `nil` values remove a built-in alias.
+    /// Aliases clients set (SetAlias); `nil` values remove a built-in alias. Saved in ``aliasesPath``.
     var aliasOverrides: [String: CollectionID?] = [:]
+    /// Whether the last ``saveAliases()`` failed: the aliases in memory are then unsaved data.
+    var aliasesUnsaved = false
     /// Files that failed to open, so that each poll does not retry (and report) them again.
     var unusable: Set<String> = []
 
@@ -123,10 +125,9 @@ package final class KeychainSecretStore: SecretStore {
         loadAliases()
     }
 
-    /// Unsaved: the `session` collection's items, and built-in aliases (`default`, `login`, `session`)
-    /// a client changed (other aliases are saved in ``aliasesPath``).
+    /// Unsaved: the `session` collection's items, and aliases when ``aliasesPath`` could not be written.
     package var holdsUnsavedData: Bool {
-        memory.holdsUnsavedData || aliasOverrides.keys.contains { Self.builtInAliases.contains($0) }
+        memory.holdsUnsavedData || aliasesUnsaved
     }
 
     // MARK: - Collections
@@ -175,11 +176,11 @@ package final class KeychainSecretStore: SecretStore {
         if alias == "default", let collection, let keychain = keychains[collection] {
             // The same default as `security default-keychain`: the `default=` line of keychains.conf.
             try setDefaultKeychain(keychain.path)
-            aliasOverrides["default"] = nil
+            if aliasOverrides.removeValue(forKey: "default") != nil { saveAliases() }
             return
         }
         aliasOverrides[alias] = .some(collection)
-        if !Self.builtInAliases.contains(alias) { saveAliases() }
+        saveAliases()
     }
 
     /// Creates a keychain without a password (the prompt-driven ``createCollectionFromPrompt(label:)``
