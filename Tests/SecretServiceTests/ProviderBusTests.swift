@@ -354,6 +354,26 @@ struct ProviderBusTests {
         }
     }
 
+    @Test("The hint for a taken name fits its owner: this provider, gnome-keyring, or another program")
+    func ownerHints() {
+        #expect(
+            SecretServiceDaemon.ownerHint(program: "keychain-secret-service", pid: 7, replace: false)
+                == "keychain-secret-service is already running, pid 7; use --replace to take over from it")
+        // /proc/<pid>/comm's 15 bytes, when nothing else is readable.
+        #expect(SecretServiceClient.isOwnProvider("keychain-secret"))
+        #expect(!SecretServiceClient.isOwnProvider("keychain"))
+        #expect(!SecretServiceClient.isOwnProvider(""))
+        #expect(
+            SecretServiceDaemon.ownerHint(program: "gnome-keyring-daemon", pid: 7, replace: false)
+                == "stop it (systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket) or run keychain-secret-service --replace")
+        #expect(
+            SecretServiceDaemon.ownerHint(program: "keepassxc", pid: 7, replace: false)
+                == "stop it or run keychain-secret-service --replace")
+        #expect(
+            SecretServiceDaemon.ownerHint(program: "keepassxc", pid: nil, replace: true)
+                == "it does not allow replacement; stop it first")
+    }
+
     @Test("A second provider names the owner and exits 2; --replace takes the name over")
     func nameOwnership() throws {
         try PrivateBus.with { bus in
@@ -365,6 +385,14 @@ struct ProviderBusTests {
             #expect(second.terminationStatus == 2)
             #expect(message.contains("org.freedesktop.secrets is owned by keychain-secret"))
             #expect(message.contains("--replace"))
+            // The owner is this provider: named whole (not /proc's 15-byte comm), with our own hint.
+            #expect(SecretServiceClient.programName(pid: UInt32(first.processIdentifier)) == "keychain-secret-service")
+            #expect(
+                message.contains(
+                    "owned by keychain-secret-service (pid \(first.processIdentifier)), ")
+                    && message.contains(
+                        "; keychain-secret-service is already running, pid \(first.processIdentifier); use --replace"))
+            #expect(!message.contains("gnome-keyring"))
             let third = try PrivateBus.launchProvider(
                 address: bus.address, arguments: ["--replace", "--idle-exit", "0"])
             defer {

@@ -55,8 +55,8 @@ package final class SecretServiceClient {
     // MARK: - The bus
 
     /// The unique name and process of the name's owner, or `nil` when nobody owns it.
-    /// - Returns: `unique`; `pid` when the bus gives it; `program`, the owner's `/proc/<pid>/comm` when
-    ///   readable, else "".
+    /// - Returns: `unique`; `pid` when the bus gives it; `program`, the owner's program name from
+    ///   ``programName(pid:)``, else "".
     package func owner() throws(CallError) -> (unique: String, pid: UInt32?, program: String)? {
         let has = try busCall("NameHasOwner", [Variant.string(busName)])
         defer { g_variant_unref(has) }
@@ -70,13 +70,43 @@ package final class SecretServiceClient {
             let number = Variant.withChild(pidReply, 0) { g_variant_get_uint32($0) }
             g_variant_unref(pidReply)
             pid = number
-            var contents: UnsafeMutablePointer<gchar>?
-            if g_file_get_contents("/proc/\(number)/comm", &contents, nil, nil) != 0, let contents {
-                program = String(cString: contents).filter { $0 != "\n" }
-                g_free(contents)
-            }
+            program = Self.programName(pid: number)
         }
         return (unique, pid, program)
+    }
+
+    /// The whole file name of process `pid`'s program: the last component of `/proc/<pid>/exe` (a
+    /// binary replaced since it started reads `… (deleted)`, which is dropped), else of the first
+    /// argument in `/proc/<pid>/cmdline`, else `/proc/<pid>/comm`, which the kernel cuts to 15 bytes
+    /// (`keychain-secret`); "" when none is readable (another user's process, a process gone).
+    package static func programName(pid: UInt32) -> String {
+        func lastComponent(_ path: String) -> String {
+            String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
+        }
+        if let link = g_file_read_link("/proc/\(pid)/exe", nil) {
+            defer { g_free(link) }
+            var path = String(cString: link)
+            if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
+            let name = lastComponent(path)
+            if !name.isEmpty { return name }
+        }
+        for (file, cut) in [("cmdline", UInt8(0)), ("comm", UInt8(ascii: "\n"))] {
+            var contents: UnsafeMutablePointer<gchar>?
+            var length: gsize = 0
+            guard g_file_get_contents("/proc/\(pid)/\(file)", &contents, &length, nil) != 0, let contents else { continue }
+            defer { g_free(contents) }
+            let bytes = UnsafeRawBufferPointer(start: contents, count: Int(length))
+            let name = lastComponent(String(decoding: bytes.prefix { $0 != cut }, as: UTF8.self))
+            if !name.isEmpty { return name }
+        }
+        return ""
+    }
+
+    /// Whether `program` (from ``programName(pid:)``) is this project's provider; a name the kernel cut
+    /// to 15 bytes counts too.
+    package static func isOwnProvider(_ program: String) -> Bool {
+        program == SecretServiceDaemon.programName
+            || (program.utf8.count == 15 && SecretServiceDaemon.programName.hasPrefix(program))
     }
 
     private func busCall(_ method: String, _ arguments: [OpaquePointer]) throws(CallError) -> OpaquePointer {

@@ -125,8 +125,7 @@ package enum SecretServiceMigration {
         } catch {
             throw .bus("\(error)")
         }
-        // /proc/<pid>/comm keeps 15 bytes of the program name.
-        if !owner.program.isEmpty, "keychain-secret-service".hasPrefix(owner.program) {
+        if SecretServiceClient.isOwnProvider(owner.program) {
             throw .ownProvider("\(owner.program) (\(owner.unique))")
         }
         let paths: [String]
