@@ -336,7 +336,7 @@ extension SecretServiceProvider {
             guard case .item(let collection, let item) = resolve(path),
                 let secret = try? store.secret(of: item, in: collection)
             else { continue }
-            entries.append(dictEntry(Variant.objectPath(path), try encodedSecret(secret, session)))
+            entries.append(Variant.dictEntry(Variant.objectPath(path), try encodedSecret(secret, session)))
         }
         return [Variant.array("{o(oayays)}", entries)]
     }
@@ -485,9 +485,4 @@ extension SecretServiceProvider {
         }
         return map
     }
-}
-
-/// A `{o(oayays)}` dict entry.
-private func dictEntry(_ key: OpaquePointer, _ value: OpaquePointer) -> OpaquePointer {
-    g_variant_new_dict_entry(key, value)!
 }
