@@ -121,5 +121,43 @@ struct KeychainHome {
         }
     }
 
+    /// The built `security` tool, beside the provider.
+    static let security = URL(fileURLWithPath: PrivateBus.providerExecutable).deletingLastPathComponent()
+        .appendingPathComponent("security").path
+
+    /// Runs the built `security` tool in this home with `stdin` as its input.
+    /// - Returns: its exit status and standard output (standard error is dropped).
+    @discardableResult
+    func security(_ arguments: [String], stdin: String = "") throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.security)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Runs one SQL statement on keychain `name`'s database with the `sqlite3` program: another writer
+    /// (or the disk) changing the file behind the store's back.
+    func sqlite(_ name: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [location(name).databasePath, sql]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "sqlite3 failed: \(sql)"])
+        }
+    }
+
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 }

@@ -7,13 +7,7 @@ import Testing
 
 /// The provider over keychain files (KeychainSecretStore), on a private bus.
 @Suite("keychain-secret-service over keychains")
-struct KeychainProviderTests {
-    static let service = "/org/freedesktop/secrets"
-    static let serviceInterface = "org.freedesktop.Secret.Service"
-    static let collectionInterface = "org.freedesktop.Secret.Collection"
-    static let itemInterface = "org.freedesktop.Secret.Item"
-    static let login = "/org/freedesktop/secrets/collection/login"
-    static let isLocked = "org.freedesktop.Secret.Error.IsLocked"
+struct KeychainProviderTests: SecretServiceSuite {
 
     static func with(_ body: (PrivateBus, KeychainHome) throws -> Void) throws {
         let home = try KeychainHome()
@@ -45,12 +39,6 @@ struct KeychainProviderTests {
         let value = try bus.property(path, collectionInterface, "Locked")
         defer { g_variant_unref(value) }
         return Variant.readBoolean(value)
-    }
-
-    static func secretValue(_ session: String, _ text: String) -> OpaquePointer {
-        Variant.tuple([
-            Variant.objectPath(session), Variant.bytes([]), Variant.bytes(Array(text.utf8)), Variant.string("text/plain"),
-        ])
     }
 
     @Test("The login keychain is the login, default collection; items are created, found, replaced (exact set) and deleted")
@@ -95,14 +83,7 @@ struct KeychainProviderTests {
                 try bus.createItem(Self.login, label: name, attributes: ["n": name], secret: name, session: session)
             }
             // Another writer (or the disk) damages the second item's sealed secret.
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = [
-                home.location("login").databasePath, "UPDATE ss_items SET secret = zeroblob(length(secret)) WHERE id = 2",
-            ]
-            try process.run()
-            process.waitUntilExit()
-            try #require(process.terminationStatus == 0)
+            try home.sqlite("login", "UPDATE ss_items SET secret = zeroblob(length(secret)) WHERE id = 2")
             #expect(items[1] == Self.login + "/2")
             // The damaged item is still listed (its metadata opens) but its secret does not.
             #expect(bus.errorName(items[1], Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) != nil)
@@ -194,31 +175,18 @@ struct KeychainProviderTests {
             let found = try Self.search(bus, ["a": "b"])
             #expect(found.unlocked.isEmpty && found.locked == [item])
             #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == Self.isLocked)
-            #expect(bus.errorName(item, Self.itemInterface, "SetSecret", [Self.secretValue(session, "x")]) == Self.isLocked)
+            #expect(bus.errorName(item, Self.itemInterface, "SetSecret", [PrivateBus.secretValue(session, Array("x".utf8))]) == Self.isLocked)
             #expect(bus.errorName(item, Self.itemInterface, "Delete") == Self.isLocked)
             #expect(
                 bus.errorName(
                     Self.login, Self.collectionInterface, "CreateItem",
-                    [Variant.variantMap([]), Self.secretValue(session, "x"), Variant.boolean(false)]) == Self.isLocked)
+                    [Variant.variantMap([]), PrivateBus.secretValue(session, Array("x".utf8)), Variant.boolean(false)]) == Self.isLocked)
             let secrets = try bus.expectReply(
                 Self.service, Self.serviceInterface, "GetSecrets", [Variant.objectPaths([item]), Variant.objectPath(session)])
             #expect(Variant.withChild(secrets, 0, Variant.childCount) == 0)
             g_variant_unref(secrets)
             // `security unlock-keychain` in a terminal (the same kernel keyring): Unlock answers at once.
-            let tool = Process()
-            tool.executableURL = URL(fileURLWithPath: PrivateBus.providerExecutable).deletingLastPathComponent()
-                .appendingPathComponent("security")
-            tool.arguments = ["unlock-keychain", home.location("login").databasePath]
-            tool.environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
-            let input = Pipe()
-            tool.standardInput = input
-            tool.standardOutput = FileHandle.nullDevice
-            tool.standardError = FileHandle.nullDevice
-            try tool.run()
-            input.fileHandleForWriting.write(Data("pw\n".utf8))
-            try input.fileHandleForWriting.close()
-            tool.waitUntilExit()
-            try #require(tool.terminationStatus == 0)
+            try #require(try home.security(["unlock-keychain", home.location("login").databasePath], stdin: "pw\n").status == 0)
             let unlock = try bus.expectReply(
                 Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([Self.login])])
             #expect(Variant.withChild(unlock, 0, Variant.readStrings) == [Self.login])
@@ -335,41 +303,17 @@ struct KeychainProviderTests {
         }
     }
 
-    /// `Completed(b dismissed, v result)` signals, recorded on the test's thread.
-    final class CompletedRecorder {
-        var completions: [(dismissed: Bool, paths: [String])] = []
-    }
-
     /// Runs `Unlock` of the login collection and its prompt; returns the prompt's `Completed` arguments,
     /// after `whilePending` ran (while the user is still being asked).
-    static func unlockThroughPrompt(_ bus: PrivateBus, whilePending: () throws -> Void = {}) throws -> (dismissed: Bool, paths: [String])? {
-        let recorder = CompletedRecorder()
-        let box = Unmanaged.passRetained(recorder)
-        defer { box.release() }
-        let subscription = g_dbus_connection_signal_subscribe(
-            bus.client, nil, "org.freedesktop.Secret.Prompt", "Completed", nil, nil, G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, _, _, _, _, parameters, userData in
-                guard let parameters, let userData, Variant.isOfType(parameters, "(bv)") else { return }
-                let dismissed = Variant.withChild(parameters, 0, Variant.readBoolean)
-                let paths = Variant.withChild(parameters, 1) { boxed in
-                    let value = g_variant_get_variant(boxed)!
-                    defer { g_variant_unref(value) }
-                    return Variant.isOfType(value, "ao") ? Variant.readStrings(value) : []
-                }
-                Unmanaged<CompletedRecorder>.fromOpaque(userData).takeUnretainedValue().completions.append((dismissed, paths))
-            }, box.toOpaque(), nil)
-        defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
-        let unlock = try bus.expectReply(service, serviceInterface, "Unlock", [Variant.objectPaths([login])])
-        let prompt = Variant.withChild(unlock, 1, Variant.readString)
-        g_variant_unref(unlock)
-        g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
-        try whilePending()
-        // A hang guard, not a timing assertion.
-        for _ in 0..<1_000 where recorder.completions.isEmpty {
-            while g_main_context_iteration(nil, 0) != 0 {}
-            if recorder.completions.isEmpty { usleep(10_000) }
+    static func unlockThroughPrompt(_ bus: PrivateBus, whilePending: () throws -> Void = {}) throws -> PromptCompletion? {
+        try bus.recordingCompleted { recorder in
+            let unlock = try bus.expectReply(service, serviceInterface, "Unlock", [Variant.objectPaths([login])])
+            let prompt = Variant.withChild(unlock, 1, Variant.readString)
+            g_variant_unref(unlock)
+            g_variant_unref(try bus.expectReply(prompt, promptInterface, "Prompt", [Variant.string("")]))
+            try whilePending()
+            return bus.awaitCompleted(recorder)
         }
-        return recorder.completions.first
     }
 
     @Test("A cancelled pinentry dismisses the unlock prompt (Completed(true)) and leaves the keychain locked")
