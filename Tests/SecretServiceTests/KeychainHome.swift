@@ -48,10 +48,12 @@ struct KeychainHome {
     /// A pinentry that answers every GETPIN with `password` (Assuan: `D <data>`, `OK`), or cancels
     /// (`ERR 83886179`) when `password` is `nil`.
     /// `delay` seconds pass before each answer (a user who takes their time); the script exits as soon
-    /// as the provider that started it has gone, so that no process outlives a test.
-    func scriptedPinentry(password: String?, delay: Int = 0) throws -> String {
+    /// as the provider that started it has gone, so that no process outlives a test. With `log`, each
+    /// `SETERROR` and `GETPIN` it receives is appended to that file as a line of its command word.
+    func scriptedPinentry(password: String?, delay: Int = 0, log: String? = nil) throws -> String {
         let path = root + "/pinentry-\(UUID().uuidString).sh"
         let wait = "for i in $(seq \(delay * 10)); do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.1; done; "
+        func record(_ word: String) -> String { log.map { "echo \(word) >> '\($0)'; " } ?? "" }
         let answer = (delay > 0 ? wait : "")
             + (password.map { "printf 'D %s\\nOK\\n' '\($0)'" } ?? "echo 'ERR 83886179 Operation cancelled'")
         let script = """
@@ -59,7 +61,8 @@ struct KeychainHome {
             echo 'OK Pleased to meet you'
             while read -r line; do
               case "$line" in
-                GETPIN*) \(answer) ;;
+                GETPIN*) \(record("GETPIN"))\(answer) ;;
+                SETERROR*) \(record("SETERROR"))echo OK ;;
                 BYE*) echo OK; exit 0 ;;
                 *) echo OK ;;
               esac

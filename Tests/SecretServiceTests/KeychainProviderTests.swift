@@ -316,6 +316,43 @@ struct KeychainProviderTests: SecretServiceSuite {
         }
     }
 
+    @Test("A lock by another process is answered at once: SearchItems lists the item as locked and Locked is true")
+    func lockByAnotherProcessIsSeenAtOnce() throws {
+        // Regression: `secret-tool lookup` right after `security lock-keychain` was told the item was
+        // unlocked (the lock state of the last one-second poll), asked GetSecrets without Unlock, got
+        // nothing and printed nothing in 12 ms: no prompt ran.
+        try Self.with { bus, home in
+            let keystore = try home.createKeychain("login", password: "pw")
+            _ = try keystore.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+            try bus.startProvider(keychainHome: home.root)
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(Self.login, label: "x", attributes: ["t": "7"], secret: "s", session: session)
+            #expect(try Self.search(bus, ["t": "7"]).unlocked == [item])
+            try #require(try home.security(["lock-keychain", home.location("login").databasePath]).status == 0)
+            let found = try Self.search(bus, ["t": "7"])
+            #expect(found.unlocked.isEmpty)
+            #expect(found.locked == [item])
+            #expect(try Self.locked(bus, Self.login))
+        }
+    }
+
+    @Test("A wrong password is asked again with pinentry's error text, up to 3 tries; then the prompt is dismissed")
+    func wrongPasswordUnlock() throws {
+        try Self.with { bus, home in
+            try home.createKeychain("login", password: "pw")
+            let log = home.root + "/pinentry.log"
+            try bus.startProvider(
+                keychainHome: home.root,
+                extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: "wrong", log: log)])
+            let completed = try Self.unlockThroughPrompt(bus)
+            #expect(completed?.dismissed == true)
+            #expect(completed?.paths == [])
+            #expect(try Self.locked(bus, Self.login))
+            let asked = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(asked == "GETPIN\nSETERROR\nGETPIN\nSETERROR\nGETPIN\n")
+        }
+    }
+
     @Test("A cancelled pinentry dismisses the unlock prompt (Completed(true)) and leaves the keychain locked")
     func cancelledUnlock() throws {
         try Self.with { bus, home in

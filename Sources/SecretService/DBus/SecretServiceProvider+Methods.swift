@@ -225,11 +225,18 @@ extension SecretServiceProvider {
     }
 
     /// `SearchItems(a{ss}) → (ao unlocked, ao locked)`: items of locked collections are listed as locked.
+    /// Each collection's lock state is read once per call, as it is now (a client that is told "unlocked"
+    /// asks `GetSecrets` at once, without `Unlock`, and gets nothing if another process locked it since).
     private func searchService(_ call: MethodCall) throws -> [OpaquePointer] {
         let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
         var unlocked: [String] = [], locked: [String] = []
+        var lockedNow: [CollectionID: Bool] = [:]
         for (collection, item) in store.search(query, in: nil) {
-            let isLocked = store.collection(collection)?.locked ?? true
+            let isLocked = lockedNow[collection] ?? {
+                let value = store.collection(collection)?.locked ?? true
+                lockedNow[collection] = value
+                return value
+            }()
             if isLocked {
                 locked.append(itemPath(item.id, in: collection))
             } else {

@@ -136,8 +136,15 @@ package final class KeychainSecretStore: SecretStore {
         order.compactMap { keychains[$0].map(info) } + memory.collections()
     }
 
+    /// The collection's state now: a keychain's lock state is read again on every call (one read
+    /// transaction and a kernel keyring lookup), not taken from the last poll, so that a lock or unlock
+    /// by another process (`security lock-keychain`) is answered at once; a change found here is reported
+    /// as the poll would report it.
     package func collection(_ id: CollectionID) -> CollectionInfo? {
-        if let keychain = keychains[id] { return info(keychain) }
+        if let keychain = keychains[id] {
+            refreshLock(keychain)
+            return info(keychain)
+        }
         return memory.collection(id)
     }
 
