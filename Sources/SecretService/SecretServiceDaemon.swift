@@ -234,15 +234,16 @@ private final class RunningDaemon {
     /// `RequestName` with `DO_NOT_QUEUE` and `ALLOW_REPLACEMENT` (plus `REPLACE_EXISTING` with `--replace`).
     func requestName(replace: Bool) -> Result<Void, ProviderError> {
         let flags: UInt32 = 0x1 | 0x4 | (replace ? 0x2 : 0)
-        guard
-            let reply = busCall(
-                "RequestName", Variant.tuple([Variant.string(SecretServiceDaemon.busName), Variant.uint32(flags)]),
-                "(u)")
-        else {
-            return .failure(.connection("RequestName failed"))
+        let bus = SecretServiceClient(connection: connection, busName: SecretServiceDaemon.busName)
+        let reply: OpaquePointer
+        do {
+            reply = try bus.busCall("RequestName", [Variant.string(SecretServiceDaemon.busName), Variant.uint32(flags)])
+        } catch {
+            return .failure(.connection("RequestName failed: \(error)"))
         }
+        defer { g_variant_unref(reply) }
+        guard Variant.isOfType(reply, "(u)") else { return .failure(.connection("RequestName answered an unexpected type")) }
         let code = Variant.withChild(reply, 0) { g_variant_get_uint32($0) }
-        g_variant_unref(reply)
         if code == 1 || code == 4 { return .success(()) }  // primary owner / already owner
         return .failure(.nameTaken(describeOwner(replace: replace)))
     }
@@ -265,11 +266,4 @@ private final class RunningDaemon {
         return "\(name) is owned by \(owner); \(hint)"
     }
 
-    private func busCall(_ method: String, _ parameters: OpaquePointer, _ replyType: String) -> OpaquePointer? {
-        Variant.withType(replyType) { type in
-            g_dbus_connection_call_sync(
-                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
-                type, G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
-        }
-    }
 }

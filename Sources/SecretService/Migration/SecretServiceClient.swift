@@ -109,7 +109,8 @@ package final class SecretServiceClient {
             || (program.utf8.count == 15 && SecretServiceDaemon.programName.hasPrefix(program))
     }
 
-    private func busCall(_ method: String, _ arguments: [OpaquePointer]) throws(CallError) -> OpaquePointer {
+    /// Calls a method of the bus itself (`org.freedesktop.DBus`). - Returns: the reply (the caller unrefs it).
+    func busCall(_ method: String, _ arguments: [OpaquePointer]) throws(CallError) -> OpaquePointer {
         try call(
             "/org/freedesktop/DBus", "org.freedesktop.DBus", method, arguments, destination: "org.freedesktop.DBus")
     }
