@@ -242,7 +242,9 @@ private final class RunningDaemon {
             return .failure(.connection("RequestName failed: \(error)"))
         }
         defer { g_variant_unref(reply) }
-        guard Variant.isOfType(reply, "(u)") else { return .failure(.connection("RequestName answered an unexpected type")) }
+        guard Variant.isOfType(reply, "(u)") else {
+            return .failure(.connection("RequestName answered an unexpected type"))
+        }
         let code = Variant.withChild(reply, 0) { g_variant_get_uint32($0) }
         if code == 1 || code == 4 { return .success(()) }  // primary owner / already owner
         return .failure(.nameTaken(describeOwner(replace: replace)))
@@ -259,7 +261,8 @@ private final class RunningDaemon {
             found = result
             owner = result.unique
             if let pid = result.pid {
-                owner = (result.program.isEmpty ? "pid \(pid)" : "\(result.program) (pid \(pid))") + ", \(result.unique)"
+                let program = result.program.isEmpty ? "pid \(pid)" : "\(result.program) (pid \(pid))"
+                owner = "\(program), \(result.unique)"
             }
         }
         let hint = SecretServiceDaemon.ownerHint(program: found?.program ?? "", pid: found?.pid, replace: replace)

@@ -69,9 +69,9 @@ package enum Variant {
     }
 
     /// Child `index` of a container, given to `body`, then released.
-    package static func withChild<R, E: Error>(_ value: OpaquePointer, _ index: Int, _ body: (OpaquePointer) throws(E) -> R)
-        throws(E) -> R
-    {
+    package static func withChild<R, E: Error>(
+        _ value: OpaquePointer, _ index: Int, _ body: (OpaquePointer) throws(E) -> R
+    ) throws(E) -> R {
         let child = g_variant_get_child_value(value, gsize(index))!
         defer { g_variant_unref(child) }
         return try body(child)
@@ -80,7 +80,9 @@ package enum Variant {
     package static func childCount(_ value: OpaquePointer) -> Int { Int(g_variant_n_children(value)) }
 
     /// The string of an `s` or `o` value.
-    package static func readString(_ value: OpaquePointer) -> String { String(cString: g_variant_get_string(value, nil)) }
+    package static func readString(_ value: OpaquePointer) -> String {
+        String(cString: g_variant_get_string(value, nil))
+    }
 
     package static func readBoolean(_ value: OpaquePointer) -> Bool { g_variant_get_boolean(value) != 0 }
 

@@ -93,7 +93,9 @@ package final class SecretServiceClient {
         for (file, cut) in [("cmdline", UInt8(0)), ("comm", UInt8(ascii: "\n"))] {
             var contents: UnsafeMutablePointer<gchar>?
             var length: gsize = 0
-            guard g_file_get_contents("/proc/\(pid)/\(file)", &contents, &length, nil) != 0, let contents else { continue }
+            guard g_file_get_contents("/proc/\(pid)/\(file)", &contents, &length, nil) != 0, let contents else {
+                continue
+            }
             defer { g_free(contents) }
             let bytes = UnsafeRawBufferPointer(start: contents, count: Int(length))
             let name = lastComponent(String(decoding: bytes.prefix { $0 != cut }, as: UTF8.self))
@@ -270,7 +272,9 @@ package final class SecretServiceClient {
     /// that cannot be decoded (a bad IV or padding under the DH session) is left out too and named in
     /// `undecodable`, so that one bad entry never costs the rest of the batch.
     /// - Throws: ``CallError`` when the call fails or its reply is not `(a{o(oayays)})`.
-    func secrets(of paths: [String]) throws(CallError) -> (secrets: [String: StoredSecret], undecodable: [String: String]) {
+    func secrets(of paths: [String]) throws(CallError)
+        -> (secrets: [String: StoredSecret], undecodable: [String: String])
+    {
         guard let session else { throw CallError(name: "(local)", message: "no session is open") }
         let reply = try call(
             Self.servicePath, Self.service, "GetSecrets", [Variant.objectPaths(paths), Variant.objectPath(sessionPath)])
