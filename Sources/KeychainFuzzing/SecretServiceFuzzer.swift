@@ -86,69 +86,49 @@ package enum SecretServiceFuzzer {
     /// Well-formed call sequences that reach deep into the handlers: open plain and DH sessions,
     /// create, search, read, change, lock, unlock through the prompt and delete items.
     package static func seeds() -> [String: [UInt8]] {
-        func string(_ value: String) -> OpaquePointer { g_variant_new_string(value)! }
-        func path(_ value: String) -> OpaquePointer { g_variant_new_object_path(value)! }
-        func tuple(_ children: [OpaquePointer]) -> OpaquePointer {
-            var children = children.map { Optional($0) }
-            return g_variant_new_tuple(&children, gsize(children.count))!
-        }
-        func array(_ type: String, _ children: [OpaquePointer]) -> OpaquePointer {
-            var children = children.map { Optional($0) }
-            // The type string's C pointer lives only inside withCString, and G_VARIANT_TYPE is that pointer.
-            return type.withCString { g_variant_new_array(cgio_variant_type($0), &children, gsize(children.count))! }
-        }
-        func bytes(_ value: [UInt8]) -> OpaquePointer {
-            value.withUnsafeBytes {
-                g_variant_new_fixed_array(cgio_variant_type("y"), $0.baseAddress, gsize($0.count), 1)!
-            }
-        }
-        func attributes(_ map: [(String, String)]) -> OpaquePointer {
-            array("{ss}", map.map { g_variant_new_dict_entry(string($0.0), string($0.1))! })
-        }
+        // The provider's own builders (SecretService's Variant), so the seeds are built as replies are.
+        let string = Variant.string, path = Variant.objectPath, tuple = Variant.tuple
+        func attributes(_ map: [String: String]) -> OpaquePointer { Variant.stringMap(map) }
         let session = "/org/freedesktop/secrets/session/1"
         let openPlain = encode(
             path: 0, method: "OpenSession", interface: "org.freedesktop.Secret.Service",
-            arguments: tuple([string("plain"), g_variant_new_variant(string(""))!]))
+            arguments: tuple([string("plain"), Variant.boxed(string(""))]))
         var dhKey = [UInt8](repeating: 0, count: 128)
         dhKey[127] = 2
         let openDH = encode(
             path: 0, method: "OpenSession", interface: "org.freedesktop.Secret.Service",
-            arguments: tuple([string("dh-ietf1024-sha256-aes128-cbc-pkcs7"), g_variant_new_variant(bytes(dhKey))!]))
-        func createItem(_ label: String, _ attrs: [(String, String)], secret: [UInt8]) -> [UInt8] {
-            let properties = array(
-                "{sv}",
-                [
-                    g_variant_new_dict_entry(
-                        string("org.freedesktop.Secret.Item.Label"), g_variant_new_variant(string(label))!)!,
-                    g_variant_new_dict_entry(
-                        string("org.freedesktop.Secret.Item.Attributes"), g_variant_new_variant(attributes(attrs))!)!,
-                ])
-            let secretValue = tuple([path(session), bytes([]), bytes(secret), string("text/plain")])
+            arguments: tuple([string("dh-ietf1024-sha256-aes128-cbc-pkcs7"), Variant.boxed(Variant.bytes(dhKey))]))
+        func createItem(_ label: String, _ attrs: [String: String], secret: [UInt8]) -> [UInt8] {
+            let properties = Variant.variantMap([
+                ("org.freedesktop.Secret.Item.Label", string(label)),
+                ("org.freedesktop.Secret.Item.Attributes", attributes(attrs)),
+            ])
+            let secretValue = tuple([path(session), Variant.bytes([]), Variant.bytes(secret), string("text/plain")])
             return encode(
                 path: 2, method: "CreateItem", interface: "org.freedesktop.Secret.Collection",
-                arguments: tuple([properties, secretValue, g_variant_new_boolean(1)!]))
+                arguments: tuple([properties, secretValue, Variant.boolean(true)]))
         }
         let item = "/org/freedesktop/secrets/collection/session/1"
         let search = encode(
             path: 0, method: "SearchItems", interface: "org.freedesktop.Secret.Service",
-            arguments: tuple([attributes([("service", "fuzz")])]))
+            arguments: tuple([attributes(["service": "fuzz"])]))
         let getSecret = encode(
             path: 6, method: "GetSecret", interface: "org.freedesktop.Secret.Item", arguments: tuple([path(session)]))
         let getSecrets = encode(
             path: 0, method: "GetSecrets", interface: "org.freedesktop.Secret.Service",
-            arguments: tuple([array("o", [path(item)]), path(session)]))
+            arguments: tuple([Variant.objectPaths([item]), path(session)]))
         let lock = encode(
             path: 0, method: "Lock", interface: "org.freedesktop.Secret.Service",
-            arguments: tuple([array("o", [path("/org/freedesktop/secrets/aliases/session")])]))
+            arguments: tuple([Variant.objectPaths(["/org/freedesktop/secrets/aliases/session"])]))
         let unlock = encode(
             path: 0, method: "Unlock", interface: "org.freedesktop.Secret.Service",
-            arguments: tuple([array("o", [path(item)])]))
+            arguments: tuple([Variant.objectPaths([item])]))
         let prompt = encode(
             path: 8, method: "Prompt", interface: "org.freedesktop.Secret.Prompt", arguments: tuple([string("")]))
         let setLabel = encode(
             path: 6, method: "Set", interface: "org.freedesktop.DBus.Properties",
             arguments: tuple([
-                string("org.freedesktop.Secret.Item"), string("Label"), g_variant_new_variant(string("renamed"))!,
+                string("org.freedesktop.Secret.Item"), string("Label"), Variant.boxed(string("renamed")),
             ]))
         let getAll = encode(
             path: 6, method: "GetAll", interface: "org.freedesktop.DBus.Properties",
@@ -156,18 +136,13 @@ package enum SecretServiceFuzzer {
         let createCollection = encode(
             path: 0, method: "CreateCollection", interface: "org.freedesktop.Secret.Service",
             arguments: tuple([
-                array(
-                    "{sv}",
-                    [
-                        g_variant_new_dict_entry(
-                            string("org.freedesktop.Secret.Collection.Label"), g_variant_new_variant(string("Work"))!)!
-                    ]), string("default"),
+                Variant.variantMap([("org.freedesktop.Secret.Collection.Label", string("Work"))]), string("default"),
             ]))
         let deleteItem = encode(
             path: 6, method: "Delete", interface: "org.freedesktop.Secret.Item", arguments: tuple([]))
         let introspect = encode(
             path: 1, method: "Introspect", interface: "org.freedesktop.DBus.Introspectable", arguments: tuple([]))
-        let created = createItem("fuzz", [("service", "fuzz"), ("user", "a")], secret: Array("secret".utf8))
+        let created = createItem("fuzz", ["service": "fuzz", "user": "a"], secret: Array("secret".utf8))
         return [
             "seed-plain-create-read.bin": openPlain + created + search + getSecret + getSecrets + getAll,
             "seed-dh-open.bin": openDH + openPlain + created + getSecret,
@@ -288,8 +263,8 @@ package enum SecretServiceFuzzer {
             -> OpaquePointer?
         {
             let arguments: OpaquePointer = data.withUnsafeBytes { raw in
-                let loose = type.withCString {
-                    g_variant_new_from_data(cgio_variant_type($0), raw.baseAddress, gsize(raw.count), 0, nil, nil)!
+                let loose = Variant.withType(type) {
+                    g_variant_new_from_data($0, raw.baseAddress, gsize(raw.count), 0, nil, nil)!
                 }
                 g_variant_ref_sink(loose)
                 defer { g_variant_unref(loose) }
@@ -314,22 +289,20 @@ package enum SecretServiceFuzzer {
 
         /// Adds every object path in a reply to the paths later calls of the input may use.
         private func harvest(_ value: OpaquePointer, into paths: inout [String]) {
-            if g_variant_is_of_type(value, cgio_variant_type("o")) != 0 {
-                let path = String(cString: g_variant_get_string(value, nil))
+            if Variant.isOfType(value, "o") {
+                let path = Variant.readString(value)
                 if path != "/", !paths.contains(path), paths.count < 64 { paths.append(path) }
                 return
             }
-            if g_variant_is_of_type(value, cgio_variant_type("v")) != 0 {
+            if Variant.isOfType(value, "v") {
                 let inner = g_variant_get_variant(value)!
                 harvest(inner, into: &paths)
                 g_variant_unref(inner)
                 return
             }
             guard g_variant_is_container(value) != 0 else { return }
-            for index in 0..<min(Int(g_variant_n_children(value)), 64) {
-                let child = g_variant_get_child_value(value, gsize(index))!
-                harvest(child, into: &paths)
-                g_variant_unref(child)
+            for index in 0..<min(Variant.childCount(value), 64) {
+                Variant.withChild(value, index) { harvest($0, into: &paths) }
             }
         }
     }

@@ -36,6 +36,11 @@ package enum SecretServiceDaemon {
     package static let defaultIdleExitSeconds: UInt32 = 300
     /// The bus name of the Secret Service.
     package static let busName = "org.freedesktop.secrets"
+    /// This program's file name, as `/proc/<pid>/exe` names it.
+    package static let programName = "keychain-secret-service"
+    /// How to stop gnome-keyring's user service, which D-Bus or systemd would otherwise start again.
+    static let gnomeKeyringStop =
+        "systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket"
 
     static let usage = """
         usage: keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory] [--bus-name NAME]
@@ -110,6 +115,25 @@ package enum SecretServiceDaemon {
         sigemptyset(&set)
         for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// What to do about the provider that owns the name, by who it is (its program name, from
+    /// ``SecretServiceClient/programName(pid:)``):
+    /// - this program: "keychain-secret-service is already running, pid N; use --replace …";
+    /// - gnome-keyring (`gnome-keyring-daemon`): its systemd user units to stop, or `--replace`;
+    /// - any other: stop it, or `--replace`.
+    /// With `replace`, the owner refused to hand the name over: it has to be stopped first.
+    static func ownerHint(program: String, pid: UInt32?, replace: Bool) -> String {
+        let pidText = pid.map { ", pid \($0)" } ?? ""
+        if SecretServiceClient.isOwnProvider(program) {
+            return replace
+                ? "\(programName) is already running\(pidText) and does not allow replacement; stop it first"
+                : "\(programName) is already running\(pidText); use --replace to take over from it"
+        }
+        let stop = program.hasPrefix("gnome-keyring") ? "stop it (\(gnomeKeyringStop))" : "stop it"
+        return replace
+            ? "it does not allow replacement; \(stop) first"
+            : "\(stop) or run \(programName) --replace"
     }
 
     static func printError(_ message: String) {
@@ -224,41 +248,38 @@ private final class RunningDaemon {
     /// `RequestName` with `DO_NOT_QUEUE` and `ALLOW_REPLACEMENT` (plus `REPLACE_EXISTING` with `--replace`).
     func requestName(replace: Bool) -> Result<Void, ProviderError> {
         let flags: UInt32 = 0x1 | 0x4 | (replace ? 0x2 : 0)
-        guard
-            let reply = busCall(
-                "RequestName", Variant.tuple([Variant.string(name), Variant.uint32(flags)]),
-                "(u)")
-        else {
-            return .failure(.connection("RequestName failed"))
+        let bus = SecretServiceClient(connection: connection, busName: name)
+        let reply: OpaquePointer
+        do {
+            reply = try bus.busCall("RequestName", [Variant.string(name), Variant.uint32(flags)])
+        } catch {
+            return .failure(.connection("RequestName failed: \(error)"))
+        }
+        defer { g_variant_unref(reply) }
+        guard Variant.isOfType(reply, "(u)") else {
+            return .failure(.connection("RequestName answered an unexpected type"))
         }
         let code = Variant.withChild(reply, 0) { g_variant_get_uint32($0) }
-        g_variant_unref(reply)
         if code == 1 || code == 4 { return .success(()) }  // primary owner / already owner
         return .failure(.nameTaken(describeOwner(replace: replace)))
     }
 
-    /// "org.freedesktop.secrets is owned by gnome-keyring-d (pid 123, :1.4); …".
+    /// "org.freedesktop.secrets is owned by gnome-keyring-daemon (pid 123), :1.4; …", with the hint
+    /// for that owner (``SecretServiceDaemon/ownerHint(program:pid:replace:)``).
     func describeOwner(replace: Bool) -> String {
         var owner = "another connection"
+        var found: (unique: String, pid: UInt32?, program: String)?
         let client = SecretServiceClient(connection: connection, busName: name, timeoutMilliseconds: 5_000)
-        if let found = (try? client.owner()) ?? nil {
-            owner = found.unique
-            if let pid = found.pid {
-                owner = (found.program.isEmpty ? "pid \(pid)" : "\(found.program) (pid \(pid))") + ", \(found.unique)"
+        if let result = (try? client.owner()) ?? nil {
+            found = result
+            owner = result.unique
+            if let pid = result.pid {
+                let program = result.program.isEmpty ? "pid \(pid)" : "\(result.program) (pid \(pid))"
+                owner = "\(program), \(result.unique)"
             }
         }
-        let hint =
-            replace
-            ? "it does not allow replacement; stop it first"
-            : "stop it (for gnome-keyring: systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket) or run keychain-secret-service --replace"
+        let hint = SecretServiceDaemon.ownerHint(program: found?.program ?? "", pid: found?.pid, replace: replace)
         return "\(name) is owned by \(owner); \(hint)"
     }
 
-    private func busCall(_ method: String, _ parameters: OpaquePointer, _ replyType: String) -> OpaquePointer? {
-        Variant.withType(replyType) { type in
-            g_dbus_connection_call_sync(
-                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
-                type, G_DBUS_CALL_FLAGS_NONE, -1, nil, nil)
-        }
-    }
 }

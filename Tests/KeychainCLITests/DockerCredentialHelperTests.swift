@@ -117,6 +117,11 @@ struct DockerCredentialHelperTests {
         #expect(sandbox.docker("version") == Outcome(status: 0, stdout: "docker-credential-keychain (swift-keychain) 0.1.0\n", stderr: ""))
         #expect(sandbox.docker() == Outcome(status: 1, stdout: "Usage: docker-credential-keychain <store|get|erase|list|version>\n", stderr: ""))
         #expect(sandbox.docker("frob") == Outcome(status: 1, stdout: "Unknown credential action `frob`\n", stderr: ""))
+        for flag in ["--help", "-h"] {
+            let help = sandbox.docker(flag, stdin: "not read")
+            #expect(help == Outcome(status: 0, stdout: DockerCredentialHelper.help, stderr: ""))
+            #expect(help.stdout.hasPrefix("Usage: docker-credential-keychain <store|get|erase|list|version>\n"))
+        }
         #expect(sandbox.docker("store", stdin: "{\"ServerURL\":\"ftp://x.io\",\"Username\":\"u\"}")
             == Outcome(status: 1, stdout: "unsupported scheme: ftp\n", stderr: ""))
     }

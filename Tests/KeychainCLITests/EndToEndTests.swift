@@ -1,4 +1,5 @@
 import Foundation
+@testable import KeychainCLI
 import KeychainCore
 import Testing
 
@@ -140,6 +141,19 @@ struct EndToEndTests {
         let after = try Self.run(git, config + ["credential", "fill"], stdin: "protocol=https\nhost=git.example.com\n\n", environment: env)
         #expect(after.status != 0)
         #expect(after.stdout == "")
+    }
+
+    @Test("both credential helpers print their usage for --help on stdout and exit 0; git's without an action exits 1")
+    func helpers() throws {
+        let sandbox = try Sandbox()
+        let git = try Self.tool("git-credential-keychain")
+        let docker = try Self.tool("docker-credential-keychain")
+        let env = sandbox.environment
+        #expect(try Self.run(git, ["--help"], environment: env) == Outcome(status: 0, stdout: GitCredentialHelper.help, stderr: ""))
+        #expect(try Self.run(docker, ["--help"], environment: env)
+            == Outcome(status: 0, stdout: DockerCredentialHelper.help, stderr: ""))
+        #expect(try Self.run(git, [], environment: env)
+            == Outcome(status: 1, stdout: "", stderr: "usage: git credential-keychain <get|store|erase>\n"))
     }
 
     @Test("docker-credential-keychain answers docker's protocol as a separate process")

@@ -121,4 +121,21 @@ struct GitCredentialHelperTests {
         #expect(io.error.text == "usage: git credential-keychain <get|store|erase>\n")
         #expect(sandbox.git("frob", credential) == Outcome(status: 0, stdout: "", stderr: ""))
     }
+
+    @Test("--help and -h print the usage on stdout and exit 0 without reading input", arguments: ["--help", "-h"])
+    func help(_ flag: String) throws {
+        let sandbox = try Sandbox()
+        // Input that would be rejected as malformed if it were read.
+        let outcome = sandbox.git(flag, "not a credential line\n")
+        #expect(outcome == Outcome(status: 0, stdout: GitCredentialHelper.help, stderr: ""))
+        #expect(outcome.stdout.hasPrefix("usage: git credential-keychain <get|store|erase>\n"))
+        #expect(outcome.stdout.contains("git config --global credential.helper keychain"))
+    }
+
+    @Test("an unknown action is still ignored silently, even one that looks like an option (git's rule)")
+    func unknownOption() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.git("--frob", credential) == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.git("capability", credential) == Outcome(status: 0, stdout: "", stderr: ""))
+    }
 }

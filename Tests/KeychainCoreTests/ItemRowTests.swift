@@ -8,18 +8,54 @@ import KeychainTesting
 /// is pinned here as well as by the golden keychains (`GoldenKeychainTests`).
 @Suite("Item row and keybag entries")
 struct ItemRowTests {
+    /// A generic password row sealed with fresh keys: the row, its attributes, its codec and class key.
+    static func sealedRow() throws -> (ItemRow, [String: AttributeValue], ItemCodec, ClassKey) {
+        let codec = ItemCodec(keychainID: Array(repeating: 7, count: 16), indexKey: IndexKey(SecureBytes.random(count: 32)))
+        let classKey = ClassKey.random()
+        let attributes = StoreSession.normalized(.genericPassword, ["svce": .string("s"), "acct": .string("a"), "agrp": .string("g")])
+        let row = try ItemRow.seal(
+            .genericPassword, attributes: attributes, secret: SecureBytes(copying: Array("secret".utf8)),
+            persistentRef: Array("genp".utf8) + Array(repeating: 1, count: 16), protection: .whenUnlocked, sync: false,
+            classKey: classKey, codec: codec)
+        return (row, attributes, codec, classKey)
+    }
+
     @Test("the row tag covers every column but rowid and tag, in the table's order")
     func taggedColumns() {
         #expect(
             ItemRow.taggedColumns.map(\.rawValue)
                 == ["persistref", "class", "pdmn", "sync", "agrp", "pk", "acct", "name", "wrapped_key", "attributes", "secret"])
         #expect(ItemRow.taggedColumns.filter(\.isInteger) == [.itemClass, .protection, .sync])
-        #expect(
-            ItemRow.insertSQL
-                == "INSERT INTO items (persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, secret, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        #expect(
-            ItemRow.rewriteSQL
-                == "UPDATE items SET pdmn = ?, sync = ?, agrp = ?, pk = ?, acct = ?, name = ?, wrapped_key = ?, attributes = ?, secret = ?, tag = ? WHERE rowid = ?")
+    }
+
+    @Test("the insert and in-place rewrite put each tagged value in the column of its name, and the tag in tag")
+    func statementsWriteTheTaggedColumns() throws {
+        let folder = try TemporaryKeychain()
+        let database = try Database(path: folder.directory + "/rows.db", mode: .readWriteCreate)
+        try database.execute(Schema.create)
+        let (row, attributes, codec, classKey) = try Self.sealedRow()
+        /// The stored row, read by column name: the tagged columns in the tag's order, then the tag.
+        func stored() throws -> [SQLValue] {
+            let names = ItemRow.taggedColumns.map(\.rawValue) + ["tag"]
+            let statement = try database.prepare("SELECT \(names.joined(separator: ", ")) FROM items")
+            defer { statement.finish() }
+            #expect(try statement.step())
+            return ItemRow.taggedColumns.enumerated().map { index, column in
+                column.isInteger ? .integer(statement.int64(Int32(index))) : .blob(statement.blob(Int32(index)))
+            } + [.blob(statement.blob(Int32(names.count - 1)))]
+        }
+        try database.prepare(ItemRow.insertSQL).run(row.taggedValues + [.blob(row.tag)])
+        #expect(try stored() == row.taggedValues + [.blob(row.tag)])
+        // A rewrite keeps the persistent reference and class (its first two columns) and replaces the rest.
+        let key = try #require(row.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
+        var changed = attributes
+        changed["labl"] = .string("label")
+        let resealed = try row.resealed(attributes: changed, secret: nil, itemKey: key, codec: codec)
+        let rowid = try database.scalar("SELECT rowid FROM items")
+        try database.prepare(ItemRow.rewriteSQL).run(
+            Array(resealed.taggedValues.dropFirst(2)) + [.blob(resealed.tag), .integer(rowid)])
+        #expect(try stored() == resealed.taggedValues + [.blob(resealed.tag)])
+        #expect(try database.scalar("SELECT count(*) FROM items") == 1)
     }
 
     @Test("class codes are 1 genp, 2 inet, 3 keys, 4 cert; other codes are no class")
@@ -50,13 +86,7 @@ struct ItemRowTests {
 
     @Test("a row sealed and re-sealed opens with its associated data only, and its tag covers its stored values")
     func sealAndReseal() throws {
-        let codec = ItemCodec(keychainID: Array(repeating: 7, count: 16), indexKey: IndexKey(SecureBytes.random(count: 32)))
-        let classKey = ClassKey.random()
-        let attributes = StoreSession.normalized(.genericPassword, ["svce": .string("s"), "acct": .string("a"), "agrp": .string("g")])
-        let row = try ItemRow.seal(
-            .genericPassword, attributes: attributes, secret: SecureBytes(copying: Array("secret".utf8)),
-            persistentRef: Array("genp".utf8) + Array(repeating: 1, count: 16), protection: .whenUnlocked, sync: false,
-            classKey: classKey, codec: codec)
+        let (row, attributes, codec, classKey) = try Self.sealedRow()
         #expect(row.tag == codec.rowTag(row.taggedValues))
         let key = try #require(row.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
         #expect(row.openItemKey(classKey: ClassKey.random(), associatedData: row.associatedData(.key, codec: codec)) == nil)

@@ -48,10 +48,12 @@ struct KeychainHome {
     /// A pinentry that answers every GETPIN with `password` (Assuan: `D <data>`, `OK`), or cancels
     /// (`ERR 83886179`) when `password` is `nil`.
     /// `delay` seconds pass before each answer (a user who takes their time); the script exits as soon
-    /// as the provider that started it has gone, so that no process outlives a test.
-    func scriptedPinentry(password: String?, delay: Int = 0) throws -> String {
+    /// as the provider that started it has gone, so that no process outlives a test. With `log`, each
+    /// `SETERROR` and `GETPIN` it receives is appended to that file as a line of its command word.
+    func scriptedPinentry(password: String?, delay: Int = 0, log: String? = nil) throws -> String {
         let path = root + "/pinentry-\(UUID().uuidString).sh"
         let wait = "for i in $(seq \(delay * 10)); do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.1; done; "
+        func record(_ word: String) -> String { log.map { "echo \(word) >> '\($0)'; " } ?? "" }
         let answer = (delay > 0 ? wait : "")
             + (password.map { "printf 'D %s\\nOK\\n' '\($0)'" } ?? "echo 'ERR 83886179 Operation cancelled'")
         let script = """
@@ -59,7 +61,8 @@ struct KeychainHome {
             echo 'OK Pleased to meet you'
             while read -r line; do
               case "$line" in
-                GETPIN*) \(answer) ;;
+                GETPIN*) \(record("GETPIN"))\(answer) ;;
+                SETERROR*) \(record("SETERROR"))echo OK ;;
                 BYE*) echo OK; exit 0 ;;
                 *) echo OK ;;
               esac
@@ -118,6 +121,44 @@ struct KeychainHome {
     func fileBytes(_ name: String) -> [UInt8] {
         ["", "-wal", "-shm"].flatMap { suffix in
             (FileManager.default.contents(atPath: location(name).databasePath + suffix)).map { [UInt8]($0) } ?? []
+        }
+    }
+
+    /// The built `security` tool, beside the provider.
+    static let security = URL(fileURLWithPath: PrivateBus.providerExecutable).deletingLastPathComponent()
+        .appendingPathComponent("security").path
+
+    /// Runs the built `security` tool in this home with `stdin` as its input.
+    /// - Returns: its exit status and standard output (standard error is dropped).
+    @discardableResult
+    func security(_ arguments: [String], stdin: String = "") throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.security)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Runs one SQL statement on keychain `name`'s database with the `sqlite3` program: another writer
+    /// (or the disk) changing the file behind the store's back.
+    func sqlite(_ name: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [location(name).databasePath, sql]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "sqlite3 failed: \(sql)"])
         }
     }
 

@@ -41,6 +41,41 @@ struct KeychainProviderAliasTests {
         }
     }
 
+    static func setAlias(_ bus: PrivateBus, _ name: String, _ path: String) throws {
+        g_variant_unref(
+            try bus.expectReply(
+                Provider.service, Provider.serviceInterface, "SetAlias", [Variant.string(name), Variant.objectPath(path)]))
+    }
+
+    @Test("Built-in aliases pointed at session or removed with / survive a restart; default at a keychain goes to keychains.conf")
+    func builtInAliasesSurviveRestart() throws {
+        try Provider.with { bus, home in
+            let session = "/org/freedesktop/secrets/collection/session"
+            let conf = home.root + "/config/swift-keychain/keychains.conf"
+            try bus.startProvider(keychainHome: home.root)
+            try Self.setAlias(bus, "default", session)
+            try Self.setAlias(bus, "login", "/")
+            #expect(try Self.readAlias(bus, "default") == session)
+            #expect(FileSystem.permissions(Self.aliasesPath(home)) == 0o600)
+            bus.stopProvider()
+            try bus.startProvider(keychainHome: home.root)
+            #expect(try Self.readAlias(bus, "default") == session)
+            #expect(try Self.readAlias(bus, "login") == "/")
+            #expect(try Self.readAlias(bus, "session") == session)
+            // Back to a keychain: the default keychain of keychains.conf again, and nothing of it left in the
+            // aliases file, so that `security default-keychain` decides after the next restart too.
+            try Self.setAlias(bus, "default", Provider.login)
+            try Self.setAlias(bus, "login", Provider.login)
+            #expect(KeychainPreferences.load(path: conf).defaultKeychain == home.location("login").databasePath)
+            bus.stopProvider()
+            try bus.startProvider(keychainHome: home.root)
+            #expect(try Self.readAlias(bus, "default") == Provider.login)
+            #expect(try Self.readAlias(bus, "login") == Provider.login)
+            let saved = try String(contentsOfFile: Self.aliasesPath(home), encoding: .utf8)
+            #expect(!saved.contains("default\t"))
+        }
+    }
+
     @Test("A corrupt aliases file is reported on standard error and ignored; the provider starts and serves")
     func corruptAliasesFile() throws {
         try Provider.with { bus, home in

@@ -7,8 +7,7 @@ import Testing
 
 /// Crash safety and concurrent writers for keychain-backed collections (issue 17, "Crash and concurrency").
 @Suite("keychain-secret-service crash and concurrency")
-struct KeychainProviderCrashTests {
-    static let login = "/org/freedesktop/secrets/collection/login"
+struct KeychainProviderCrashTests: SecretServiceSuite {
 
     /// `CreateItem` on the login collection; `nil` when the call fails (the provider was killed).
     static func tryCreate(_ bus: PrivateBus, _ index: Int, _ session: String) -> String? {

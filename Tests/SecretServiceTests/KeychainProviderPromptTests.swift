@@ -8,52 +8,12 @@ import Testing
 /// CreateCollection and Collection.Delete prompts ask on a worker thread: the provider keeps serving
 /// other clients meanwhile, and a prompt that ends first (Dismiss, its client leaving) drops the answer.
 @Suite("keychain-secret-service prompts on a worker thread", .serialized)
-struct KeychainProviderPromptTests {
+struct KeychainProviderPromptTests: SecretServiceSuite {
     typealias Provider = KeychainProviderTests
-    static let promptInterface = "org.freedesktop.Secret.Prompt"
     static let work = "/org/freedesktop/secrets/collection/Work"
 
-    /// `Completed(b dismissed, v result)` signals (the result printed by `g_variant_print`), recorded on
-    /// the test's thread.
-    final class Recorder {
-        var completions: [(dismissed: Bool, result: String)] = []
-    }
-
-    /// Records `Completed` signals seen by the test's main connection while `body` runs.
-    static func recordingCompleted<R>(_ bus: PrivateBus, _ body: (Recorder) throws -> R) throws -> R {
-        let recorder = Recorder()
-        let box = Unmanaged.passRetained(recorder)
-        defer { box.release() }
-        let subscription = g_dbus_connection_signal_subscribe(
-            bus.client, nil, promptInterface, "Completed", nil, nil, G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, _, _, _, _, parameters, userData in
-                guard let parameters, let userData, Variant.isOfType(parameters, "(bv)") else { return }
-                let dismissed = Variant.withChild(parameters, 0, Variant.readBoolean)
-                let result = Variant.withChild(parameters, 1) { boxed in
-                    let value = g_variant_get_variant(boxed)!
-                    defer { g_variant_unref(value) }
-                    let text = g_variant_print(value, 1)!
-                    defer { g_free(text) }
-                    return String(cString: text)
-                }
-                Unmanaged<Recorder>.fromOpaque(userData).takeUnretainedValue().completions.append((dismissed, result))
-            }, box.toOpaque(), nil)
-        defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
-        return try body(recorder)
-    }
-
-    /// Delivers the signals received so far, then waits (a hang guard, not a timing assertion) until
-    /// `recorder` has one.
-    static func awaitCompleted(_ recorder: Recorder) -> (dismissed: Bool, result: String)? {
-        for _ in 0..<1_000 where recorder.completions.isEmpty {
-            while g_main_context_iteration(nil, 0) != 0 {}
-            if recorder.completions.isEmpty { usleep(10_000) }
-        }
-        return recorder.completions.first
-    }
-
     static func collections(_ bus: PrivateBus) throws -> [String] {
-        let value = try bus.property(Provider.service, Provider.serviceInterface, "Collections")
+        let value = try bus.property(Self.service, Self.serviceInterface, "Collections")
         defer { g_variant_unref(value) }
         return Variant.readStrings(value)
     }
@@ -61,12 +21,12 @@ struct KeychainProviderPromptTests {
     /// `CreateCollection` of “Work” and its `Prompt`, on `connection`; returns the prompt's path.
     static func promptCreateWork(_ bus: PrivateBus, on connection: OpaquePointer) throws -> String {
         let reply = try bus.expectReply(
-            Provider.service, Provider.serviceInterface, "CreateCollection",
+            Self.service, Self.serviceInterface, "CreateCollection",
             [Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string("Work"))]), Variant.string("")],
             on: connection)
         let prompt = Variant.withChild(reply, 1, Variant.readString)
         g_variant_unref(reply)
-        g_variant_unref(try bus.expectReply(prompt, promptInterface, "Prompt", [Variant.string("")], on: connection))
+        g_variant_unref(try bus.expectReply(prompt, Self.promptInterface, "Prompt", [Variant.string("")], on: connection))
         return prompt
     }
 
@@ -98,13 +58,13 @@ struct KeychainProviderPromptTests {
                 extraEnvironment: ["KEYCHAIN_PINENTRY": try home.gatedPinentry(password: "new pw", gate: gate)])
             let session = try bus.openPlainSession()
             let item = try bus.createItem(
-                Provider.login, label: "L", attributes: ["k": "v"], secret: "s1", session: session)
+                Self.login, label: "L", attributes: ["k": "v"], secret: "s1", session: session)
             let other = try bus.connect()
             defer {
                 g_dbus_connection_close_sync(other, nil, nil)
                 g_object_unref(UnsafeMutableRawPointer(other))
             }
-            try Self.recordingCompleted(bus) { recorder in
+            try bus.recordingCompleted { recorder in
                 _ = try Self.promptCreateWork(bus, on: other)
                 // The pinentry has not answered (its gate is closed): these are served during the prompt.
                 #expect(try Provider.search(bus, ["k": "v"]).unlocked == [item])
@@ -115,7 +75,7 @@ struct KeychainProviderPromptTests {
                 #expect(!FileManager.default.fileExists(atPath: gate + ".answered"))
                 // The user answers: the prompt completes with the new collection.
                 #expect(FileManager.default.createFile(atPath: gate, contents: nil))
-                let completed = Self.awaitCompleted(recorder)
+                let completed = bus.awaitCompleted(recorder)
                 #expect(completed?.dismissed == false)
                 #expect(completed?.result == "objectpath '\(Self.work)'")
             }
@@ -134,12 +94,12 @@ struct KeychainProviderPromptTests {
                 keychainHome: home.root,
                 extraEnvironment: ["KEYCHAIN_PINENTRY": try home.gatedPinentry(password: "new pw", gate: gate)])
             let other = try bus.connect()
-            try Self.recordingCompleted(bus) { recorder in
+            try bus.recordingCompleted { recorder in
                 let prompt = try Self.promptCreateWork(bus, on: other)
                 #expect(Self.awaitAsking(gate))
                 g_dbus_connection_close_sync(other, nil, nil)
                 g_object_unref(UnsafeMutableRawPointer(other))
-                let completed = Self.awaitCompleted(recorder)
+                let completed = bus.awaitCompleted(recorder)
                 #expect(completed?.dismissed == true)
                 #expect(completed?.result == "objectpath '/'")
                 // The prompt is gone.
@@ -169,8 +129,8 @@ struct KeychainProviderPromptTests {
                 extraEnvironment: [
                     "KEYCHAIN_PINENTRY": try home.gatedPinentry(password: "pw", gate: gate, ignoresTermination: true)
                 ])
-            try Self.recordingCompleted(bus) { recorder in
-                let delete = try bus.expectReply(Self.work, Provider.collectionInterface, "Delete")
+            try bus.recordingCompleted { recorder in
+                let delete = try bus.expectReply(Self.work, Self.collectionInterface, "Delete")
                 let prompt = Variant.withChild(delete, 0, Variant.readString)
                 g_variant_unref(delete)
                 g_variant_unref(try bus.expectReply(prompt, Self.promptInterface, "Prompt", [Variant.string("")]))
@@ -179,7 +139,7 @@ struct KeychainProviderPromptTests {
                 while g_main_context_iteration(nil, 0) != 0 {}
                 #expect(recorder.completions.isEmpty)
                 g_variant_unref(try bus.expectReply(prompt, Self.promptInterface, "Dismiss"))
-                let completed = Self.awaitCompleted(recorder)
+                let completed = bus.awaitCompleted(recorder)
                 #expect(completed?.dismissed == true)
                 #expect(completed?.result == "@ao []")
                 #expect(recorder.completions.count == 1)

@@ -7,13 +7,7 @@ import Testing
 
 /// The provider over keychain files (KeychainSecretStore), on a private bus.
 @Suite("keychain-secret-service over keychains")
-struct KeychainProviderTests {
-    static let service = "/org/freedesktop/secrets"
-    static let serviceInterface = "org.freedesktop.Secret.Service"
-    static let collectionInterface = "org.freedesktop.Secret.Collection"
-    static let itemInterface = "org.freedesktop.Secret.Item"
-    static let login = "/org/freedesktop/secrets/collection/login"
-    static let isLocked = "org.freedesktop.Secret.Error.IsLocked"
+struct KeychainProviderTests: SecretServiceSuite {
 
     static func with(_ body: (PrivateBus, KeychainHome) throws -> Void) throws {
         let home = try KeychainHome()
@@ -47,12 +41,6 @@ struct KeychainProviderTests {
         return Variant.readBoolean(value)
     }
 
-    static func secretValue(_ session: String, _ text: String) -> OpaquePointer {
-        Variant.tuple([
-            Variant.objectPath(session), Variant.bytes([]), Variant.bytes(Array(text.utf8)), Variant.string("text/plain"),
-        ])
-    }
-
     @Test("The login keychain is the login, default collection; items are created, found, replaced (exact set) and deleted")
     func itemsInLoginKeychain() throws {
         try Self.with { bus, home in
@@ -83,6 +71,59 @@ struct KeychainProviderTests {
             let keystore = try Keystore(location: home.location("login"), create: false)
             #expect(try keystore.secretItems(matching: ["app": "x"]).map(\.label) == ["general!"])
             #expect(try keystore.verifyIntegrity() == 1)
+        }
+    }
+
+    @Test("GetSecrets returns the secrets it can open: a corrupted item row and unknown paths are left out, not the batch")
+    func getSecretsSkipsCorruptedItem() throws {
+        try Self.with { bus, home in
+            try bus.startProvider(keychainHome: home.root)
+            let session = try bus.openPlainSession()
+            let items = try ["one", "two", "three"].map { name in
+                try bus.createItem(Self.login, label: name, attributes: ["n": name], secret: name, session: session)
+            }
+            // Another writer (or the disk) damages the second item's sealed secret.
+            try home.sqlite("login", "UPDATE ss_items SET secret = zeroblob(length(secret)) WHERE id = 2")
+            #expect(items[1] == Self.login + "/2")
+            // The damaged item is still listed (its metadata opens) but its secret does not.
+            #expect(bus.errorName(items[1], Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) != nil)
+            let reply = try bus.expectReply(
+                Self.service, Self.serviceInterface, "GetSecrets",
+                [Variant.objectPaths(items + [Self.login + "/99", "/org/freedesktop/secrets/nothing"]), Variant.objectPath(session)])
+            defer { g_variant_unref(reply) }
+            var secrets: [String: String] = [:]
+            Variant.withChild(reply, 0) { map in
+                for index in 0..<Variant.childCount(map) {
+                    Variant.withChild(map, index) { entry in
+                        let path = Variant.withChild(entry, 0, Variant.readString)
+                        secrets[path] = Variant.withChild(entry, 1) { secret in
+                            Variant.withChild(secret, 2) { Variant.withBytes($0) { String(decoding: $0, as: UTF8.self) } }
+                        }
+                    }
+                }
+            }
+            #expect(secrets == [items[0]: "one", items[2]: "three"])
+        }
+    }
+
+    @Test("The migration client's GetSecrets keeps the entries it can decode and names the others, never failing the batch")
+    func clientSkipsUndecodableSecrets() throws {
+        try Self.with { bus, home in
+            try bus.startProvider(keychainHome: home.root)
+            let plain = try bus.openPlainSession()
+            let item = try bus.createItem(Self.login, label: "a", attributes: ["n": "a"], secret: "a", session: plain)
+            let client = SecretServiceClient(connection: try #require(bus.client), busName: "org.freedesktop.secrets")
+            try client.openSession()
+            #expect(client.sessionIsEncrypted)
+            let good = try client.secrets(of: [item, Self.login + "/99"])
+            #expect(good.undecodable.isEmpty)
+            #expect(good.secrets[item]?.value.withUnsafeBytes { Array($0) } == Array("a".utf8))
+            // The client decodes as DH what the provider sends in the plain session (no IV): undecodable.
+            client.session = TransportSession(id: plain, owner: "", algorithm: .dhAES(key: SecureBytes.random(count: 16)))
+            client.sessionPath = plain
+            let bad = try client.secrets(of: [item])
+            #expect(bad.secrets.isEmpty)
+            #expect(Array(bad.undecodable.keys) == [item])
         }
     }
 
@@ -134,31 +175,18 @@ struct KeychainProviderTests {
             let found = try Self.search(bus, ["a": "b"])
             #expect(found.unlocked.isEmpty && found.locked == [item])
             #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == Self.isLocked)
-            #expect(bus.errorName(item, Self.itemInterface, "SetSecret", [Self.secretValue(session, "x")]) == Self.isLocked)
+            #expect(bus.errorName(item, Self.itemInterface, "SetSecret", [PrivateBus.secretValue(session, Array("x".utf8))]) == Self.isLocked)
             #expect(bus.errorName(item, Self.itemInterface, "Delete") == Self.isLocked)
             #expect(
                 bus.errorName(
                     Self.login, Self.collectionInterface, "CreateItem",
-                    [Variant.variantMap([]), Self.secretValue(session, "x"), Variant.boolean(false)]) == Self.isLocked)
+                    [Variant.variantMap([]), PrivateBus.secretValue(session, Array("x".utf8)), Variant.boolean(false)]) == Self.isLocked)
             let secrets = try bus.expectReply(
                 Self.service, Self.serviceInterface, "GetSecrets", [Variant.objectPaths([item]), Variant.objectPath(session)])
             #expect(Variant.withChild(secrets, 0, Variant.childCount) == 0)
             g_variant_unref(secrets)
             // `security unlock-keychain` in a terminal (the same kernel keyring): Unlock answers at once.
-            let tool = Process()
-            tool.executableURL = URL(fileURLWithPath: PrivateBus.providerExecutable).deletingLastPathComponent()
-                .appendingPathComponent("security")
-            tool.arguments = ["unlock-keychain", home.location("login").databasePath]
-            tool.environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
-            let input = Pipe()
-            tool.standardInput = input
-            tool.standardOutput = FileHandle.nullDevice
-            tool.standardError = FileHandle.nullDevice
-            try tool.run()
-            input.fileHandleForWriting.write(Data("pw\n".utf8))
-            try input.fileHandleForWriting.close()
-            tool.waitUntilExit()
-            try #require(tool.terminationStatus == 0)
+            try #require(try home.security(["unlock-keychain", home.location("login").databasePath], stdin: "pw\n").status == 0)
             let unlock = try bus.expectReply(
                 Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([Self.login])])
             #expect(Variant.withChild(unlock, 0, Variant.readStrings) == [Self.login])
@@ -275,41 +303,54 @@ struct KeychainProviderTests {
         }
     }
 
-    /// `Completed(b dismissed, v result)` signals, recorded on the test's thread.
-    final class CompletedRecorder {
-        var completions: [(dismissed: Bool, paths: [String])] = []
-    }
-
     /// Runs `Unlock` of the login collection and its prompt; returns the prompt's `Completed` arguments,
     /// after `whilePending` ran (while the user is still being asked).
-    static func unlockThroughPrompt(_ bus: PrivateBus, whilePending: () throws -> Void = {}) throws -> (dismissed: Bool, paths: [String])? {
-        let recorder = CompletedRecorder()
-        let box = Unmanaged.passRetained(recorder)
-        defer { box.release() }
-        let subscription = g_dbus_connection_signal_subscribe(
-            bus.client, nil, "org.freedesktop.Secret.Prompt", "Completed", nil, nil, G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, _, _, _, _, parameters, userData in
-                guard let parameters, let userData, Variant.isOfType(parameters, "(bv)") else { return }
-                let dismissed = Variant.withChild(parameters, 0, Variant.readBoolean)
-                let paths = Variant.withChild(parameters, 1) { boxed in
-                    let value = g_variant_get_variant(boxed)!
-                    defer { g_variant_unref(value) }
-                    return Variant.isOfType(value, "ao") ? Variant.readStrings(value) : []
-                }
-                Unmanaged<CompletedRecorder>.fromOpaque(userData).takeUnretainedValue().completions.append((dismissed, paths))
-            }, box.toOpaque(), nil)
-        defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
-        let unlock = try bus.expectReply(service, serviceInterface, "Unlock", [Variant.objectPaths([login])])
-        let prompt = Variant.withChild(unlock, 1, Variant.readString)
-        g_variant_unref(unlock)
-        g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
-        try whilePending()
-        // A hang guard, not a timing assertion.
-        for _ in 0..<1_000 where recorder.completions.isEmpty {
-            while g_main_context_iteration(nil, 0) != 0 {}
-            if recorder.completions.isEmpty { usleep(10_000) }
+    static func unlockThroughPrompt(_ bus: PrivateBus, whilePending: () throws -> Void = {}) throws -> PromptCompletion? {
+        try bus.recordingCompleted { recorder in
+            let unlock = try bus.expectReply(service, serviceInterface, "Unlock", [Variant.objectPaths([login])])
+            let prompt = Variant.withChild(unlock, 1, Variant.readString)
+            g_variant_unref(unlock)
+            g_variant_unref(try bus.expectReply(prompt, promptInterface, "Prompt", [Variant.string("")]))
+            try whilePending()
+            return bus.awaitCompleted(recorder)
         }
-        return recorder.completions.first
+    }
+
+    @Test("A lock by another process is answered at once: SearchItems lists the item as locked and Locked is true")
+    func lockByAnotherProcessIsSeenAtOnce() throws {
+        // Regression: `secret-tool lookup` right after `security lock-keychain` was told the item was
+        // unlocked (the lock state of the last one-second poll), asked GetSecrets without Unlock, got
+        // nothing and printed nothing in 12 ms: no prompt ran.
+        try Self.with { bus, home in
+            let keystore = try home.createKeychain("login", password: "pw")
+            _ = try keystore.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+            try bus.startProvider(keychainHome: home.root)
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(Self.login, label: "x", attributes: ["t": "7"], secret: "s", session: session)
+            #expect(try Self.search(bus, ["t": "7"]).unlocked == [item])
+            try #require(try home.security(["lock-keychain", home.location("login").databasePath]).status == 0)
+            let found = try Self.search(bus, ["t": "7"])
+            #expect(found.unlocked.isEmpty)
+            #expect(found.locked == [item])
+            #expect(try Self.locked(bus, Self.login))
+        }
+    }
+
+    @Test("A wrong password is asked again with pinentry's error text, up to 3 tries; then the prompt is dismissed")
+    func wrongPasswordUnlock() throws {
+        try Self.with { bus, home in
+            try home.createKeychain("login", password: "pw")
+            let log = home.root + "/pinentry.log"
+            try bus.startProvider(
+                keychainHome: home.root,
+                extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: "wrong", log: log)])
+            let completed = try Self.unlockThroughPrompt(bus)
+            #expect(completed?.dismissed == true)
+            #expect(completed?.paths == [])
+            #expect(try Self.locked(bus, Self.login))
+            let asked = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(asked == "GETPIN\nSETERROR\nGETPIN\nSETERROR\nGETPIN\n")
+        }
     }
 
     @Test("A cancelled pinentry dismisses the unlock prompt (Completed(true)) and leaves the keychain locked")

@@ -1,3 +1,4 @@
+import CGIO
 import KeychainCore
 import Testing
 
@@ -143,12 +144,17 @@ struct MemorySecretStoreTests {
         #expect(replaced.replaced)
     }
 
-    @Test("Identifiers accept only D-Bus path elements")
+    @Test("Identifiers accept only D-Bus object path elements ([A-Za-z0-9_], not empty), and make valid paths")
     func identifiers() {
-        #expect(CollectionID("login") != nil)
-        #expect(CollectionID("") == nil)
-        #expect(CollectionID("a/b") == nil)
-        #expect(CollectionID("a-b") == nil)
-        #expect(ItemID(String(repeating: "a", count: 256)) == nil)
+        for bad in ["", "a/b", "a-b", "a b", ".", "ä", "a\u{0}"] {
+            #expect(CollectionID(bad) == nil, "\(bad)")
+            #expect(ItemID(bad) == nil, "\(bad)")
+        }
+        // D-Bus specification, "Valid Object Paths": elements of [A-Za-z0-9_], no length limit of their own.
+        for good in ["login", "A_z_09", "1", "_", String(repeating: "a", count: 200)] {
+            #expect(CollectionID(good)?.rawValue == good)
+            #expect(ItemID(good)?.rawValue == good)
+            #expect(g_variant_is_object_path("/org/freedesktop/secrets/collection/\(good)/\(good)") != 0)
+        }
     }
 }

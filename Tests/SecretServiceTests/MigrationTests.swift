@@ -9,12 +9,9 @@ import Testing
 /// unchanged (label, attributes, secret, content type, collection), locked collections are counted as
 /// skipped, a second run copies nothing, and a missing provider is a clear error.
 @Suite("Migration from another Secret Service provider")
-struct MigrationTests {
+struct MigrationTests: SecretServiceSuite {
     static let gnomeKeyring = "/usr/bin/gnome-keyring-daemon"
     static let hasGnomeKeyring = FileManager.default.isExecutableFile(atPath: gnomeKeyring)
-    static let service = "/org/freedesktop/secrets"
-    static let serviceInterface = "org.freedesktop.Secret.Service"
-    static let login = "/org/freedesktop/secrets/collection/login"
 
     /// An item as the source holds it.
     struct Expected: Hashable, Comparable {
@@ -66,17 +63,20 @@ struct MigrationTests {
     }
 
     /// SIGKILL: the daemon inherits a signal mask with SIGTERM blocked from Foundation's `Process`.
+    /// Runs `body` with gnome-keyring owning the name on a private bus, and stops it afterwards.
+    static func withGnomeKeyring(_ body: (PrivateBus) throws -> Void) throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            let keyring = try startGnomeKeyring(on: bus)
+            defer { stop(keyring) }
+            try body(bus)
+        }
+    }
+
     static func stop(_ process: Process) {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-    }
-
-    static func secretValue(_ session: String, _ bytes: [UInt8], _ contentType: String) -> OpaquePointer {
-        Variant.tuple([
-            Variant.objectPath(session), Variant.bytes([]), Variant.bytes(bytes), Variant.string(contentType),
-        ])
     }
 
     /// `CreateItem` in the source with a plain session.
@@ -87,7 +87,7 @@ struct MigrationTests {
         ])
         let reply = try bus.expectReply(
             collection, "org.freedesktop.Secret.Collection", "CreateItem",
-            [properties, secretValue(session, item.secret, item.contentType), Variant.boolean(false)])
+            [properties, PrivateBus.secretValue(session, item.secret, contentType: item.contentType), Variant.boolean(false)])
         g_variant_unref(reply)
     }
 
@@ -97,7 +97,7 @@ struct MigrationTests {
             service, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "CreateWithMasterPassword",
             [
                 Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string(label))]),
-                secretValue(session, Array("pw-\(label)".utf8), "text/plain"),
+                PrivateBus.secretValue(session, Array("pw-\(label)".utf8)),
             ])
         defer { g_variant_unref(reply) }
         return Variant.withChild(reply, 0, Variant.readString)
@@ -161,9 +161,7 @@ struct MigrationTests {
         "Every item of gnome-keyring arrives unchanged in the right collection; a locked collection is skipped; a rerun copies nothing",
         .enabled(if: hasGnomeKeyring, "gnome-keyring-daemon is not installed (scripts/setup installs it)"))
     func migratesGnomeKeyring() throws {
-        try PrivateBus.with(startProvider: false) { bus in
-            let keyring = try Self.startGnomeKeyring(on: bus)
-            defer { Self.stop(keyring) }
+        try Self.withGnomeKeyring { bus in
             let session = try bus.openPlainSession()
             let loginItems = [
                 Expected(
@@ -246,9 +244,7 @@ struct MigrationTests {
         "A dry run reads every secret but writes nothing",
         .enabled(if: hasGnomeKeyring, "gnome-keyring-daemon is not installed (scripts/setup installs it)"))
     func dryRun() throws {
-        try PrivateBus.with(startProvider: false) { bus in
-            let keyring = try Self.startGnomeKeyring(on: bus)
-            defer { Self.stop(keyring) }
+        try Self.withGnomeKeyring { bus in
             let session = try bus.openPlainSession()
             try Self.create(
                 bus, in: Self.login,
@@ -270,9 +266,7 @@ struct MigrationTests {
         "An empty gnome-keyring migrates nothing and succeeds",
         .enabled(if: hasGnomeKeyring, "gnome-keyring-daemon is not installed (scripts/setup installs it)"))
     func emptySource() throws {
-        try PrivateBus.with(startProvider: false) { bus in
-            let keyring = try Self.startGnomeKeyring(on: bus)
-            defer { Self.stop(keyring) }
+        try Self.withGnomeKeyring { bus in
             let store = MemorySecretStore()
             let before = store.collections()
             let report = try SecretServiceMigration.run(connection: bus.client!, store: store, options: Self.options())
@@ -287,9 +281,7 @@ struct MigrationTests {
         "The command prints counts per collection and no secret; it exits 0, and 4 when a collection stays locked",
         .enabled(if: hasGnomeKeyring, "gnome-keyring-daemon is not installed (scripts/setup installs it)"))
     func commandOutput() throws {
-        try PrivateBus.with(startProvider: false) { bus in
-            let keyring = try Self.startGnomeKeyring(on: bus)
-            defer { Self.stop(keyring) }
+        try Self.withGnomeKeyring { bus in
             let session = try bus.openPlainSession()
             try Self.create(
                 bus, in: Self.login,
@@ -347,6 +339,17 @@ struct MigrationTests {
         }
     }
 
+    /// Runs `keychain-secret-service migrate` on `bus` in a fresh home. - Returns: its status and stderr.
+    static func migrateCommand(_ bus: PrivateBus) throws -> (status: Int32, stderr: String) {
+        let stderr = Pipe()
+        let home = try KeychainHome()
+        defer { home.remove() }
+        let process = try PrivateBus.launchProvider(
+            address: bus.address, arguments: ["migrate"], stderr: stderr, keychainHome: home.root)
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
     @Test("With no provider on the bus the migration says so, activates nothing, and the command exits 3")
     func noProvider() throws {
         try PrivateBus.with(startProvider: false) { bus in
@@ -354,14 +357,8 @@ struct MigrationTests {
                 try SecretServiceMigration.run(
                     connection: bus.client!, store: MemorySecretStore(), options: Self.options())
             }
-            let stderr = Pipe()
-            let home = try KeychainHome()
-            defer { home.remove() }
-            let process = try PrivateBus.launchProvider(
-                address: bus.address, arguments: ["migrate"], stderr: stderr, keychainHome: home.root)
-            process.waitUntilExit()
-            let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationStatus == 3)
+            let (status, message) = try Self.migrateCommand(bus)
+            #expect(status == 3)
             #expect(message.contains("no Secret Service provider owns org.freedesktop.secrets"))
         }
     }
@@ -373,14 +370,8 @@ struct MigrationTests {
                 try SecretServiceMigration.run(
                     connection: bus.client!, store: MemorySecretStore(), options: Self.options())
             }
-            let stderr = Pipe()
-            let home = try KeychainHome()
-            defer { home.remove() }
-            let process = try PrivateBus.launchProvider(
-                address: bus.address, arguments: ["migrate"], stderr: stderr, keychainHome: home.root)
-            process.waitUntilExit()
-            let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationStatus == 3)
+            let (status, message) = try Self.migrateCommand(bus)
+            #expect(status == 3)
             #expect(message.contains("is keychain-secret-service itself"))
         }
     }

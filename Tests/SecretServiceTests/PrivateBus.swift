@@ -234,6 +234,15 @@ final class PrivateBus {
         return Variant.withChild(reply, 1, Variant.readString)
     }
 
+    /// A `(oayays)` secret: session path, parameters, value, content type (the spec's Secret struct).
+    static func secretValue(
+        _ session: String, _ value: [UInt8], parameters: [UInt8] = [], contentType: String = "text/plain"
+    ) -> OpaquePointer {
+        Variant.tuple([
+            Variant.objectPath(session), Variant.bytes(parameters), Variant.bytes(value), Variant.string(contentType),
+        ])
+    }
+
     /// `CreateItem` on `collection` with a `plain` secret; returns the item's path.
     func createItem(
         _ collection: String, label: String, attributes: [String: String], secret: String, session: String,
@@ -243,13 +252,9 @@ final class PrivateBus {
             ("org.freedesktop.Secret.Item.Label", Variant.string(label)),
             ("org.freedesktop.Secret.Item.Attributes", Variant.stringMap(attributes)),
         ])
-        let secretValue = Variant.tuple([
-            Variant.objectPath(session), Variant.bytes([]), Variant.bytes(Array(secret.utf8)),
-            Variant.string("text/plain"),
-        ])
         let reply = try expectReply(
             collection, "org.freedesktop.Secret.Collection", "CreateItem",
-            [properties, secretValue, Variant.boolean(replace)])
+            [properties, Self.secretValue(session, Array(secret.utf8)), Variant.boolean(replace)])
         defer { g_variant_unref(reply) }
         #expect(Variant.withChild(reply, 1, Variant.readString) == "/")
         return Variant.withChild(reply, 0, Variant.readString)

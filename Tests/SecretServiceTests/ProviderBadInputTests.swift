@@ -10,36 +10,7 @@ import Testing
 /// client that leaves in the middle of a prompt. Each gets a D-Bus error (or is ignored), never a
 /// crash, and the provider keeps serving with its items intact.
 @Suite("keychain-secret-service bad input")
-struct ProviderBadInputTests {
-    static let service = "/org/freedesktop/secrets"
-    static let serviceInterface = "org.freedesktop.Secret.Service"
-    static let collectionInterface = "org.freedesktop.Secret.Collection"
-    static let itemInterface = "org.freedesktop.Secret.Item"
-    static let sessionAlias = "/org/freedesktop/secrets/aliases/session"
-    static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
-
-    /// RFC 2409 §6.2: the Second Oakley Group's prime, big-endian.
-    static let prime: [UInt8] = {
-        let hex =
-            "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
-            + "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-            + "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF"
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }()
-
-    static func secret(_ session: String, _ value: [UInt8], parameters: [UInt8] = []) -> OpaquePointer {
-        Variant.tuple([
-            Variant.objectPath(session), Variant.bytes(parameters), Variant.bytes(value), Variant.string("text/plain"),
-        ])
-    }
-
+struct ProviderBadInputTests: SecretServiceSuite {
     @Test(
         "DH public keys 0, 1, p - 1, p, 2^1024 and keys longer than the group get InvalidArgs; 2 and p - 2 open sessions"
     )
@@ -91,7 +62,7 @@ struct ProviderBadInputTests {
                         Self.sessionAlias, Self.collectionInterface, "CreateItem",
                         [
                             Variant.variantMap([("org.freedesktop.Secret.Item.Label", Variant.string("x"))]),
-                            Self.secret(session, value, parameters: parameters), Variant.boolean(false),
+                            PrivateBus.secretValue(session, value, parameters: parameters), Variant.boolean(false),
                         ])
                         == Self.invalidArgs)
             }
@@ -195,7 +166,7 @@ struct ProviderBadInputTests {
                 return bus.errorName(
                     Self.sessionAlias, Self.collectionInterface, "CreateItem",
                     [
-                        properties, Self.secret(session, [UInt8](repeating: 0x5a, count: secretBytes)),
+                        properties, PrivateBus.secretValue(session, [UInt8](repeating: 0x5a, count: secretBytes)),
                         Variant.boolean(false),
                     ])
             }
@@ -215,7 +186,7 @@ struct ProviderBadInputTests {
             #expect(
                 bus.errorName(
                     item, Self.itemInterface, "SetSecret",
-                    [Self.secret(session, [UInt8](repeating: 1, count: Limits.secretBytes + 1))]) == Self.invalidArgs)
+                    [PrivateBus.secretValue(session, [UInt8](repeating: 1, count: Limits.secretBytes + 1))]) == Self.invalidArgs)
             #expect(
                 bus.errorName(
                     item, "org.freedesktop.DBus.Properties", "Set",

@@ -8,13 +8,7 @@ import Testing
 /// `keychain-secret-service` on a private bus, driven through GDBus as clients drive it, with the
 /// values and error names of the Secret Service API.
 @Suite("keychain-secret-service on a private bus")
-struct ProviderBusTests {
-    static let service = "/org/freedesktop/secrets"
-    static let serviceInterface = "org.freedesktop.Secret.Service"
-    static let collectionInterface = "org.freedesktop.Secret.Collection"
-    static let itemInterface = "org.freedesktop.Secret.Item"
-    static let sessionAlias = "/org/freedesktop/secrets/aliases/session"
-    static let sessionCollection = "/org/freedesktop/secrets/collection/session"
+struct ProviderBusTests: SecretServiceSuite {
 
     @Test("Introspect lists the spec's interfaces and the child nodes")
     func introspection() throws {
@@ -250,77 +244,53 @@ struct ProviderBusTests {
         }
     }
 
-    @Test("ItemCreated and PropertiesChanged are emitted on the collection")
+    @Test("CreateItem emits ItemCreated with the item, and the collection's Items in PropertiesChanged")
     func signals() throws {
         try PrivateBus.with { bus in
-            let context = g_main_context_new()!
-            g_main_context_push_thread_default(context)
-            defer {
-                g_main_context_pop_thread_default(context)
-                g_main_context_unref(context)
+            try bus.recordingSignals { recorder in
+                let session = try bus.openPlainSession()
+                let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
+                // The signals were sent before the reply; the wait is a hang guard only.
+                let created = bus.awaitSignal(recorder) { $0.member == "ItemCreated" }
+                #expect(created?.path == Self.sessionCollection)
+                #expect(created?.object == item)
+                // org.freedesktop.DBus.Properties allows the changed property with its new value or as
+                // invalidated (no value); other properties may come along.
+                let changed = bus.awaitSignal(recorder) {
+                    $0.member == "PropertiesChanged" && $0.path == Self.sessionCollection
+                        && ($0.changed["Items"] != nil || $0.invalidated.contains("Items"))
+                }
+                #expect(changed?.interface == Self.collectionInterface)
+                #expect(changed.map { $0.changed["Items"]?.contains("'\(item)'") ?? $0.invalidated.contains("Items") } == true)
             }
-            final class Seen { var members: [String] = [] }
-            let seen = Seen()
-            let subscription = g_dbus_connection_signal_subscribe(
-                bus.client, "org.freedesktop.secrets", nil, nil, Self.sessionCollection, nil, G_DBUS_SIGNAL_FLAGS_NONE,
-                { _, _, _, _, member, _, userData in
-                    Unmanaged<Seen>.fromOpaque(userData!).takeUnretainedValue().members.append(String(cString: member!))
-                }, Unmanaged.passUnretained(seen).toOpaque(), nil)
-            defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
-            let session = try bus.openPlainSession()
-            _ = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
-            // Hang guard only: the signals were sent before the reply, so they are already queued.
-            for _ in 0..<500 where !(seen.members.contains("ItemCreated") && seen.members.contains("PropertiesChanged"))
-            {
-                while g_main_context_iteration(context, 0) != 0 {}
-                usleep(10_000)
-            }
-            #expect(seen.members.contains("ItemCreated"))
-            #expect(seen.members.contains("PropertiesChanged"))
         }
     }
 
-    @Test("Lock emits CollectionChanged and the items' Locked in PropertiesChanged")
+    @Test("Lock emits CollectionChanged, and Locked = true in PropertiesChanged for the collection and its items")
     func lockSignals() throws {
         try PrivateBus.with { bus in
             let session = try bus.openPlainSession()
             let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
-            let context = g_main_context_new()!
-            g_main_context_push_thread_default(context)
-            defer {
-                g_main_context_pop_thread_default(context)
-                g_main_context_unref(context)
+            try bus.recordingSignals { recorder in
+                g_variant_unref(
+                    try bus.expectReply(
+                        Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])]))
+                // The signals were sent before the reply; the waits are hang guards only.
+                let changed = bus.awaitSignal(recorder) { $0.member == "CollectionChanged" }
+                #expect(changed?.path == Self.service)
+                #expect(changed?.object == Self.sessionCollection)
+                // The spec's Locked property, now true, on both objects; other properties may come along.
+                let collection = bus.awaitSignal(recorder) {
+                    $0.member == "PropertiesChanged" && $0.path == Self.sessionCollection && $0.changed["Locked"] != nil
+                }
+                #expect(collection?.interface == Self.collectionInterface)
+                #expect(collection?.changed["Locked"] == "true")
+                let itemChange = bus.awaitSignal(recorder) {
+                    $0.member == "PropertiesChanged" && $0.path == item && $0.changed["Locked"] != nil
+                }
+                #expect(itemChange?.interface == Self.itemInterface)
+                #expect(itemChange?.changed["Locked"] == "true")
             }
-            final class Seen { var signals: [String] = [] }
-            let seen = Seen()
-            let subscription = g_dbus_connection_signal_subscribe(
-                bus.client, "org.freedesktop.secrets", nil, nil, nil, nil, G_DBUS_SIGNAL_FLAGS_NONE,
-                { _, _, path, _, member, parameters, userData in
-                    var text = String(cString: path!) + " " + String(cString: member!)
-                    if String(cString: member!) == "PropertiesChanged", let parameters {
-                        let names = Variant.withChild(parameters, 1) { map in
-                            (0..<Variant.childCount(map)).map { index in
-                                Variant.withChild(map, index) { Variant.withChild($0, 0, Variant.readString) }
-                            }
-                        }
-                        text += " " + names.joined(separator: ",")
-                    }
-                    Unmanaged<Seen>.fromOpaque(userData!).takeUnretainedValue().signals.append(text)
-                }, Unmanaged.passUnretained(seen).toOpaque(), nil)
-            defer { g_dbus_connection_signal_unsubscribe(bus.client, subscription) }
-            g_variant_unref(
-                try bus.expectReply(
-                    Self.service, Self.serviceInterface, "Lock", [Variant.objectPaths([Self.sessionAlias])]))
-            let expected = [
-                "\(Self.service) CollectionChanged", "\(item) PropertiesChanged Locked",
-                "\(Self.sessionCollection) PropertiesChanged Label,Locked,Modified",
-            ]
-            // Hang guard only: the signals were sent before the reply.
-            for _ in 0..<500 where !expected.allSatisfy(seen.signals.contains) {
-                while g_main_context_iteration(context, 0) != 0 {}
-                usleep(10_000)
-            }
-            for signal in expected { #expect(seen.signals.contains(signal), "\(seen.signals)") }
         }
     }
 
@@ -354,6 +324,26 @@ struct ProviderBusTests {
         }
     }
 
+    @Test("The hint for a taken name fits its owner: this provider, gnome-keyring, or another program")
+    func ownerHints() {
+        #expect(
+            SecretServiceDaemon.ownerHint(program: "keychain-secret-service", pid: 7, replace: false)
+                == "keychain-secret-service is already running, pid 7; use --replace to take over from it")
+        // /proc/<pid>/comm's 15 bytes, when nothing else is readable.
+        #expect(SecretServiceClient.isOwnProvider("keychain-secret"))
+        #expect(!SecretServiceClient.isOwnProvider("keychain"))
+        #expect(!SecretServiceClient.isOwnProvider(""))
+        #expect(
+            SecretServiceDaemon.ownerHint(program: "gnome-keyring-daemon", pid: 7, replace: false)
+                == "stop it (systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket) or run keychain-secret-service --replace")
+        #expect(
+            SecretServiceDaemon.ownerHint(program: "keepassxc", pid: 7, replace: false)
+                == "stop it or run keychain-secret-service --replace")
+        #expect(
+            SecretServiceDaemon.ownerHint(program: "keepassxc", pid: nil, replace: true)
+                == "it does not allow replacement; stop it first")
+    }
+
     @Test("A second provider names the owner and exits 2; --replace takes the name over")
     func nameOwnership() throws {
         try PrivateBus.with { bus in
@@ -365,6 +355,14 @@ struct ProviderBusTests {
             #expect(second.terminationStatus == 2)
             #expect(message.contains("org.freedesktop.secrets is owned by keychain-secret"))
             #expect(message.contains("--replace"))
+            // The owner is this provider: named whole (not /proc's 15-byte comm), with our own hint.
+            #expect(SecretServiceClient.programName(pid: UInt32(first.processIdentifier)) == "keychain-secret-service")
+            #expect(
+                message.contains(
+                    "owned by keychain-secret-service (pid \(first.processIdentifier)), ")
+                    && message.contains(
+                        "; keychain-secret-service is already running, pid \(first.processIdentifier); use --replace"))
+            #expect(!message.contains("gnome-keyring"))
             let third = try PrivateBus.launchProvider(
                 address: bus.address, arguments: ["--replace", "--idle-exit", "0"])
             defer {

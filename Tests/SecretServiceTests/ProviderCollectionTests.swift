@@ -6,11 +6,7 @@ import Testing
 
 /// Collections, aliases, writable properties and the provider's lifetime, on a private bus.
 @Suite("keychain-secret-service collections and lifetime")
-struct ProviderCollectionTests {
-    static let service = "/org/freedesktop/secrets"
-    static let serviceInterface = "org.freedesktop.Secret.Service"
-    static let collectionInterface = "org.freedesktop.Secret.Collection"
-    static let itemInterface = "org.freedesktop.Secret.Item"
+struct ProviderCollectionTests: SecretServiceSuite {
 
     static func createCollection(_ bus: PrivateBus, label: String, alias: String) throws -> (String, String) {
         let reply = try bus.expectReply(

@@ -102,16 +102,7 @@ struct SecretItemEngineTests {
         _ = try keystore.createSecretItem(label: "A", attributes: ["a": "1"], secret: Self.secret("x"), replace: false)
         _ = try keystore.createSecretItem(label: "B", attributes: ["a": "2"], secret: Self.secret("y"), replace: false)
         #expect(try keystore.verifyIntegrity() == 2)
-        try sqlite(home.location("login").databasePath, "DELETE FROM ss_items WHERE id = 2")
+        try home.sqlite("login", "DELETE FROM ss_items WHERE id = 2")
         #expect(throws: KeychainFailure.self) { try keystore.verifyIntegrity() }
-    }
-
-    func sqlite(_ path: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, sql]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
     }
 }

@@ -6,25 +6,8 @@ import Testing
 /// The `dh-ietf1024-sha256-aes128-cbc-pkcs7` building blocks against published vectors
 /// (RFC 5869 test case 3, NIST SP 800-38A F.2.1) and the spec's public-key range.
 @Suite("Secret Service session cryptography")
-struct SessionCryptoTests {
-    static func hex(_ string: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = string.startIndex
-        while index < string.endIndex {
-            let next = string.index(index, offsetBy: 2)
-            bytes.append(UInt8(string[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
-
+struct SessionCryptoTests: SecretServiceSuite {
     static func bytes(_ secret: SecureBytes) -> [UInt8] { secret.withUnsafeBytes { Array($0) } }
-
-    /// RFC 2409 §6.2: the Second Oakley Group's prime.
-    static let prime = hex(
-        "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
-            + "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-            + "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF")
 
     @Test("HKDF-SHA256 with no salt and empty info matches RFC 5869 test case 3")
     func hkdfVector() throws {

@@ -24,6 +24,7 @@ package import KeychainCore
 /// - `list`: prints `{"<server URL>":"<username>",…}` for every `Docker Credentials` item, the URL
 ///   rebuilt from its attributes (`https://host[:port]/path`).
 /// - `version`: prints `docker-credential-keychain (swift-keychain) <version>`.
+/// - `-h`, `--help`: print ``help`` on stdout and exit 0 (docker itself never sends them).
 ///
 /// Errors go to **stdout** with exit 1, as docker expects: `credentials not found in native
 /// keychain`, `no credentials server URL`, `no credentials username`, and
@@ -36,6 +37,21 @@ package enum DockerCredentialHelper {
     static let notFound = "credentials not found in native keychain"
     /// The largest input read, in bytes.
     static let maximumInput = 1 << 20
+    /// What `--help` and `-h` print on stdout.
+    static let help = """
+        Usage: docker-credential-keychain <store|get|erase|list|version>
+
+        A docker credential helper that keeps registry credentials in the keychain as internet
+        passwords. docker runs it with one action and its input on standard input:
+          store    save {"ServerURL","Username","Secret"} read as JSON
+          get      print the credential for the server URL read
+          erase    remove the credential for the server URL read
+          list     print every server URL with its username, as JSON
+          version  print the helper's version
+        To use it, add "credsStore": "keychain" to ~/.docker/config.json.
+          -h, --help   show this help
+
+        """
 
     /// Runs the helper with `arguments` (without the program name).
     /// - Parameters:
@@ -57,6 +73,9 @@ package enum DockerCredentialHelper {
             throw .message("Usage: docker-credential-keychain <store|get|erase|list|version>", status: 1)
         }
         switch arguments[0] {
+        case "-h", "--help":
+            io.output.write(Self.help)
+            return
         case "version":
             io.output.line("docker-credential-keychain (swift-keychain) \(version)")
             return

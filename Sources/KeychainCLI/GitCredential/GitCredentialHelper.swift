@@ -38,14 +38,31 @@ package enum GitCredentialHelper {
     /// not store again a credential it just read from this helper.
     static let seenState = "keychain:seen=1"
     static let name = "git-credential-keychain"
+    /// What `--help` and `-h` print on stdout.
+    static let help = """
+        usage: git credential-keychain <get|store|erase>
+
+        A git credential helper that keeps credentials in the keychain as internet passwords.
+        git runs it with one action and the credential on standard input (git-credential(1)):
+          get      print the stored username and password for the credential git describes
+          store    save the credential (protocol, host, username and password are needed)
+          erase    remove the matching credentials
+        Other actions are ignored, as git's protocol requires. To use it:
+          git config --global credential.helper keychain
+          -h, --help   show this help
+
+        """
 
     /// Runs the helper with `arguments` (without the program name).
     /// - Parameters:
-    ///   - arguments: one action: `get`, `store` or `erase`; other actions are ignored (git's rule).
+    ///   - arguments: one action: `get`, `store` or `erase`; other actions are ignored, after the input
+    ///     is read (gitcredentials(7): a helper silently ignores operations it does not know). `-h` or
+    ///     `--help` as the first argument prints ``help`` on stdout and reads nothing.
     ///   - io: the streams and environment.
     ///   - location: the keychain; `nil` means the default keychain of `io.environment`
     ///     (`security default-keychain`; the login keychain unless set).
-    /// - Returns: the exit status: 0, or 1 after a message on stderr.
+    /// - Returns: the exit status: 0 (also for `--help` and unknown actions), or 1 after a message on
+    ///   stderr (no action: git's usage line).
     package static func run(_ arguments: [String], io: CommandIO, location: KeychainLocation? = nil) -> Int32 {
         CommandFailure.exitStatus(.gitCredential, io: io) { () throws(CommandFailure) in
             try perform(arguments, io: io, location: location)
@@ -58,6 +75,10 @@ package enum GitCredentialHelper {
     static func perform(_ arguments: [String], io: CommandIO, location: KeychainLocation?) throws(CommandFailure) {
         guard let action = arguments.first else {
             throw .message("usage: git credential-keychain <get|store|erase>", status: 1)
+        }
+        if action == "-h" || action == "--help" {
+            io.output.write(Self.help)
+            return
         }
         let credential = try GitCredential.read(from: io.input)
         guard ["get", "store", "erase"].contains(action) else { return }

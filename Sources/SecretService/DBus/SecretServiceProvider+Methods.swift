@@ -225,11 +225,18 @@ extension SecretServiceProvider {
     }
 
     /// `SearchItems(a{ss}) → (ao unlocked, ao locked)`: items of locked collections are listed as locked.
+    /// Each collection's lock state is read once per call, as it is now (a client that is told "unlocked"
+    /// asks `GetSecrets` at once, without `Unlock`, and gets nothing if another process locked it since).
     private func searchService(_ call: MethodCall) throws -> [OpaquePointer] {
         let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
         var unlocked: [String] = [], locked: [String] = []
+        var lockedNow: [CollectionID: Bool] = [:]
         for (collection, item) in store.search(query, in: nil) {
-            let isLocked = store.collection(collection)?.locked ?? true
+            let isLocked = lockedNow[collection] ?? {
+                let value = store.collection(collection)?.locked ?? true
+                lockedNow[collection] = value
+                return value
+            }()
             if isLocked {
                 locked.append(itemPath(item.id, in: collection))
             } else {
@@ -336,7 +343,7 @@ extension SecretServiceProvider {
             guard case .item(let collection, let item) = resolve(path),
                 let secret = try? store.secret(of: item, in: collection)
             else { continue }
-            entries.append(dictEntry(Variant.objectPath(path), try encodedSecret(secret, session)))
+            entries.append(Variant.dictEntry(Variant.objectPath(path), try encodedSecret(secret, session)))
         }
         return [Variant.array("{o(oayays)}", entries)]
     }
@@ -485,9 +492,4 @@ extension SecretServiceProvider {
         }
         return map
     }
-}
-
-/// A `{o(oayays)}` dict entry.
-private func dictEntry(_ key: OpaquePointer, _ value: OpaquePointer) -> OpaquePointer {
-    g_variant_new_dict_entry(key, value)!
 }

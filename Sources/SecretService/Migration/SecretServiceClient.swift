@@ -29,8 +29,10 @@ package final class SecretServiceClient {
     let busName: String
     /// Milliseconds each call may take (a provider that answers nothing must not hang the migration).
     let timeoutMilliseconds: Int32
-    private(set) var session: TransportSession?
-    private(set) var sessionPath = "/"
+    /// The open session (set by ``openSession()``; tests set one the provider does not use, to make
+    /// replies undecodable).
+    var session: TransportSession?
+    var sessionPath = "/"
 
     /// - Parameters:
     ///   - connection: a `GDBusConnection` to the bus the provider is on (referenced for the client's life).
@@ -53,8 +55,8 @@ package final class SecretServiceClient {
     // MARK: - The bus
 
     /// The unique name and process of the name's owner, or `nil` when nobody owns it.
-    /// - Returns: `unique`; `pid` when the bus gives it; `program`, the owner's `/proc/<pid>/comm` when
-    ///   readable, else "".
+    /// - Returns: `unique`; `pid` when the bus gives it; `program`, the owner's program name from
+    ///   ``programName(pid:)``, else "".
     package func owner() throws(CallError) -> (unique: String, pid: UInt32?, program: String)? {
         let has = try busCall("NameHasOwner", [Variant.string(busName)])
         defer { g_variant_unref(has) }
@@ -68,16 +70,49 @@ package final class SecretServiceClient {
             let number = Variant.withChild(pidReply, 0) { g_variant_get_uint32($0) }
             g_variant_unref(pidReply)
             pid = number
-            var contents: UnsafeMutablePointer<gchar>?
-            if g_file_get_contents("/proc/\(number)/comm", &contents, nil, nil) != 0, let contents {
-                program = String(cString: contents).filter { $0 != "\n" }
-                g_free(contents)
-            }
+            program = Self.programName(pid: number)
         }
         return (unique, pid, program)
     }
 
-    private func busCall(_ method: String, _ arguments: [OpaquePointer]) throws(CallError) -> OpaquePointer {
+    /// The whole file name of process `pid`'s program: the last component of `/proc/<pid>/exe` (a
+    /// binary replaced since it started reads `… (deleted)`, which is dropped), else of the first
+    /// argument in `/proc/<pid>/cmdline`, else `/proc/<pid>/comm`, which the kernel cuts to 15 bytes
+    /// (`keychain-secret`); "" when none is readable (another user's process, a process gone).
+    package static func programName(pid: UInt32) -> String {
+        func lastComponent(_ path: String) -> String {
+            String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? "")
+        }
+        if let link = g_file_read_link("/proc/\(pid)/exe", nil) {
+            defer { g_free(link) }
+            var path = String(cString: link)
+            if path.hasSuffix(" (deleted)") { path.removeLast(" (deleted)".count) }
+            let name = lastComponent(path)
+            if !name.isEmpty { return name }
+        }
+        for (file, cut) in [("cmdline", UInt8(0)), ("comm", UInt8(ascii: "\n"))] {
+            var contents: UnsafeMutablePointer<gchar>?
+            var length: gsize = 0
+            guard g_file_get_contents("/proc/\(pid)/\(file)", &contents, &length, nil) != 0, let contents else {
+                continue
+            }
+            defer { g_free(contents) }
+            let bytes = UnsafeRawBufferPointer(start: contents, count: Int(length))
+            let name = lastComponent(String(decoding: bytes.prefix { $0 != cut }, as: UTF8.self))
+            if !name.isEmpty { return name }
+        }
+        return ""
+    }
+
+    /// Whether `program` (from ``programName(pid:)``) is this project's provider; a name the kernel cut
+    /// to 15 bytes counts too.
+    package static func isOwnProvider(_ program: String) -> Bool {
+        program == SecretServiceDaemon.programName
+            || (program.utf8.count == 15 && SecretServiceDaemon.programName.hasPrefix(program))
+    }
+
+    /// Calls a method of the bus itself (`org.freedesktop.DBus`). - Returns: the reply (the caller unrefs it).
+    func busCall(_ method: String, _ arguments: [OpaquePointer]) throws(CallError) -> OpaquePointer {
         try call(
             "/org/freedesktop/DBus", "org.freedesktop.DBus", method, arguments, destination: "org.freedesktop.DBus")
     }
@@ -233,8 +268,13 @@ package final class SecretServiceClient {
     }
 
     /// `GetSecrets(items, session)`: the secrets of the unlocked items among `paths`, decoded into
-    /// zeroising memory. Items the provider leaves out (locked) are absent from the result.
-    func secrets(of paths: [String]) throws(CallError) -> [String: StoredSecret] {
+    /// zeroising memory. Items the provider leaves out (locked) are absent from `secrets`; an entry
+    /// that cannot be decoded (a bad IV or padding under the DH session) is left out too and named in
+    /// `undecodable`, so that one bad entry never costs the rest of the batch.
+    /// - Throws: ``CallError`` when the call fails or its reply is not `(a{o(oayays)})`.
+    func secrets(of paths: [String]) throws(CallError)
+        -> (secrets: [String: StoredSecret], undecodable: [String: String])
+    {
         guard let session else { throw CallError(name: "(local)", message: "no session is open") }
         let reply = try call(
             Self.servicePath, Self.service, "GetSecrets", [Variant.objectPaths(paths), Variant.objectPath(sessionPath)])
@@ -243,30 +283,35 @@ package final class SecretServiceClient {
             throw CallError(name: "(local)", message: "GetSecrets answered an unexpected type")
         }
         var result: [String: StoredSecret] = [:]
-        let map = g_variant_get_child_value(reply, 0)!
-        defer { g_variant_unref(map) }
-        for index in 0..<Variant.childCount(map) {
-            let entry = g_variant_get_child_value(map, gsize(index))!
-            defer { g_variant_unref(entry) }
-            let path = Variant.withChild(entry, 0, Variant.readString)
-            let value = g_variant_get_child_value(entry, 1)!
-            defer { g_variant_unref(value) }
-            result[path] = try decode(value, session)
+        var undecodable: [String: String] = [:]
+        Variant.withChild(reply, 0) { map in
+            for index in 0..<Variant.childCount(map) {
+                Variant.withChild(map, index) { entry in
+                    let path = Variant.withChild(entry, 0, Variant.readString)
+                    do throws(CallError) {
+                        result[path] = try Variant.withChild(entry, 1) { (value) throws(CallError) in
+                            try decode(value, session)
+                        }
+                    } catch {
+                        undecodable[path] = error.message
+                    }
+                }
+            }
         }
-        return result
+        return (result, undecodable)
     }
 
     /// Decodes a `(oayays)` secret.
     private func decode(_ value: OpaquePointer, _ session: TransportSession) throws(CallError) -> StoredSecret {
         let contentType = Variant.withChild(value, 3, Variant.readString)
-        let parameters = g_variant_get_child_value(value, 1)!
-        defer { g_variant_unref(parameters) }
-        let payload = g_variant_get_child_value(value, 2)!
-        defer { g_variant_unref(payload) }
         do {
-            let bytes = try Variant.withBytes(parameters) { (parameterBytes) throws(SessionCryptoError) in
-                try Variant.withBytes(payload) { (valueBytes) throws(SessionCryptoError) in
-                    try session.decode(parameters: parameterBytes, value: valueBytes)
+            let bytes = try Variant.withChild(value, 1) { (parameters) throws(SessionCryptoError) in
+                try Variant.withChild(value, 2) { (payload) throws(SessionCryptoError) in
+                    try Variant.withBytes(parameters) { (parameterBytes) throws(SessionCryptoError) in
+                        try Variant.withBytes(payload) { (valueBytes) throws(SessionCryptoError) in
+                            try session.decode(parameters: parameterBytes, value: valueBytes)
+                        }
+                    }
                 }
             }
             return StoredSecret(value: bytes, contentType: contentType)

@@ -125,8 +125,7 @@ package enum SecretServiceMigration {
         } catch {
             throw .bus("\(error)")
         }
-        // /proc/<pid>/comm keeps 15 bytes of the program name.
-        if !owner.program.isEmpty, "keychain-secret-service".hasPrefix(owner.program) {
+        if SecretServiceClient.isOwnProvider(owner.program) {
             throw .ownProvider("\(owner.program) (\(owner.unique))")
         }
         let paths: [String]
@@ -223,8 +222,8 @@ package enum SecretServiceMigration {
         /// Copies a batch of items: one `GetSecrets`, then each item's properties.
         private func copy(_ batch: [String], into target: CollectionID?, report: inout CollectionReport) {
             // SecureBytes wipes itself when the last reference goes; the store may keep these.
-            let secrets: [String: StoredSecret]
-            do { secrets = try client.secrets(of: batch) } catch {
+            let secrets: [String: StoredSecret], undecodable: [String: String]
+            do { (secrets, undecodable) = try client.secrets(of: batch) } catch {
                 report.failed += batch.count
                 report.failures.append("GetSecrets: \(error)")
                 return
@@ -247,7 +246,10 @@ package enum SecretServiceMigration {
                     continue
                 }
                 guard let secret = secrets[path] else {
-                    if locked {
+                    if let problem = undecodable[path] {
+                        report.failed += 1
+                        report.failures.append("\(path): \(problem)")
+                    } else if locked {
                         report.skippedLocked += 1
                     } else {
                         report.failed += 1

@@ -8,9 +8,11 @@ internal import KeychainCore
 /// Aliases clients set with `SetAlias`, kept across restarts in a small file beside `keychains.conf`.
 ///
 /// The file, `$XDG_CONFIG_HOME/swift-keychain/secret-service-aliases` (mode 0600), holds one
-/// `alias<TAB>collection` line per alias (both `[A-Za-z0-9_]` names; the collection is a keychain's
-/// collection name). It names no secret. It is replaced atomically (a new 0600 file renamed over it).
-/// The built-in aliases (`default`, `login`, `session`) are not in it.
+/// `alias<TAB>collection` line per alias (both `[A-Za-z0-9_]` names; the collection is a collection's
+/// name: a keychain's, or `session`). A built-in alias (`default`, `login`, `session`) is in it only
+/// when a client changed it: pointed at a collection other than its own (for `default`, one that is not
+/// a keychain, such as `session`: a keychain goes to `keychains.conf` instead), or removed, written
+/// `alias<TAB>/`. It names no secret. It is replaced atomically (a new 0600 file renamed over it).
 extension KeychainSecretStore {
     static let builtInAliases: Set<String> = ["default", "login", "session"]
 
@@ -28,25 +30,39 @@ extension KeychainSecretStore {
         var loaded: [String: CollectionID?] = [:]
         for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 2, let alias = CollectionID(String(fields[0])), let target = CollectionID(String(fields[1])),
-                !Self.builtInAliases.contains(alias.rawValue)
-            else {
+            guard fields.count == 2, let alias = CollectionID(String(fields[0])) else {
                 Self.logAliasesProblem(aliasesPath, "line \(index + 1) is not “alias<TAB>collection”")
                 return
             }
-            loaded[alias.rawValue] = .some(target)
+            if fields[1] == Self.removedAlias, Self.builtInAliases.contains(alias.rawValue) {
+                loaded[alias.rawValue] = .some(nil)
+            } else if let target = CollectionID(String(fields[1])) {
+                loaded[alias.rawValue] = .some(target)
+            } else {
+                Self.logAliasesProblem(aliasesPath, "line \(index + 1) is not “alias<TAB>collection”")
+                return
+            }
         }
         aliasOverrides.merge(loaded) { current, _ in current }
     }
 
-    /// Writes the aliases other than the built-in ones (a new 0600 file renamed over the old one).
-    /// A failure is logged on standard error; the aliases stay in memory.
+    /// What the file holds for a removed built-in alias (`SetAlias(name, "/")`): the spec's "no object".
+    static let removedAlias = "/"
+
+    /// Writes every alias a client set, built-in ones included (a new 0600 file renamed over the old
+    /// one); a removed alias that is not built in is simply left out. A failure is logged on standard
+    /// error and counted as unsaved data (``aliasesUnsaved``), so that the provider does not idle-exit
+    /// and lose the aliases it keeps in memory.
     func saveAliases() {
-        let lines = aliasOverrides.filter { !Self.builtInAliases.contains($0.key) }
-            .compactMap { alias, target in target.map { "\(alias)\t\($0.rawValue)\n" } }.sorted().joined()
+        let lines = aliasOverrides.compactMap { alias, target -> String? in
+            if let target { return "\(alias)\t\(target.rawValue)\n" }
+            return Self.builtInAliases.contains(alias) ? "\(alias)\t\(Self.removedAlias)\n" : nil
+        }.sorted().joined()
         do throws(KeychainFailure) {
             try FileSystem.replace(aliasesPath, with: Array(lines.utf8))
+            aliasesUnsaved = false
         } catch {
+            aliasesUnsaved = true
             Self.logAliasesProblem(aliasesPath, "it cannot be written: \(error)")
         }
     }

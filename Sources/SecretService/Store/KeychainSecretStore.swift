@@ -105,8 +105,10 @@ package final class KeychainSecretStore: SecretStore {
     let memory: MemorySecretStore
     var keychains: [CollectionID: Keychain] = [:]
     var order: [CollectionID] = []
-    /// Aliases clients set (SetAlias); `nil` values remove a built-in alias.
+    /// Aliases clients set (SetAlias); `nil` values remove a built-in alias. Saved in ``aliasesPath``.
     var aliasOverrides: [String: CollectionID?] = [:]
+    /// Whether the last ``saveAliases()`` failed: the aliases in memory are then unsaved data.
+    var aliasesUnsaved = false
     /// Files that failed to open, so that each poll does not retry (and report) them again.
     var unusable: Set<String> = []
     /// `keychains.conf`, read again only when it changed (the `default` alias follows it).
@@ -126,10 +128,9 @@ package final class KeychainSecretStore: SecretStore {
         loadAliases()
     }
 
-    /// Unsaved: the `session` collection's items, and built-in aliases (`default`, `login`, `session`)
-    /// a client changed (other aliases are saved in ``aliasesPath``).
+    /// Unsaved: the `session` collection's items, and aliases when ``aliasesPath`` could not be written.
     package var holdsUnsavedData: Bool {
-        memory.holdsUnsavedData || aliasOverrides.keys.contains { Self.builtInAliases.contains($0) }
+        memory.holdsUnsavedData || aliasesUnsaved
     }
 
     // MARK: - Collections
@@ -138,8 +139,15 @@ package final class KeychainSecretStore: SecretStore {
         order.compactMap { keychains[$0].map(info) } + memory.collections()
     }
 
+    /// The collection's state now: a keychain's lock state is read again on every call (one read
+    /// transaction and a kernel keyring lookup), not taken from the last poll, so that a lock or unlock
+    /// by another process (`security lock-keychain`) is answered at once; a change found here is reported
+    /// as the poll would report it.
     package func collection(_ id: CollectionID) -> CollectionInfo? {
-        if let keychain = keychains[id] { return info(keychain) }
+        if let keychain = keychains[id] {
+            refreshLock(keychain)
+            return info(keychain)
+        }
         return memory.collection(id)
     }
 
@@ -178,11 +186,11 @@ package final class KeychainSecretStore: SecretStore {
         if alias == "default", let collection, let keychain = keychains[collection] {
             // The same default as `security default-keychain`: the `default=` line of keychains.conf.
             try setDefaultKeychain(keychain.path)
-            aliasOverrides["default"] = nil
+            if aliasOverrides.removeValue(forKey: "default") != nil { saveAliases() }
             return
         }
         aliasOverrides[alias] = .some(collection)
-        if !Self.builtInAliases.contains(alias) { saveAliases() }
+        saveAliases()
     }
 
     /// Creates a keychain without a password (the prompt-driven ``createCollectionFromPrompt(label:)``
