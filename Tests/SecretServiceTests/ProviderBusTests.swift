@@ -161,6 +161,10 @@ struct ProviderBusTests: SecretServiceSuite {
                     [Variant.string(Self.collectionInterface)]) == "org.freedesktop.DBus.Error.UnknownMethod")
             #expect(
                 !(try bus.introspect(Self.sessionCollection)).contains("<node name=\"999\"/>"))
+            // Introspect lists an item's interface only on an item that exists (gnome-keyring's answer too).
+            #expect(!(try bus.introspect(Self.sessionCollection + "/999")).contains(Self.itemInterface))
+            #expect(try bus.introspect(item).contains(Self.itemInterface))
+            #expect(!(try bus.introspect("/org/freedesktop/secrets/collection/nothing")).contains(Self.collectionInterface))
             #expect(
                 bus.errorName(
                     item, Self.itemInterface, "GetSecret", [Variant.objectPath("/org/freedesktop/secrets/session/999")])

@@ -46,6 +46,10 @@ package final class SecretServiceProvider {
     let connection: OpaquePointer
     private let nodeInfo: UnsafeMutablePointer<GDBusNodeInfo>
     private let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
+    /// The handler of a call on a node of a subtree that names no object: every method, and (with no
+    /// property callbacks, so that GDBus hands them to `method_call`) `Properties.Get`, `Set` and `GetAll`,
+    /// answer `UnknownMethod` "Object does not exist at path", as gnome-keyring does.
+    private let unknownObjectVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
     private let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable>
     var subtrees: [String: guint] = [:]
     private var signalSubscription: guint = 0
@@ -86,6 +90,8 @@ package final class SecretServiceProvider {
         nodeInfo = info
         interfaceVTable = .allocate(capacity: 1)
         interfaceVTable.initialize(to: Self.makeInterfaceVTable())
+        unknownObjectVTable = .allocate(capacity: 1)
+        unknownObjectVTable.initialize(to: Self.makeUnknownObjectVTable())
         subtreeVTable = .allocate(capacity: 1)
         subtreeVTable.initialize(to: Self.makeSubtreeVTable())
     }
@@ -94,6 +100,7 @@ package final class SecretServiceProvider {
         stop()
         g_dbus_node_info_unref(nodeInfo)
         interfaceVTable.deallocate()
+        unknownObjectVTable.deallocate()
         subtreeVTable.deallocate()
         g_object_unref(UnsafeMutableRawPointer(connection))
     }
@@ -207,31 +214,32 @@ package final class SecretServiceProvider {
     /// GLib 2.74 passes the subtree root as `path` when introspecting, but the full object path when
     /// dispatching a call on a child node; a registered root tells the two apart.
     private func interfaces(of path: String, node: String?) -> [String] {
-        guard let node else {
-            switch resolve(path) {
-            case .service: return [SecretServiceInterfaces.service]
-            case .collection: return [SecretServiceInterfaces.collection]
-            case .item: return [SecretServiceInterfaces.item]
-            case .session: return [SecretServiceInterfaces.session]
-            case .prompt: return [SecretServiceInterfaces.prompt]
-            case nil: return []
-            }
-        }
-        // A child node claims the interface its place implies, without asking the store whether it
-        // exists: GDBus asks for the interfaces before every call it dispatches, and the call resolves
-        // the object anyway. Subtrees dispatch unenumerated nodes (so that a call does not enumerate
-        // every item); an unknown node's call is refused by the dispatch function, and GDBus answers
-        // UnknownMethod, which clients map to "no such item", instead of InvalidArgs "No such
-        // interface" (which they do not).
-        let full = subtrees[path] != nil ? "\(path)/\(node)" : path
-        guard let slash = full.utf8.lastIndex(of: UInt8(ascii: "/")) else { return [] }
-        let root = String(Substring(full.utf8[..<slash]))
-        switch root {
+        guard let node else { return interfaces(of: resolve(path)) }
+        // Introspect on a child: GLib passes the subtree root and the child, and the child is listed with
+        // its interfaces only if it exists.
+        if subtrees[path] != nil { return interfaces(of: resolve("\(path)/\(node)")) }
+        // Dispatching a call on a child: GLib passes the full object path. The child claims the interface
+        // its place implies, without asking the store whether it exists (GDBus asks before every call
+        // it dispatches, and the call resolves the object anyway); the dispatch function gives an
+        // unknown object the handler that refuses it.
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return [] }
+        switch String(Substring(path.utf8[..<slash])) {
         case Self.collectionPrefix, Self.aliasPrefix: return [SecretServiceInterfaces.collection]
         case Self.sessionPrefix: return [SecretServiceInterfaces.session]
         case Self.promptPrefix: return [SecretServiceInterfaces.prompt]
-        default:
+        case let root:
             return root.hasPrefix(Self.collectionPrefix + "/") ? [SecretServiceInterfaces.item] : []
+        }
+    }
+
+    private func interfaces(of object: Object?) -> [String] {
+        switch object {
+        case .service: return [SecretServiceInterfaces.service]
+        case .collection: return [SecretServiceInterfaces.collection]
+        case .item: return [SecretServiceInterfaces.item]
+        case .session: return [SecretServiceInterfaces.session]
+        case .prompt: return [SecretServiceInterfaces.prompt]
+        case nil: return []
         }
     }
 
@@ -333,6 +341,17 @@ package final class SecretServiceProvider {
 
     // MARK: - C callbacks
 
+    private static func makeUnknownObjectVTable() -> GDBusInterfaceVTable {
+        var table = GDBusInterfaceVTable()
+        table.method_call = { _, _, path, _, _, _, invocation, _ in
+            guard let invocation else { return }
+            g_dbus_method_invocation_return_dbus_error(
+                invocation, "org.freedesktop.DBus.Error.UnknownMethod",
+                "Object does not exist at path \u{201C}\(String(cString: path!))\u{201D}")
+        }
+        return table
+    }
+
     private static func makeInterfaceVTable() -> GDBusInterfaceVTable {
         var table = GDBusInterfaceVTable()
         table.method_call = { _, sender, path, interface, method, parameters, invocation, userData in
@@ -391,13 +410,10 @@ package final class SecretServiceProvider {
         }
         table.dispatch = { _, _, path, _, node, outUserData, userData in
             let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
-            // An unknown node gets no handler: GDBus answers UnknownMethod, for methods and for
-            // org.freedesktop.DBus.Properties alike (as for any unexported object).
             let path = String(cString: path!)
             let full = node.map { provider.subtrees[path] != nil ? "\(path)/\(String(cString: $0))" : path } ?? path
-            guard provider.resolve(full) != nil else { return nil }
             outUserData?.pointee = userData
-            return UnsafePointer(provider.interfaceVTable)
+            return UnsafePointer(provider.resolve(full) != nil ? provider.interfaceVTable : provider.unknownObjectVTable)
         }
         return table
     }
