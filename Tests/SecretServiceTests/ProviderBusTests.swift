@@ -298,6 +298,26 @@ struct ProviderBusTests: SecretServiceSuite {
         }
     }
 
+    @Test("A connection past the session limit loses its least recently used session, never the new one")
+    func sessionLimitClosesLeastRecentlyUsed() throws {
+        try PrivateBus.with { bus in
+            let kept = try bus.openPlainSession()
+            let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: kept)
+            var opened: [String] = []
+            // python secretstorage opens a session per secret read this way and never closes them.
+            for _ in 0..<(SecretServiceProvider.Limits.sessionsPerConnection + 10) {
+                opened.append(try bus.openPlainSession())
+                #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(kept)]) == nil)
+            }
+            #expect(
+                bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(opened[0])])
+                    == "org.freedesktop.Secret.Error.NoSession")
+            for session in [kept, opened[opened.count - 1]] {
+                #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == nil)
+            }
+        }
+    }
+
     @Test("A session ends when its connection leaves the bus")
     func sessionEndsWithConnection() throws {
         try PrivateBus.with { bus in

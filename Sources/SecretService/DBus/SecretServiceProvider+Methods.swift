@@ -142,8 +142,14 @@ extension SecretServiceProvider {
     /// and answers this side's. Other algorithms: `org.freedesktop.DBus.Error.NotSupported`.
     private func openSession(_ call: MethodCall) throws -> [OpaquePointer] {
         let algorithmName = Variant.withChild(call.parameters, 0, Variant.readString)
-        guard sessions.values.filter({ $0.owner == call.sender }).count < Limits.sessionsPerConnection else {
-            throw DBusFailure.accessDenied("too many open sessions for this connection")
+        // Clients may open a session per secret and never close them (python secretstorage does, for
+        // items found without one), so a connection at the limit loses its least recently used session
+        // instead of being refused; the memory a connection holds stays bounded.
+        let owned = sessions.values.filter { $0.owner == call.sender }
+        if owned.count >= Limits.sessionsPerConnection,
+            let stalest = owned.min(by: { (sessionUse[$0.id] ?? 0) < (sessionUse[$1.id] ?? 0) })
+        {
+            closeSession(stalest.id)
         }
         let input = Variant.withChild(call.parameters, 1) { g_variant_get_variant($0)! }
         defer { g_variant_unref(input) }
@@ -175,6 +181,7 @@ extension SecretServiceProvider {
         let id = String(nextSession)
         nextSession += 1
         sessions[id] = TransportSession(id: id, owner: call.sender, algorithm: algorithm)
+        touchSession(id)
         return [Variant.boxed(output), Variant.objectPath("\(Self.sessionPrefix)/\(id)")]
     }
 
@@ -426,7 +433,14 @@ extension SecretServiceProvider {
     @discardableResult
     private func ownedSession(_ path: String, id: String, sender: String) throws -> TransportSession {
         guard let session = sessions[id], session.owner == sender else { throw DBusFailure.noSession(path) }
+        touchSession(id)
         return session
+    }
+
+    /// Marks a session as the connection's most recently used one (see `openSession`).
+    private func touchSession(_ id: String) {
+        sessionClock += 1
+        sessionUse[id] = sessionClock
     }
 
     /// The session a secret names, if the caller owns it; `NoSession` otherwise.
@@ -437,6 +451,7 @@ extension SecretServiceProvider {
 
     private func closeSession(_ id: String) {
         sessions[id] = nil
+        sessionUse[id] = nil
         activityHandler?()
     }
 

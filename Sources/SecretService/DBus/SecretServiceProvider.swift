@@ -34,7 +34,7 @@ package final class SecretServiceProvider {
         package static let labelBytes = 64 << 10
         /// Bytes of a secret (as received: ciphertext for DH sessions).
         package static let secretBytes = 4 << 20
-        /// Open sessions of one connection.
+        /// Open sessions of one connection; opening one more closes its least recently used one.
         package static let sessionsPerConnection = 64
     }
 
@@ -56,6 +56,10 @@ package final class SecretServiceProvider {
     /// Each collection's lock state as last announced, to tell lock changes from other changes.
     private var knownLocked: [CollectionID: Bool] = [:]
     var sessions: [String: TransportSession] = [:]
+    /// When each session was last opened or used, on `sessionClock`: the least recently used one of a
+    /// connection at ``Limits/sessionsPerConnection`` is closed for a new one.
+    var sessionUse: [String: UInt64] = [:]
+    var sessionClock: UInt64 = 0
     var prompts: [String: Prompt] = [:]
     /// Prompts whose work runs in the background, by prompt id (they count as pending for idle exit).
     var backgroundPrompts: [String: BackgroundPrompt] = [:]
@@ -334,6 +338,7 @@ package final class SecretServiceProvider {
 
     private func clientLeft(_ name: String) {
         sessions = sessions.filter { $0.value.owner != name }
+        sessionUse = sessionUse.filter { sessions[$0.key] != nil }
         for (id, prompt) in prompts where prompt.owner == name { prompts[id] = nil }
         for (id, job) in backgroundPrompts where job.owner == name { endBackgroundPrompt(id) }
         activityHandler?()
