@@ -73,6 +73,31 @@ struct KeychainHome {
         return path
     }
 
+    /// A pinentry that answers each GETPIN with the next of `answers` (one per line; cancels when none
+    /// is left), logging GETPIN and SETERROR lines to `log`.
+    func answeringPinentry(_ answers: [String], log: String) throws -> String {
+        let list = root + "/answers-\(UUID().uuidString)"
+        try (answers.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let path = root + "/pinentry-\(UUID().uuidString).sh"
+        let script = """
+            #!/bin/sh
+            echo 'OK Pleased to meet you'
+            while read -r line; do
+              case "$line" in
+                GETPIN*) echo GETPIN >> '\(log)'
+                  answer=$(head -n 1 '\(list)'); sed -i 1d '\(list)'
+                  if [ -n "$answer" ]; then printf 'D %s\\nOK\\n' "$answer"; else echo 'ERR 83886179 Operation cancelled'; fi ;;
+                SETERROR*) echo SETERROR >> '\(log)'; echo OK ;;
+                BYE*) echo OK; exit 0 ;;
+                *) echo OK ;;
+              esac
+            done
+
+            """
+        try Self.installScript(script, at: path)
+        return path
+    }
+
     /// A pinentry that answers GETPIN with `password` only once the file `gate` exists (a user who
     /// answers when the test says so), creating `gate + ".asking"` when asked and `gate + ".answered"`
     /// just before it answers. It exits as soon as the

@@ -303,6 +303,47 @@ struct KeychainProviderTests: SecretServiceSuite {
         }
     }
 
+    @Test(
+        "CreateCollection asks the new password twice: a confirmation that differs asks again, three that differ create nothing; the keychain joins the search list"
+    )
+    func createCollectionConfirmsPassword() throws {
+        for (answers, created) in [(["one", "two", "pw", "pw"], true), (["a", "b", "c", "d", "e", "f"], false)] {
+            try Self.with { bus, home in
+                let log = home.root + "/pinentry.log"
+                try bus.startProvider(
+                    keychainHome: home.root,
+                    extraEnvironment: ["KEYCHAIN_PINENTRY": try home.answeringPinentry(answers, log: log)])
+                let completion = try bus.recordingCompleted { recorder in
+                    let reply = try bus.expectReply(
+                        Self.service, Self.serviceInterface, "CreateCollection",
+                        [
+                            Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string("Work"))]),
+                            Variant.string(""),
+                        ])
+                    let prompt = Variant.withChild(reply, 1, Variant.readString)
+                    g_variant_unref(reply)
+                    g_variant_unref(
+                        try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+                    return bus.awaitCompleted(recorder)
+                }
+                #expect(completion?.dismissed == !created)
+                let asked = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+                #expect(asked.filter { $0 == "GETPIN" }.count == (created ? 4 : 6))
+                #expect(asked.filter { $0 == "SETERROR" }.count == (created ? 1 : 2))
+                let workPath = home.location("Work").databasePath
+                #expect(FileManager.default.fileExists(atPath: workPath) == created)
+                let searchList = KeychainPreferences.load(path: home.root + "/config/swift-keychain/keychains.conf").searchList
+                #expect((searchList ?? []).contains(workPath) == created)
+                if created {
+                    let keystore = try Keystore(location: home.location("Work"), create: false)
+                    try keystore.lock()
+                    _ = try keystore.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+                    #expect(try keystore.lockState() == .unlocked)
+                }
+            }
+        }
+    }
+
     /// Runs `Unlock` of the login collection and its prompt; returns the prompt's `Completed` arguments,
     /// after `whilePending` ran (while the user is still being asked).
     static func unlockThroughPrompt(_ bus: PrivateBus, whilePending: () throws -> Void = {}) throws -> PromptCompletion? {

@@ -98,6 +98,7 @@ extension KeychainSecretStore {
             throw .invalidArgument("cannot create the keychain: \(error)")
         }
         let path = location(candidate).databasePath
+        addToSearchList(path)
         rescan(announce: true)
         guard let id = keychainID(path: path) else { throw .notSupported("the new keychain cannot be opened") }
         if !label.isEmpty {
@@ -105,6 +106,17 @@ extension KeychainSecretStore {
             keychains[id]?.label = label
         }
         return id
+    }
+
+    /// Adds a keychain made here to the search list in `keychains.conf`, as `security create-keychain`
+    /// does (a list never set starts from the default keychain), so that `security` commands naming no
+    /// keychain see its items. A preferences file that cannot be written leaves the list as it was.
+    func addToSearchList(_ path: String) {
+        var preferences = KeychainPreferences.load(path: configuration.preferencesPath)
+        let current = preferences.searchList ?? [preferences.defaultKeychain ?? location("login").databasePath]
+        guard !current.contains(path) else { return }
+        preferences.searchList = current + [path]
+        try? preferences.save(path: configuration.preferencesPath)
     }
 
     /// Asks for the keychain's password (``askPassword(_:for:label:)``) on the calling thread, then

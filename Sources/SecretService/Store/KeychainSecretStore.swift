@@ -202,38 +202,48 @@ package final class KeychainSecretStore: SecretStore {
     package var createCollectionNeedsPrompt: Bool { true }
 
     package func createCollectionFromPrompt(label: String) throws(SecretStoreError) -> CollectionID? {
-        let name = label.isEmpty ? "collection" : label
-        let first: SecureBytes
+        let password: SecureBytes?
         do {
-            first = try Prompters.current().requestPassword(
-                PasswordPrompt(
-                    title: "New keychain",
-                    description: "An application wants to create a new keychain called “\(name)”. Choose its password.",
-                    label: "Password:"))
-        } catch where error.status == .userCanceled {
-            return nil
+            password = try Self.askNewPassword(label: label)
         } catch {
             throw .notSupported("cannot ask for a password: \(error)")
         }
-        return try makeKeychain(label: label, password: first)
+        guard let password else { return nil }
+        return try makeKeychain(label: label, password: password)
+    }
+
+    /// Asks a new keychain's password through the prompter, then asks it again to confirm it (as
+    /// `security create-keychain` does in a terminal); a confirmation that differs starts over, up to 3
+    /// times. - Returns: the password, or `nil` when the user cancelled or never confirmed it.
+    /// - Throws: the prompter's failure (`.interactionNotAllowed` when no prompt can be shown).
+    static func askNewPassword(label: String) throws(KeychainFailure) -> SecureBytes? {
+        let name = label.isEmpty ? "collection" : label
+        let description = "An application wants to create a new keychain called “\(name)”. Choose its password."
+        var retry: String?
+        do {
+            for _ in 0..<3 {
+                let first = try Prompters.current().requestPassword(
+                    PasswordPrompt(title: "New keychain", description: description, label: "Password:", error: retry))
+                let second = try Prompters.current().requestPassword(
+                    PasswordPrompt(title: "New keychain", description: description, label: "Confirm:"))
+                if first.constantTimeEquals(second) { return first }
+                retry = "The passwords did not match; try again."
+            }
+        } catch where error.status == .userCanceled {
+            return nil
+        }
+        return nil
     }
 
     /// Asks the new keychain's password on the worker thread; creates the keychain on the provider's thread.
     package func backgroundCreateCollection(label: String) -> BackgroundPromptWork<CollectionID>? {
         let slot = PasswordSlot()
-        let name = label.isEmpty ? "collection" : label
         return BackgroundPromptWork(
             ask: {
                 do throws(KeychainFailure) {
-                    let password = try Prompters.current().requestPassword(
-                        PasswordPrompt(
-                            title: "New keychain",
-                            description: "An application wants to create a new keychain called “\(name)”. Choose its password.",
-                            label: "Password:"))
+                    guard let password = try Self.askNewPassword(label: label) else { return false }
                     slot.value.withLock { $0 = password }
                     return true
-                } catch where error.status == .userCanceled {
-                    return false
                 } catch {
                     return nil
                 }
