@@ -33,7 +33,8 @@ package enum MigrationCommand {
           --no-unlock               skip locked source collections instead of asking to unlock them
           --prompt-timeout SECONDS  how long to wait for each unlock prompt (default 300)
           -h, --help                show this help
-        Exit status: 0 all copied; 1 error; 3 no provider to migrate from; 4 some items skipped or failed.
+        Exit status: 0 all copied; 1 error; 3 no provider to migrate from; 4 some items skipped (locked)
+        or failed, or a collection stayed locked.
 
         """
 
