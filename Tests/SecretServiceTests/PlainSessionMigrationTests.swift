@@ -1,7 +1,6 @@
 import CGIO
 import Foundation
 import KeychainCore
-import Synchronization
 import Testing
 
 @testable import SecretService
@@ -35,54 +34,10 @@ struct PlainSessionMigrationTests {
             secret: Array("correct horse".utf8), contentType: "")
     ]
 
-    /// A provider serving a ``MemorySecretStore`` (filled with `items`) on `address`, from its own thread
-    /// and GLib main context, owning `org.freedesktop.secrets`, with only `algorithms` for sessions.
-    final class ThreadProvider: Sendable {
-        private let ready = Synchronization.Atomic<Int>(0)  // 1 serving, -1 failed to start
-        private let stopping = Synchronization.Atomic<Bool>(false)
-        private let finished = Synchronization.Atomic<Bool>(false)
-
-        init(address: String, algorithms: Set<String>, items: [Expected]) {
-            let thread = Thread { [self] in
-                serve(address: address, algorithms: algorithms, items: items)
-                finished.store(true, ordering: .releasing)
-            }
-            thread.start()
-        }
-
-        /// Waits until it serves (a hang guard, not a timing assertion). - Returns: whether it does.
-        func waitUntilServing() -> Bool {
-            for _ in 0..<1000 where ready.load(ordering: .acquiring) == 0 { usleep(10_000) }
-            return ready.load(ordering: .acquiring) == 1
-        }
-
-        /// Stops serving and waits for the thread to finish.
-        func stop() {
-            stopping.store(true, ordering: .releasing)
-            while !finished.load(ordering: .acquiring) { usleep(1_000) }
-        }
-
-        private func serve(address: String, algorithms: Set<String>, items: [Expected]) {
-            let context = g_main_context_new()
-            g_main_context_push_thread_default(context)
-            defer {
-                g_main_context_pop_thread_default(context)
-                g_main_context_unref(context)
-            }
-            guard
-                let connection = g_dbus_connection_new_for_address_sync(
-                    address,
-                    GDBusConnectionFlags(
-                        rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-                            | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue), nil, nil, nil)
-            else {
-                ready.store(-1, ordering: .releasing)
-                return
-            }
-            defer {
-                g_dbus_connection_close_sync(connection, nil, nil)
-                g_object_unref(UnsafeMutableRawPointer(connection))
-            }
+    /// Our provider serving a ``MemorySecretStore`` filled with `items` from a thread (see
+    /// ``ThreadSource``), with only `algorithms` for sessions.
+    static func source(address: String, algorithms: Set<String>, items: [Expected]) -> ThreadSource {
+        ThreadSource(address: address) { connection in
             let store = MemorySecretStore()
             var collections: [String: CollectionID] = [:]
             do {
@@ -104,42 +59,19 @@ struct PlainSessionMigrationTests {
                         replace: false)
                 }
             } catch {
-                ready.store(-1, ordering: .releasing)
-                return
+                return nil
             }
             let provider = SecretServiceProvider(connection: connection, store: store)
             provider.sessionAlgorithms = algorithms
-            guard (try? provider.start()) != nil else {
-                ready.store(-1, ordering: .releasing)
-                return
-            }
-            defer { provider.stop() }
-            let request = g_dbus_connection_call_sync(
-                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",
-                Variant.tuple([Variant.string("org.freedesktop.secrets"), Variant.uint32(0)]), nil,
-                G_DBUS_CALL_FLAGS_NONE, 10_000, nil, nil)
-            guard let request else {
-                ready.store(-1, ordering: .releasing)
-                return
-            }
-            g_variant_unref(request)
-            ready.store(1, ordering: .releasing)
-            // A wake-up source, so that the loop sees `stopping` when no call comes.
-            let timer = g_timeout_source_new(20)!
-            g_source_set_callback(timer, { _ in 1 }, nil, nil)
-            g_source_attach(timer, context)
-            defer {
-                g_source_destroy(timer)
-                g_source_unref(timer)
-            }
-            while !stopping.load(ordering: .acquiring) { g_main_context_iteration(context, 1) }
+            guard (try? provider.start()) != nil else { return nil }
+            return { provider.stop() }
         }
     }
 
     @Test("A source that answers NotSupported to DH is read through a plain session; every item arrives unchanged")
     func plainOnlySource() throws {
         try PrivateBus.with(startProvider: false) { bus in
-            let source = ThreadProvider(
+            let source = Self.source(
                 address: bus.address, algorithms: [TransportSession.plainName],
                 items: Self.loginItems + Self.workItems)
             defer { source.stop() }
@@ -197,7 +129,7 @@ struct PlainSessionMigrationTests {
     @Test("A source that offers neither algorithm stops the migration with a clear error and writes nothing")
     func noCommonAlgorithm() throws {
         try PrivateBus.with(startProvider: false) { bus in
-            let source = ThreadProvider(address: bus.address, algorithms: [], items: Self.workItems)
+            let source = Self.source(address: bus.address, algorithms: [], items: Self.workItems)
             defer { source.stop() }
             #expect(source.waitUntilServing())
             let store = MemorySecretStore()
