@@ -155,6 +155,9 @@ extension SecretServiceProvider {
         defer { g_variant_unref(input) }
         let algorithm: TransportSession.Algorithm
         let output: OpaquePointer
+        guard sessionAlgorithms.contains(algorithmName) else {
+            throw DBusFailure.notSupported("unsupported session algorithm \(algorithmName)")
+        }
         switch algorithmName {
         case TransportSession.plainName:
             algorithm = .plain

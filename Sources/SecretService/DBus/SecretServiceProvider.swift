@@ -39,6 +39,10 @@ package final class SecretServiceProvider {
     }
 
     package let store: any SecretStore
+    /// The session algorithms `OpenSession` accepts (both by default); any other answers
+    /// `org.freedesktop.DBus.Error.NotSupported`. Tests narrow it to `plain` to stand in for a provider
+    /// without DH, which the migration must read through a `plain` session.
+    package var sessionAlgorithms: Set<String> = [TransportSession.plainName, TransportSession.dhName]
     /// Called on every method call and property write, and when a session closes or a client leaves;
     /// the daemon restarts its idle clock from it.
     package var activityHandler: (() -> Void)?

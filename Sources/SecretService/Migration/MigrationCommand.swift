@@ -17,7 +17,8 @@ internal import CGIO
 /// - 1: a usage error, no session bus, the store cannot be opened, or a source call the whole run
 ///   needs failed;
 /// - 3: no provider owns the name (nothing to migrate from), or the owner is keychain-secret-service;
-/// - 4: the run finished but some items were skipped (their collection stayed locked) or failed.
+/// - 4: the run finished but some items were skipped (they or their collection stayed locked) or failed,
+///   or a collection stayed locked.
 package enum MigrationCommand {
     static let usage = """
         usage: keychain-secret-service migrate [--from-bus-name NAME] [--dry-run] [--no-unlock]
@@ -32,7 +33,8 @@ package enum MigrationCommand {
           --no-unlock               skip locked source collections instead of asking to unlock them
           --prompt-timeout SECONDS  how long to wait for each unlock prompt (default 300)
           -h, --help                show this help
-        Exit status: 0 all copied; 1 error; 3 no provider to migrate from; 4 some items skipped or failed.
+        Exit status: 0 all copied; 1 error; 3 no provider to migrate from; 4 some items skipped (locked)
+        or failed, or a collection stayed locked.
 
         """
 
@@ -111,7 +113,8 @@ package enum MigrationCommand {
             rows.append([
                 collection.sourcePath, "\"\(collection.sourceLabel)\"",
                 collection.target?.rawValue ?? (collection.read > collection.skippedLocked ? "(new)" : "-"),
-                "\(collection.read)", "\(collection.stored)", "\(collection.present)", "\(collection.skippedLocked)",
+                "\(collection.read)", "\(collection.stored)", "\(collection.present)",
+                collection.stayedLocked && collection.read == 0 ? "?" : "\(collection.skippedLocked)",
                 "\(collection.failed)",
             ])
         }
@@ -127,6 +130,11 @@ package enum MigrationCommand {
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }
             text += cells.joined(separator: "  ") + "\n"
+        }
+        for collection in report.collections where collection.stayedLocked && collection.read == 0 {
+            text +=
+                "\(collection.sourcePath) stayed locked and lists no items while locked (KeePassXC does so):"
+                + " unlock it in its program and run again.\n"
         }
         if report.sessionItemsNotCopied > 0 {
             text +=

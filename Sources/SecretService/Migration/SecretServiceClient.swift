@@ -24,6 +24,8 @@ package final class SecretServiceClient {
     static let itemInterface = "org.freedesktop.Secret.Item"
     static let properties = "org.freedesktop.DBus.Properties"
     static let servicePath = "/org/freedesktop/secrets"
+    /// The error a provider answers for a locked collection or item.
+    static let isLockedError = "org.freedesktop.Secret.Error.IsLocked"
 
     let connection: OpaquePointer
     let busName: String
@@ -216,10 +218,27 @@ package final class SecretServiceClient {
         }
     }
 
-    /// `Unlock([path])` and, when the provider answers with a prompt, runs it and waits for `Completed`.
+    /// The named properties of `interface` on `path`, read one `Get` at a time (the caller releases them
+    /// with ``Variant/release(_:)``): for providers whose `GetAll` fails as a whole when one property
+    /// cannot be read (KeePassXC answers `IsLocked` for a locked collection's `Created`). Properties
+    /// that fail are left out.
+    func properties(_ path: String, _ interface: String, _ names: [String]) -> [String: OpaquePointer] {
+        var result: [String: OpaquePointer] = [:]
+        for name in names {
+            guard
+                let reply = try? call(path, Self.properties, "Get", [Variant.string(interface), Variant.string(name)])
+            else { continue }
+            result[name] = Variant.withChild(reply, 0) { g_variant_get_variant($0)! }
+            g_variant_unref(reply)
+        }
+        return result
+    }
+
+    /// `Unlock(paths)` (collections or items) and, when the provider answers with a prompt, runs it and
+    /// waits for `Completed`.
     /// - Returns: whether the prompt completed without being dismissed (or no prompt was needed).
-    func unlock(_ path: String, promptTimeoutSeconds: UInt32) throws(CallError) -> Bool {
-        let reply = try call(Self.servicePath, Self.service, "Unlock", [Variant.objectPaths([path])])
+    func unlock(_ paths: [String], promptTimeoutSeconds: UInt32) throws(CallError) -> Bool {
+        let reply = try call(Self.servicePath, Self.service, "Unlock", [Variant.objectPaths(paths)])
         let prompt = Variant.withChild(reply, 1, Variant.readString)
         g_variant_unref(reply)
         guard prompt != "/" else { return true }
@@ -299,6 +318,20 @@ package final class SecretServiceClient {
             }
         }
         return (result, undecodable)
+    }
+
+    /// `Item.GetSecret(session)`: one item's secret, decoded into zeroising memory.
+    /// - Throws: the provider's error (`org.freedesktop.Secret.Error.IsLocked` for a locked item).
+    func secret(of path: String) throws(CallError) -> StoredSecret {
+        guard let session else { throw CallError(name: "(local)", message: "no session is open") }
+        let reply = try call(path, Self.itemInterface, "GetSecret", [Variant.objectPath(sessionPath)])
+        defer { g_variant_unref(reply) }
+        guard Variant.isOfType(reply, "((oayays))") else {
+            throw CallError(name: "(local)", message: "GetSecret answered an unexpected type")
+        }
+        let value = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(value) }
+        return try decode(value, session)
     }
 
     /// Decodes a `(oayays)` secret.

@@ -13,8 +13,16 @@ internal import KeychainCore
 ///
 /// Locked source collections are unlocked through the source's own `Unlock` and prompt (its password
 /// dialog) unless ``Options/unlock`` is off; those that stay locked have their items counted as
-/// skipped. Secrets travel in a `dh-ietf1024-sha256-aes128-cbc-pkcs7` session when the source offers
-/// one (`plain` otherwise), land in `SecureBytes`, and are never printed or logged.
+/// skipped. Items that are locked on their own in an unlocked collection (KeePassXC confirms each
+/// client's access to its entries) are unlocked with one `Unlock` of all of them (one dialog); those
+/// that stay locked are skipped too. A source that fails a whole `GetSecrets` is asked item by item.
+///
+/// Attributes are copied exactly as the source serves them, including those a provider adds itself
+/// (KeePassXC: `Title`, `UserName`, `URL`, `Notes`, `Path`, `Uuid`, and `FDO_SECRETS_CONTENT_TYPE` for
+/// binary secrets; gnome-keyring: `xdg:schema`), so that every lookup that matched there matches here.
+///
+/// Secrets travel in a `dh-ietf1024-sha256-aes128-cbc-pkcs7` session when the source offers one
+/// (`plain` when it answers `NotSupported`), land in `SecureBytes`, and are never printed or logged.
 package enum SecretServiceMigration {
     /// What to do.
     package struct Options: Sendable {
@@ -48,6 +56,9 @@ package enum SecretServiceMigration {
         package var present = 0
         /// Items left out because the collection (or item) stayed locked.
         package var skippedLocked = 0
+        /// Whether the collection itself stayed locked (the run is then incomplete even when it lists no
+        /// items: KeePassXC lists none while a database is locked).
+        package var stayedLocked = false
         /// Items that could not be read or stored; ``failures`` says why.
         package var failed = 0
         /// One line per failure: the item's source path and the reason (never a secret).
@@ -66,8 +77,10 @@ package enum SecretServiceMigration {
         /// Items in the source's `session` collection, which are not copied.
         package var sessionItemsNotCopied: Int
 
-        /// Whether every listed item was copied or was already here.
-        package var complete: Bool { collections.allSatisfy { $0.skippedLocked == 0 && $0.failed == 0 } }
+        /// Whether every listed item was copied or was already here, and no collection stayed locked.
+        package var complete: Bool {
+            collections.allSatisfy { $0.skippedLocked == 0 && $0.failed == 0 && !$0.stayedLocked }
+        }
     }
 
     /// Why the migration could not run at all.
@@ -166,16 +179,70 @@ package enum SecretServiceMigration {
             return properties["Items"].map { Variant.isOfType($0, "ao") ? Variant.childCount($0) : 0 } ?? 0
         }
 
-        /// Label, Locked and Items of a source collection.
+        /// Label, Locked and Items of a source collection: from `GetAll`, or, when that fails as a whole
+        /// (KeePassXC answers `IsLocked` for all of a locked database's properties because `Created`
+        /// cannot be read), from one `Get` each.
         func describe(_ path: String) throws(SecretServiceClient.CallError) -> (
             label: String, locked: Bool, items: [String]
         ) {
-            let properties = try client.allProperties(path, SecretServiceClient.collectionInterface)
+            let properties: [String: OpaquePointer]
+            do {
+                properties = try client.allProperties(path, SecretServiceClient.collectionInterface)
+            } catch {
+                let some = client.properties(
+                    path, SecretServiceClient.collectionInterface, ["Label", "Locked", "Items"])
+                guard some["Locked"] != nil else {
+                    Variant.release(some)
+                    throw error
+                }
+                properties = some
+            }
             defer { Variant.release(properties) }
             let label = properties["Label"].flatMap { Variant.isOfType($0, "s") ? Variant.readString($0) : nil } ?? ""
             let locked = properties["Locked"].map { Variant.isOfType($0, "b") && Variant.readBoolean($0) } ?? false
             let items = properties["Items"].map { Variant.isOfType($0, "ao") ? Variant.readStrings($0) : [] } ?? []
             return (label, locked, items)
+        }
+
+        /// One source item's label, attributes and lock state.
+        struct SourceItem {
+            let path: String
+            let label: String
+            let attributes: [String: String]
+            var locked: Bool
+        }
+
+        /// Reads an item's `Label`, `Attributes` and `Locked` (`GetAll`, or one `Get` each when that fails).
+        /// - Throws: the provider's error, or a local one when it serves no `a{ss}` `Attributes`.
+        func readItem(_ path: String) throws(SecretServiceClient.CallError) -> SourceItem {
+            let properties: [String: OpaquePointer]
+            do {
+                properties = try client.allProperties(path, SecretServiceClient.itemInterface)
+            } catch {
+                let some = client.properties(
+                    path, SecretServiceClient.itemInterface, ["Label", "Attributes", "Locked"])
+                guard some["Attributes"] != nil else {
+                    Variant.release(some)
+                    throw error
+                }
+                properties = some
+            }
+            defer { Variant.release(properties) }
+            guard let value = properties["Attributes"], Variant.isOfType(value, "a{ss}") else {
+                throw SecretServiceClient.CallError(name: "(local)", message: "no Attributes")
+            }
+            return SourceItem(
+                path: path,
+                label: properties["Label"].flatMap { Variant.isOfType($0, "s") ? Variant.readString($0) : nil } ?? "",
+                attributes: Variant.readStringMap(value),
+                locked: properties["Locked"].map { Variant.isOfType($0, "b") && Variant.readBoolean($0) } ?? false)
+        }
+
+        /// Whether the source says `path` is locked now (`true` when it cannot say).
+        func isLocked(_ path: String) -> Bool {
+            let properties = client.properties(path, SecretServiceClient.itemInterface, ["Locked"])
+            defer { Variant.release(properties) }
+            return properties["Locked"].map { !Variant.isOfType($0, "b") || Variant.readBoolean($0) } ?? true
         }
 
         mutating func copy(collection path: String, isLogin: Bool) -> CollectionReport {
@@ -185,7 +252,7 @@ package enum SecretServiceMigration {
                 source = try describe(path)
                 // Unlocked even when it lists no items: some providers (KeePassXC) list none while locked.
                 if source.locked, options.unlock {
-                    _ = try client.unlock(path, promptTimeoutSeconds: options.promptTimeoutSeconds)
+                    _ = try client.unlock([path], promptTimeoutSeconds: options.promptTimeoutSeconds)
                     source = try describe(path)
                 }
             } catch {
@@ -195,69 +262,81 @@ package enum SecretServiceMigration {
             }
             report.sourceLabel = source.label
             report.read = source.items.count
-            guard !source.items.isEmpty else { return report }
             if source.locked {
+                report.stayedLocked = true
                 report.skippedLocked = source.items.count
+                return report
+            }
+            guard !source.items.isEmpty else { return report }
+            var items: [SourceItem] = []
+            for itemPath in source.items {
+                do { items.append(try readItem(itemPath)) } catch {
+                    report.failed += 1
+                    report.failures.append("\(itemPath): \(error)")
+                }
+            }
+            // Items locked on their own in an unlocked collection (KeePassXC, when it confirms each
+            // client's access to an entry): one `Unlock` for all of them, so one prompt.
+            let lockedItems = items.filter(\.locked).map(\.path)
+            if !lockedItems.isEmpty, options.unlock {
+                _ = try? client.unlock(lockedItems, promptTimeoutSeconds: options.promptTimeoutSeconds)
+                for index in items.indices where items[index].locked {
+                    items[index].locked = isLocked(items[index].path)
+                }
+            }
+            // Nothing to read: no collection is made here for it.
+            guard items.contains(where: { !$0.locked }) else {
+                report.skippedLocked += items.count
                 return report
             }
             var target: CollectionID?
             do {
                 target = try targetCollection(label: source.label, isLogin: isLogin)
             } catch {
-                report.failed = source.items.count
+                report.failed += items.count
                 report.failures.append("\(path): \(error)")
                 return report
             }
             report.target = target
             var start = 0
-            while start < source.items.count {
-                let batch = Array(
-                    source.items[start..<min(start + SecretServiceMigration.batchSize, source.items.count)])
+            while start < items.count {
+                let batch = Array(items[start..<min(start + SecretServiceMigration.batchSize, items.count)])
                 start += batch.count
                 copy(batch, into: target, report: &report)
             }
             return report
         }
 
-        /// Copies a batch of items: one `GetSecrets`, then each item's properties.
-        private func copy(_ batch: [String], into target: CollectionID?, report: inout CollectionReport) {
+        /// Copies a batch of items: one `GetSecrets` for the unlocked ones (one `GetSecret` each when the
+        /// provider fails the whole call), then each item unless it is here already.
+        private func copy(_ batch: [SourceItem], into target: CollectionID?, report: inout CollectionReport) {
             // SecureBytes wipes itself when the last reference goes; the store may keep these.
-            let secrets: [String: StoredSecret], undecodable: [String: String]
-            do { (secrets, undecodable) = try client.secrets(of: batch) } catch {
-                report.failed += batch.count
-                report.failures.append("GetSecrets: \(error)")
-                return
-            }
-            for path in batch {
-                let label: String, attributes: [String: String], locked: Bool
-                do {
-                    let properties = try client.allProperties(path, SecretServiceClient.itemInterface)
-                    defer { Variant.release(properties) }
-                    label =
-                        properties["Label"].flatMap { Variant.isOfType($0, "s") ? Variant.readString($0) : nil } ?? ""
-                    guard let value = properties["Attributes"], Variant.isOfType(value, "a{ss}") else {
-                        throw SecretServiceClient.CallError(name: "(local)", message: "no Attributes")
+            var secrets: [String: StoredSecret] = [:]
+            var errors: [String: SecretServiceClient.CallError] = [:]
+            var undecodable: [String: String] = [:]
+            let unlocked = batch.filter { !$0.locked }.map(\.path)
+            if !unlocked.isEmpty {
+                do { (secrets, undecodable) = try client.secrets(of: unlocked) } catch {
+                    for path in unlocked {
+                        do { secrets[path] = try client.secret(of: path) } catch { errors[path] = error }
                     }
-                    attributes = Variant.readStringMap(value)
-                    locked = properties["Locked"].map { Variant.isOfType($0, "b") && Variant.readBoolean($0) } ?? false
-                } catch {
-                    report.failed += 1
-                    report.failures.append("\(path): \(error)")
-                    continue
                 }
-                guard let secret = secrets[path] else {
-                    if let problem = undecodable[path] {
+            }
+            for item in batch {
+                guard let secret = secrets[item.path] else {
+                    if let problem = undecodable[item.path] {
                         report.failed += 1
-                        report.failures.append("\(path): \(problem)")
-                    } else if locked {
+                        report.failures.append("\(item.path): \(problem)")
+                    } else if item.locked || errors[item.path]?.name == SecretServiceClient.isLockedError {
                         report.skippedLocked += 1
                     } else {
                         report.failed += 1
-                        report.failures.append("\(path): the source returned no secret")
+                        report.failures.append(
+                            "\(item.path): \(errors[item.path].map { "\($0)" } ?? "the source returned no secret")")
                     }
                     continue
                 }
-                if let target, isPresent(label: label, attributes: attributes, secret: secret, in: target) {
+                if let target, isPresent(label: item.label, attributes: item.attributes, secret: secret, in: target) {
                     report.present += 1
                     continue
                 }
@@ -268,11 +347,11 @@ package enum SecretServiceMigration {
                 guard let target else { continue }
                 do {
                     _ = try store.createItem(
-                        in: target, label: label, attributes: attributes, secret: secret, replace: false)
+                        in: target, label: item.label, attributes: item.attributes, secret: secret, replace: false)
                     report.stored += 1
                 } catch {
                     report.failed += 1
-                    report.failures.append("\(path): cannot store it here: \(error)")
+                    report.failures.append("\(item.path): cannot store it here: \(error)")
                 }
             }
         }
