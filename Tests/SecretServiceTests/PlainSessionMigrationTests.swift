@@ -126,6 +126,32 @@ struct PlainSessionMigrationTests {
         }
     }
 
+    @Test("Into a locked login keychain whose unlock prompt is dismissed: the failure names the keychain and what to do; exit 4")
+    func lockedTarget() throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            let source = Self.source(
+                address: bus.address, algorithms: [TransportSession.plainName], items: Self.loginItems)
+            defer { source.stop() }
+            #expect(source.waitUntilServing())
+            let home = try KeychainHome()
+            defer { home.remove() }
+            #expect(try home.security(["create-keychain", "-p", "pw", "login.keychain"]).status == 0)
+            #expect(try home.security(["lock-keychain", "login.keychain"]).status == 0)
+            let stderr = Pipe()
+            let process = try PrivateBus.launchProvider(
+                address: bus.address, arguments: ["migrate"], stderr: stderr, keychainHome: home.root,
+                extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: nil)])
+            process.waitUntilExit()
+            let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 4)
+            #expect(
+                message.contains(
+                    "the keychain login here is locked and was not unlocked (its prompt was dismissed); unlock it (security unlock-keychain) and run again"
+                ))
+            #expect(!message.contains("isLocked"))
+        }
+    }
+
     @Test("A source that offers neither algorithm stops the migration with a clear error and writes nothing")
     func noCommonAlgorithm() throws {
         try PrivateBus.with(startProvider: false) { bus in

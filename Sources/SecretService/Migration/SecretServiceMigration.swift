@@ -291,7 +291,15 @@ package enum SecretServiceMigration {
             }
             var target: CollectionID?
             do {
-                target = try targetCollection(label: source.label, isLogin: isLogin)
+                target = try targetCollection(label: source.label, isLogin: isLogin, report: &report)
+            } catch .isLocked {
+                report.failed += items.count
+                report.failures.append(
+                    report.target.map {
+                        "\(path): the keychain \($0.rawValue) here is locked and was not unlocked (its prompt was "
+                            + "dismissed); unlock it (security unlock-keychain) and run again"
+                    } ?? "\(path): no keychain was made here for it (its password prompt was dismissed)")
+                return report
             } catch {
                 report.failed += items.count
                 report.failures.append("\(path): \(error)")
@@ -374,7 +382,9 @@ package enum SecretServiceMigration {
         /// otherwise the one labelled `label`; made when missing (not in a dry run: `nil` then).
         /// - Throws: ``SecretStoreError/isLocked`` when it is locked, or a new one needs a password, and the
         ///   prompt was dismissed.
-        private func targetCollection(label: String, isLogin: Bool) throws(SecretStoreError) -> CollectionID? {
+        private func targetCollection(label: String, isLogin: Bool, report: inout CollectionReport)
+            throws(SecretStoreError) -> CollectionID?
+        {
             let sessionCollection = store.resolveAlias("session")
             var found: CollectionID?
             if isLogin {
@@ -383,6 +393,7 @@ package enum SecretServiceMigration {
                 found = store.collections().first { $0.label == label && $0.id != sessionCollection }?.id
             }
             if let found {
+                report.target = found
                 // A locked keychain here is unlocked through the prompter (pinentry), as the provider's
                 // Unlock prompt does; dismissed, its items count as failed.
                 if store.collection(found)?.locked == true {
