@@ -5,9 +5,11 @@
 #                                   docker-credential-keychain and keychain-secret-service into
 #                                   $(PREFIX)/bin, and the provider's D-Bus activation file into
 #                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service)
-# The installed tools are stripped (install -s: about 60 MB each instead of 78 MB with debug
-# information; most of it is Foundation's ICU data, linked statically) and link the Swift standard library and Foundation statically (--static-swift-stdlib):
-# they run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
+# The installed tools are stripped (install -s) and link the Swift standard library and Foundation
+# statically (--static-swift-stdlib). keychain-secret-service uses only FoundationEssentials (about
+# 15 MB); security and the two credential helpers link Foundation through KeychainServices' certificate
+# commands, whose ICU data makes them about 60 MB each. All of them
+# run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
 # runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0),
 # and keychain-secret-service also GLib and libcrypto (libglib2.0-0, libssl3).
 # They are built in their own scratch folder, .build/static, so that switching between this and the

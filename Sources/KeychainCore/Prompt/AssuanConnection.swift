@@ -1,4 +1,8 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 #if canImport(Glibc)
 internal import Glibc
@@ -14,6 +18,10 @@ internal import Musl
 /// Lines are read one byte at a time into `sodium_malloc` memory, so a PIN never sits in an
 /// ordinary buffer. This file and `Pinentry.swift` are the only ones here that start processes.
 ///
+/// The child is started with `posix_spawn` (standard input and output on the socket, standard error on
+/// `/dev/null`, the default signal mask and dispositions) and reaped in `deinit`, here and nowhere else,
+/// so its pid names it for as long as this object lives (``PromptCancellation`` relies on that).
+///
 /// Not `Sendable`: it owns a socket and a child process; one owner closes both in `deinit`.
 final class AssuanConnection {
     /// An Assuan reply: `OK` (with any `D` data, decoded), or `ERR`.
@@ -25,7 +33,7 @@ final class AssuanConnection {
     /// Longest line read (Assuan's limit is 1000 bytes; pinentry's PINs are shorter).
     static let maxLine = 4096
 
-    private let process: Process
+    private let pid: pid_t
     private let socket: Int32
 
     /// Starts `program` with `arguments` and reads its greeting.
@@ -35,30 +43,24 @@ final class AssuanConnection {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw KeychainFailure(.interactionNotAllowed, "cannot create a socket for pinentry")
         }
-        let child = FileHandle(fileDescriptor: pair[1], closeOnDealloc: false)
         socket = pair[0]
         var attempt = 0
         while true {
-            let started = Process()
-            started.executableURL = URL(fileURLWithPath: program)
-            started.arguments = arguments
-            started.standardInput = child
-            started.standardOutput = child
-            started.standardError = FileHandle.nullDevice
-            do {
-                try started.run()
-                process = started
-                break
-            } catch where (error as NSError).code == Int(ETXTBSY) && attempt < 20 {
+            switch Self.spawn(program, arguments, io: pair[1]) {
+            case .success(let started):
+                pid = started
+            case .failure(let error) where error.code == ETXTBSY && attempt < 20:
                 // The program file is still open for writing somewhere (being installed or replaced,
                 // or inherited by a process forked at that moment): it becomes runnable a moment later.
                 attempt += 1
                 usleep(10_000)
-            } catch {
+                continue
+            case .failure:
                 close(pair[1])
                 close(pair[0])
                 throw KeychainFailure(.interactionNotAllowed, "cannot start the pinentry program \(program)")
             }
+            break
         }
         close(pair[1])
         guard case .ok = try readReply() else {
@@ -71,13 +73,50 @@ final class AssuanConnection {
         close(socket)
         // pinentry exits on BYE or at the end of its input: give it up to 1 s before SIGTERM, so that
         // one which has just answered is not killed while it finishes.
-        for _ in 0..<100 where process.isRunning { usleep(10_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        var status: Int32 = 0
+        for _ in 0..<100 {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGTERM)
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
     /// The pinentry's process id (it is reaped only in `deinit`).
-    var processIdentifier: Int32 { process.processIdentifier }
+    var processIdentifier: Int32 { pid }
+
+    /// Starts `program` with `arguments`, its standard input and output on `io` and standard error on
+    /// `/dev/null`, in this process's environment, with every signal unblocked and at its default.
+    /// - Returns: the child's pid, or the `errno` of the failed start (`ETXTBSY`, `ENOENT`, `EACCES`…).
+    private static func spawn(_ program: String, _ arguments: [String], io: Int32) -> Result<pid_t, SpawnError> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, io, 0)
+        posix_spawn_file_actions_adddup2(&actions, io, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var child: pid_t = 0
+        let code = posix_spawn(&child, program, &actions, &attributes, argv, environ)
+        return code == 0 ? .success(child) : .failure(SpawnError(code: code))
+    }
+
+    /// Why `posix_spawn` failed: its `errno`.
+    private struct SpawnError: Error {
+        let code: Int32
+    }
 
     /// Sends one command (never a secret) and reads its reply.
     func transact(_ command: String) throws(KeychainFailure) -> Reply {
@@ -120,7 +159,7 @@ final class AssuanConnection {
             } else if starts("ERR ") {
                 let rest = line.withUnsafeBytes { String(decoding: $0.prefix(length), as: UTF8.self) }.dropFirst(4)
                 let code = UInt32(rest.prefix { $0.isNumber }) ?? 0
-                let message = rest.drop { $0.isNumber }.trimmingCharacters(in: .whitespaces)
+                let message = String(rest.drop { $0.isNumber }.drop { $0 == " " || $0 == "\t" })
                 return .error(code: code, message: message)
             } else if starts("D ") {
                 let decoded = Self.percentDecode(line, from: 2, to: length)

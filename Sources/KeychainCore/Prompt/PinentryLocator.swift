@@ -1,4 +1,8 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// Chooses the pinentry program as GnuPG's gpg-agent does, with an override.
 ///
@@ -66,9 +70,9 @@ package struct PinentryLocator: Sendable {
     package static func pinentryProgram(_ conf: String) -> String? {
         var found: String?
         for line in conf.split(whereSeparator: \.isNewline) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = String(line).trimmingWhitespace()
             guard trimmed.hasPrefix("pinentry-program") else { continue }
-            let value = trimmed.dropFirst("pinentry-program".count).trimmingCharacters(in: .whitespaces)
+            let value = String(trimmed.dropFirst("pinentry-program".count)).trimmingWhitespace()
             if !value.isEmpty { found = value }
         }
         return found

@@ -24,7 +24,9 @@ extension KeychainSecretStore {
     /// read again only when it changed (``KeychainPreferencesCache``: its inode, size or times).
     func defaultKeychainPath() -> String? {
         guard let value = preferences.current().defaultKeychain else { return nil }
-        return value.contains("/") ? value : location(value.replacingOccurrences(of: ".keychain-db", with: "")).databasePath
+        guard !value.contains("/") else { return value }
+        return location(value.hasSuffix(".keychain-db") ? String(value.dropLast(".keychain-db".count)) : value)
+            .databasePath
     }
 
     /// Opens keychains that appeared in the folder and forgets those whose file is gone.
