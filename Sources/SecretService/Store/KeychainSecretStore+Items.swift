@@ -61,7 +61,7 @@ extension KeychainSecretStore {
         do {
             result = try keychain.keystore.createSecretItem(
                 label: label, attributes: attributes,
-                secret: SecretItemSecret(value: secret.value, contentType: secret.contentType), replace: replace)
+                secret: secret, replace: replace)
         } catch {
             throw observe(error, keychain)
         }
@@ -74,8 +74,7 @@ extension KeychainSecretStore {
         guard let keychain = keychains[collection] else { return try memory.secret(of: item, in: collection) }
         guard let number = Self.number(item) else { throw .noSuchObject }
         do {
-            let stored = try keychain.keystore.secretItemSecret(number)
-            return StoredSecret(value: stored.value, contentType: stored.contentType)
+            return try keychain.keystore.secretItemSecret(number)
         } catch {
             throw observe(error, keychain)
         }
@@ -90,8 +89,7 @@ extension KeychainSecretStore {
         }
         guard let number = Self.number(item) else { throw .noSuchObject }
         do {
-            try keychain.keystore.setSecretItemSecret(
-                number, SecretItemSecret(value: secret.value, contentType: secret.contentType))
+            try keychain.keystore.setSecretItemSecret(number, secret)
         } catch {
             throw observe(error, keychain)
         }

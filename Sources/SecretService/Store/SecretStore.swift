@@ -75,18 +75,9 @@ package struct ItemInfo: Equatable, Sendable {
     package var modified: UInt64
 }
 
-/// An item's secret and its content type (the `value` and `content_type` of the spec's Secret struct).
-package struct StoredSecret: Sendable {
-    /// The secret's bytes, in zeroising memory.
-    package var value: SecureBytes
-    /// A MIME type such as `text/plain; charset=utf8`; may be empty.
-    package var contentType: String
-
-    package init(value: SecureBytes, contentType: String) {
-        self.value = value
-        self.contentType = contentType
-    }
-}
+/// An item's secret and its content type (the `value` and `content_type` of the spec's Secret struct):
+/// the engine's type, which keychain files store as it is.
+package typealias StoredSecret = SecretItemSecret
 
 /// A change made to the store, reported so that the provider emits the spec's signals.
 package enum SecretStoreChange: Equatable, Sendable {
