@@ -50,7 +50,7 @@ struct KeePassXCLikeMigrationTests {
     }
 
     static func counts(_ report: SecretServiceMigration.Report) -> [Int] {
-        report.collections.flatMap { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] }
+        report.collections.flatMap(MigrationTests.counts)
     }
 
     @Test("Entries locked until the user allows access are unlocked with one Unlock and copied unchanged")

@@ -210,18 +210,9 @@ struct MigrationTests: SecretServiceSuite {
             #expect(report.sessionItemsNotCopied == 1)
             let byLabel = Dictionary(uniqueKeysWithValues: report.collections.map { ($0.sourceLabel, $0) })
             #expect(byLabel.keys.sorted() == ["Login", "Vault", "Work"])
-            #expect(
-                byLabel["Login"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [
-                    4, 4, 0, 0, 0,
-                ])
-            #expect(
-                byLabel["Work"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [
-                    1, 1, 0, 0, 0,
-                ])
-            #expect(
-                byLabel["Vault"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [
-                    1, 0, 0, 1, 0,
-                ])
+            #expect(byLabel["Login"].map(MigrationTests.counts) == [4, 4, 0, 0, 0])
+            #expect(byLabel["Work"].map(MigrationTests.counts) == [1, 1, 0, 0, 0])
+            #expect(byLabel["Vault"].map(MigrationTests.counts) == [1, 0, 0, 1, 0])
             #expect(byLabel["Login"]?.target == store.resolveAlias("login"))
             #expect(try Self.contents(of: store) == source)
             #expect(store.collections().contains { $0.label == "Vault" } == false)
@@ -340,6 +331,11 @@ struct MigrationTests: SecretServiceSuite {
     }
 
     /// Runs `keychain-secret-service migrate` on `bus` in a fresh home. - Returns: its status and stderr.
+    /// A collection's counts in the report's column order: read, copied, present, locked, failed.
+    static func counts(_ collection: SecretServiceMigration.CollectionReport) -> [Int] {
+        [collection.read, collection.stored, collection.present, collection.skippedLocked, collection.failed]
+    }
+
     static func migrateCommand(_ bus: PrivateBus) throws -> (status: Int32, stderr: String) {
         let stderr = Pipe()
         let home = try KeychainHome()

@@ -106,14 +106,8 @@ struct PlainSessionMigrationTests {
             #expect(report.complete)
             #expect(MigrationCommand.render(report).contains("plain session"))
             let byLabel = Dictionary(uniqueKeysWithValues: report.collections.map { ($0.sourceLabel, $0) })
-            #expect(
-                byLabel["Login"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [
-                    4, 4, 0, 0, 0,
-                ])
-            #expect(
-                byLabel["Work"].map { [$0.read, $0.stored, $0.present, $0.skippedLocked, $0.failed] } == [
-                    1, 1, 0, 0, 0,
-                ])
+            #expect(byLabel["Login"].map(MigrationTests.counts) == [4, 4, 0, 0, 0])
+            #expect(byLabel["Work"].map(MigrationTests.counts) == [1, 1, 0, 0, 0])
             #expect(byLabel["Login"]?.target == store.resolveAlias("login"))
             #expect(try MigrationTests.contents(of: store) == served)
 
