@@ -185,23 +185,31 @@ package enum SecretServiceMigration {
         func describe(_ path: String) throws(SecretServiceClient.CallError) -> (
             label: String, locked: Bool, items: [String]
         ) {
-            let properties: [String: OpaquePointer]
-            do {
-                properties = try client.allProperties(path, SecretServiceClient.collectionInterface)
-            } catch {
-                let some = client.properties(
-                    path, SecretServiceClient.collectionInterface, ["Label", "Locked", "Items"])
-                guard some["Locked"] != nil else {
-                    Variant.release(some)
-                    throw error
-                }
-                properties = some
-            }
+            let properties = try properties(
+                path, SecretServiceClient.collectionInterface, ["Label", "Locked", "Items"], requiring: "Locked")
             defer { Variant.release(properties) }
             let label = properties["Label"].flatMap { Variant.isOfType($0, "s") ? Variant.readString($0) : nil } ?? ""
             let locked = properties["Locked"].map { Variant.isOfType($0, "b") && Variant.readBoolean($0) } ?? false
             let items = properties["Items"].map { Variant.isOfType($0, "ao") ? Variant.readStrings($0) : [] } ?? []
             return (label, locked, items)
+        }
+
+        /// `GetAll` of `interface` on `path`, or, when that fails as a whole, one `Get` for each of `names`;
+        /// the fallback counts only when it read `required`. The values are to be released
+        /// (`Variant.release`). - Throws: `GetAll`'s error when the fallback does not count.
+        private func properties(_ path: String, _ interface: String, _ names: [String], requiring required: String)
+            throws(SecretServiceClient.CallError) -> [String: OpaquePointer]
+        {
+            do {
+                return try client.allProperties(path, interface)
+            } catch {
+                let some = client.properties(path, interface, names)
+                guard some[required] != nil else {
+                    Variant.release(some)
+                    throw error
+                }
+                return some
+            }
         }
 
         /// One source item's label, attributes and lock state.
@@ -215,18 +223,8 @@ package enum SecretServiceMigration {
         /// Reads an item's `Label`, `Attributes` and `Locked` (`GetAll`, or one `Get` each when that fails).
         /// - Throws: the provider's error, or a local one when it serves no `a{ss}` `Attributes`.
         func readItem(_ path: String) throws(SecretServiceClient.CallError) -> SourceItem {
-            let properties: [String: OpaquePointer]
-            do {
-                properties = try client.allProperties(path, SecretServiceClient.itemInterface)
-            } catch {
-                let some = client.properties(
-                    path, SecretServiceClient.itemInterface, ["Label", "Attributes", "Locked"])
-                guard some["Attributes"] != nil else {
-                    Variant.release(some)
-                    throw error
-                }
-                properties = some
-            }
+            let properties = try properties(
+                path, SecretServiceClient.itemInterface, ["Label", "Attributes", "Locked"], requiring: "Attributes")
             defer { Variant.release(properties) }
             guard let value = properties["Attributes"], Variant.isOfType(value, "a{ss}") else {
                 throw SecretServiceClient.CallError(name: "(local)", message: "no Attributes")
