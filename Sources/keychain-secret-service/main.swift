@@ -8,7 +8,10 @@ internal import SecretService
 
 let arguments = CommandLine.arguments
 if arguments.count > 1, arguments[1] == "migrate" {
-    // Items go into the keychains (the same store the daemon serves by default).
-    exit(MigrationCommand.main(arguments: Array(arguments.dropFirst(2)), makeStore: { KeychainSecretStore() }))
+    // Items go into the keychains (the same store the daemon serves by default); a dry run makes no
+    // login keychain.
+    exit(
+        MigrationCommand.main(
+            arguments: Array(arguments.dropFirst(2)), makeStore: { dryRun in KeychainSecretStore(createsLogin: !dryRun) }))
 }
 exit(SecretServiceDaemon.main(arguments: arguments))

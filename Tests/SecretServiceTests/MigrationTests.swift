@@ -374,12 +374,12 @@ struct MigrationTests: SecretServiceSuite {
 
     @Test("migrate rejects unknown options with exit status 1 and prints its help with 0")
     func usage() throws {
-        #expect(MigrationCommand.main(arguments: ["--bogus"], makeStore: { MemorySecretStore() }) == 1)
+        #expect(MigrationCommand.main(arguments: ["--bogus"], makeStore: { _ in MemorySecretStore() }) == 1)
         #expect(
-            MigrationCommand.main(arguments: ["--prompt-timeout", "soon"], makeStore: { MemorySecretStore() }) == 1)
+            MigrationCommand.main(arguments: ["--prompt-timeout", "soon"], makeStore: { _ in MemorySecretStore() }) == 1)
         #expect(
-            MigrationCommand.main(arguments: ["--from-bus-name", "not a name"], makeStore: { MemorySecretStore() }) == 1
+            MigrationCommand.main(arguments: ["--from-bus-name", "not a name"], makeStore: { _ in MemorySecretStore() }) == 1
         )
-        #expect(MigrationCommand.main(arguments: ["--help"], makeStore: { MemorySecretStore() }) == 0)
+        #expect(MigrationCommand.main(arguments: ["--help"], makeStore: { _ in MemorySecretStore() }) == 0)
     }
 }

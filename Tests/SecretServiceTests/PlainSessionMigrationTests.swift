@@ -120,6 +120,26 @@ struct PlainSessionMigrationTests {
         }
     }
 
+    @Test("A dry run into a home with no keychain writes nothing: no login keychain, no device key")
+    func dryRunWritesNothing() throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            let source = Self.source(
+                address: bus.address, algorithms: [TransportSession.plainName], items: Self.loginItems)
+            defer { source.stop() }
+            #expect(source.waitUntilServing())
+            let home = try KeychainHome()
+            defer { home.remove() }
+            let login = home.location("login")
+            let process = try PrivateBus.launchProvider(
+                address: bus.address, arguments: ["migrate", "--dry-run"], keychainHome: home.root)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(!FileManager.default.fileExists(atPath: login.databasePath))
+            #expect(!FileManager.default.fileExists(atPath: login.deviceKeyPath))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: home.directory).isEmpty)
+        }
+    }
+
     @Test("Into a locked login keychain whose unlock prompt is dismissed: the failure names the keychain and what to do; exit 4")
     func lockedTarget() throws {
         try PrivateBus.with(startProvider: false) { bus in

@@ -41,9 +41,10 @@ package enum MigrationCommand {
     /// Runs the command.
     /// - Parameters:
     ///   - arguments: the words after `migrate`.
-    ///   - makeStore: opens the store items go to; `nil` when it cannot be opened (exit 1).
+    ///   - makeStore: opens the store items go to, told whether this is a dry run (which must write
+    ///     nothing, not even a new login keychain); `nil` when it cannot be opened (exit 1).
     /// - Returns: the exit status (see the type's documentation).
-    package static func main(arguments: [String], makeStore: () -> (any SecretStore)?) -> Int32 {
+    package static func main(arguments: [String], makeStore: (_ dryRun: Bool) -> (any SecretStore)?) -> Int32 {
         var options = SecretServiceMigration.Options()
         var rest = arguments[...]
         while let argument = rest.popFirst() {
@@ -77,7 +78,7 @@ package enum MigrationCommand {
             return 1
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
-        guard let store = makeStore() else {
+        guard let store = makeStore(options.dryRun) else {
             SecretServiceDaemon.printError("keychain-secret-service migrate: cannot open the keychain store")
             return 1
         }

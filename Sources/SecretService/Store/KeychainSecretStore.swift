@@ -114,16 +114,21 @@ package final class KeychainSecretStore: SecretStore {
     /// `keychains.conf`, read again only when it changed (the `default` alias follows it).
     let preferences: KeychainPreferencesCache
 
-    /// Opens every keychain in the folder (creating the login keychain when absent).
+    /// Opens every keychain in the folder (creating the login keychain when absent, unless told not to).
     /// - Parameters:
     ///   - configuration: where the keychains are.
     ///   - memory: the in-memory store serving the `session` collection.
-    package init(configuration: Configuration = .fromEnvironment(), memory: MemorySecretStore = MemorySecretStore()) {
+    ///   - createsLogin: whether a missing login keychain (and device key) is made now; `false` for a
+    ///     caller that must write nothing (`migrate --dry-run`).
+    package init(
+        configuration: Configuration = .fromEnvironment(), memory: MemorySecretStore = MemorySecretStore(),
+        createsLogin: Bool = true
+    ) {
         self.configuration = configuration
         self.memory = memory
         preferences = KeychainPreferencesCache(path: configuration.preferencesPath)
         let login = location("login")
-        if !FileSystem.exists(login.databasePath) { _ = try? Keystore(location: login, create: true) }
+        if createsLogin, !FileSystem.exists(login.databasePath) { _ = try? Keystore(location: login, create: true) }
         rescan(announce: false)
         loadAliases()
     }
