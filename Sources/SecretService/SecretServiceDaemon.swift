@@ -120,7 +120,8 @@ package enum SecretServiceDaemon {
     /// What to do about the provider that owns the name, by who it is (its program name, from
     /// ``SecretServiceClient/programName(pid:)``):
     /// - this program: "keychain-secret-service is already running, pid N; use --replace …";
-    /// - gnome-keyring (`gnome-keyring-daemon`): its systemd user units to stop, or `--replace`;
+    /// - gnome-keyring (`gnome-keyring-daemon`): its systemd user units to stop (it owns the name without
+    ///   allowing replacement, so `--replace` cannot take it);
     /// - any other: stop it, or `--replace`.
     /// With `replace`, the owner refused to hand the name over: it has to be stopped first.
     static func ownerHint(program: String, pid: UInt32?, replace: Bool) -> String {
@@ -130,10 +131,11 @@ package enum SecretServiceDaemon {
                 ? "\(programName) is already running\(pidText) and does not allow replacement; stop it first"
                 : "\(programName) is already running\(pidText); use --replace to take over from it"
         }
-        let stop = program.hasPrefix("gnome-keyring") ? "stop it (\(gnomeKeyringStop))" : "stop it"
-        return replace
-            ? "it does not allow replacement; \(stop) first"
-            : "\(stop) or run \(programName) --replace"
+        if program.hasPrefix("gnome-keyring") {
+            let stop = "stop it (\(gnomeKeyringStop))"
+            return replace ? "it does not allow replacement; \(stop) first" : stop
+        }
+        return replace ? "it does not allow replacement; stop it first" : "stop it or run \(programName) --replace"
     }
 
     static func printError(_ message: String) {

@@ -359,7 +359,7 @@ struct ProviderBusTests: SecretServiceSuite {
         #expect(!SecretServiceClient.isOwnProvider(""))
         #expect(
             SecretServiceDaemon.ownerHint(program: "gnome-keyring-daemon", pid: 7, replace: false)
-                == "stop it (systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket) or run keychain-secret-service --replace")
+                == "stop it (systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket)")
         #expect(
             SecretServiceDaemon.ownerHint(program: "keepassxc", pid: 7, replace: false)
                 == "stop it or run keychain-secret-service --replace")
