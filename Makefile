@@ -20,21 +20,24 @@ TOOLS := security git-credential-keychain docker-credential-keychain keychain-se
 DBUS_SERVICES ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/dbus-1/services
 SWIFT ?= swift
 STATIC := -c release --static-swift-stdlib --scratch-path .build/static
+# SwiftPM 6.3 leaves an empty TemporaryDirectory.* folder in $TMPDIR for each of several steps of every
+# build: each recipe line that runs swift gives it a folder of its own, removed when the line ends.
+PRIVATE_TMPDIR = TMPDIR=$$(mktemp -d) && export TMPDIR && trap 'rm -rf "$$TMPDIR"' EXIT &&
 
 .PHONY: build test release install uninstall
 
 build:
-	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(PRIVATE_TMPDIR) $(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 
 test:
-	$(SWIFT) test --filter KeychainCLITests
+	$(PRIVATE_TMPDIR) $(SWIFT) test --filter KeychainCLITests
 
 release:
-	for tool in $(TOOLS); do $(SWIFT) build $(STATIC) --product $$tool || exit 1; done
+	$(PRIVATE_TMPDIR) for tool in $(TOOLS); do $(SWIFT) build $(STATIC) --product $$tool || exit 1; done
 
 install: release
 	install -d "$(BINDIR)"
-	for tool in $(TOOLS); do install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/$$tool" "$(BINDIR)/$$tool"; done
+	$(PRIVATE_TMPDIR) for tool in $(TOOLS); do install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/$$tool" "$(BINDIR)/$$tool"; done
 	install -d "$(DBUS_SERVICES)"
 	printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s/keychain-secret-service\n' "$(BINDIR)" \
 		> "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
