@@ -6,7 +6,8 @@ internal import KeychainCrypto
 /// dictionaries become engine values; every rule it enforces cites its source.
 ///
 /// Sources: SecItem.h comments [H]; securityd `SecItemServer.c` [S]; `SecBasePriv.h` [BP], which maps
-/// the internal `errSecItem…` codes to `errSecParam`.
+/// the internal `errSecItem…` codes to `errSecParam`; macOS's `SecItem.cpp` (libsecurity_keychain) [M],
+/// whose data-protection path wrappers reach through their macOS branches (`#if os(iOS)` is false here).
 struct SecItemRequest {
     enum Operation { case add, copy, update, delete }
 
@@ -83,7 +84,21 @@ struct SecItemRequest {
     static func parse(_ dictionary: NSDictionary, for operation: Operation) throws(KeychainStatus) -> SecItemRequest {
         // [S] query_create: more than 128 keys is errSecParam.
         guard dictionary.count <= 128 else { throw .param }
-        guard let query = entries(dictionary) else { throw .param }  // non-string keys [S]
+        guard var query = entries(dictionary) else { throw .param }  // non-string keys [S]
+        if operation == .update || operation == .delete {
+            // [M] macOS's SecItemUpdate and SecItemDelete remove every kSecMatch… and kSecReturn… key
+            // before the data-protection keychain sees the query (SecItem.cpp: SecItemCopyTranslatedAttributes
+            // with pruneMatch and pruneReturn); iOS's securityd alone refuses them with errSecParam.
+            // Removed here are the ones whose removal cannot widen the call: kSecMatchLimitAll (what
+            // update and delete do anyway; wrappers' macOS branches send it), kSecMatchCaseInsensitive
+            // (matching is byte-exact anyway) and the return keys. A limit of one or n, or an item list,
+            // would act on more items than asked once removed, so they stay errSecParam and nothing is
+            // lost (APPLE-SEMANTICS.md rule 6).
+            query.removeAll { entry in
+                entry.key.hasPrefix("r_") || entry.key == "m_CaseInsensitive"
+                    || (entry.key == "m_Limit" && Self.string(entry.value) == "m_LimitAll")
+            }
+        }
 
         // The class: required, except in a persistent-reference query [H; S "query missing class name"].
         var itemClass: ItemClass?
@@ -267,8 +282,8 @@ struct SecItemRequest {
             // query_add_attribute do not check it; the item is stored and never leaves the device
             // (docs/ARCHITECTURE.md, "Where Linux differs"; ThisDeviceOnly items are not in backups).
         case .update, .delete:
-            // [S] _SecItemDelete / s3dl_query_update: any match key or return key → errSecParam.
-            if request.matchLimit != nil || request.hasReturnKey { throw .param }
+            // [S] _SecItemDelete / s3dl_query_update: any other match key → errSecParam.
+            if request.matchLimit != nil { throw .param }
         case .copy:
             break
         }

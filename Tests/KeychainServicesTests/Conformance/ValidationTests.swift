@@ -104,25 +104,67 @@ struct ValidationTests {
         }
     }
 
-    @Test("kSecMatchLimit in a SecItemUpdate or SecItemDelete query returns errSecParam (-50), even kSecMatchLimitAll",
-        arguments: [Operation.update, .delete], [kSecMatchLimitOne as String, kSecMatchLimitAll as String])
-    func matchLimitInUpdateOrDelete(operation: Operation, limit: String) throws {
+    /// docs/APPLE-SEMANTICS.md rule 6: macOS's SecItemUpdate and SecItemDelete remove every match key
+    /// before the data-protection keychain sees the query (SecItem.cpp, SecItemCopyTranslatedAttributes
+    /// with pruneMatch); kSecMatchLimitAll says what update and delete do anyway.
+    @Test("kSecMatchLimitAll in a SecItemUpdate or SecItemDelete query is accepted, as on macOS: every match is changed",
+        arguments: [Operation.update, .delete])
+    func matchLimitAllInUpdateOrDelete(operation: Operation) throws {
+        try withKeychain {
+            #expect(add(genericPassword(account: "a"), secret: "x") == errSecSuccess)
+            #expect(add(genericPassword(account: "b"), secret: "y") == errSecSuccess)
+            let status = operation(genericPassword(account: nil, [kSecMatchLimit as String: kSecMatchLimitAll]))
+            #expect(status == errSecSuccess)
+            #expect(count(genericPassword(account: nil)) == (operation == .delete ? 0 : 2))
+            if operation == .update {
+                for account in ["a", "b"] {
+                    let label = attributes(genericPassword(account: account))?[kSecAttrLabel as String]
+                    #expect(label as? String == "changed")
+                }
+            }
+        }
+    }
+
+    /// Rule 6: a limit of one (or n) would change every match once removed, as macOS removes it; it
+    /// stays errSecParam (iOS's securityd: "match limit not supported by delete"), and nothing changes.
+    @Test("kSecMatchLimitOne or a number in a SecItemUpdate or SecItemDelete query returns errSecParam (-50)",
+        arguments: [Operation.update, .delete], [false, true])
+    func narrowMatchLimitInUpdateOrDelete(operation: Operation, numeric: Bool) throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
+            let limit: Any = numeric ? 1 : kSecMatchLimitOne
             #expect(operation(genericPassword([kSecMatchLimit as String: limit])) == errSecParam)
             #expect(attributes(genericPassword())?[kSecAttrLabel as String] == nil)
             #expect(count(genericPassword()) == 1)
         }
     }
 
-    /// Every `m_*` key counts as a match pair (docs/APPLE-SEMANTICS.md rules 6 and 14).
-    @Test("kSecMatchCaseInsensitive in a SecItemUpdate or SecItemDelete query returns errSecParam (-50)",
+    /// KeychainAccess's `removeAll()` on macOS (the branch Linux compiles) deletes with
+    /// `kSecMatchLimit: kSecMatchLimitAll`; macOS accepts it (rule 6) and deletes every item of the service.
+    @Test("removeAll with kSecMatchLimitAll on SecItemDelete deletes every item of the service and no other")
+    func deleteAllWithMatchLimitAll() throws {
+        try withKeychain {
+            for account in ["a", "b", "c"] { #expect(add(genericPassword(account: account), secret: "x") == errSecSuccess) }
+            #expect(add(genericPassword(service: "other", account: "a"), secret: "x") == errSecSuccess)
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                kSecMatchLimit as String: kSecMatchLimitAll,
+            ]
+            #expect(SecItemDelete(query as CFDictionary) == errSecSuccess)
+            #expect(count(genericPassword(account: nil)) == 0)
+            #expect(count(genericPassword(service: "other", account: nil)) == 1)
+            #expect(SecItemDelete(query as CFDictionary) == errSecItemNotFound)
+        }
+    }
+
+    /// kSecMatchCaseInsensitive is ignored in update and delete, as on macOS (docs/APPLE-SEMANTICS.md rules 6 and 14).
+    @Test("kSecMatchCaseInsensitive in a SecItemUpdate or SecItemDelete query is ignored, as on macOS",
         arguments: [Operation.update, .delete])
     func caseInsensitiveInUpdateOrDelete(operation: Operation) throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
-            #expect(operation(genericPassword([kSecMatchCaseInsensitive as String: kCFBooleanTrue!])) == errSecParam)
-            #expect(count(genericPassword()) == 1)
+            #expect(operation(genericPassword([kSecMatchCaseInsensitive as String: kCFBooleanTrue!])) == errSecSuccess)
+            #expect(count(genericPassword()) == (operation == .delete ? 0 : 1))
         }
     }
 
@@ -135,12 +177,13 @@ struct ValidationTests {
         }
     }
 
-    @Test("A return key in a SecItemUpdate or SecItemDelete query returns errSecParam (-50)", arguments: [Operation.update, .delete])
+    /// macOS removes every return key from update and delete queries (SecItem.cpp, pruneReturn; rule 6).
+    @Test("A return key in a SecItemUpdate or SecItemDelete query is ignored, as on macOS", arguments: [Operation.update, .delete])
     func returnKeyInUpdateOrDelete(operation: Operation) throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
-            #expect(operation(genericPassword([kSecReturnData as String: kCFBooleanTrue!])) == errSecParam)
-            #expect(count(genericPassword()) == 1)
+            #expect(operation(genericPassword([kSecReturnData as String: kCFBooleanTrue!])) == errSecSuccess)
+            #expect(count(genericPassword()) == (operation == .delete ? 0 : 1))
         }
     }
 

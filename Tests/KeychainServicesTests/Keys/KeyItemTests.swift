@@ -204,7 +204,7 @@ struct KeyItemTests {
                 ]).result as? [Data])
             let byRef = copy(all.merging([kSecMatchItemList as String: [refs[0]]]) { $1 })
             #expect((byRef.result as? [SecKey])?.count == 1)
-            // A match key in a delete is errSecParam (rule 6).
+            // An item list in a delete is errSecParam (rule 6: removed, it would delete every key).
             #expect(delete([kSecClass as String: kSecClassKey, kSecMatchItemList as String: [second]]) == errSecParam)
             // Delete by reference: kSecValueRef stands for the key's primary key.
             #expect(delete([kSecClass as String: kSecClassKey, kSecValueRef as String: first]) == errSecSuccess)
