@@ -65,3 +65,24 @@ public func CFGetTypeID(_ cf: CFTypeRef?) -> CFTypeID {
     guard let cf else { return 0 }
     return CFTypeID(bitPattern: ObjectIdentifier(type(of: cf)).hashValue)
 }
+
+/// Whether two Core Foundation objects are equal (CFBase.h `CFEqual`): the same object, or equal
+/// values of one kind (strings by their characters, numbers and booleans by value, data by bytes,
+/// dictionaries and arrays by their contents, keys and certificates by their key or DER).
+///
+/// As on Apple platforms, a `CFBoolean` never equals a `CFNumber`: `CFEqual(kCFBooleanTrue, 1 as NSNumber)`
+/// is `false`.
+/// - Parameters:
+///   - cf1: the first object; `nil` equals only `nil` (Apple's crashes on `NULL`).
+///   - cf2: the second object.
+/// - Returns: `true` when the objects are equal.
+public func CFEqual(_ cf1: CFTypeRef!, _ cf2: CFTypeRef!) -> Bool {
+    switch (cf1, cf2) {
+    case (nil, nil): return true
+    case (nil, _), (_, nil): return false
+    case (let a?, let b?):
+        if a === b { return true }
+        guard let a = a as? AnyHashable, let b = b as? AnyHashable else { return false }
+        return a == b
+    }
+}
