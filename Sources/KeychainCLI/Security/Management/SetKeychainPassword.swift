@@ -13,7 +13,13 @@ internal import KeychainCore
 /// old-password line that is not empty for a keychain without a password is refused with a
 /// message and exit 1 (the last as a wrong password, exit 51).
 ///
-/// An empty new password is refused (exit 1) wherever it comes from. A wrong old password prints
+/// An empty new password removes the password (``Keystore/setPassword(_:current:parameters:)`` with
+/// none), as turning off the passcode does on iOS: anyone who can read the user's files can then
+/// open the keychain, and every WhenPasscodeSetThisDeviceOnly item is deleted. So it is asked again:
+/// ``removalWarning(_:deleting:)`` goes to stderr, then a terminal asks `Type yes to remove the
+/// password: ` and a pipe must give a fourth line `yes`. Anything else, or no answer, changes
+/// nothing and exits 1; on success ``removedNotice(_:deleted:)`` goes to stderr. On a keychain
+/// without a password an empty new password is refused (exit 1). A wrong old password prints
 /// `security: error changing password for "<keychain>": The user name or passphrase you entered is
 /// not correct.` and exits 51. In every refusal nothing changes on disk. Only the class keys are
 /// re-wrapped.
@@ -28,6 +34,8 @@ struct SetKeychainPassword: SecuritySubcommand {
             "Without -o and -p the passwords are prompted for without echo, or, when standard input is not a",
             "terminal, read from it: the old password (an empty line when the keychain has none), the new",
             "password, and the new password again, one line each; those given with -o or -p are left out.",
+            "An empty new password removes the password and deletes the WhenPasscodeSetThisDeviceOnly items;",
+            "it is asked again (a fourth line \"yes\" from a pipe).",
         ], summary: "Set password for a keychain.")
 
     let oldPassword: String?
@@ -56,8 +64,12 @@ struct SetKeychainPassword: SecuritySubcommand {
         let (old, new) = try input.isInteractive ? fromTerminal(input, hasPassword: hasPassword) : fromPipe(input)
         if !hasPassword, let old, old.count > 0 { throw CommandFailure.keychain(failure, .authFailed) }
         guard new.count > 0 else {
-            throw CommandFailure.message(
-                "security: set-keychain-password: the new password is empty; nothing was changed", status: 1)
+            guard hasPassword else {
+                throw CommandFailure.message(
+                    "security: set-keychain-password: the new password is empty; nothing was changed", status: 1)
+            }
+            try removePassword(store, old: old, name: name, input: input, failure: failure)
+            return
         }
         do throws(KeychainFailure) {
             try store.setPassword(new, current: hasPassword ? old : nil, parameters: context.kdfParameters)
@@ -66,6 +78,46 @@ struct SetKeychainPassword: SecuritySubcommand {
         } catch {
             throw CommandFailure.keychain(failure, error)
         }
+    }
+
+    /// The warning shown before a password is removed: what removal deletes and what it exposes.
+    static func removalWarning(_ name: String, deleting count: Int) -> String {
+        "security: an empty new password removes the password of \"\(name)\": anyone who can read your files "
+            + "can then open it, and its \(count) WhenPasscodeSetThisDeviceOnly items (those that need a password) "
+            + "are deleted."
+    }
+
+    /// What a removal reports on stderr.
+    static func removedNotice(_ name: String, deleted count: Int) -> String {
+        "security: removed the password of \"\(name)\"; deleted \(count) WhenPasscodeSetThisDeviceOnly items"
+    }
+
+    /// The prompt that asks again before a removal (terminal); a pipe gives the answer as a fourth line.
+    static let removalPrompt = "Type yes to remove the password: "
+
+    /// Removes the password after the user confirms: warns with the number of items removal
+    /// deletes, asks (terminal) or reads a fourth line (pipe), and removes only on `yes`.
+    /// - Throws: exit 1 with a message when the answer is not `yes` or missing (nothing changes);
+    ///   the engine's failures (a wrong old password: exit 51) as for a change.
+    private func removePassword(
+        _ store: Keystore, old: SecureBytes?, name: String, input: PasswordInput, failure: String
+    ) throws(CommandFailure) {
+        let count: Int
+        do { count = try store.passcodeSetItemCount() } catch { throw CommandFailure.keychain(failure, error) }
+        let context = input.context
+        context.io.error.line(Self.removalWarning(name, deleting: count))
+        let answer = input.isInteractive ? context.io.terminal.readSecret(prompt: Self.removalPrompt) : input.nextLine()
+        guard let answer, answer.constantTimeEquals(SecureBytes(copying: Array("yes".utf8))) else {
+            throw CommandFailure.message(
+                "security: set-keychain-password: the password of \"\(name)\" was not removed (the answer was not "
+                    + "\"yes\"); nothing was changed", status: 1)
+        }
+        do throws(KeychainFailure) {
+            try store.setPassword(nil, current: old, parameters: context.kdfParameters)
+        } catch {
+            throw CommandFailure.keychain(failure, error)
+        }
+        context.io.error.line(Self.removedNotice(name, deleted: count))
     }
 
     /// The old (when the keychain has one) and new passwords from the options and the terminal.
