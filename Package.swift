@@ -37,8 +37,13 @@ let package = Package(
         .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring"], swiftSettings: strictSettings),
         // Keys, certificates and PKCS #12 over libcrypto: the engine behind SecKey, SecCertificate, SecIdentity.
         .target(name: "KeychainCrypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        // Key, certificate and identity items below SecItem, without Foundation: derived attributes and
+        // the identity join, shared by KeychainServices and the security tool's certificate commands.
+        .target(name: "KeychainItems", dependencies: ["KeychainCore", "KeychainCrypto"], swiftSettings: strictSettings),
         // Apple's SecItem API, names and statuses unchanged.
-        .target(name: "KeychainServices", dependencies: ["KeychainCore", "KeychainCrypto"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainServices", dependencies: ["KeychainCore", "KeychainCrypto", "KeychainItems"],
+            swiftSettings: strictSettings),
         // `import Security` on Linux (design brief: module `Security`); no code of its own.
         .target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strictSettings),
         // LAContext, LAPolicy, LAError (design brief: product `LocalAuthentication`).
@@ -47,7 +52,7 @@ let package = Package(
         .target(name: "Keychain", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         // The command-line tools' code; the executables are thin mains over it.
         .target(
-            name: "KeychainCLI", dependencies: ["KeychainCore", "KeychainServices", "KeychainCrypto"],
+            name: "KeychainCLI", dependencies: ["KeychainCore", "KeychainItems", "KeychainCrypto"],
             swiftSettings: strictSettings),
         .executableTarget(name: "security", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
         .executableTarget(name: "git-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
@@ -91,7 +96,8 @@ let package = Package(
         .testTarget(
             name: "KeychainServicesTests",
             dependencies: [
-                "KeychainServices", "Security", "LocalAuthentication", "Keychain", "KeychainCore", "KeychainTestSupport",
+                "KeychainServices", "KeychainItems", "Security", "LocalAuthentication", "Keychain", "KeychainCore",
+                "KeychainTestSupport",
                 "KeychainTesting", "keychain-test-helper",
             ],
             swiftSettings: strictSettings),

@@ -1,71 +1,79 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 internal import KeychainCore
 internal import KeychainCrypto
-internal import KeychainServices
+internal import KeychainItems
 
-/// What the certificate and identity commands share: Keychain Services calls on one keychain as the
-/// tool's identity (so certificates, keys and identities get exactly the attributes and checks of
-/// `SecItemAdd`/`SecItemCopyMatching`/`SecItemDelete`), the `-c`/`-e`/`-Z` matching, and printing.
+/// What the certificate and identity commands share: the items of one keychain through its gateway
+/// as the tool's identity, with the attributes and identity join of `KeychainItems` (what
+/// `SecItemAdd`/`SecItemCopyMatching`/`SecItemDelete` use too), the `-c`/`-e`/`-Z` matching, and printing.
 enum CertificateItems {
-    /// One certificate found: the certificate, its item's persistent reference, and its label.
+    /// One certificate found: the certificate, its item's persistent reference, and its label; for an
+    /// identity also its private key item's persistent reference, and the key when it was read.
     struct Found {
         let certificate: Certificate
         let persistentRef: Data
         let label: String?
+        var keyRef: Data? = nil
+        var key: KeyItem? = nil
     }
 
-    /// Runs `body` with the SecItem functions acting on `store` as the `security` tool's identity.
-    static func on<R, E: Error>(_ store: Keystore, _ context: SecurityContext, _ body: () throws(E) -> R) throws(E) -> R
-    {
-        let result = KeychainContext.withOverride(KeychainContext(keystore: store, identity: context.identity)) {
-            Result { () throws(E) -> R in try body() }
-        }
-        return try result.get()
-    }
+    /// The prompt shown when a protected item's data is needed (as SecItemCopyMatching asks).
+    static let reason = "security wants to use a protected keychain item."
 
     /// Every certificate (`identities` false) or every identity's certificate (`identities` true) in
-    /// `store`, in the order stored.
-    /// - Returns: the status of `SecItemCopyMatching` (`errSecItemNotFound` for none) and the items.
-    static func all(in store: Keystore, identities: Bool, _ context: SecurityContext) -> (OSStatus, [Found]) {
-        on(store, context) {
-            let query: [String: Any] = [
-                kSecClass as String: identities ? kSecClassIdentity : kSecClassCertificate,
-                kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnRef as String: true,
-                kSecReturnAttributes as String: true, kSecReturnPersistentRef as String: true,
-                kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
-            ]
-            var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
-            guard status == errSecSuccess, let items = result as? [[String: Any]] else { return (status, []) }
-            var found: [Found] = []
-            for item in items {
-                var certificate: SecCertificate?
-                if let identity = item[kSecValueRef as String] as? SecIdentity {
-                    _ = SecIdentityCopyCertificate(identity, &certificate)
-                } else {
-                    certificate = item[kSecValueRef as String] as? SecCertificate
-                }
-                guard let certificate, let ref = item[kSecValuePersistentRef as String] as? Data,
-                    let parsed = try? Certificate(der: Array(SecCertificateCopyData(certificate) as Data))
-                else { continue }
-                found.append(
-                    Found(certificate: parsed, persistentRef: ref, label: item[kSecAttrLabel as String] as? String))
+    /// the gateway's keychain, in the order stored. Access-controlled items are released only after
+    /// the user's proof, as `SecItemCopyMatching` releases them.
+    /// - Parameters:
+    ///   - gateway: the keychain, as the tool's identity.
+    ///   - identities: list identities rather than certificates.
+    ///   - readingKeys: for identities, read the private keys too (export).
+    /// - Returns: the items; `[]` for none.
+    /// - Throws: the engine's failures (a locked keychain: `.interactionNotAllowed`).
+    static func all(in gateway: ItemGateway, identities: Bool, readingKeys: Bool = false) throws(KeychainFailure)
+        -> [Found]
+    {
+        let query = ItemQuery(
+            itemClass: .certificate, accessGroups: gateway.identity.searchGroups, synchronizable: .any)
+        var authorizer = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .allow, reason: reason)
+        let certificates = try gateway.search(query, projection: [.attributes, .secret])
+        guard identities else {
+            return try ItemGateway.releasable(certificates, authorizer: &authorizer).compactMap { item in
+                guard let parsed = item.secret.flatMap({ CertificateItem(secret: $0) }) else { return nil }
+                return Found(
+                    certificate: parsed.certificate, persistentRef: item.persistentRef, label: label(item.attributes))
             }
-            return (errSecSuccess, found)
         }
+        let joined = try gateway.identities(of: certificates, readingSecrets: readingKeys)
+        let released = Set(
+            try ItemGateway.releasable(joined.map(\.record), authorizer: &authorizer).map(\.persistentRef))
+        return joined.compactMap { identity in
+            guard released.contains(identity.certificate.persistentRef), let parsed = identity.certificateItem else {
+                return nil
+            }
+            return Found(
+                certificate: parsed.certificate, persistentRef: identity.certificate.persistentRef,
+                label: label(identity.record.attributes), keyRef: identity.key.persistentRef, key: identity.keyItem)
+        }
+    }
+
+    private static func label(_ attributes: [String: AttributeValue]) -> String? {
+        if case .string(let label)? = attributes[.label] { return label }
+        return nil
     }
 
     /// Whether `found` matches `-c name` (contained in the common name or label, as macOS matches a
-    /// certificate's name), `-e email` (one of its addresses) and `-Z hash` (its SHA-1 or SHA-256
-    /// fingerprint in hex, any case).
+    /// certificate's name), `-e email` (one of its addresses, in any case) and `-Z hash` (its SHA-1
+    /// or SHA-256 fingerprint in hex, any case).
     static func matches(_ found: Found, name: String?, email: String?, hash: String?) -> Bool {
         if let name {
             let names = [found.certificate.commonName, found.label, found.certificate.subjectSummary].compactMap { $0 }
             guard names.contains(where: { $0.contains(name) }) else { return false }
         }
-        if let email,
-            !found.certificate.emailAddresses.contains(where: { $0.caseInsensitiveCompare(email) == .orderedSame })
-        {
+        if let email, !found.certificate.emailAddresses.contains(where: { $0.lowercased() == email.lowercased() }) {
             return false
         }
         if let hash {
@@ -85,6 +93,12 @@ enum CertificateItems {
         return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
     }
 
+    /// A 32-bit value as eight upper-case hex digits (`%08X`).
+    static func hex32(_ value: Int) -> String {
+        let word = UInt32(truncatingIfNeeded: value)
+        return (0..<4).reversed().map { hexByte(UInt8(truncatingIfNeeded: word >> (8 * UInt32($0)))) }.joined()
+    }
+
     /// macOS's attribute block of a certificate item (`print_keychain_item_attributes`, class
     /// `0x80001000`): the keychain, then `alis` (first email, else the common name), `cenc`, `ctyp`,
     /// `hpky` (public key hash), `issu`, `labl`, `skid`, `snbr` and `subj`.
@@ -96,7 +110,7 @@ enum CertificateItems {
             "keychain: \"\(keychainPath)\"", "version: 512", "class: 0x80001000 ", "attributes:",
             "    \"alis\"<blob>=" + (alias.map { "\"\($0)\"" } ?? "<NULL>"),
             "    \"cenc\"<uint32>=0x00000003 ",
-            String(format: "    \"ctyp\"<uint32>=0x%08X ", certificate.version + 1),
+            "    \"ctyp\"<uint32>=0x" + hex32(certificate.version + 1) + " ",
             "    \"hpky\"<blob>=" + blob(try? certificate.publicKeyHash),
             "    \"issu\"<blob>=" + blob(try? certificate.issuerSequence),
             "    \"labl\"<blob>=" + ((found.label ?? certificate.commonName).map { "\"\($0)\"" } ?? "<NULL>"),
@@ -108,21 +122,12 @@ enum CertificateItems {
         return lines.joined(separator: "\n")
     }
 
-    /// Deletes the item with persistent reference `ref` (a certificate, or for `identity` the identity:
-    /// its certificate and private key).
-    static func delete(_ found: Found, identity: Bool, in store: Keystore, _ context: SecurityContext) -> OSStatus {
-        on(store, context) {
-            guard identity else {
-                return SecItemDelete([kSecValuePersistentRef as String: found.persistentRef] as CFDictionary)
-            }
-            let der = Data(found.certificate.der)
-            guard let certificate = SecCertificateCreateWithData(nil, der as CFData) else { return errSecDecode }
-            let query: [String: Any] = [
-                kSecClass as String: kSecClassIdentity, kSecValueRef as String: certificate,
-                kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
-            ]
-            return SecItemDelete(query as CFDictionary)
-        }
+    /// Deletes the certificate `found` is, or for `identity` the identity: its certificate and private
+    /// key, in one transaction.
+    /// - Throws: `.itemNotFound` when another process deleted it first; the engine's failures.
+    static func delete(_ found: Found, identity: Bool, in gateway: ItemGateway) throws(KeychainFailure) {
+        var references: [(ItemClass, Data)] = [(.certificate, found.persistentRef)]
+        if identity, let keyRef = found.keyRef { references.append((.key, keyRef)) }
+        guard try gateway.delete(references: references) > 0 else { throw KeychainFailure(.itemNotFound) }
     }
 }
-

@@ -1,7 +1,11 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 internal import KeychainCore
 internal import KeychainCrypto
-internal import KeychainServices
+internal import KeychainItems
 
 /// `security export [-k keychain] [-t type] [-f format] [-p] [-P passphrase] [-o outfile]`: writes a
 /// keychain's certificates, public keys or identity, with macOS's option names.
@@ -57,21 +61,20 @@ struct ExportItems: SecuritySubcommand {
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
         let target = context.target(options.value("k"))
-        let store: Keystore
-        do { store = try context.open(target) } catch { throw CommandFailure.keychain("SecKeychainItemExport", error) }
-        let output: Result<[UInt8], KeychainFailure> = CertificateItems.on(store, context) {
+        let output: Result<[UInt8], KeychainFailure>
+        do {
+            let gateway = try context.gateway(target)
             switch kind {
             case .certs:
-                let certificates = Self.references(kSecClassCertificate).compactMap {
-                    ($0 as? SecCertificate)?.certificate.der
-                }
-                return encode(certificates, "CERTIFICATE", der: options.value("f") == "x509")
+                let certificates = try CertificateItems.all(in: gateway, identities: false).map(\.certificate.der)
+                output = encode(certificates, "CERTIFICATE", der: options.value("f") == "x509")
             case .pubKeys:
-                let keys = Self.references(kSecClassKey, [kSecAttrKeyClass as String: kSecAttrKeyClassPublic])
-                    .compactMap { try? ($0 as? SecKey)?.key.subjectPublicKeyInfo }
-                return encode(keys, "PUBLIC KEY", der: options.value("f") == "openssl")
-            case .identities: return pkcs12()
+                output = encode(try Self.publicKeys(gateway), "PUBLIC KEY", der: options.value("f") == "openssl")
+            case .identities:
+                output = pkcs12(try CertificateItems.all(in: gateway, identities: true, readingKeys: true))
             }
+        } catch {
+            output = .failure(error)
         }
         switch output {
         case .failure(let failure): throw CommandFailure.keychain("SecKeychainItemExport", failure)
@@ -95,16 +98,20 @@ struct ExportItems: SecuritySubcommand {
         }
     }
 
-    /// Every reference of `itemClass` (with `extra` filters), in the order stored.
-    static func references(_ itemClass: CFString, _ extra: [String: Any] = [:]) -> [AnyObject] {
-        var query: [String: Any] = [
-            kSecClass as String: itemClass, kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnRef as String: true,
-            kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
-        ]
-        query.merge(extra) { $1 }
-        var result: CFTypeRef?
-        guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess else { return [] }
-        return (result as? [AnyObject]) ?? []
+    /// The `SubjectPublicKeyInfo` of every public key item that makes a key, in the order stored.
+    /// - Throws: the engine's failures.
+    static func publicKeys(_ gateway: ItemGateway) throws(KeychainFailure) -> [[UInt8]] {
+        let query = ItemQuery(
+            itemClass: .key, filters: [AttributeName.keyClass.rawValue: .integer(0)],
+            accessGroups: gateway.identity.searchGroups, synchronizable: .any)
+        var authorizer = AccessAuthorizer(
+            keystore: gateway.keystore, context: nil, ui: .allow, reason: CertificateItems.reason)
+        let items = try ItemGateway.releasable(
+            try gateway.search(query, projection: [.attributes, .secret]), authorizer: &authorizer)
+        return items.compactMap { item in
+            guard let key = item.secret.flatMap({ KeyItem(attributes: item.attributes, secret: $0) }) else { return nil }
+            return try? key.key.subjectPublicKeyInfo
+        }
     }
 
     /// DER items as PEM blocks (`label`), or the one item's DER when `der` and not `-p`.
@@ -131,9 +138,8 @@ struct ExportItems: SecuritySubcommand {
         return .success(Array(text.utf8))
     }
 
-    /// The keychain's one identity as a PKCS #12 file under `-P`.
-    func pkcs12() -> Result<[UInt8], KeychainFailure> {
-        let identities = Self.references(kSecClassIdentity).compactMap { $0 as? SecIdentity }
+    /// The keychain's one identity (of `identities`) as a PKCS #12 file under `-P`.
+    func pkcs12(_ identities: [CertificateItems.Found]) -> Result<[UInt8], KeychainFailure> {
         guard let identity = identities.first else { return .failure(KeychainFailure(.itemNotFound)) }
         guard identities.count == 1 else {
             return .failure(
@@ -142,14 +148,16 @@ struct ExportItems: SecuritySubcommand {
                     "the keychain holds \(identities.count) identities, and export writes one per PKCS #12 file here:"
                         + " export from a keychain that holds only the one you want", reason: .advice))
         }
-        guard identity.privateKey.isExtractable else {
+        guard let key = identity.key else {
+            return .failure(KeychainFailure(.decode, "the identity's private key item does not make a key"))
+        }
+        guard key.isExtractable else {
             return .failure(KeychainFailure(.interactionNotAllowed, "the identity's private key is not extractable"))
         }
         do {
             return .success(
                 try PKCS12.create(
-                    privateKey: identity.privateKey.key, certificate: identity.certificate.certificate,
-                    passphrase: options.value("P") ?? ""))
+                    privateKey: key.key, certificate: identity.certificate, passphrase: options.value("P") ?? ""))
         } catch {
             return .failure(KeychainFailure(.param, "the identity cannot be written as PKCS #12"))
         }

@@ -1,7 +1,5 @@
-import Foundation
 internal import KeychainCore
 internal import KeychainCrypto
-internal import KeychainServices
 
 /// What `find-certificate` and `find-identity` search: the certificates (or identities) of the
 /// keychains given, or of the search list, that match `-c`, `-e` and `-Z`.
@@ -10,20 +8,17 @@ enum CertificateSearch {
     static func run(
         _ targets: [SecurityContext.Target], identities: Bool, name: String?, email: String?, hash: String?,
         _ context: SecurityContext
-    ) -> Result<[(CertificateItems.Found, SecurityContext.Target, Keystore)], KeychainFailure> {
-        var matches: [(CertificateItems.Found, SecurityContext.Target, Keystore)] = []
+    ) -> Result<[(CertificateItems.Found, SecurityContext.Target, ItemGateway)], KeychainFailure> {
+        var matches: [(CertificateItems.Found, SecurityContext.Target, ItemGateway)] = []
         var lastFailure = KeychainFailure(.itemNotFound)
         for target in targets {
             do {
-                let store = try context.open(target)
-                let (status, found) = CertificateItems.all(in: store, identities: identities, context)
-                if status != errSecSuccess && status != errSecItemNotFound {
-                    lastFailure = KeychainFailure(KeychainStatus(status))
-                }
+                let gateway = try context.gateway(target)
+                let found = try CertificateItems.all(in: gateway, identities: identities)
                 for item in found where CertificateItems.matches(item, name: name, email: email, hash: hash) {
-                    matches.append((item, target, store))
+                    matches.append((item, target, gateway))
                 }
-            } catch  where error.status == .noSuchKeychain && targets.count > 1 {
+            } catch where error.status == .noSuchKeychain && targets.count > 1 {
                 continue
             } catch {
                 lastFailure = error
@@ -165,11 +160,11 @@ enum DeleteCertificateCommand {
                 throw CommandFailure.message(
                     "\(name ?? "") is ambiguous, please find the hash of the one you want to delete", status: 1)
             }
-            let (found, _, store) = matches[0]
-            let status = CertificateItems.delete(found, identity: identity, in: store, context)
-            guard status == errSecSuccess else {
-                throw CommandFailure.keychain(
-                    "Unable to delete \(identity ? "identity" : "certificate")", osStatus: status)
+            let (found, _, gateway) = matches[0]
+            do {
+                try CertificateItems.delete(found, identity: identity, in: gateway)
+            } catch {
+                throw CommandFailure.keychain("Unable to delete \(identity ? "identity" : "certificate")", error)
             }
             return
         }

@@ -1,12 +1,11 @@
-import Foundation
 internal import KeychainCore
 internal import KeychainCrypto
-internal import KeychainServices
+internal import KeychainItems
 
 /// `security import inputfile [-k keychain] [-t type] [-f format] [-P passphrase] [options...]`:
 /// imports certificates (PEM or DER) and identities (PKCS #12) into a keychain, as macOS's
-/// `security import` does, through `SecPKCS12Import` and `SecItemAdd` (so the items get Apple's
-/// derived attributes). Prints `N identities imported.` / `N certificates imported.` (macOS's
+/// `security import` does, through `KeychainItems` and the keychain's gateway (so the items get
+/// Apple's derived attributes, exactly as `SecPKCS12Import` and `SecItemAdd` store them). Prints `N identities imported.` / `N certificates imported.` (macOS's
 /// wording, singular for one).
 ///
 /// The format is taken from `-f` (`pkcs12`, `pemseq`, `openssl`, `x509`/`raw` for DER) or from the
@@ -46,84 +45,83 @@ struct ImportItems: SecuritySubcommand {
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
+        guard let data = Self.contents(of: file) else {
             throw CommandFailure.message("security: Error reading infile \(file): No such file or directory", status: 1)
         }
-        let target = context.target(options.value("k"))
-        let store: Keystore
-        do { store = try context.open(target) } catch { throw CommandFailure.keychain("SecKeychainItemImport", error) }
+        let gateway: ItemGateway
+        do {
+            gateway = try context.gateway(context.target(options.value("k")))
+        } catch {
+            throw CommandFailure.keychain("SecKeychainItemImport", error)
+        }
         let format = options.value("f")
-        var certificates: [SecCertificate] = []
+        var certificates: [Certificate] = []
         if format == nil || ["pemseq", "openssl", "x509", "raw"].contains(format!) {
-            if let pem = try? Certificate.certificates(pem: Array(data)), !pem.isEmpty {
-                certificates = pem.compactMap { SecCertificateCreateWithData(nil, Data($0.der) as CFData) }
-            } else if let der = SecCertificateCreateWithData(nil, data as CFData) {
+            if let pem = try? Certificate.certificates(pem: data), !pem.isEmpty {
+                certificates = pem
+            } else if let der = try? Certificate(der: data) {
                 certificates = [der]
             }
         }
-        try CertificateItems.on(store, context) { () throws(CommandFailure) in
-            if !certificates.isEmpty {
-                for certificate in certificates {
-                    let status = SecItemAdd(
-                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
-                            as CFDictionary, nil)
-                    guard status == errSecSuccess else {
-                        throw CommandFailure.keychain("SecKeychainItemImport", osStatus: status)
-                    }
+        if !certificates.isEmpty {
+            for certificate in certificates {
+                do {
+                    _ = try gateway.add(try CertificateItem(certificate).newItem())
+                } catch {
+                    throw CommandFailure.keychain("SecKeychainItemImport", error)
                 }
-                context.io.output.line(Self.count(certificates.count, "certificate"))
-                return
             }
-            guard format == nil || format == "pkcs12" else {
-                throw CommandFailure.keychain("SecKeychainItemImport", osStatus: Self.unknownFormat)
-            }
-            var items: CFArray?
-            let options = [kSecImportExportPassphrase as String: self.options.value("P") ?? ""]
-            let status = SecPKCS12Import(data as CFData, options as CFDictionary, &items)
-            if status == errSecAuthFailed && self.options.value("P") == nil {
-                // Nothing was asked: say that the file needs its passphrase rather than that it was wrong.
-                throw CommandFailure.keychain(
-                    "SecKeychainItemImport",
-                    KeychainFailure(
-                        .authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", reason: .advice)
-                )
-            }
-            guard status == errSecSuccess, let imported = items as? [[String: Any]] else {
-                // Not PKCS #12 either: macOS's "Unknown format in import".
-                let reported = status == errSecDecode && format == nil ? Self.unknownFormat : status
-                throw CommandFailure.keychain("SecKeychainItemImport", osStatus: reported)
-            }
-            var identities = 0
-            for item in imported {
-                guard let identity = item[kSecImportItemIdentity as String] as? SecIdentity else { continue }
-                var attributes: [String: Any] = [
-                    kSecClass as String: kSecClassIdentity, kSecValueRef as String: identity,
-                ]
-                if let label = item[kSecImportItemLabel as String] as? String {
-                    attributes[kSecAttrLabel as String] = label
-                }
-                let added = SecItemAdd(attributes as CFDictionary, nil)
-                guard added == errSecSuccess else {
-                    throw CommandFailure.keychain("SecKeychainItemImport", osStatus: added)
-                }
+            context.io.output.line(Self.count(certificates.count, "certificate"))
+            return
+        }
+        guard format == nil || format == "pkcs12" else {
+            throw CommandFailure.keychain("SecKeychainItemImport", osStatus: Self.unknownFormat)
+        }
+        let contents: [PKCS12.Contents]
+        do {
+            contents = try PKCS12.parseAll(data, passphrase: options.value("P") ?? "")
+        } catch .authFailed where options.value("P") == nil {
+            // Nothing was asked: say that the file needs its passphrase rather than that it was wrong.
+            throw CommandFailure.keychain(
+                "SecKeychainItemImport",
+                KeychainFailure(
+                    .authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", reason: .advice))
+        } catch {
+            // Not PKCS #12 either: macOS's "Unknown format in import".
+            let reported = error.osStatus == CryptoError.decode("").osStatus && format == nil ? Self.unknownFormat : error.osStatus
+            throw CommandFailure.keychain("SecKeychainItemImport", osStatus: reported)
+        }
+        var identities = 0
+        do throws(KeychainFailure) {
+            for item in contents {
+                var given: [String: AttributeValue] = [:]
+                if let label = item.label { given[AttributeName.label.rawValue] = .string(label) }
+                _ = try gateway.addIdentity(CertificateItem(item.certificate), KeyItem(item.privateKey), given: given)
                 identities += 1
                 // The rest of the chain: certificates, skipped when already present.
-                for certificate in (item[kSecImportItemCertChain as String] as? [SecCertificate] ?? []).dropFirst() {
-                    SecItemAdd(
-                        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
-                            as CFDictionary, nil)
+                for certificate in item.chain.dropFirst() {
+                    _ = try? gateway.add(try CertificateItem(certificate).newItem())
                 }
             }
-            context.io.output.line(Self.count(identities, "identity", plural: "identities"))
-            return
+        } catch {
+            throw CommandFailure.keychain("SecKeychainItemImport", error)
+        }
+        context.io.output.line(Self.count(identities, "identity", plural: "identities"))
+    }
+
+    /// The whole file, or `nil` when it cannot be read.
+    static func contents(of path: String) -> [UInt8]? {
+        guard let reader = try? FileReader(path: path) else { return nil }
+        var bytes: [UInt8] = []
+        while true {
+            guard let chunk = try? reader.read(1 << 16) else { return nil }
+            bytes += chunk
+            if chunk.isEmpty || (try? reader.isAtEnd()) != false { return bytes }
         }
     }
 
     /// `errSecUnknownFormat` (SecBase.h).
-    static let unknownFormat: OSStatus = -25257
+    static let unknownFormat: Int32 = -25257
 
     static func count(_ count: Int, _ noun: String, plural: String? = nil) -> String {
         "\(count) \(count == 1 ? noun : plural ?? noun + "s") imported."
