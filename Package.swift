@@ -50,14 +50,27 @@ let package = Package(
         .target(name: "LocalAuthentication", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         // The high-level Swift API.
         .target(name: "Keychain", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
-        // The command-line tools' code; the executables are thin mains over it.
+        // The command-line tools: one library per tool over a small shared support target (options,
+        // I/O, failures, platform calls), none linking Foundation; the executables are thin mains.
+        .target(name: "KeychainToolSupport", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         .target(
-            name: "KeychainCLI", dependencies: ["KeychainCore", "KeychainItems", "KeychainCrypto"],
+            name: "KeychainSecurityTool",
+            dependencies: ["KeychainToolSupport", "KeychainCore", "KeychainItems", "KeychainCrypto"],
             swiftSettings: strictSettings),
-        .executableTarget(name: "security", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
-        .executableTarget(name: "git-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainGitCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "KeychainDockerCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
+            swiftSettings: strictSettings),
         .executableTarget(
-            name: "docker-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
+            name: "security", dependencies: ["KeychainSecurityTool", "KeychainToolSupport"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "git-credential-keychain", dependencies: ["KeychainGitCredential", "KeychainToolSupport"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "docker-credential-keychain", dependencies: ["KeychainDockerCredential", "KeychainToolSupport"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "KeychainTesting", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
@@ -67,7 +80,10 @@ let package = Package(
         // libFuzzer targets (scripts/fuzz) and their corpus replayer.
         .target(
             name: "KeychainFuzzing",
-            dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI", "KeychainCrypto", "SecretService", "CGIO"], swiftSettings: strictSettings),
+            dependencies: [
+                "KeychainCore", "KeychainServices", "KeychainToolSupport", "KeychainSecurityTool", "KeychainGitCredential",
+                "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO",
+            ], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
         // The floor of keychain-bench's CLI workload: opens a database without Foundation.
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
@@ -106,7 +122,11 @@ let package = Package(
             dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "KeychainTesting", "keychain-test-helper"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "KeychainServices", "KeychainTestSupport", "security"],
+            name: "KeychainCLITests",
+            dependencies: [
+                "KeychainToolSupport", "KeychainSecurityTool", "KeychainGitCredential", "KeychainDockerCredential",
+                "KeychainCore", "KeychainServices", "KeychainTestSupport", "security",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "SecretServiceTests",

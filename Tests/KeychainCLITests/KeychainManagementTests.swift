@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import KeychainCLI
+@testable import KeychainDockerCredential
+@testable import KeychainGitCredential
+@testable import KeychainSecurityTool
+@testable import KeychainToolSupport
 @testable import KeychainCore
 
 /// `security`'s keychain-management commands (tracker issues 3 §5 and 4). Messages are Apple's
