@@ -1,10 +1,11 @@
+package import KeychainCore
+package import KeychainCrypto
+
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials
 #else
     internal import Foundation
 #endif
-package import KeychainCore
-package import KeychainCrypto
 
 /// A certificate as a certificate item stores it: the attributes `SecCertificateCopyAttributeDictionary`
 /// derives (`ctyp` the X.509 version, `cenc` 3 for DER, `subj` and `issr` the normalized names,
@@ -40,8 +41,10 @@ package struct CertificateItem: Sendable {
         else { throw KeychainFailure(.param, "the certificate's names or serial number cannot be read") }
         var attributes: [String: AttributeValue] = [
             AttributeName.certificateType.rawValue: .integer(Int64(certificate.version + 1)),
-            AttributeName.certificateEncoding.rawValue: .integer(3), AttributeName.subject.rawValue: .data(Data(subject)),
-            AttributeName.issuer.rawValue: .data(Data(issuer)), AttributeName.serialNumber.rawValue: .data(Data(serial)),
+            AttributeName.certificateEncoding.rawValue: .integer(3),
+            AttributeName.subject.rawValue: .data(Data(subject)),
+            AttributeName.issuer.rawValue: .data(Data(issuer)),
+            AttributeName.serialNumber.rawValue: .data(Data(serial)),
             AttributeName.publicKeyHash.rawValue: .data(Data(keyHash)),
         ]
         if let keyID = certificate.subjectKeyIdentifier { attributes[.subjectKeyID] = .data(Data(keyID)) }

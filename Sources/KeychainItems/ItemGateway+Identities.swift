@@ -1,9 +1,10 @@
+package import KeychainCore
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
     package import Foundation
 #endif
-package import KeychainCore
 
 /// An identity: a certificate item joined with the private key item whose application label
 /// (`klbl`) is the certificate's public key hash (`pkhh`). It has no row of its own (SecItemServer.c
@@ -96,7 +97,9 @@ extension ItemGateway {
             of: try self.search(search, projection: .attributes), keyFilters: keyFilters, readingSecrets: false)
         var deleted = 0
         for identity in found {
-            _ = try delete(references: [(.certificate, identity.certificate.persistentRef), (.key, identity.key.persistentRef)])
+            _ = try delete(references: [
+                (.certificate, identity.certificate.persistentRef), (.key, identity.key.persistentRef),
+            ])
             deleted += 1
         }
         return deleted

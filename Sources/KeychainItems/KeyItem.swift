@@ -1,10 +1,11 @@
+package import KeychainCore
+package import KeychainCrypto
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
     package import Foundation
 #endif
-package import KeychainCore
-package import KeychainCrypto
 
 /// A key as a key item stores it: the key, the flags kept with it, the attributes it is stored with
 /// and its external representation as the item's secret.
@@ -86,7 +87,8 @@ package struct KeyItem: Sendable {
             AttributeName.canSign.rawValue: .bool(isPrivate), AttributeName.canVerify.rawValue: .bool(!isPrivate),
             AttributeName.canEncrypt.rawValue: .bool(!isPrivate), AttributeName.canDecrypt.rawValue: .bool(isPrivate),
             AttributeName.canDerive.rawValue: .bool(true), AttributeName.canWrap.rawValue: .bool(!isPrivate),
-            AttributeName.canUnwrap.rawValue: .bool(isPrivate), AttributeName.isExtractable.rawValue: .bool(isExtractable),
+            AttributeName.canUnwrap.rawValue: .bool(isPrivate),
+            AttributeName.isExtractable.rawValue: .bool(isExtractable),
         ]
         if let hash = try? key.publicKeyHash { attributes[.applicationLabel] = .data(Data(hash)) }
         if let applicationTag { attributes[.applicationTag] = .data(applicationTag) }
@@ -118,7 +120,9 @@ package struct KeyItem: Sendable {
     /// derives from the key when the caller did not give them: `bsiz`, `esiz`, `klbl` and the usage
     /// flags, as for a key added by reference.
     /// - Returns: `given` with the derived attributes it lacks; `given` unchanged for data that is not such a key.
-    package static func derivedAttributes(_ given: [String: AttributeValue], _ secret: SecureBytes) -> [String: AttributeValue] {
+    package static func derivedAttributes(_ given: [String: AttributeValue], _ secret: SecureBytes) -> [String:
+        AttributeValue]
+    {
         guard let item = KeyItem(attributes: given, secret: secret) else { return given }
         var result = given
         for (name, value) in item.attributes where result[name] == nil { result[name] = value }

@@ -1,12 +1,13 @@
+internal import KeychainCore
+internal import KeychainCrypto
+internal import KeychainItems
+internal import KeychainToolSupport
+
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials
 #else
     internal import Foundation
 #endif
-internal import KeychainCore
-internal import KeychainToolSupport
-internal import KeychainCrypto
-internal import KeychainItems
 
 /// What the certificate and identity commands share: the items of one keychain through its gateway
 /// as the tool's identity, with the attributes and identity join of `KeychainItems` (what

@@ -1,12 +1,13 @@
+internal import KeychainCore
+internal import KeychainCrypto
+internal import KeychainItems
+internal import KeychainToolSupport
+
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials
 #else
     internal import Foundation
 #endif
-internal import KeychainCore
-internal import KeychainToolSupport
-internal import KeychainCrypto
-internal import KeychainItems
 
 /// `security export [-k keychain] [-t type] [-f format] [-p] [-P passphrase] [-o outfile]`: writes a
 /// keychain's certificates, public keys or identity, with macOS's option names.
@@ -30,7 +31,8 @@ struct ExportItems: SecuritySubcommand {
             OptionSpec("t", value: "type", "Type = certs|pubKeys|identities (certs by default)"),
             OptionSpec("f", value: "format", "Format = openssl|x509|pkcs12|pemseq"),
             OptionSpec("p", "PEM encode the output"),
-            OptionSpec("P", value: "passphrase", "Specify the wrapping passphrase immediately (required for identities)"),
+            OptionSpec(
+                "P", value: "passphrase", "Specify the wrapping passphrase immediately (required for identities)"),
             OptionSpec("o", value: "outfile", "Write the output data to outfile (default: stdout)"),
         ],
         summary: "Export items from a keychain.")
@@ -110,7 +112,9 @@ struct ExportItems: SecuritySubcommand {
         let items = try ItemGateway.releasable(
             try gateway.search(query, projection: [.attributes, .secret]), authorizer: &authorizer)
         return items.compactMap { item in
-            guard let key = item.secret.flatMap({ KeyItem(attributes: item.attributes, secret: $0) }) else { return nil }
+            guard let key = item.secret.flatMap({ KeyItem(attributes: item.attributes, secret: $0) }) else {
+                return nil
+            }
             return try? key.key.subjectPublicKeyInfo
         }
     }

@@ -1,6 +1,6 @@
 internal import KeychainCore
-internal import KeychainToolSupport
 internal import KeychainCrypto
+internal import KeychainToolSupport
 
 /// What `find-certificate` and `find-identity` search: the certificates (or identities) of the
 /// keychains given, or of the search list, that match `-c`, `-e` and `-Z`.
@@ -19,7 +19,7 @@ enum CertificateSearch {
                 for item in found where CertificateItems.matches(item, name: name, email: email, hash: hash) {
                     matches.append((item, target, gateway))
                 }
-            } catch where error.status == .noSuchKeychain && targets.count > 1 {
+            } catch  where error.status == .noSuchKeychain && targets.count > 1 {
                 continue
             } catch {
                 lastFailure = error

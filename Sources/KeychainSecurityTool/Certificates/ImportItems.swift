@@ -1,7 +1,7 @@
 internal import KeychainCore
-internal import KeychainToolSupport
 internal import KeychainCrypto
 internal import KeychainItems
+internal import KeychainToolSupport
 
 /// `security import inputfile [-k keychain] [-t type] [-f format] [-P passphrase] [options...]`:
 /// imports certificates (PEM or DER) and identities (PKCS #12) into a keychain, as macOS's
@@ -89,7 +89,8 @@ struct ImportItems: SecuritySubcommand {
                     .authFailed, "this PKCS #12 file is protected by a passphrase: give it with -P", reason: .advice))
         } catch {
             // Not PKCS #12 either: macOS's "Unknown format in import".
-            let reported = error.osStatus == CryptoError.decode("").osStatus && format == nil ? Self.unknownFormat : error.osStatus
+            let reported =
+                error.osStatus == CryptoError.decode("").osStatus && format == nil ? Self.unknownFormat : error.osStatus
             throw CommandFailure.keychain("SecKeychainItemImport", osStatus: reported)
         }
         var identities = 0

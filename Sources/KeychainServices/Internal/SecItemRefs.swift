@@ -44,7 +44,9 @@ enum SecItemRefs {
     /// The filters a `kSecValueRef` stands for in a search, update or delete: a key's class, type,
     /// sizes and application label; a certificate's type, issuer and serial number (its primary key).
     /// - Throws: `.param` for an object that is not a reference of the query's class.
-    static func filters(for reference: AnyObject, _ itemClass: ItemClass) throws(KeychainFailure) -> [String: AttributeValue] {
+    static func filters(for reference: AnyObject, _ itemClass: ItemClass) throws(KeychainFailure) -> [String:
+        AttributeValue]
+    {
         switch (itemClass, reference) {
         case (.key, let key as SecKey): return keyItem(key).referenceFilters
         case (.certificate, let certificate as SecCertificate):
