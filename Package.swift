@@ -33,10 +33,14 @@ let package = Package(
         // GLib's GIO: D-Bus (GDBus) for the Secret Service provider only.
         .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
 
+        // SecureBytes: the one zeroising byte type (sodium_malloc storage), shared by KeychainCore and KeychainCrypto.
+        .target(name: "KeychainSecureMemory", dependencies: ["CSodium"], swiftSettings: strictSettings),
         // The engine: item store, keybag, crypto, query model, entitlements.
-        .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainCore", dependencies: ["KeychainSecureMemory", "CSodium", "CSQLite", "CKeyring"],
+            swiftSettings: strictSettings),
         // Keys, certificates and PKCS #12 over libcrypto: the engine behind SecKey, SecCertificate, SecIdentity.
-        .target(name: "KeychainCrypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "KeychainCrypto", dependencies: ["KeychainSecureMemory", "COpenSSL"], swiftSettings: strictSettings),
         // Key, certificate and identity items below SecItem, without Foundation: derived attributes and
         // the identity join, shared by KeychainServices and the security tool's certificate commands.
         .target(name: "KeychainItems", dependencies: ["KeychainCore", "KeychainCrypto"], swiftSettings: strictSettings),

@@ -101,8 +101,8 @@ package struct KeyItem: Sendable {
     /// - Throws: `.param` when the key has no external representation.
     package func secret() throws(KeychainFailure) -> SecureBytes {
         do {
-            let representation = try key.externalRepresentation()
-            return representation.withUnsafeBytes { SecureBytes(copying: $0) }
+            // Already the package's zeroising type (KeychainSecureMemory): kept, not copied.
+            return try key.externalRepresentation()
         } catch {
             throw KeychainFailure(.param, "the key has no external representation")
         }

@@ -1,12 +1,14 @@
 internal import CSodium
 internal import Synchronization
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
-/// A secret held in `sodium_malloc` storage and wiped when released.
+/// A secret held in `sodium_malloc` storage and wiped when released: the one zeroising byte type of
+/// the package (KeychainCore's secrets and KeychainCrypto's key material alike).
 ///
 /// The bytes live in memory from `sodium_malloc` (locked against swapping, between guard pages),
 /// are never copied into Swift arrays by this type, and are zeroed with `sodium_memzero` on release.
@@ -30,29 +32,39 @@ package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
 
     private enum Storage { case arenaSlot, dedicated, heap }
 
-    /// Allocates `count` bytes and lets `initialize` write them.
-    package init(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
-        Sodium.ensureInitialized()
+    /// Allocates `count` bytes and lets `initialize` write them; wipes and frees them if it throws.
+    /// - Parameters:
+    ///   - count: the length in bytes.
+    ///   - initialize: writes the bytes.
+    /// - Throws: what `initialize` throws.
+    package init<E: Error>(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
+        precondition(Self.sodiumReady, "sodium_init failed")
+        let pointer: UnsafeMutableRawPointer
+        let storage: Storage
         if count <= SecureArena.slotBytes, let slot = SecureArena.allocate() {
-            self.pointer = slot
-            self.storage = .arenaSlot
+            (pointer, storage) = (slot, .arenaSlot)
         } else if let raw = sodium_malloc(max(count, 1)) {
-            self.pointer = raw
-            self.storage = .dedicated
+            (pointer, storage) = (raw, .dedicated)
         } else if let raw = malloc(max(count, 1)) {
-            self.pointer = raw
-            self.storage = .heap
+            (pointer, storage) = (raw, .heap)
         } else {
             fatalError("out of memory for a \(count)-byte secret")
         }
-        self.count = count
+        // Written before the stored properties are set: a class init that throws after setting them
+        // all would also run deinit, releasing the storage twice.
         do {
             try initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
         } catch {
             Self.release(pointer, count: count, storage: storage)
             throw error
         }
+        self.pointer = pointer
+        self.storage = storage
+        self.count = count
     }
+
+    /// `sodium_init` once per process (it is idempotent and thread-safe).
+    private static let sodiumReady = sodium_init() >= 0
 
     private static func release(_ pointer: UnsafeMutableRawPointer, count: Int, storage: Storage) {
         switch storage {
@@ -103,6 +115,10 @@ package final class SecureBytes: @unchecked Sendable, CustomStringConvertible {
         sodium_memzero(pointer, max(count, 1))
     }
 
+    /// A copy in an ordinary array, for callers that hand the bytes on (tests, Apple's API that
+    /// returns `CFData`). The copy is not wiped.
+    package var unprotectedCopy: [UInt8] { withUnsafeBytes { Array($0) } }
+
     package var description: String { "SecureBytes(\(count) bytes, redacted)" }
 }
 
@@ -145,10 +161,12 @@ package enum SecureArena {
 }
 
 extension Array where Element == UInt8 {
-    /// Zeroes the array's storage in place with `sodium_memzero` (``Sodium/wipe(_:)``), which the
-    /// optimizer cannot remove: for plain buffers that briefly held a secret, once it was copied into
-    /// a ``SecureBytes`` or written out. A loop of `bytes[i] = 0` may be elided.
+    /// Zeroes the array's storage in place with `sodium_memzero`, which the optimizer cannot
+    /// remove: for plain buffers that briefly held a secret, once it was copied into a
+    /// ``SecureBytes`` or written out. A loop of `bytes[i] = 0` may be elided.
     package mutating func wipe() {
-        withUnsafeMutableBytes { Sodium.wipe($0) }
+        withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress, buffer.count > 0 { sodium_memzero(base, buffer.count) }
+        }
     }
 }
