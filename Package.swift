@@ -103,10 +103,11 @@ let package = Package(
 
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestSupport", "KeychainTesting"],
+            dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestProcess", "KeychainTesting"],
             exclude: ["Fixtures"], swiftSettings: strictSettings),
-        // Shared by the suites that start keychain-test-helper processes.
-        .target(name: "KeychainTestSupport", dependencies: ["CTestKeyring"], path: "Tests/Support", swiftSettings: strictSettings),
+        // The test process itself: its own kernel keyring (CTestKeyring, linked into every suite that
+        // depends on this) and the keychain-test-helper processes it starts (HelperProcess).
+        .target(name: "KeychainTestProcess", dependencies: ["CTestKeyring"], path: "Tests/TestProcess", swiftSettings: strictSettings),
         // Test support shared by the suites, the benchmark, the stress tool and the test helper:
         // reproducible randomness and the one temporary-keychain helper; never linked into the shipped tools.
         .target(name: "KeychainTesting", dependencies: ["KeychainCore"], path: "Tests/Testing", swiftSettings: strictSettings),
@@ -117,19 +118,19 @@ let package = Package(
             name: "KeychainServicesTests",
             dependencies: [
                 "KeychainServices", "KeychainItems", "Security", "LocalAuthentication", "Keychain", "KeychainCore",
-                "KeychainTestSupport",
+                "KeychainTestProcess",
                 "KeychainTesting", "keychain-test-helper",
             ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainTests",
-            dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "KeychainTesting", "keychain-test-helper"],
+            dependencies: ["Keychain", "KeychainCore", "KeychainTestProcess", "KeychainTesting", "keychain-test-helper"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainCLITests",
             dependencies: [
                 "KeychainToolSupport", "KeychainSecurityTool", "KeychainGitCredential", "KeychainDockerCredential",
-                "KeychainCore", "KeychainServices", "KeychainTestSupport", "security",
+                "KeychainCore", "KeychainServices", "KeychainTestProcess", "security",
             ],
             swiftSettings: strictSettings),
         .testTarget(
