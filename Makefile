@@ -6,9 +6,8 @@
 #                                   $(PREFIX)/bin, and the provider's D-Bus activation file into
 #                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service)
 # The installed tools are stripped (install -s) and link the Swift standard library and Foundation
-# statically (--static-swift-stdlib). keychain-secret-service uses only FoundationEssentials (about
-# 15 MB); security and the two credential helpers link Foundation through KeychainServices' certificate
-# commands, whose ICU data makes them about 60 MB each. All of them
+# statically (--static-swift-stdlib). None links Foundation: each uses FoundationEssentials at most
+# (about 14-15 MB each; scripts/tool-sizes checks the budget after installing into a temporary prefix). All of them
 # run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
 # runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0),
 # and keychain-secret-service also GLib and libcrypto (libglib2.0-0, libssl3).

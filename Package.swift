@@ -33,26 +33,48 @@ let package = Package(
         // GLib's GIO: D-Bus (GDBus) for the Secret Service provider only.
         .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
 
+        // SecureBytes: the one zeroising byte type (sodium_malloc storage), shared by KeychainCore and KeychainCrypto.
+        .target(name: "KeychainSecureMemory", dependencies: ["CSodium"], swiftSettings: strictSettings),
         // The engine: item store, keybag, crypto, query model, entitlements.
-        .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainCore", dependencies: ["KeychainSecureMemory", "CSodium", "CSQLite", "CKeyring"],
+            swiftSettings: strictSettings),
         // Keys, certificates and PKCS #12 over libcrypto: the engine behind SecKey, SecCertificate, SecIdentity.
-        .target(name: "KeychainCrypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .target(name: "KeychainCrypto", dependencies: ["KeychainSecureMemory", "COpenSSL"], swiftSettings: strictSettings),
+        // Key, certificate and identity items below SecItem, without Foundation: derived attributes and
+        // the identity join, shared by KeychainServices and the security tool's certificate commands.
+        .target(name: "KeychainItems", dependencies: ["KeychainCore", "KeychainCrypto"], swiftSettings: strictSettings),
         // Apple's SecItem API, names and statuses unchanged.
-        .target(name: "KeychainServices", dependencies: ["KeychainCore", "KeychainCrypto"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainServices", dependencies: ["KeychainCore", "KeychainCrypto", "KeychainItems"],
+            swiftSettings: strictSettings),
         // `import Security` on Linux (design brief: module `Security`); no code of its own.
         .target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strictSettings),
         // LAContext, LAPolicy, LAError (design brief: product `LocalAuthentication`).
         .target(name: "LocalAuthentication", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         // The high-level Swift API.
         .target(name: "Keychain", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
-        // The command-line tools' code; the executables are thin mains over it.
+        // The command-line tools: one library per tool over a small shared support target (options,
+        // I/O, failures, platform calls), none linking Foundation; the executables are thin mains.
+        .target(name: "KeychainToolSupport", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         .target(
-            name: "KeychainCLI", dependencies: ["KeychainCore", "KeychainServices", "KeychainCrypto"],
+            name: "KeychainSecurityTool",
+            dependencies: ["KeychainToolSupport", "KeychainCore", "KeychainItems", "KeychainCrypto"],
             swiftSettings: strictSettings),
-        .executableTarget(name: "security", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
-        .executableTarget(name: "git-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainGitCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
+            swiftSettings: strictSettings),
+        .target(
+            name: "KeychainDockerCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
+            swiftSettings: strictSettings),
         .executableTarget(
-            name: "docker-credential-keychain", dependencies: ["KeychainCLI"], swiftSettings: strictSettings),
+            name: "security", dependencies: ["KeychainSecurityTool", "KeychainToolSupport"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "git-credential-keychain", dependencies: ["KeychainGitCredential", "KeychainToolSupport"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "docker-credential-keychain", dependencies: ["KeychainDockerCredential", "KeychainToolSupport"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "KeychainTesting", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
@@ -62,7 +84,10 @@ let package = Package(
         // libFuzzer targets (scripts/fuzz) and their corpus replayer.
         .target(
             name: "KeychainFuzzing",
-            dependencies: ["KeychainCore", "KeychainServices", "KeychainCLI", "KeychainCrypto", "SecretService", "CGIO"], swiftSettings: strictSettings),
+            dependencies: [
+                "KeychainCore", "KeychainServices", "KeychainToolSupport", "KeychainSecurityTool", "KeychainGitCredential",
+                "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO",
+            ], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
         // The floor of keychain-bench's CLI workload: opens a database without Foundation.
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
@@ -78,10 +103,11 @@ let package = Package(
 
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestSupport", "KeychainTesting"],
+            dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestProcess", "KeychainTesting"],
             exclude: ["Fixtures"], swiftSettings: strictSettings),
-        // Shared by the suites that start keychain-test-helper processes.
-        .target(name: "KeychainTestSupport", dependencies: ["CTestKeyring"], path: "Tests/Support", swiftSettings: strictSettings),
+        // The test process itself: its own kernel keyring (CTestKeyring, linked into every suite that
+        // depends on this) and the keychain-test-helper processes it starts (HelperProcess).
+        .target(name: "KeychainTestProcess", dependencies: ["CTestKeyring"], path: "Tests/TestProcess", swiftSettings: strictSettings),
         // Test support shared by the suites, the benchmark, the stress tool and the test helper:
         // reproducible randomness and the one temporary-keychain helper; never linked into the shipped tools.
         .target(name: "KeychainTesting", dependencies: ["KeychainCore"], path: "Tests/Testing", swiftSettings: strictSettings),
@@ -91,16 +117,21 @@ let package = Package(
         .testTarget(
             name: "KeychainServicesTests",
             dependencies: [
-                "KeychainServices", "Security", "LocalAuthentication", "Keychain", "KeychainCore", "KeychainTestSupport",
+                "KeychainServices", "KeychainItems", "Security", "LocalAuthentication", "Keychain", "KeychainCore",
+                "KeychainTestProcess",
                 "KeychainTesting", "keychain-test-helper",
             ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainTests",
-            dependencies: ["Keychain", "KeychainCore", "KeychainTestSupport", "KeychainTesting", "keychain-test-helper"],
+            dependencies: ["Keychain", "KeychainCore", "KeychainTestProcess", "KeychainTesting", "keychain-test-helper"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "KeychainCLITests", dependencies: ["KeychainCLI", "KeychainCore", "KeychainServices", "KeychainTestSupport", "security"],
+            name: "KeychainCLITests",
+            dependencies: [
+                "KeychainToolSupport", "KeychainSecurityTool", "KeychainGitCredential", "KeychainDockerCredential",
+                "KeychainCore", "KeychainServices", "KeychainTestProcess", "security",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "SecretServiceTests",

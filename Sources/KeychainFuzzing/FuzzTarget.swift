@@ -1,5 +1,8 @@
 package import Foundation
-import KeychainCLI
+import KeychainDockerCredential
+import KeychainGitCredential
+import KeychainSecurityTool
+import KeychainToolSupport
 package import KeychainCore
 import KeychainCrypto
 import KeychainServices

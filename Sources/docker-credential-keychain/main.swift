@@ -1,4 +1,5 @@
-import KeychainCLI
+import KeychainDockerCredential
+import KeychainToolSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

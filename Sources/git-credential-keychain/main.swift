@@ -1,4 +1,5 @@
-import KeychainCLI
+import KeychainGitCredential
+import KeychainToolSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

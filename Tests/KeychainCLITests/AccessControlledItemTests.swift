@@ -2,7 +2,10 @@ import Foundation
 import KeychainServices
 import Testing
 
-@testable import KeychainCLI
+@testable import KeychainDockerCredential
+@testable import KeychainGitCredential
+@testable import KeychainSecurityTool
+@testable import KeychainToolSupport
 @testable import KeychainCore
 
 /// The `security` tool releases an access-controlled item's secret as `SecItemCopyMatching` does:

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import KeychainCLI
+@testable import KeychainDockerCredential
+@testable import KeychainGitCredential
+@testable import KeychainSecurityTool
+@testable import KeychainToolSupport
 @testable import KeychainCore
 
 /// `security import`, `find-certificate`, `find-identity`, `delete-certificate` and `delete-identity`

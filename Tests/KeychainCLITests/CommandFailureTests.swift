@@ -1,6 +1,9 @@
 import Testing
 
-@testable import KeychainCLI
+@testable import KeychainDockerCredential
+@testable import KeychainGitCredential
+@testable import KeychainSecurityTool
+@testable import KeychainToolSupport
 @testable import KeychainCore
 
 /// The one mapping from a command's failure to its message and exit status, for each tool.

@@ -1,5 +1,8 @@
 import Foundation
-@testable import KeychainCLI
+@testable import KeychainDockerCredential
+@testable import KeychainGitCredential
+@testable import KeychainSecurityTool
+@testable import KeychainToolSupport
 import KeychainCore
 import Testing
 

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import KeychainCLI
+@testable import KeychainDockerCredential
+@testable import KeychainGitCredential
+@testable import KeychainSecurityTool
+@testable import KeychainToolSupport
 @testable import KeychainCore
 
 /// `security`'s keychain-management commands (tracker issues 3 §5 and 4). Messages are Apple's
@@ -250,6 +253,76 @@ struct KeychainManagementTests {
         #expect(prompter.prompts == ["Old Password: ", "New Password: ", "Retype New Password: "])
         sandbox.security("lock-keychain", "work")
         #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").status == 0)
+    }
+
+    /// Keychain `work` with a password, one WhenPasscodeSetThisDeviceOnly item and one WhenUnlocked item.
+    func passcodeKeychain(_ sandbox: Sandbox) throws -> Keystore {
+        create(sandbox, "work")
+        let work = try Keystore(location: KeychainLocation.named("work", environment: sandbox.environment), create: false)
+        _ = try work.add(
+            .genericPassword,
+            attributes: [
+                "agrp": .string(ApplicationIdentity.unsignedAccessGroup), "svce": .string("passcode"),
+                "acct": .string("me"), "pdmn": .string(ProtectionClass.whenPasscodeSetThisDeviceOnly.rawValue),
+            ],
+            secret: SecureBytes(copying: Array("needs a passcode".utf8)))
+        #expect(sandbox.security("add-generic-password", "-a", "me", "-s", "plain", "-w", "kept", "work").status == 0)
+        return work
+    }
+
+    @Test("regression: set-keychain-password with an empty new password says what removal deletes and removes only on a fourth line yes")
+    func removePasswordFromPipe() throws {
+        let sandbox = try Sandbox()
+        let work = try passcodeKeychain(sandbox)
+        #expect(try work.passcodeSetItemCount() == 1)
+        let warning = "security: an empty new password removes the password of \"work\": anyone who can read your files "
+            + "can then open it, and its 1 WhenPasscodeSetThisDeviceOnly items (those that need a password) are deleted.\n"
+        let refused = "security: set-keychain-password: the password of \"work\" was not removed (the answer was not "
+            + "\"yes\"); nothing was changed\n"
+        let before = fileBytes(path(sandbox, "work"))
+        for stdin in ["correct horse\n\n\n", "correct horse\n\n\nno\n", "correct horse\n\n\nYES please\n"] {
+            #expect(sandbox.security("set-keychain-password", "work", stdin: stdin)
+                == Outcome(status: 1, stdout: "", stderr: warning + refused))
+        }
+        #expect(fileBytes(path(sandbox, "work")) == before)
+        #expect(try work.hasPassword())
+        // A wrong old password is refused as for a change, after the answer.
+        #expect(sandbox.security("set-keychain-password", "work", stdin: "wrong\n\n\nyes\n")
+            == Outcome(status: 51, stdout: "", stderr: warning + "security: error changing password for \"work\": \(authFailed)\n"))
+        #expect(try work.hasPassword())
+
+        #expect(sandbox.security("set-keychain-password", "work", stdin: "correct horse\n\n\nyes\n") == Outcome(
+            status: 0, stdout: "",
+            stderr: warning + "security: removed the password of \"work\"; deleted 1 WhenPasscodeSetThisDeviceOnly items\n"))
+        #expect(try !work.hasPassword())
+        #expect(try work.passcodeSetItemCount() == 0)
+        #expect(sandbox.security("find-generic-password", "-s", "passcode", "work").status == 44)
+        // Without a password the keychain is always open: lock-keychain does not hide the other item.
+        sandbox.security("lock-keychain", "work")
+        #expect(sandbox.security("find-generic-password", "-s", "plain", "-w", "work").stdout == "kept\n")
+        // And an empty new password on a keychain without one is still refused.
+        #expect(sandbox.security("set-keychain-password", "work", stdin: "\n\n\n") == Outcome(
+            status: 1, stdout: "", stderr: "security: set-keychain-password: the new password is empty; nothing was changed\n"))
+    }
+
+    @Test("regression: set-keychain-password on a terminal asks again before removing the password")
+    func removePasswordOnTerminal() throws {
+        let sandbox = try Sandbox()
+        let work = try passcodeKeychain(sandbox)
+        let declined = ScriptedPrompter(["correct horse", "", "", "no"])
+        #expect(sandbox.security("set-keychain-password", "work", terminal: true, prompter: declined).status == 1)
+        #expect(declined.prompts
+            == ["Old Password: ", "New Password: ", "Retype New Password: ", SetKeychainPassword.removalPrompt])
+        #expect(try work.hasPassword())
+        let cancelled = ScriptedPrompter(["correct horse", "", "", nil])
+        #expect(sandbox.security("set-keychain-password", "work", terminal: true, prompter: cancelled).status == 1)
+        #expect(try work.hasPassword())
+        let confirmed = ScriptedPrompter(["correct horse", "", "", "yes"])
+        let outcome = sandbox.security("set-keychain-password", "work", terminal: true, prompter: confirmed)
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr.hasPrefix(SetKeychainPassword.removalWarning("work", deleting: 1) + "\n"))
+        #expect(try !work.hasPassword())
+        #expect(try work.passcodeSetItemCount() == 0)
     }
 
     @Test("set-keychain-settings -t sets the auto-lock timeout; without -t there is none; -l is refused with a notice")

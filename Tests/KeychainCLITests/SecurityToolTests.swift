@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import KeychainCLI
+@testable import KeychainDockerCredential
+@testable import KeychainGitCredential
+@testable import KeychainSecurityTool
+@testable import KeychainToolSupport
 @testable import KeychainCore
 
 /// The message macOS prints when a find or delete matches nothing (Apple's `keychain_find.c`

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import KeychainCLI
+@testable import KeychainDockerCredential
+@testable import KeychainGitCredential
+@testable import KeychainSecurityTool
+@testable import KeychainToolSupport
 @testable import KeychainCore
 
 /// `security backup-keychain`, `restore-keychain`, `import-passwords` and `export-passwords`
@@ -331,6 +334,60 @@ struct TransferCommandsTests {
         let usage = sandbox.security("export-passwords")
         #expect(usage.status == 2)
         #expect(usage.stderr == ExportPasswords.spec.usage + "        Export internet passwords to a plain-text CSV file.\n")
+    }
+
+    /// Values a spreadsheet would run as formulas (OWASP "CSV Injection"), and values that look like
+    /// an already guarded cell, so the guard must be undone exactly.
+    static let formulaValues = [
+        "=1+1", "+SUM(A1)", "-2+3", "@SUM(A1)", "\tindented", "\rreturn", "=cmd|' /C calc'!A0", "'=quoted", "''@twice",
+        "'plain", "a=b",
+    ]
+
+    @Test("regression: export-passwords neutralises cells that start a formula, and import-passwords reads them back unchanged")
+    func exportNeutralisesFormulas() throws {
+        let sandbox = try Sandbox()
+        let store = try Keystore(location: sandbox.location)
+        for (index, value) in Self.formulaValues.enumerated() {
+            _ = try store.add(
+                .internetPassword,
+                attributes: [
+                    "agrp": .string(ApplicationIdentity.unsignedAccessGroup), "srvr": .string("host\(index).example"),
+                    "ptcl": .string("htps"), "acct": .string(value), "labl": .string(value), "icmt": .string(value),
+                    "pdmn": .string(ProtectionClass.whenUnlocked.rawValue),
+                ],
+                secret: SecureBytes(copying: Array(value.utf8)))
+        }
+        let path = sandbox.directory + "/passwords.csv"
+        #expect(sandbox.security("export-passwords", "-o", path).status == 0)
+        let text = String(decoding: try #require(FileManager.default.contents(atPath: path)), as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.contains(#""'=1+1",https://host0.example/,"'=1+1","'=1+1","'=1+1""#))
+        #expect(lines.contains(#""'@SUM(A1)",https://host3.example/,"'@SUM(A1)","'@SUM(A1)","'@SUM(A1)""#))
+        #expect(lines.contains(#""''=quoted",https://host7.example/,"''=quoted","''=quoted","''=quoted""#))
+        #expect(lines.contains("'plain,https://host9.example/,'plain,'plain,'plain"))
+        #expect(lines.contains("a=b,https://host10.example/,a=b,a=b,a=b"))
+        // No cell of the file starts a formula, whether quoted or not.
+        for line in lines.dropFirst() where !line.isEmpty {
+            for cell in line.split(separator: ",", omittingEmptySubsequences: false) {
+                let content = cell.hasPrefix("\"") ? cell.dropFirst() : cell
+                #expect(!["=", "+", "-", "@", "\t", "\r"].contains(content.first.map(String.init) ?? ""), "\(line)")
+            }
+        }
+
+        let other = try Sandbox()
+        #expect(other.security("import-passwords", path).stdout.hasPrefix(
+            "imported \(Self.formulaValues.count) of \(Self.formulaValues.count) rows from \(path) (Chrome/Edge export)\n"))
+        let items = try Keystore(location: other.location).search(
+            ItemQuery(itemClass: .internetPassword, accessGroups: nil), projection: [.attributes, .secret])
+        #expect(items.count == Self.formulaValues.count)
+        for (index, value) in Self.formulaValues.enumerated() {
+            let item = try #require(items.first { $0.attributes["srvr"] == .string("host\(index).example") })
+            #expect(item.attributes["acct"] == .string(value))
+            // Titles are trimmed on import, as before: "\tindented" comes back as "indented".
+            #expect(item.attributes["labl"] == .string(value.trimmingWhitespace()))
+            #expect(item.attributes["icmt"] == .string(value))
+            #expect(item.secret?.withUnsafeBytes { Array($0) } == Array(value.utf8))
+        }
     }
 
     @Test("export-passwords of a locked keychain exits 36 and writes nothing")

@@ -26,4 +26,22 @@ struct SecureBytesTests {
         #expect(!a.constantTimeEquals(SecureBytes(copying: Array("abcd".utf8))))
         #expect(!a.description.contains("abc"))
     }
+
+    struct InitializeFailed: Error {}
+
+    @Test("regression: an initializer that throws releases its arena slot once, so two later secrets never share it")
+    func throwingInitializerReleasesOnce() {
+        for _ in 0..<4 {
+            #expect(throws: InitializeFailed.self) {
+                _ = try SecureBytes(count: 16) { (_) throws(InitializeFailed) in throw InitializeFailed() }
+            }
+        }
+        // Released twice, a slot would sit twice on the free list and be handed to both of these.
+        let first = SecureBytes(copying: [UInt8](repeating: 0xA1, count: 16))
+        let second = SecureBytes(copying: [UInt8](repeating: 0xB2, count: 16))
+        let third = SecureBytes(copying: [UInt8](repeating: 0xC3, count: 16))
+        #expect(first.unprotectedCopy == [UInt8](repeating: 0xA1, count: 16))
+        #expect(second.unprotectedCopy == [UInt8](repeating: 0xB2, count: 16))
+        #expect(third.unprotectedCopy == [UInt8](repeating: 0xC3, count: 16))
+    }
 }

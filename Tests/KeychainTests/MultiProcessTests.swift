@@ -1,5 +1,5 @@
 import Foundation
-import KeychainTestSupport
+import KeychainTestProcess
 import KeychainCore
 import Testing
 

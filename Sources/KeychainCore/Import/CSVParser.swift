@@ -88,6 +88,18 @@ enum CSVParser {
         return rows
     }
 
+    /// The field without the `'` that ``CSVWriter`` puts in front of a cell a spreadsheet would run
+    /// as a formula (`'` followed by `'`s and then `=`, `+`, `-`, `@`, tab or carriage return); any
+    /// other field unchanged. Neither `'` nor those characters is `"`, so the test on the raw bytes
+    /// agrees with the unescaped text.
+    static func removingFormulaGuard(_ field: Field, in bytes: UnsafeRawBufferPointer) -> Field {
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[field.range])
+        guard slice.first == CSVWriter.formulaGuard,
+            CSVWriter.needsFormulaGuard(UnsafeRawBufferPointer(rebasing: slice.dropFirst()))
+        else { return field }
+        return Field(range: field.range.lowerBound + 1..<field.range.upperBound, quoted: field.quoted)
+    }
+
     /// The field's text (UTF-8; invalid sequences become U+FFFD), with `""` unescaped.
     static func string(_ field: Field, in bytes: UnsafeRawBufferPointer) -> String {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[field.range])

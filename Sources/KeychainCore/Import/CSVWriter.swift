@@ -1,8 +1,26 @@
 /// Writes RFC 4180 fields to a ``FileWriter``: a field holding a comma, a quote, a line break or
 /// leading or trailing spaces is quoted, with each `"` doubled. Secrets are written straight from
 /// protected memory.
+///
+/// CSV injection (OWASP, "CSV Injection"): a spreadsheet runs a cell that starts with `=`, `+`, `-`,
+/// `@`, tab or carriage return as a formula. Such a field is written with a `'` in front and quoted,
+/// as OWASP recommends, so the spreadsheet shows it as text. So that the guard can be undone
+/// exactly, a field made of `'`s followed by one of those characters gets one more `'` too;
+/// ``CSVParser/removingFormulaGuard(_:in:)`` takes it off again on import.
 enum CSVWriter {
     private static let quote = UInt8(ascii: "\"")
+    /// The prefix that makes a spreadsheet read a cell as text.
+    static let formulaGuard = UInt8(ascii: "'")
+    /// The first characters a spreadsheet reads as the start of a formula (OWASP).
+    static let formulaStarts: [UInt8] = [
+        UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D,
+    ]
+
+    /// Whether `bytes` is `'`* followed by a formula start, so it gets a guard in front.
+    static func needsFormulaGuard(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let first = bytes.firstIndex(where: { $0 != formulaGuard }) else { return false }
+        return formulaStarts.contains(bytes[first])
+    }
 
     /// Writes one record: the fields separated by commas, then `\n` (Chrome's line ending).
     static func writeRecord(_ fields: [CSVValue], to file: FileWriter) throws(KeychainFailure) {
@@ -36,13 +54,14 @@ enum CSVWriter {
     }
 
     private static func writeField(_ bytes: UnsafeRawBufferPointer, to file: FileWriter) throws(KeychainFailure) {
+        let guarded = needsFormulaGuard(bytes)
         let special = bytes.contains { $0 == quote || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
         let padded = bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ")
-        guard special || padded else {
+        guard special || padded || guarded else {
             try file.write(bytes)
             return
         }
-        try file.write([quote])
+        try file.write(guarded ? [quote, formulaGuard] : [quote])
         var start = 0
         for index in bytes.indices where bytes[index] == quote {
             try file.write(UnsafeRawBufferPointer(rebasing: bytes[start...index]))

@@ -44,7 +44,17 @@ struct PasswordCSVImport {
                 "the header row matches no known export (Chrome/Edge, Firefox, Apple Passwords/Safari, Bitwarden)")
         }
         self.format = format
-        self.rows = Array(rows.dropFirst())
+        // Our own exports are Chrome's format with OWASP's formula guard (CSVWriter): undone here so
+        // that `=1+1` comes back as `=1+1`. Other formats' exporters write cells as they are.
+        if format == .chrome {
+            self.rows = rows.dropFirst().map { row in
+                var row = row
+                row.fields = row.fields.map { CSVParser.removingFormulaGuard($0, in: bytes) }
+                return row
+            }
+        } else {
+            self.rows = Array(rows.dropFirst())
+        }
         column = Dictionary(uniqueKeysWithValues: header.enumerated().map { ($0.element, $0.offset) })
     }
 

@@ -75,6 +75,21 @@ extension Keystore {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.password != nil }
     }
 
+    /// How many items removing the password deletes: the WhenPasscodeSetThisDeviceOnly items, which
+    /// exist only while a password is set (Apple deletes them when the passcode is turned off). Reads
+    /// the protection-class column only, so it answers while the keychain is locked.
+    /// - Returns: the number of such items (0 for a keychain without a password).
+    /// - Throws: file statuses as for every read.
+    package func passcodeSetItemCount() throws(KeychainFailure) -> Int {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in
+            let select = try s.database.prepare("SELECT count(*) FROM items WHERE pdmn = ?")
+            try select.bind([.integer(ProtectionClass.whenPasscodeSetThisDeviceOnly.code)])
+            defer { select.finish() }
+            guard try select.step() else { return 0 }
+            return Int(select.int64(0))
+        }
+    }
+
     /// Sets, changes or removes the keychain password, re-wrapping the class keys only: O(1) in the
     /// number of items (Argon2id aside).
     ///

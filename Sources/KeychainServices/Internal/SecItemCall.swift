@@ -206,7 +206,7 @@ enum SecItemCall {
                 keys.append(Keys.intern("class"))
                 objects.append((request.isIdentity ? "idnt" : item.itemClass.rawValue)._bridgeToObjectiveC())
                 for (name, value) in item.attributes
-                where name != AttributeName.accessControl.rawValue && name != identityKeyMarker {
+                where name != AttributeName.accessControl.rawValue {
                     keys.append(Keys.intern(name))
                     objects.append(foundationObject(value))
                 }

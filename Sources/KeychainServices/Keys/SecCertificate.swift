@@ -13,33 +13,6 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 
     init(_ certificate: Certificate) { self.certificate = certificate }
 
-    /// The attributes a certificate item derives from its DER on add, as Security's
-    /// `SecCertificateCopyAttributeDictionary`: `kSecClass` (`kSecClassCertificate`),
-    /// `kSecAttrCertificateType` (X.509 version, 1–3), `kSecAttrCertificateEncoding` (3, DER),
-    /// `kSecAttrSubject` and `kSecAttrIssuer` (normalized sequences), `kSecAttrSerialNumber`,
-    /// `kSecAttrSubjectKeyID` (when the certificate has one), `kSecAttrPublicKeyHash`, and
-    /// `kSecValueData` (the DER). `nil` when the names or serial number are malformed.
-    var itemAttributes: [String: Any]? {
-        guard let subject = try? certificate.normalizedSubjectSequence,
-            let issuer = try? certificate.normalizedIssuerSequence, let serial = try? certificate.serialNumber,
-            let keyHash = try? certificate.publicKeyHash
-        else { return nil }
-        var attributes: [String: Any] = [
-            String(describing: kSecClass): kSecClassCertificate,
-            String(describing: kSecAttrCertificateType): NSNumber(value: certificate.version + 1),
-            String(describing: kSecAttrCertificateEncoding): NSNumber(value: 3),
-            String(describing: kSecAttrSubject): cfData(subject),
-            String(describing: kSecAttrIssuer): cfData(issuer),
-            String(describing: kSecAttrSerialNumber): cfData(serial),
-            String(describing: kSecAttrPublicKeyHash): cfData(keyHash),
-            String(describing: kSecValueData): cfData(certificate.der),
-        ]
-        if let keyID = certificate.subjectKeyIdentifier {
-            attributes[String(describing: kSecAttrSubjectKeyID)] = cfData(keyID)
-        }
-        return attributes
-    }
-
     public static func == (lhs: SecCertificate, rhs: SecCertificate) -> Bool { lhs.certificate == rhs.certificate }
     public func hash(into hasher: inout Hasher) { hasher.combine(certificate) }
 

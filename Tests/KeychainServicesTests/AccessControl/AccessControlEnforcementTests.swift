@@ -1,7 +1,7 @@
 import Foundation
 import KeychainCore
 import KeychainServices
-import KeychainTestSupport
+import KeychainTestProcess
 import LocalAuthentication
 import Testing
 import KeychainTesting

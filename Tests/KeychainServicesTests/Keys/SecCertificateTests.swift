@@ -1,4 +1,6 @@
 import Foundation
+import KeychainCore
+import KeychainItems
 import Testing
 
 @testable import KeychainServices
@@ -76,20 +78,23 @@ struct SecCertificateTests {
         try Self.files { folder in
             let der = try Data(contentsOf: folder.appendingPathComponent("cert.der"))
             let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData))
-            let attributes = try #require(certificate.itemAttributes)
-            #expect(attributes[kSecClass as String] as? String == kSecClassCertificate as String)
-            #expect((attributes[kSecAttrCertificateType as String] as? NSNumber)?.intValue == 3)
-            #expect((attributes[kSecAttrCertificateEncoding as String] as? NSNumber)?.intValue == 3)
-            #expect(attributes[kSecAttrSerialNumber as String] as? Data == Data([0x12, 0x34]))
-            #expect(
-                attributes[kSecAttrIssuer as String] as? Data == SecCertificateCopyNormalizedIssuerSequence(certificate)
-                    as Data?)
-            #expect(attributes[kSecValueData as String] as? Data == der)
+            // KeychainItems derives them; SecItemAdd stores a SecCertificate with them.
+            let attributes = try CertificateItem(certificate.certificate).attributes()
+            #expect(attributes["ctyp"] == .integer(3))
+            #expect(attributes["cenc"] == .integer(3))
+            #expect(attributes["slnr"] == .data(Data([0x12, 0x34])))
+            #expect(attributes["issr"] == .data(SecCertificateCopyNormalizedIssuerSequence(certificate)! as Data))
+            #expect(attributes["subj"] == .data(SecCertificateCopyNormalizedSubjectSequence(certificate)! as Data))
+            #expect(try CertificateItem(certificate.certificate).newItem().secret?.withUnsafeBytes { Data($0) } == der)
             // The certificate's public key hash is its key's application label (how identities pair).
             let key = try #require(SecCertificateCopyKey(certificate))
             let label = (SecKeyCopyAttributes(key) as? [String: Any])?[kSecAttrApplicationLabel as String] as? Data
-            #expect(attributes[kSecAttrPublicKeyHash as String] as? Data == label)
-            #expect((attributes[kSecAttrSubjectKeyID as String] as? Data)?.count == 20)
+            #expect(attributes["pkhh"] == label.map(AttributeValue.data))
+            guard case .data(let keyID)? = attributes["skid"] else {
+                Issue.record("no subject key identifier")
+                return
+            }
+            #expect(keyID.count == 20)
         }
     }
 

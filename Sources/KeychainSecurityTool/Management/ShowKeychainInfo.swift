@@ -1,0 +1,57 @@
+internal import KeychainCore
+internal import KeychainToolSupport
+
+/// `security show-keychain-info [keychain]`: prints a keychain's settings on stderr, in Apple's
+/// format (`keychain_show_info.c`), followed by its lock state:
+///
+///     Keychain "work" no-timeout unlocked
+///     Keychain "work" use-lock-interval timeout=300s locked
+///
+/// The name is the operand as given, or the default keychain's path when none is given (macOS
+/// prints `<NULL>` there). The lock state is `locked`, `unlocked` or `no-password` (a keychain
+/// without a password is always available), as this process sees it. An unlocked keychain gets a
+/// second line saying where the unlock is kept: the kernel keyring (every process of the user) or
+/// this process only. `lock-on-sleep` never
+/// appears: Linux does not support it. Errors print
+/// `security: SecKeychainCopySettings <keychain|<NULL>>: <message>`.
+struct ShowKeychainInfo: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "show-keychain-info", synopsis: "[keychain]", options: [],
+        summary: "Show the settings for keychain.")
+
+    let keychain: String?
+
+    init(_ options: ParsedOptions) throws(CommandFailure) {
+        keychain = try KeychainOperand.single(options)
+    }
+
+    func run(_ context: SecurityContext) throws(CommandFailure) {
+        let target = context.target(keychain)
+        do {
+            let store = try Keystore(location: target.location, create: false)
+            let timeout = try store.autoLockTimeout()
+            let state: String
+            switch try store.lockState() {
+            case .noPassword: state = "no-password"
+            case .locked: state = "locked"
+            case .unlocked: state = "unlocked"
+            }
+            let settings = timeout == 0 ? " no-timeout" : " use-lock-interval timeout=\(timeout)s"
+            let name = keychain ?? target.location.databasePath
+            context.io.error.line("Keychain \"\(name)\"\(settings) \(state)")
+            switch try store.unlockPlacement() {
+            case .userSession?:
+                context.io.error.line(
+                    "security: the unlock is kept in the kernel keyring \"\(ClassKeyStore.keyringName)\" and reaches every process of yours")
+            case .thisProcess?:
+                context.io.error.line("security: the unlock is kept by this process only")
+            case nil:
+                break
+            }
+            if try store.needsAdoption() { context.io.error.line("security: \(store.foreignKeychainAdvice)") }
+            return
+        } catch {
+            throw CommandFailure.keychain("SecKeychainCopySettings \(KeychainOperand.display(keychain))", error.status)
+        }
+    }
+}

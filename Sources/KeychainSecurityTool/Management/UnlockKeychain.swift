@@ -1,0 +1,73 @@
+internal import KeychainCore
+internal import KeychainToolSupport
+
+/// `security unlock-keychain [-u] [-p password] [keychain]`: unlocks a keychain (Apple's
+/// `keychain_unlock.c`).
+///
+/// The password comes from `-p`, a no-echo prompt (`password to unlock <keychain|default>: `), or one
+/// line of standard input when it is not a terminal. The unlock lasts for every process of the user
+/// (kernel user keyring) until `lock-keychain`, the auto-lock timeout, or the end of the session.
+/// Where the kernel keyring is unavailable, or refuses the keys because the user's key quota is full,
+/// it lasts only for this process, and the command says so once, with the cause and the fix.
+///
+/// - Wrong password: `security: SecKeychainUnlock <keychain|<NULL>>: The user name or passphrase you
+///   entered is not correct.`, exit 51. Repeated failures wait an escalating delay first.
+/// - Missing keychain: `… The specified keychain could not be found.`, exit 50; nothing is created.
+/// - Cancelled (end of input): `… The user canceled the operation.`, exit 128.
+/// - `-u` (macOS: ask the SecurityAgent) prompts on the terminal; without one, `… User interaction is
+///   not allowed.`, exit 36.
+/// Unlocking only reads the keychain: a failed or cancelled unlock never changes the file.
+struct UnlockKeychain: SecuritySubcommand {
+    static let spec = CommandSpec(
+        name: "unlock-keychain", synopsis: "[-u] [-p password] [keychain]",
+        options: [
+            OptionSpec(
+                "p", value: "password",
+                "Use \"password\" as the password to unlock the keychain (\(PasswordOptionHelp.warning))"),
+            OptionSpec("u", "Do not use the password (prompt on the terminal instead)"),
+        ],
+        trailer: PasswordOptionHelp.trailer, summary: "Unlock the specified keychain.")
+
+    /// What the command prints, once, when the unlock lasts for this process only: the cause (no
+    /// kernel keyring, or a full key quota with its figures), the keychains holding entries, and the fix.
+    static var thisProcessNotice: String { "security: " + ClassKeyStore.refusalDiagnosis() }
+
+    static let adoptedNotice =
+        "security: this keychain's device key was missing or belonged to another installation; it is now bound to "
+        + "this installation's device key, and its ThisDeviceOnly items cannot be read here (delete and re-add them)"
+
+    let password: String?
+    let interactiveOnly: Bool
+    let keychain: String?
+
+    init(_ options: ParsedOptions) throws(CommandFailure) {
+        interactiveOnly = options.has("u")
+        password = interactiveOnly ? nil : options.value("p")
+        keychain = try KeychainOperand.single(options)
+    }
+
+    func run(_ context: SecurityContext) throws(CommandFailure) {
+        let operation = "SecKeychainUnlock \(KeychainOperand.display(keychain))"
+        let target = context.target(keychain)
+        let store: Keystore
+        do {
+            store = try Keystore(location: target.location, create: false)
+            // A keychain without a password is always unlocked: nothing to ask.
+            guard try store.hasPassword() else { return }
+        } catch {
+            throw CommandFailure.keychain(operation, error)
+        }
+        let input = PasswordInput(context)
+        if interactiveOnly && !input.isInteractive { throw CommandFailure.keychain(operation, .interactionNotAllowed) }
+        guard let secret = input.read(given: password, prompt: "password to unlock \(keychain ?? "default"): ")
+        else { throw CommandFailure.keychain(operation, .userCanceled) }
+        do {
+            let outcome = try store.unlockReportingAdoption(password: secret)
+            if outcome.scope == .thisProcess { context.io.error.line(Self.thisProcessNotice) }
+            if outcome.adopted { context.io.error.line(Self.adoptedNotice) }
+            return
+        } catch {
+            throw CommandFailure.keychain(operation, error)
+        }
+    }
+}

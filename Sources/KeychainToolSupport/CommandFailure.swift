@@ -1,0 +1,125 @@
+package import KeychainCore
+
+/// How a command of the three tools (`security`, `git-credential-keychain`,
+/// `docker-credential-keychain`) ends when it does not succeed. Every command throws it, and
+/// ``report(to:io:)`` turns it into the message and the exit status, in one place for all three
+/// tools (the role of swift-argument-parser's `ExitCode` and its error-to-message mapping).
+/// Commands print only their results; they never print their own failures.
+package enum CommandFailure: Error {
+    /// A usage error: an optional line, then (for `security`) the command's usage and summary on
+    /// stderr; exit 2.
+    case usage(String?)
+    /// A line of text, then exit with `status`.
+    case message(String, status: Int32)
+    /// An engine failure during `operation` (`security`: the API name Apple's tool prints, such as
+    /// `SecKeychainSearchCopyNext`; the helpers: their action). `exit` replaces the status's
+    /// exit code where Apple's tool exits 1 instead.
+    case keychain(String, KeychainFailure, exit: Int32? = nil)
+    /// An engine failure of a backup, restore, import or export: the reason is a second sentence.
+    case transfer(String, KeychainFailure)
+    /// The command already said why (a prompt gave up, a result was printed); exit with `status`.
+    case exit(Int32)
+
+    /// An engine status during `operation`, without a detail.
+    package static func keychain(_ operation: String, _ status: KeychainStatus, exit: Int32? = nil) -> CommandFailure {
+        .keychain(operation, KeychainFailure(status, nil), exit: exit)
+    }
+
+    /// An `OSStatus` from a SecItem call during `operation`.
+    package static func keychain(_ operation: String, osStatus: Int32) -> CommandFailure {
+        .keychain(operation, KeychainStatus(osStatus))
+    }
+
+    /// The tool whose conventions a failure is reported with.
+    package enum Tool {
+        /// `security`: messages on stderr as `security: <operation>: <Apple's message>`; the exit
+        /// status is the `OSStatus`'s low 8 bits; a usage error prints `usage` (the command's usage
+        /// and summary) and exits 2.
+        case security(usage: String?)
+        /// `git-credential-keychain`: messages on stderr;
+        /// `git-credential-keychain: failed to <action>: <message> (<status>)`; exit 1.
+        case gitCredential
+        /// `docker-credential-keychain`: messages on **stdout**, as docker reads them;
+        /// `credentials not found in native keychain`, else `<message> (<status>)`; exit 1.
+        case dockerCredential
+    }
+
+    /// Runs a command and returns its exit status: 0 when `body` returns, else the status of the
+    /// failure it throws, reported as `tool` reports it (``report(to:io:)``).
+    /// - Parameters:
+    ///   - tool: whose conventions apply.
+    ///   - io: the streams.
+    ///   - body: the command.
+    /// - Returns: the process's exit status.
+    package static func exitStatus(_ tool: Tool, io: CommandIO, _ body: () throws(CommandFailure) -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch {
+            return error.report(to: tool, io: io)
+        }
+    }
+
+    /// Prints the failure as `tool` reports it and returns the exit status.
+    /// - Parameters:
+    ///   - tool: whose conventions apply.
+    ///   - io: the streams.
+    /// - Returns: the process's exit status (never 0).
+    package func report(to tool: Tool, io: CommandIO) -> Int32 {
+        switch (self, tool) {
+        case (.exit(let status), _):
+            return status
+        case (.usage(let message), .security(let usage)):
+            if let message { io.error.line(message) }
+            if let usage { io.error.write(usage) }
+            return 2
+        case (.usage(let message), .gitCredential), (.usage(let message), .dockerCredential):
+            if let message { Self.stream(tool, io).line(message) }
+            return 1
+        case (.message(let text, let status), _):
+            Self.stream(tool, io).line(text)
+            return status
+        case (.keychain(let operation, let failure, let exit), .security):
+            io.error.line("security: \(operation): \(failure.status.message)")
+            // A keychain file the engine refused (bad mode or owner, not a keychain, newer schema,
+            // I/O): a second line with the engine's reason, which names the file and what to do
+            // (never a secret or an item's name).
+            if failure.isAdvice || [.invalidKeychain, .wrongSecVersion, .io].contains(failure.status),
+                let detail = failure.detail
+            {
+                io.error.line("security: \(detail)")
+            }
+            return exit ?? CommandFailure.securityExitStatus(failure.status)
+        case (.transfer(let operation, let failure), _):
+            // A wrong passphrase prints Apple's message alone: there is nothing more to say.
+            var line = "security: \(operation): \(failure.status.message)"
+            if failure.status != .authFailed, let detail = failure.detail, let first = detail.first {
+                line += " " + first.uppercased() + detail.dropFirst() + (detail.hasSuffix(".") ? "" : ".")
+            }
+            Self.stream(tool, io).line(line)
+            return CommandFailure.securityExitStatus(failure.status)
+        case (.keychain(let action, let failure, _), .gitCredential):
+            io.error.line(
+                "\(CredentialHelpers.gitName): failed to \(action): \(failure.status.message) (\(failure.status.rawValue))"
+            )
+            return 1
+        case (.keychain(_, let failure, _), .dockerCredential):
+            io.output.line(
+                failure.status == .itemNotFound
+                    ? CredentialHelpers.dockerNotFound : "\(failure.status.message) (\(failure.status.rawValue))")
+            return 1
+        }
+    }
+
+    /// `security`'s exit status for a status: its low 8 bits, or 1 when those are 0 for a failure.
+    package static func securityExitStatus(_ status: KeychainStatus) -> Int32 {
+        let low = Int32(UInt32(bitPattern: status.rawValue) & 0xFF)
+        return status.rawValue != 0 && low == 0 ? 1 : low
+    }
+
+    /// Where `tool` prints its failures: stdout for docker, stderr for the others.
+    private static func stream(_ tool: Tool, _ io: CommandIO) -> OutputBuffer {
+        if case .dockerCredential = tool { return io.output }
+        return io.error
+    }
+}
