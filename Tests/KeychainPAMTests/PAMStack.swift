@@ -37,15 +37,20 @@ final class PAMStack: Sendable {
             root.deleteLastPathComponent()
         }
         let script = root.path + "/scripts/build-pam-module"
-        let plain = binDirectory + "/pam_keychain.so", asan = binDirectory + "/pam_keychain-asan.so"
+        // In a folder of this run's own, removed at exit: the build folder may not be the user's to write.
+        let directory = FileManager.default.temporaryDirectory.path + "/swkc-pam-modules-\(getpid())"
+        guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil
+        else { return nil }
+        atexit {
+            let path = FileManager.default.temporaryDirectory.path + "/swkc-pam-modules-\(getpid())"
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        let plain = directory + "/pam_keychain.so", asan = directory + "/pam_keychain-asan.so"
         for (output, flags) in [
             (plain, [String]()), (asan, ["-fsanitize=address", "-fno-omit-frame-pointer", "-U_FORTIFY_SOURCE"]),
         ] {
-            let temporary = output + ".\(getpid())"
-            let status = run([script, temporary, helper] + flags, environment: ProcessInfo.processInfo.environment)
-                .status
+            let status = run([script, output, helper] + flags, environment: ProcessInfo.processInfo.environment).status
             guard status == 0 else { return nil }
-            _ = rename(temporary, output)
         }
         return (plain, asan)
     }()
