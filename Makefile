@@ -4,7 +4,8 @@
 #   make install [PREFIX=~/.local]  release build; installs security, git-credential-keychain,
 #                                   docker-credential-keychain and keychain-secret-service into
 #                                   $(PREFIX)/bin, and the provider's D-Bus activation file into
-#                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service)
+#                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service), and the systemd
+#                                   user unit it names into $(SYSTEMD_USER_UNITS)
 # The installed tools are stripped (install -s) and link the Swift standard library and Foundation
 # statically (--static-swift-stdlib). keychain-secret-service uses only FoundationEssentials (about
 # 15 MB); security and the two credential helpers link Foundation through KeychainServices' certificate
@@ -22,6 +23,7 @@ PREFIX ?= $(HOME)/.local
 BINDIR := $(PREFIX)/bin
 TOOLS := security git-credential-keychain docker-credential-keychain keychain-secret-service
 DBUS_SERVICES ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/dbus-1/services
+SYSTEMD_USER_UNITS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/systemd/user
 SWIFT ?= swift
 STATIC := -c release --static-swift-stdlib --scratch-path .build/static
 # SwiftPM 6.3 leaves an empty TemporaryDirectory.* folder in $TMPDIR for each of several steps of every
@@ -47,8 +49,11 @@ install: release
 	install -d "$(BINDIR)"
 	$(PRIVATE_TMPDIR) for tool in $(TOOLS); do install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/$$tool" "$(BINDIR)/$$tool"; done
 	install -d "$(DBUS_SERVICES)"
-	printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s/keychain-secret-service\n' "$(BINDIR)" \
-		> "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
+	printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s/keychain-secret-service\nSystemdService=keychain-secret-service.service\n' \
+		"$(BINDIR)" > "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
+	install -d "$(SYSTEMD_USER_UNITS)"
+	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-secret-service.service.in \
+		> "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
 	install -d "$(LIBEXECDIR)" "$(PAMDIR)"
 	$(PRIVATE_TMPDIR) install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/keychain-pam-helper" \
 		"$(LIBEXECDIR)/keychain-pam-helper"
@@ -67,5 +72,5 @@ uninstall-pam:
 
 uninstall:
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done
-	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
+	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service" "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
 	rm -f "$(LIBEXECDIR)/keychain-pam-helper" "$(PAMDIR)/pam_keychain.so"
