@@ -22,6 +22,8 @@ let package = Package(
         .executable(name: "keychain-secret-service", targets: ["keychain-secret-service"]),
         // The program pam_keychain.so (pam/, docs/PAM.md) starts as the user at login and password changes.
         .executable(name: "keychain-pam-helper", targets: ["keychain-pam-helper"]),
+        // SSH_ASKPASS for ssh-add, answering from the login keychain with gcr-ssh-agent's items.
+        .executable(name: "keychain-ssh-askpass", targets: ["keychain-ssh-askpass"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages (see design brief: libsodium and SQLite only).
@@ -64,6 +66,10 @@ let package = Package(
         // What pam_keychain.so asks at login, logout and password changes (docs/PAM.md), and its thin main.
         .target(name: "KeychainPAM", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-pam-helper", dependencies: ["KeychainPAM"], swiftSettings: strictSettings),
+        // ssh-add's passphrases from the login keychain (gcr-ssh-agent's unique=ssh-store:<path> items).
+        .target(name: "KeychainSSHAskpass", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "keychain-ssh-askpass", dependencies: ["KeychainSSHAskpass"], swiftSettings: strictSettings),
         // libFuzzer targets (scripts/fuzz) and their corpus replayer.
         .target(
             name: "KeychainFuzzing",
@@ -116,7 +122,10 @@ let package = Package(
         // pam_keychain.so under pam_wrapper (no root), driving the real keychain-pam-helper.
         .testTarget(
             name: "KeychainPAMTests",
-            dependencies: ["KeychainPAM", "KeychainCore", "KeychainTestSupport", "KeychainTesting", "keychain-pam-helper"],
+            dependencies: [
+                "KeychainPAM", "KeychainSSHAskpass", "KeychainCore", "KeychainTestSupport", "KeychainTesting",
+                "keychain-pam-helper", "keychain-ssh-askpass",
+            ],
             swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
