@@ -4,26 +4,36 @@
 #   make install [PREFIX=~/.local]  release build; installs security, git-credential-keychain,
 #                                   docker-credential-keychain and keychain-secret-service into
 #                                   $(PREFIX)/bin, and the provider's D-Bus activation file into
-#                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service)
+#                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service), and the systemd
+#                                   user unit it names into $(SYSTEMD_USER_UNITS)
 # The installed tools are stripped (install -s) and link the Swift standard library and Foundation
 # statically (--static-swift-stdlib). None links Foundation: each uses FoundationEssentials at most
 # (about 14-15 MB each; scripts/tool-sizes checks the budget after installing into a temporary prefix). All of them
 # run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
 # runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0),
 # and keychain-secret-service also GLib and libcrypto (libglib2.0-0, libssl3).
+# make install also builds and installs the PAM module, $(PREFIX)/lib/security/pam_keychain.so (C, libpam and
+# libc only; pam/pam_keychain.c), and the program it starts, $(PREFIX)/libexec/keychain-pam-helper; the
+# module is compiled to start that helper. make install-pam (root) adds the pam-auth-update profile
+# /usr/share/pam-configs/keychain naming the module by its full path (docs/PAM.md).
 # They are built in their own scratch folder, .build/static, so that switching between this and the
 # ordinary release build (scripts/bench) never rebuilds either.
 PREFIX ?= $(HOME)/.local
 BINDIR := $(PREFIX)/bin
 TOOLS := security git-credential-keychain docker-credential-keychain keychain-secret-service
 DBUS_SERVICES ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/dbus-1/services
+SYSTEMD_USER_UNITS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/systemd/user
 SWIFT ?= swift
 STATIC := -c release --static-swift-stdlib --scratch-path .build/static
 # SwiftPM 6.3 leaves an empty TemporaryDirectory.* folder in $TMPDIR for each of several steps of every
 # build: each recipe line that runs swift gives it a folder of its own, removed when the line ends.
 PRIVATE_TMPDIR = TMPDIR=$$(mktemp -d) && export TMPDIR && trap 'rm -rf "$$TMPDIR"' EXIT &&
 
-.PHONY: build test release install uninstall
+LIBEXECDIR := $(PREFIX)/libexec
+PAMDIR := $(PREFIX)/lib/security
+PAM_CONFIGS ?= /usr/share/pam-configs
+
+.PHONY: build test release install uninstall install-pam uninstall-pam
 
 build:
 	$(PRIVATE_TMPDIR) $(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
@@ -32,15 +42,34 @@ test:
 	$(PRIVATE_TMPDIR) $(SWIFT) test --filter KeychainCLITests
 
 release:
-	$(PRIVATE_TMPDIR) for tool in $(TOOLS); do $(SWIFT) build $(STATIC) --product $$tool || exit 1; done
+	$(PRIVATE_TMPDIR) for tool in $(TOOLS) keychain-pam-helper; do $(SWIFT) build $(STATIC) --product $$tool || exit 1; done
 
 install: release
 	install -d "$(BINDIR)"
 	$(PRIVATE_TMPDIR) for tool in $(TOOLS); do install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/$$tool" "$(BINDIR)/$$tool"; done
 	install -d "$(DBUS_SERVICES)"
-	printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s/keychain-secret-service\n' "$(BINDIR)" \
-		> "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
+	printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s/keychain-secret-service\nSystemdService=keychain-secret-service.service\n' \
+		"$(BINDIR)" > "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
+	install -d "$(SYSTEMD_USER_UNITS)"
+	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-secret-service.service.in \
+		> "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
+	install -d "$(LIBEXECDIR)" "$(PAMDIR)"
+	$(PRIVATE_TMPDIR) install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/keychain-pam-helper" \
+		"$(LIBEXECDIR)/keychain-pam-helper"
+	./scripts/build-pam-module "$(PAMDIR)/pam_keychain.so.new" "$(abspath $(LIBEXECDIR))/keychain-pam-helper"
+	strip --strip-unneeded "$(PAMDIR)/pam_keychain.so.new" && chmod 0644 "$(PAMDIR)/pam_keychain.so.new"
+	mv -f "$(PAMDIR)/pam_keychain.so.new" "$(PAMDIR)/pam_keychain.so"
+
+# Root: the pam-auth-update profile (Debian, Ubuntu); then `pam-auth-update --enable keychain`.
+install-pam:
+	install -d "$(PAM_CONFIGS)"
+	sed 's#@MODULE@#$(abspath $(PAMDIR))/pam_keychain.so#g' pam/keychain.pam-config > "$(PAM_CONFIGS)/keychain"
+	chmod 0644 "$(PAM_CONFIGS)/keychain"
+
+uninstall-pam:
+	rm -f "$(PAM_CONFIGS)/keychain"
 
 uninstall:
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done
-	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
+	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service" "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
+	rm -f "$(LIBEXECDIR)/keychain-pam-helper" "$(PAMDIR)/pam_keychain.so"

@@ -20,6 +20,10 @@ let package = Package(
         .executable(name: "docker-credential-keychain", targets: ["docker-credential-keychain"]),
         .executable(name: "keychain-bench", targets: ["keychain-bench"]),
         .executable(name: "keychain-secret-service", targets: ["keychain-secret-service"]),
+        // The program pam_keychain.so (pam/, docs/PAM.md) starts as the user at login and password changes.
+        .executable(name: "keychain-pam-helper", targets: ["keychain-pam-helper"]),
+        // SSH_ASKPASS for ssh-add, answering from the login keychain with gcr-ssh-agent's items.
+        .executable(name: "keychain-ssh-askpass", targets: ["keychain-ssh-askpass"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages (see design brief: libsodium and SQLite only).
@@ -81,6 +85,13 @@ let package = Package(
         // The freedesktop Secret Service provider (org.freedesktop.secrets over GDBus) and its thin main.
         .target(name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-secret-service", dependencies: ["SecretService"], swiftSettings: strictSettings),
+        // What pam_keychain.so asks at login, logout and password changes (docs/PAM.md), and its thin main.
+        .target(name: "KeychainPAM", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        .executableTarget(name: "keychain-pam-helper", dependencies: ["KeychainPAM"], swiftSettings: strictSettings),
+        // ssh-add's passphrases from the login keychain (gcr-ssh-agent's unique=ssh-store:<path> items).
+        .target(name: "KeychainSSHAskpass", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "keychain-ssh-askpass", dependencies: ["KeychainSSHAskpass"], swiftSettings: strictSettings),
         // libFuzzer targets (scripts/fuzz) and their corpus replayer.
         .target(
             name: "KeychainFuzzing",
@@ -137,6 +148,14 @@ let package = Package(
             name: "SecretServiceTests",
             dependencies: [
                 "SecretService", "KeychainCore", "KeychainTesting", "KeychainFuzzing", "CGIO", "keychain-secret-service",
+            ],
+            swiftSettings: strictSettings),
+        // pam_keychain.so under pam_wrapper (no root), driving the real keychain-pam-helper.
+        .testTarget(
+            name: "KeychainPAMTests",
+            dependencies: [
+                "KeychainPAM", "KeychainSSHAskpass", "KeychainCore", "KeychainTestSupport", "KeychainTesting",
+                "keychain-pam-helper", "keychain-ssh-askpass",
             ],
             swiftSettings: strictSettings),
     ],

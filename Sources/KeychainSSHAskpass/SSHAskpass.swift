@@ -1,0 +1,108 @@
+internal import KeychainCore
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
+
+/// `keychain-ssh-askpass`: answers `ssh-add`'s passphrase question from the login keychain, as macOS's
+/// `ssh-add --apple-use-keychain` does (tracker issue 25.5; docs/PAM.md, "ssh-agent passphrases").
+///
+/// The item is gcr-ssh-agent's: a Secret Service item with `xdg:schema = org.freedesktop.Secret.Generic`
+/// and `unique = ssh-store:<absolute key path>`, so passphrases saved by either are found by both.
+/// - "Enter passphrase for KEY": the saved passphrase when the keychain is unlocked and has one; else
+///   pinentry asks, and the answer is saved (the prompt says so).
+/// - "Bad passphrase, try again for KEY": the saved one was wrong; it is deleted and pinentry asks again.
+/// - Anything else (a confirmation, a question ssh does not expect a passphrase for): exit 1, no answer.
+/// Exit status: 0 with the passphrase and a newline on standard output; 1 when there is no answer
+/// (cancelled, no pinentry, not a passphrase question), with the reason on standard error.
+package enum SSHAskpass {
+    package static let schema = "org.freedesktop.Secret.Generic"
+
+    /// The key file a prompt asks about and whether it is a retry, or `nil` for other prompts.
+    package static func keyPath(inPrompt prompt: String, currentDirectory: String) -> (path: String, retry: Bool)? {
+        let prefixes = [("Enter passphrase for ", false), ("Bad passphrase, try again for ", true)]
+        guard let (prefix, retry) = prefixes.first(where: { prompt.hasPrefix($0.0) }) else { return nil }
+        var rest = Substring(prompt.dropFirst(prefix.count))
+        if rest.hasSuffix(": ") { rest = rest.dropLast(2) } else if rest.hasSuffix(":") { rest = rest.dropLast() }
+        if rest.hasSuffix(" (will confirm each use)") { rest = rest.dropLast(" (will confirm each use)".count) }
+        // "key '/path'" in some OpenSSH prompts.
+        if rest.hasPrefix("key '") && rest.hasSuffix("'") { rest = rest.dropFirst(5).dropLast() }
+        guard !rest.isEmpty else { return nil }
+        let path = rest.hasPrefix("/") ? String(rest) : currentDirectory + "/" + rest
+        return (path, retry)
+    }
+
+    /// The `unique` attribute of a key's item.
+    package static func unique(_ path: String) -> String { "ssh-store:" + path }
+
+    /// Runs once with ssh's arguments.
+    package static func main(arguments: [String]) -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let environment = ProcessInfo.processInfo.environment
+        let prompt = arguments.dropFirst().first ?? ""
+        if let kind = environment["SSH_ASKPASS_PROMPT"], kind == "confirm" || kind == "none" {
+            return fail("keychain-ssh-askpass answers passphrase questions only")
+        }
+        guard let (path, retry) = keyPath(inPrompt: prompt, currentDirectory: FileManager.default.currentDirectoryPath)
+        else { return fail("not a passphrase question: \(prompt)") }
+        let store = try? Keystore(location: .login(environment: environment), create: false)
+        let query = ["unique": unique(path)]
+        let saved = (try? store?.secretItems(matching: query)) ?? []
+        if !retry, let item = saved.first, let secret = try? store?.secretItemSecret(item.number) {
+            return answer(secret.value)
+        }
+        if retry, let store { for item in saved { _ = try? store.deleteSecretItem(item.number) } }
+        let canSave = (try? store?.classKeyEpoch(.whenUnlocked)) != nil && store != nil
+        let description =
+            (retry ? "Wrong passphrase. " : "") + "Enter the passphrase for the SSH key \(path)."
+            + (canSave ? " It will be saved in your login keychain." : "")
+        let typed: SecureBytes
+        do {
+            typed = try Prompters.current().requestPassword(
+                PasswordPrompt(title: "SSH key", description: description, label: "Passphrase:"))
+        } catch {
+            return fail("no passphrase: \(error)")
+        }
+        if canSave, let store {
+            let secret = SecretItemSecret(value: typed, contentType: "text/plain")
+            let attributes = ["xdg:schema": schema, "unique": unique(path)]
+            if (try? store.createSecretItem(
+                label: "Unlock password for: \(path)", attributes: attributes, secret: secret, replace: true)) == nil
+            {
+                warn("the passphrase could not be saved in the login keychain")
+            }
+        }
+        return answer(typed)
+    }
+
+    private static func answer(_ secret: SecureBytes) -> Int32 {
+        secret.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let wrote = write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if wrote < 0 && errno == EINTR { continue }
+                if wrote <= 0 { break }
+                offset += wrote
+            }
+        }
+        _ = write(STDOUT_FILENO, "\n", 1)
+        return 0
+    }
+
+    private static func warn(_ message: String) {
+        let line = "keychain-ssh-askpass: " + message + "\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+
+    private static func fail(_ message: String) -> Int32 {
+        warn(message)
+        return 1
+    }
+}
