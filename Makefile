@@ -20,7 +20,7 @@
 # ordinary release build (scripts/bench) never rebuilds either.
 PREFIX ?= $(HOME)/.local
 BINDIR := $(PREFIX)/bin
-TOOLS := security git-credential-keychain docker-credential-keychain keychain-secret-service
+TOOLS := security git-credential-keychain docker-credential-keychain keychain-secret-service keychain-ssh-askpass
 DBUS_SERVICES ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/dbus-1/services
 SYSTEMD_USER_UNITS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/systemd/user
 SWIFT ?= swift

@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "KeychainPAMTests",
             dependencies: [
-                "KeychainPAM", "KeychainSSHAskpass", "KeychainCore", "KeychainTestSupport", "KeychainTesting",
+                "KeychainPAM", "KeychainSSHAskpass", "KeychainCore", "KeychainTestProcess", "KeychainTesting",
                 "keychain-pam-helper", "keychain-ssh-askpass",
             ],
             swiftSettings: strictSettings),
