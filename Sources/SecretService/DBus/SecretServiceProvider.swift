@@ -289,23 +289,28 @@ package final class SecretServiceProvider {
                 [Variant.objectPath(collectionPath(id))])
             propertiesChanged(Self.servicePath, SecretServiceInterfaces.service, ["Collections"])
         case .collectionChanged(let id):
+            // gnome-keyring's order: on a lock or unlock, `ItemChanged` for each item, then
+            // `CollectionChanged`, then the changed properties (each item's `Locked`, the collection's).
+            let locked = store.collection(id)?.locked
+            let lockChanged = locked.map { knownLocked.updateValue($0, forKey: id) != $0 } ?? false
+            let items = lockChanged ? ((try? store.itemIDs(in: id)) ?? []) : []
+            for item in items {
+                emit(
+                    collectionPath(id), SecretServiceInterfaces.collection, "ItemChanged",
+                    [Variant.objectPath(itemPath(item, in: id))])
+            }
             emit(
                 Self.servicePath, SecretServiceInterfaces.service, "CollectionChanged",
                 [Variant.objectPath(collectionPath(id))])
-            propertiesChanged(collectionPath(id), SecretServiceInterfaces.collection, ["Label", "Locked", "Modified"])
-            // A lock or unlock changes every item's Locked property too.
-            let locked = store.collection(id)?.locked
-            if let locked, knownLocked.updateValue(locked, forKey: id) != locked {
-                for item in (try? store.itemIDs(in: id)) ?? [] {
-                    propertiesChanged(itemPath(item, in: id), SecretServiceInterfaces.item, ["Locked"])
-                }
+            for item in items {
+                propertiesChanged(itemPath(item, in: id), SecretServiceInterfaces.item, ["Locked"])
             }
+            propertiesChanged(collectionPath(id), SecretServiceInterfaces.collection, ["Label", "Locked", "Modified"])
         case .itemCreated(let collection, let item):
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemCreated",
                 [Variant.objectPath(itemPath(item, in: collection))])
-            propertiesChanged(
-                collectionPath(collection), SecretServiceInterfaces.collection, ["Modified"], invalidated: ["Items"])
+            propertiesChanged(collectionPath(collection), SecretServiceInterfaces.collection, ["Items", "Modified"])
         case .itemChanged(let collection, let item):
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemChanged",
@@ -316,8 +321,7 @@ package final class SecretServiceProvider {
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemDeleted",
                 [Variant.objectPath(itemPath(item, in: collection))])
-            propertiesChanged(
-                collectionPath(collection), SecretServiceInterfaces.collection, ["Modified"], invalidated: ["Items"])
+            propertiesChanged(collectionPath(collection), SecretServiceInterfaces.collection, ["Items", "Modified"])
         }
     }
 
@@ -326,16 +330,17 @@ package final class SecretServiceProvider {
     }
 
     /// `org.freedesktop.DBus.Properties.PropertiesChanged` with the current values of `names`.
-    /// `invalidated` names properties announced without their value (a collection's `Items`, which
-    /// grows with the collection; clients learn items from `ItemCreated`/`ItemDeleted`).
-    private func propertiesChanged(
-        _ path: String, _ interface: String, _ names: [String], invalidated: [String] = []
-    ) {
+    ///
+    /// Every changed property goes with its value, none as invalidated: libsecret's proxies (Seahorse,
+    /// secret-tool, python gi) drop an invalidated property from their cache, and its handler of the next
+    /// `ItemCreated`/`ItemDeleted` reads the cached `Items` without checking it, so an invalidated
+    /// `Items` crashed the client (a segmentation fault in GLib) at the next change.
+    private func propertiesChanged(_ path: String, _ interface: String, _ names: [String]) {
         let values = names.compactMap { name in property(path, interface, name).map { (name, $0) } }
-        guard !values.isEmpty || !invalidated.isEmpty else { return }
+        guard !values.isEmpty else { return }
         emit(
             path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
-            [Variant.string(interface), Variant.variantMap(values), Variant.strings(invalidated)])
+            [Variant.string(interface), Variant.variantMap(values), Variant.strings([])])
     }
 
     // MARK: - Clients
@@ -422,7 +427,8 @@ package final class SecretServiceProvider {
             let path = String(cString: path!)
             let full = node.map { provider.subtrees[path] != nil ? "\(path)/\(String(cString: $0))" : path } ?? path
             outUserData?.pointee = userData
-            return UnsafePointer(provider.resolve(full) != nil ? provider.interfaceVTable : provider.unknownObjectVTable)
+            return UnsafePointer(
+                provider.resolve(full) != nil ? provider.interfaceVTable : provider.unknownObjectVTable)
         }
         return table
     }
