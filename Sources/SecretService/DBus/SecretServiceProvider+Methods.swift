@@ -60,6 +60,7 @@ struct DBusFailure: Error {
         case .isLocked: self = .isLocked(path)
         case .invalidArgument(let message): self = .invalidArgs(message)
         case .notSupported(let message): self = .notSupported(message)
+        case .failed(let message): self = .failed(message)
         }
     }
 }
@@ -242,11 +243,13 @@ extension SecretServiceProvider {
         var unlocked: [String] = [], locked: [String] = []
         var lockedNow: [CollectionID: Bool] = [:]
         for (collection, item) in store.search(query, in: nil) {
-            let isLocked = lockedNow[collection] ?? {
-                let value = store.collection(collection)?.locked ?? true
-                lockedNow[collection] = value
-                return value
-            }()
+            let isLocked =
+                lockedNow[collection]
+                ?? {
+                    let value = store.collection(collection)?.locked ?? true
+                    lockedNow[collection] = value
+                    return value
+                }()
             if isLocked {
                 locked.append(itemPath(item.id, in: collection))
             } else {
@@ -277,6 +280,9 @@ extension SecretServiceProvider {
                 case .none: unlocked.append(target.path)
                 case .prompt: pending.append(target)
                 }
+            } catch .failed(let message) {
+                // A keychain that cannot be unlocked at all (a damaged file): the caller learns why.
+                throw DBusFailure.failed(message)
             } catch {
                 continue
             }
@@ -287,7 +293,9 @@ extension SecretServiceProvider {
             complete: { [unowned self] in
                 var done: [String] = []
                 for target in pending {
-                    switch Result(catching: { () throws(SecretStoreError) in try self.store.unlockFromPrompt(target.id) }) {
+                    switch Result(catching: { () throws(SecretStoreError) in try self.store.unlockFromPrompt(target.id)
+                        })
+                    {
                     case .success(true): done.append(target.path)
                     case .success(false): if done.isEmpty { return nil }  // dismissed
                     case .failure: continue
