@@ -33,6 +33,20 @@ struct CommandFailureTests {
         #expect(report(.keychain("x", .noSuchKeychain, exit: 1), .security(usage: nil)).status == 1)
     }
 
+    @Test("security: a damaged keychain file's reason is followed by how to restore it (security restore-keychain)")
+    func securityDamagedKeychainAdvice() {
+        let damaged = report(
+            .keychain(
+                "SecKeychainUnlock",
+                KeychainFailure(.invalidKeychain, "/k/login.keychain-db cannot be read as a keychain: SQLite error 26")),
+            .security(usage: nil))
+        #expect(
+            damaged.stderr.hasSuffix(
+                "\nsecurity: /k/login.keychain-db cannot be read as a keychain: SQLite error 26\n"
+                    + "security: the file is left untouched; restore it from a backup with "
+                    + "`security restore-keychain -i BACKUP KEYCHAIN`, or move it away to start a new keychain\n"))
+    }
+
     @Test("security: a usage error prints its line, then the usage, and exits 2")
     func securityUsage() {
         let result = report(.usage("security: illegal option -- z"), .security(usage: "Usage: x\n"))

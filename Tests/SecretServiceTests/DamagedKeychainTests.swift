@@ -108,4 +108,20 @@ struct DamagedKeychainTests: SecretServiceSuite {
         let lines = log.split(separator: "\n").filter { $0.contains(path) && $0.contains("security restore-keychain") }
         #expect(lines.count >= 4, "\(log)")
     }
+
+    @Test(
+        "Engine failures map to Failed with the engine's words, a full disk adding how to free space; never NotSupported"
+    )
+    func engineFailuresMapToFailed() {
+        for status in [KeychainStatus.io, .invalidKeychain, .diskFull, .decode] {
+            let mapped = KeychainSecretStore.mapped(KeychainFailure(status, "/k/login.keychain-db: cause"))
+            guard case .failed(let message) = mapped else {
+                Issue.record("\(status) mapped to \(mapped)")
+                continue
+            }
+            #expect(message.contains("/k/login.keychain-db: cause"))
+            #expect(message.contains("free space") == (status == .diskFull))
+        }
+        #expect(DBusFailure(.failed("m"), path: "/p").name == "org.freedesktop.DBus.Error.Failed")
+    }
 }

@@ -88,6 +88,15 @@ package enum CommandFailure: Error {
                 let detail = failure.detail
             {
                 io.error.line("security: \(detail)")
+                // A damaged file: the same advice as the Secret Service provider gives (issue 24).
+                if failure.status == .invalidKeychain,
+                    ["cannot be read as a keychain", "is empty; refusing", "is not a swift-keychain database"]
+                        .contains(where: { detail.contains($0) })
+                {
+                    io.error.line(
+                        "security: the file is left untouched; restore it from a backup with "
+                            + "`security restore-keychain -i BACKUP KEYCHAIN`, or move it away to start a new keychain")
+                }
             }
             return exit ?? SecurityContext.exitStatus(failure.status)
         case (.transfer(let operation, let failure), _):
