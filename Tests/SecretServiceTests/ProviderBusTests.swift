@@ -451,3 +451,38 @@ struct ProviderBusTests: SecretServiceSuite {
         }
     }
 }
+
+/// Items reached under an alias path (issue 23, item 5; keepassxc#6314 reported the same fault there).
+@Suite("Items under an alias path")
+struct AliasItemPathTests: SecretServiceSuite {
+    @Test(
+        "Regression: an item under /aliases/default/<id> answers GetSecret, SetSecret, properties and Delete as under its collection path"
+    )
+    func itemMethodsUnderAlias() throws {
+        try PrivateBus.with { bus in
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(
+                Self.sessionAlias, label: "x", attributes: ["a": "1"], secret: "s", session: session)
+            let aliased = Self.sessionAlias + "/" + String(item.split(separator: "/").last!)
+            let secret = try bus.expectReply(aliased, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+            #expect(
+                Variant.withChild(secret, 0) { Variant.withChild($0, 2) { Variant.withBytes($0) { Array($0) } } }
+                    == Array("s".utf8))
+            g_variant_unref(secret)
+            g_variant_unref(
+                try bus.expectReply(
+                    aliased, Self.itemInterface, "SetSecret", [PrivateBus.secretValue(session, Array("t".utf8))]))
+            let again = try bus.expectReply(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+            #expect(
+                Variant.withChild(again, 0) { Variant.withChild($0, 2) { Variant.withBytes($0) { Array($0) } } }
+                    == Array("t".utf8))
+            g_variant_unref(again)
+            let label = try bus.property(aliased, Self.itemInterface, "Label")
+            #expect(Variant.readString(label) == "x")
+            g_variant_unref(label)
+            #expect(try bus.introspect(aliased).contains(Self.itemInterface))
+            g_variant_unref(try bus.expectReply(aliased, Self.itemInterface, "Delete"))
+            #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) != nil)
+        }
+    }
+}

@@ -71,6 +71,7 @@ extension SecretServiceProvider {
     /// Answers one call on any exported object.
     func handle(_ call: MethodCall) {
         activityHandler?()
+        defer { if ["SetAlias", "CreateCollection", "Prompt"].contains(call.method) { syncAliasSubtrees() } }
         do {
             call.reply(try route(call))
         } catch is PromptAnswered {
@@ -294,7 +295,7 @@ extension SecretServiceProvider {
                 var done: [String] = []
                 for target in pending {
                     switch Result(catching: { () throws(SecretStoreError) in try self.store.unlockFromPrompt(target.id)
-                        })
+                    })
                     {
                     case .success(true): done.append(target.path)
                     case .success(false): if done.isEmpty { return nil }  // dismissed

@@ -124,6 +124,7 @@ package final class SecretServiceProvider {
             try register(collectionPath(collection.id))
             knownLocked[collection.id] = collection.locked
         }
+        syncAliasSubtrees()
         let me = Unmanaged.passUnretained(self).toOpaque()
         signalSubscription = g_dbus_connection_signal_subscribe(
             connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
@@ -185,6 +186,11 @@ package final class SecretServiceProvider {
             return .item(id, item)
         case ("aliases", 2):
             return store.resolveAlias(parts[1]).map { .collection($0) }
+        case ("aliases", 3):
+            // An item under an alias path is the item under its collection's path (keepassxc#6314).
+            guard let id = store.resolveAlias(parts[1]), let item = ItemID(parts[2]), store.hasItem(item, in: id)
+            else { return nil }
+            return .item(id, item)
         case ("session", 2):
             return sessions[parts[1]] != nil ? .session(parts[1]) : nil
         case ("prompt", 2):
@@ -204,15 +210,19 @@ package final class SecretServiceProvider {
     private func children(of path: String) -> [String] {
         switch path {
         case Self.servicePath, Self.collectionPrefix: return []
-        case Self.aliasPrefix:
-            return store.aliasNames()
+        case Self.aliasPrefix: return []
         case Self.sessionPrefix: return sessions.keys.sorted()
         case Self.promptPrefix: return (Array(prompts.keys) + Array(backgroundPrompts.keys)).sorted()
         default:
-            guard path.hasPrefix(Self.collectionPrefix + "/"),
-                let id = CollectionID(String(path.dropFirst(Self.collectionPrefix.count + 1))),
-                let items = try? store.itemIDs(in: id)
-            else { return [] }
+            let id: CollectionID?
+            if path.hasPrefix(Self.aliasPrefix + "/") {
+                id = store.resolveAlias(String(path.dropFirst(Self.aliasPrefix.count + 1)))
+            } else if path.hasPrefix(Self.collectionPrefix + "/") {
+                id = CollectionID(String(path.dropFirst(Self.collectionPrefix.count + 1)))
+            } else {
+                id = nil
+            }
+            guard let id, let items = try? store.itemIDs(in: id) else { return [] }
             return items.map(\.rawValue)
         }
     }
@@ -236,7 +246,8 @@ package final class SecretServiceProvider {
         case Self.sessionPrefix: return [SecretServiceInterfaces.session]
         case Self.promptPrefix: return [SecretServiceInterfaces.prompt]
         case let root:
-            return root.hasPrefix(Self.collectionPrefix + "/") ? [SecretServiceInterfaces.item] : []
+            return root.hasPrefix(Self.collectionPrefix + "/") || root.hasPrefix(Self.aliasPrefix + "/")
+                ? [SecretServiceInterfaces.item] : []
         }
     }
 
@@ -266,6 +277,13 @@ package final class SecretServiceProvider {
         subtrees[path] = id
     }
 
+    /// Exports each alias path as a subtree of its own (as each collection is), so that its items
+    /// (`…/aliases/<name>/<item>`) are dispatched; called when collections or aliases may have changed.
+    /// A path whose alias no longer names anything stays exported and answers "Object does not exist".
+    func syncAliasSubtrees() {
+        for name in store.aliasNames() { try? register("\(Self.aliasPrefix)/\(name)") }
+    }
+
     private func unregister(_ path: String) {
         if let id = subtrees.removeValue(forKey: path) { g_dbus_connection_unregister_subtree(connection, id) }
     }
@@ -273,6 +291,12 @@ package final class SecretServiceProvider {
     // MARK: - Store changes → signals
 
     private func storeChanged(_ change: SecretStoreChange) {
+        defer {
+            switch change {
+            case .collectionCreated, .collectionDeleted: syncAliasSubtrees()
+            default: break
+            }
+        }
         switch change {
         case .collectionCreated(let id):
             try? register(collectionPath(id))
