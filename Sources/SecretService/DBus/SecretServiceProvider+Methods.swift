@@ -299,6 +299,10 @@ extension SecretServiceProvider {
                     {
                     case .success(true): done.append(target.path)
                     case .success(false): if done.isEmpty { return nil }  // dismissed
+                    case .failure(.notSupported(let reason)):
+                        // No prompter can be shown at all: dismissed, and the log says why.
+                        self.logNoPrompter(reason)
+                        if done.isEmpty { return nil }
                     case .failure: continue
                     }
                 }
@@ -336,12 +340,30 @@ extension SecretServiceProvider {
                 guard !finished else { return }
                 finished = true
                 let done = unlockedPaths()
-                // Dismissed when nothing got unlocked and the user cancelled.
-                if done.isEmpty && answers.contains(false) { finish(nil) } else { finish(Variant.objectPaths(done)) }
+                // No prompter could be shown (`nil`): logged once, and dismissed like a cancel.
+                if answers.contains(nil) { self.logNoPrompter(nil) }
+                // Dismissed when nothing got unlocked and the user cancelled or could not be asked.
+                if done.isEmpty && (answers.contains(false) || answers.contains(nil)) {
+                    finish(nil)
+                } else {
+                    finish(Variant.objectPaths(done))
+                }
             }
             backgroundPrompts[promptID] = job
             job.start()
         }
+    }
+
+    /// Logs, once per process, that an unlock prompt could not be shown and completed as dismissed
+    /// (issue 24, item 4: Seahorse's "Unlock" otherwise did nothing without a word).
+    func logNoPrompter(_ reason: String?) {
+        guard !loggedNoPrompter else { return }
+        loggedNoPrompter = true
+        SecretServiceDaemon.printError(
+            "keychain-secret-service: cannot show a password prompt (\(reason ?? "no pinentry could be started")); "
+                + "unlock prompts complete as dismissed. A graphical pinentry needs DISPLAY or WAYLAND_DISPLAY in "
+                + "the D-Bus activation environment (dbus-update-activation-environment --systemd DISPLAY "
+                + "WAYLAND_DISPLAY); in a terminal, run security unlock-keychain")
     }
 
     /// `Lock(ao objects) → (ao locked, o prompt)`: never prompts.

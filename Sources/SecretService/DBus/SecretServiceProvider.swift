@@ -59,6 +59,8 @@ package final class SecretServiceProvider {
     private var signalSubscription: guint = 0
     /// Each collection's lock state as last announced, to tell lock changes from other changes.
     private var knownLocked: [CollectionID: Bool] = [:]
+    /// Whether ``logNoPrompter(_:)`` has logged (once per process).
+    var loggedNoPrompter = false
     var sessions: [String: TransportSession] = [:]
     /// When each session was last opened or used, on `sessionClock`: the least recently used one of a
     /// connection at ``Limits/sessionsPerConnection`` is closed for a new one.
