@@ -68,7 +68,9 @@ struct CommandFailureTests {
         let result = report(.keychain("store", .interactionNotAllowed), .gitCredential)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("git-credential-keychain: failed to store: "))
-        #expect(result.stderr.hasSuffix(" (-25308)\n"))
+        #expect(
+            result.stderr.hasSuffix(
+                " (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n"))
     }
 
     @Test("docker: messages on stdout, not found as docker's text, exit 1")
@@ -78,7 +80,8 @@ struct CommandFailureTests {
                 1, "credentials not found in native keychain\n", ""
             ))
         let other = report(.keychain("", .interactionNotAllowed), .dockerCredential)
-        #expect(other.status == 1 && other.stderr.isEmpty && other.stdout.hasSuffix(" (-25308)\n"))
+        #expect(other.status == 1 && other.stderr.isEmpty && other.stdout.hasSuffix(
+                " (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n"))
         #expect(
             report(.message("no credentials username", status: 1), .dockerCredential) == (
                 1, "no credentials username\n", ""

@@ -110,14 +110,21 @@ package enum CommandFailure: Error {
         case (.keychain(let action, let failure, _), .gitCredential):
             io.error.line(
                 "\(GitCredentialHelper.name): failed to \(action): \(failure.status.message) (\(failure.status.rawValue))"
-            )
+                    + Self.lockedAdvice(failure.status))
             return 1
         case (.keychain(_, let failure, _), .dockerCredential):
             io.output.line(
                 failure.status == .itemNotFound
-                    ? DockerCredentialHelper.notFound : "\(failure.status.message) (\(failure.status.rawValue))")
+                    ? DockerCredentialHelper.notFound
+                    : "\(failure.status.message) (\(failure.status.rawValue))" + Self.lockedAdvice(failure.status))
             return 1
         }
+    }
+
+    /// What the credential helpers add to a locked keychain's error (issue 24, item 5: they printed only
+    /// "User interaction is not allowed."): the state and how to leave it.
+    private static func lockedAdvice(_ status: KeychainStatus) -> String {
+        status == .interactionNotAllowed ? " The keychain is locked: unlock it with `security unlock-keychain`." : ""
     }
 
     /// Where `tool` prints its failures: stdout for docker, stderr for the others.
