@@ -88,6 +88,15 @@ package enum CommandFailure: Error {
                 let detail = failure.detail
             {
                 io.error.line("security: \(detail)")
+                // A damaged file: the same advice as the Secret Service provider gives (issue 24).
+                if failure.status == .invalidKeychain,
+                    ["cannot be read as a keychain", "is empty; refusing", "is not a swift-keychain database"]
+                        .contains(where: { detail.contains($0) })
+                {
+                    io.error.line(
+                        "security: the file is left untouched; restore it from a backup with "
+                            + "`security restore-keychain -i BACKUP KEYCHAIN`, or move it away to start a new keychain")
+                }
             }
             return exit ?? CommandFailure.securityExitStatus(failure.status)
         case (.transfer(let operation, let failure), _):
@@ -101,12 +110,13 @@ package enum CommandFailure: Error {
         case (.keychain(let action, let failure, _), .gitCredential):
             io.error.line(
                 "\(CredentialHelpers.gitName): failed to \(action): \(failure.status.message) (\(failure.status.rawValue))"
-            )
+                    + Self.lockedAdvice(failure.status))
             return 1
         case (.keychain(_, let failure, _), .dockerCredential):
             io.output.line(
                 failure.status == .itemNotFound
-                    ? CredentialHelpers.dockerNotFound : "\(failure.status.message) (\(failure.status.rawValue))")
+                    ? CredentialHelpers.dockerNotFound
+                    : "\(failure.status.message) (\(failure.status.rawValue))" + Self.lockedAdvice(failure.status))
             return 1
         }
     }
@@ -115,6 +125,12 @@ package enum CommandFailure: Error {
     package static func securityExitStatus(_ status: KeychainStatus) -> Int32 {
         let low = Int32(UInt32(bitPattern: status.rawValue) & 0xFF)
         return status.rawValue != 0 && low == 0 ? 1 : low
+    }
+
+    /// What the credential helpers add to a locked keychain's error (issue 24, item 5: they printed only
+    /// "User interaction is not allowed."): the state and how to leave it.
+    private static func lockedAdvice(_ status: KeychainStatus) -> String {
+        status == .interactionNotAllowed ? " The keychain is locked: unlock it with `security unlock-keychain`." : ""
     }
 
     /// Where `tool` prints its failures: stdout for docker, stderr for the others.

@@ -38,6 +38,9 @@ package enum SecretServiceDaemon {
     package static let busName = "org.freedesktop.secrets"
     /// This program's file name, as `/proc/<pid>/exe` names it.
     package static let programName = "keychain-secret-service"
+    /// The release this program belongs to, as `--version` prints it (the project's version, as the
+    /// credential helpers report it).
+    package static let version = "0.1.0"
     /// How to stop gnome-keyring's user service, which D-Bus or systemd would otherwise start again.
     static let gnomeKeyringStop =
         "systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket"
@@ -54,6 +57,7 @@ package enum SecretServiceDaemon {
           --store memory       keep everything in memory (tests; also KEYCHAIN_SECRET_SERVICE_STORE=memory)
           --bus-name NAME      own NAME instead of org.freedesktop.secrets (client test suites only)
           -h, --help           show this help
+          --version            print the program's name and version
 
         """
 
@@ -68,6 +72,9 @@ package enum SecretServiceDaemon {
             switch argument {
             case "-h", "--help":
                 print(usage, terminator: "")
+                return 0
+            case "--version":
+                print("\(programName) \(version)")
                 return 0
             case "--replace": replace = true
             case "--idle-exit":

@@ -36,6 +36,20 @@ struct CommandFailureTests {
         #expect(report(.keychain("x", .noSuchKeychain, exit: 1), .security(usage: nil)).status == 1)
     }
 
+    @Test("security: a damaged keychain file's reason is followed by how to restore it (security restore-keychain)")
+    func securityDamagedKeychainAdvice() {
+        let damaged = report(
+            .keychain(
+                "SecKeychainUnlock",
+                KeychainFailure(.invalidKeychain, "/k/login.keychain-db cannot be read as a keychain: SQLite error 26")),
+            .security(usage: nil))
+        #expect(
+            damaged.stderr.hasSuffix(
+                "\nsecurity: /k/login.keychain-db cannot be read as a keychain: SQLite error 26\n"
+                    + "security: the file is left untouched; restore it from a backup with "
+                    + "`security restore-keychain -i BACKUP KEYCHAIN`, or move it away to start a new keychain\n"))
+    }
+
     @Test("security: a usage error prints its line, then the usage, and exits 2")
     func securityUsage() {
         let result = report(.usage("security: illegal option -- z"), .security(usage: "Usage: x\n"))
@@ -57,7 +71,9 @@ struct CommandFailureTests {
         let result = report(.keychain("store", .interactionNotAllowed), .gitCredential)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("git-credential-keychain: failed to store: "))
-        #expect(result.stderr.hasSuffix(" (-25308)\n"))
+        #expect(
+            result.stderr.hasSuffix(
+                " (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n"))
     }
 
     @Test("docker: messages on stdout, not found as docker's text, exit 1")
@@ -67,7 +83,8 @@ struct CommandFailureTests {
                 1, "credentials not found in native keychain\n", ""
             ))
         let other = report(.keychain("", .interactionNotAllowed), .dockerCredential)
-        #expect(other.status == 1 && other.stderr.isEmpty && other.stdout.hasSuffix(" (-25308)\n"))
+        #expect(other.status == 1 && other.stderr.isEmpty && other.stdout.hasSuffix(
+                " (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n"))
         #expect(
             report(.message("no credentials username", status: 1), .dockerCredential) == (
                 1, "no credentials username\n", ""

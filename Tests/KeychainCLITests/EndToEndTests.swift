@@ -104,7 +104,7 @@ struct EndToEndTests {
         #expect(try Self.run(security, ["find-internet-password", "-s", "example.com", "-w"], stdin: "correct horse\n", environment: env)
             == Outcome(status: 36, stdout: "", stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n"))
         #expect(try Self.run(helper, ["get"], stdin: "protocol=https\nhost=example.com\n\n", environment: env) == Outcome(
-            status: 1, stdout: "", stderr: "git-credential-keychain: failed to get: User interaction is not allowed. (-25308)\n"))
+            status: 1, stdout: "", stderr: "git-credential-keychain: failed to get: User interaction is not allowed. (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n"))
         #expect(try Self.run(security, ["unlock-keychain", "work"], stdin: "wrong\n", environment: env) == Outcome(
             status: 51, stdout: "", stderr: "security: SecKeychainUnlock work: The user name or passphrase you entered is not correct.\n"))
         let unlocked = try Self.run(security, ["unlock-keychain"], stdin: "correct horse\n", environment: env)

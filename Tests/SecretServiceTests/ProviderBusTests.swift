@@ -164,7 +164,8 @@ struct ProviderBusTests: SecretServiceSuite {
             // Introspect lists an item's interface only on an item that exists (gnome-keyring's answer too).
             #expect(!(try bus.introspect(Self.sessionCollection + "/999")).contains(Self.itemInterface))
             #expect(try bus.introspect(item).contains(Self.itemInterface))
-            #expect(!(try bus.introspect("/org/freedesktop/secrets/collection/nothing")).contains(Self.collectionInterface))
+            #expect(
+                !(try bus.introspect("/org/freedesktop/secrets/collection/nothing")).contains(Self.collectionInterface))
             #expect(
                 bus.errorName(
                     item, Self.itemInterface, "GetSecret", [Variant.objectPath("/org/freedesktop/secrets/session/999")])
@@ -248,29 +249,40 @@ struct ProviderBusTests: SecretServiceSuite {
         }
     }
 
-    @Test("CreateItem emits ItemCreated with the item, and the collection's Items in PropertiesChanged")
+    @Test(
+        "CreateItem and Delete emit ItemCreated/ItemDeleted, then PropertiesChanged with the collection's new Items value, never Items invalidated"
+    )
     func signals() throws {
         try PrivateBus.with { bus in
             try bus.recordingSignals { recorder in
                 let session = try bus.openPlainSession()
-                let item = try bus.createItem(Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
-                // The signals were sent before the reply; the wait is a hang guard only.
-                let created = bus.awaitSignal(recorder) { $0.member == "ItemCreated" }
-                #expect(created?.path == Self.sessionCollection)
-                #expect(created?.object == item)
-                // org.freedesktop.DBus.Properties allows the changed property with its new value or as
-                // invalidated (no value); other properties may come along.
-                let changed = bus.awaitSignal(recorder) {
-                    $0.member == "PropertiesChanged" && $0.path == Self.sessionCollection
-                        && ($0.changed["Items"] != nil || $0.invalidated.contains("Items"))
+                let item = try bus.createItem(
+                    Self.sessionAlias, label: "x", attributes: [:], secret: "s", session: session)
+                g_variant_unref(try bus.expectReply(item, Self.itemInterface, "Delete"))
+                // The signals were sent before the replies; the wait is a hang guard only.
+                _ = bus.awaitSignal(recorder) { $0.member == "ItemDeleted" && $0.object == item }
+                _ = bus.awaitSignal(recorder) { $0.changed["Items"] == "[]" }
+                let seen = recorder.signals.filter { $0.path == Self.sessionCollection }
+                // gnome-keyring's order: the signal, then the property with its value. libsecret's proxies
+                // read the cached Items on each ItemCreated/ItemDeleted without checking it: an Items
+                // announced as invalidated (dropped from that cache) crashes them at the next change.
+                #expect(seen.allSatisfy { !$0.invalidated.contains("Items") })
+                let created = seen.firstIndex { $0.member == "ItemCreated" && $0.object == item }
+                let grown = seen.firstIndex { $0.changed["Items"]?.contains("'\(item)'") == true }
+                let deleted = seen.firstIndex { $0.member == "ItemDeleted" && $0.object == item }
+                let shrunk = seen.firstIndex { $0.changed["Items"] == "[]" }
+                #expect(created != nil && grown != nil && deleted != nil && shrunk != nil, "\(seen)")
+                if let created, let grown, let deleted, let shrunk {
+                    #expect(created < grown && grown < deleted && deleted < shrunk, "\(seen)")
                 }
-                #expect(changed?.interface == Self.collectionInterface)
-                #expect(changed.map { $0.changed["Items"]?.contains("'\(item)'") ?? $0.invalidated.contains("Items") } == true)
+                #expect(seen.first { $0.member == "PropertiesChanged" }?.interface == Self.collectionInterface)
             }
         }
     }
 
-    @Test("Lock emits CollectionChanged, and Locked = true in PropertiesChanged for the collection and its items")
+    @Test(
+        "Lock emits ItemChanged for each item, CollectionChanged, and Locked = true in PropertiesChanged for the collection and its items"
+    )
     func lockSignals() throws {
         try PrivateBus.with { bus in
             let session = try bus.openPlainSession()
@@ -283,6 +295,12 @@ struct ProviderBusTests: SecretServiceSuite {
                 let changed = bus.awaitSignal(recorder) { $0.member == "CollectionChanged" }
                 #expect(changed?.path == Self.service)
                 #expect(changed?.object == Self.sessionCollection)
+                // As gnome-keyring: ItemChanged for each item before the collection's CollectionChanged.
+                let itemChanged = recorder.signals.firstIndex { $0.member == "ItemChanged" && $0.object == item }
+                let collectionChanged = recorder.signals.firstIndex { $0.member == "CollectionChanged" }
+                #expect(
+                    itemChanged.flatMap { first in collectionChanged.map { first < $0 } } == true, "\(recorder.signals)"
+                )
                 // The spec's Locked property, now true, on both objects; other properties may come along.
                 let collection = bus.awaitSignal(recorder) {
                     $0.member == "PropertiesChanged" && $0.path == Self.sessionCollection && $0.changed["Locked"] != nil
@@ -385,7 +403,8 @@ struct ProviderBusTests: SecretServiceSuite {
                 message.contains(
                     "owned by keychain-secret-service (pid \(first.processIdentifier)), ")
                     && message.contains(
-                        "; keychain-secret-service is already running, pid \(first.processIdentifier); use --replace"))
+                        "; keychain-secret-service is already running, pid \(first.processIdentifier); use --replace")
+            )
             #expect(!message.contains("gnome-keyring"))
             let third = try PrivateBus.launchProvider(
                 address: bus.address, arguments: ["--replace", "--idle-exit", "0"])
@@ -415,8 +434,9 @@ struct ProviderBusTests: SecretServiceSuite {
                 destination: "org.freedesktop.secrets.test"
             ).get()
             defer { g_variant_unref(reply) }
-            #expect(Variant.withChild(reply, 0) { String(cString: g_variant_get_string($0, nil)) }
-                == "/org/freedesktop/secrets/collection/session")
+            #expect(
+                Variant.withChild(reply, 0) { String(cString: g_variant_get_string($0, nil)) }
+                    == "/org/freedesktop/secrets/collection/session")
             #expect(try #require(bus.provider).isRunning)  // the provider of org.freedesktop.secrets is untouched
             for name in [":1.5", "not a name", ""] {
                 let stderr = Pipe()
@@ -428,6 +448,41 @@ struct ProviderBusTests: SecretServiceSuite {
                     String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                         .contains("--bus-name needs a well-known bus name"))
             }
+        }
+    }
+}
+
+/// Items reached under an alias path (issue 23, item 5; keepassxc#6314 reported the same fault there).
+@Suite("Items under an alias path")
+struct AliasItemPathTests: SecretServiceSuite {
+    @Test(
+        "Regression: an item under /aliases/default/<id> answers GetSecret, SetSecret, properties and Delete as under its collection path"
+    )
+    func itemMethodsUnderAlias() throws {
+        try PrivateBus.with { bus in
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(
+                Self.sessionAlias, label: "x", attributes: ["a": "1"], secret: "s", session: session)
+            let aliased = Self.sessionAlias + "/" + String(item.split(separator: "/").last!)
+            let secret = try bus.expectReply(aliased, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+            #expect(
+                Variant.withChild(secret, 0) { Variant.withChild($0, 2) { Variant.withBytes($0) { Array($0) } } }
+                    == Array("s".utf8))
+            g_variant_unref(secret)
+            g_variant_unref(
+                try bus.expectReply(
+                    aliased, Self.itemInterface, "SetSecret", [PrivateBus.secretValue(session, Array("t".utf8))]))
+            let again = try bus.expectReply(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)])
+            #expect(
+                Variant.withChild(again, 0) { Variant.withChild($0, 2) { Variant.withBytes($0) { Array($0) } } }
+                    == Array("t".utf8))
+            g_variant_unref(again)
+            let label = try bus.property(aliased, Self.itemInterface, "Label")
+            #expect(Variant.readString(label) == "x")
+            g_variant_unref(label)
+            #expect(try bus.introspect(aliased).contains(Self.itemInterface))
+            g_variant_unref(try bus.expectReply(aliased, Self.itemInterface, "Delete"))
+            #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) != nil)
         }
     }
 }

@@ -130,4 +130,18 @@ struct ProviderCollectionTests: SecretServiceSuite {
             #expect(process.terminationStatus == status, "\(arguments)")
         }
     }
+
+    @Test("--version prints the program's name and version on stdout and exits 0")
+    func version() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PrivateBus.providerExecutable)
+        process.arguments = ["--version"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text == "keychain-secret-service \(SecretServiceDaemon.version)\n")
+    }
 }

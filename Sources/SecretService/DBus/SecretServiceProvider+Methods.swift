@@ -60,6 +60,7 @@ struct DBusFailure: Error {
         case .isLocked: self = .isLocked(path)
         case .invalidArgument(let message): self = .invalidArgs(message)
         case .notSupported(let message): self = .notSupported(message)
+        case .failed(let message): self = .failed(message)
         }
     }
 }
@@ -70,6 +71,7 @@ extension SecretServiceProvider {
     /// Answers one call on any exported object.
     func handle(_ call: MethodCall) {
         activityHandler?()
+        defer { if ["SetAlias", "CreateCollection", "Prompt"].contains(call.method) { syncAliasSubtrees() } }
         do {
             call.reply(try route(call))
         } catch is PromptAnswered {
@@ -242,11 +244,13 @@ extension SecretServiceProvider {
         var unlocked: [String] = [], locked: [String] = []
         var lockedNow: [CollectionID: Bool] = [:]
         for (collection, item) in store.search(query, in: nil) {
-            let isLocked = lockedNow[collection] ?? {
-                let value = store.collection(collection)?.locked ?? true
-                lockedNow[collection] = value
-                return value
-            }()
+            let isLocked =
+                lockedNow[collection]
+                ?? {
+                    let value = store.collection(collection)?.locked ?? true
+                    lockedNow[collection] = value
+                    return value
+                }()
             if isLocked {
                 locked.append(itemPath(item.id, in: collection))
             } else {
@@ -277,6 +281,9 @@ extension SecretServiceProvider {
                 case .none: unlocked.append(target.path)
                 case .prompt: pending.append(target)
                 }
+            } catch .failed(let message) {
+                // A keychain that cannot be unlocked at all (a damaged file): the caller learns why.
+                throw DBusFailure.failed(message)
             } catch {
                 continue
             }
@@ -287,9 +294,15 @@ extension SecretServiceProvider {
             complete: { [unowned self] in
                 var done: [String] = []
                 for target in pending {
-                    switch Result(catching: { () throws(SecretStoreError) in try self.store.unlockFromPrompt(target.id) }) {
+                    switch Result(catching: { () throws(SecretStoreError) in try self.store.unlockFromPrompt(target.id)
+                    })
+                    {
                     case .success(true): done.append(target.path)
                     case .success(false): if done.isEmpty { return nil }  // dismissed
+                    case .failure(.notSupported(let reason)):
+                        // No prompter can be shown at all: dismissed, and the log says why.
+                        self.logNoPrompter(reason)
+                        if done.isEmpty { return nil }
                     case .failure: continue
                     }
                 }
@@ -327,12 +340,30 @@ extension SecretServiceProvider {
                 guard !finished else { return }
                 finished = true
                 let done = unlockedPaths()
-                // Dismissed when nothing got unlocked and the user cancelled.
-                if done.isEmpty && answers.contains(false) { finish(nil) } else { finish(Variant.objectPaths(done)) }
+                // No prompter could be shown (`nil`): logged once, and dismissed like a cancel.
+                if answers.contains(nil) { self.logNoPrompter(nil) }
+                // Dismissed when nothing got unlocked and the user cancelled or could not be asked.
+                if done.isEmpty && (answers.contains(false) || answers.contains(nil)) {
+                    finish(nil)
+                } else {
+                    finish(Variant.objectPaths(done))
+                }
             }
             backgroundPrompts[promptID] = job
             job.start()
         }
+    }
+
+    /// Logs, once per process, that an unlock prompt could not be shown and completed as dismissed
+    /// (issue 24, item 4: Seahorse's "Unlock" otherwise did nothing without a word).
+    func logNoPrompter(_ reason: String?) {
+        guard !loggedNoPrompter else { return }
+        loggedNoPrompter = true
+        SecretServiceDaemon.printError(
+            "keychain-secret-service: cannot show a password prompt (\(reason ?? "no pinentry could be started")); "
+                + "unlock prompts complete as dismissed. A graphical pinentry needs DISPLAY or WAYLAND_DISPLAY in "
+                + "the D-Bus activation environment (dbus-update-activation-environment --systemd DISPLAY "
+                + "WAYLAND_DISPLAY); in a terminal, run security unlock-keychain")
     }
 
     /// `Lock(ao objects) → (ao locked, o prompt)`: never prompts.

@@ -75,6 +75,7 @@ extension SecretServiceProvider {
         case .failure(.noSuchObject): return (G_DBUS_ERROR_UNKNOWN_OBJECT, "No such object: \(path)")
         case .failure(.invalidArgument(let message)), .failure(.notSupported(let message)):
             return (G_DBUS_ERROR_INVALID_ARGS, message)
+        case .failure(.failed(let message)): return (G_DBUS_ERROR_FAILED, message)
         }
     }
 
@@ -146,7 +147,8 @@ extension SecretServiceProvider {
             dismissed = true
             result = prompt.dismissedResult()
         }
-        emit(call.path, SecretServiceInterfaces.prompt, "Completed", [Variant.boolean(dismissed), Variant.boxed(result)])
+        emit(
+            call.path, SecretServiceInterfaces.prompt, "Completed", [Variant.boolean(dismissed), Variant.boxed(result)])
         throw PromptAnswered()
     }
 

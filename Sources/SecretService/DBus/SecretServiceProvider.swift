@@ -59,6 +59,8 @@ package final class SecretServiceProvider {
     private var signalSubscription: guint = 0
     /// Each collection's lock state as last announced, to tell lock changes from other changes.
     private var knownLocked: [CollectionID: Bool] = [:]
+    /// Whether ``logNoPrompter(_:)`` has logged (once per process).
+    var loggedNoPrompter = false
     var sessions: [String: TransportSession] = [:]
     /// When each session was last opened or used, on `sessionClock`: the least recently used one of a
     /// connection at ``Limits/sessionsPerConnection`` is closed for a new one.
@@ -124,6 +126,7 @@ package final class SecretServiceProvider {
             try register(collectionPath(collection.id))
             knownLocked[collection.id] = collection.locked
         }
+        syncAliasSubtrees()
         let me = Unmanaged.passUnretained(self).toOpaque()
         signalSubscription = g_dbus_connection_signal_subscribe(
             connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
@@ -185,6 +188,11 @@ package final class SecretServiceProvider {
             return .item(id, item)
         case ("aliases", 2):
             return store.resolveAlias(parts[1]).map { .collection($0) }
+        case ("aliases", 3):
+            // An item under an alias path is the item under its collection's path (keepassxc#6314).
+            guard let id = store.resolveAlias(parts[1]), let item = ItemID(parts[2]), store.hasItem(item, in: id)
+            else { return nil }
+            return .item(id, item)
         case ("session", 2):
             return sessions[parts[1]] != nil ? .session(parts[1]) : nil
         case ("prompt", 2):
@@ -204,15 +212,19 @@ package final class SecretServiceProvider {
     private func children(of path: String) -> [String] {
         switch path {
         case Self.servicePath, Self.collectionPrefix: return []
-        case Self.aliasPrefix:
-            return store.aliasNames()
+        case Self.aliasPrefix: return []
         case Self.sessionPrefix: return sessions.keys.sorted()
         case Self.promptPrefix: return (Array(prompts.keys) + Array(backgroundPrompts.keys)).sorted()
         default:
-            guard path.hasPrefix(Self.collectionPrefix + "/"),
-                let id = CollectionID(String(path.dropFirst(Self.collectionPrefix.count + 1))),
-                let items = try? store.itemIDs(in: id)
-            else { return [] }
+            let id: CollectionID?
+            if path.hasPrefix(Self.aliasPrefix + "/") {
+                id = store.resolveAlias(String(path.dropFirst(Self.aliasPrefix.count + 1)))
+            } else if path.hasPrefix(Self.collectionPrefix + "/") {
+                id = CollectionID(String(path.dropFirst(Self.collectionPrefix.count + 1)))
+            } else {
+                id = nil
+            }
+            guard let id, let items = try? store.itemIDs(in: id) else { return [] }
             return items.map(\.rawValue)
         }
     }
@@ -236,7 +248,8 @@ package final class SecretServiceProvider {
         case Self.sessionPrefix: return [SecretServiceInterfaces.session]
         case Self.promptPrefix: return [SecretServiceInterfaces.prompt]
         case let root:
-            return root.hasPrefix(Self.collectionPrefix + "/") ? [SecretServiceInterfaces.item] : []
+            return root.hasPrefix(Self.collectionPrefix + "/") || root.hasPrefix(Self.aliasPrefix + "/")
+                ? [SecretServiceInterfaces.item] : []
         }
     }
 
@@ -266,6 +279,13 @@ package final class SecretServiceProvider {
         subtrees[path] = id
     }
 
+    /// Exports each alias path as a subtree of its own (as each collection is), so that its items
+    /// (`…/aliases/<name>/<item>`) are dispatched; called when collections or aliases may have changed.
+    /// A path whose alias no longer names anything stays exported and answers "Object does not exist".
+    func syncAliasSubtrees() {
+        for name in store.aliasNames() { try? register("\(Self.aliasPrefix)/\(name)") }
+    }
+
     private func unregister(_ path: String) {
         if let id = subtrees.removeValue(forKey: path) { g_dbus_connection_unregister_subtree(connection, id) }
     }
@@ -273,6 +293,12 @@ package final class SecretServiceProvider {
     // MARK: - Store changes → signals
 
     private func storeChanged(_ change: SecretStoreChange) {
+        defer {
+            switch change {
+            case .collectionCreated, .collectionDeleted: syncAliasSubtrees()
+            default: break
+            }
+        }
         switch change {
         case .collectionCreated(let id):
             try? register(collectionPath(id))
@@ -289,23 +315,28 @@ package final class SecretServiceProvider {
                 [Variant.objectPath(collectionPath(id))])
             propertiesChanged(Self.servicePath, SecretServiceInterfaces.service, ["Collections"])
         case .collectionChanged(let id):
+            // gnome-keyring's order: on a lock or unlock, `ItemChanged` for each item, then
+            // `CollectionChanged`, then the changed properties (each item's `Locked`, the collection's).
+            let locked = store.collection(id)?.locked
+            let lockChanged = locked.map { knownLocked.updateValue($0, forKey: id) != $0 } ?? false
+            let items = lockChanged ? ((try? store.itemIDs(in: id)) ?? []) : []
+            for item in items {
+                emit(
+                    collectionPath(id), SecretServiceInterfaces.collection, "ItemChanged",
+                    [Variant.objectPath(itemPath(item, in: id))])
+            }
             emit(
                 Self.servicePath, SecretServiceInterfaces.service, "CollectionChanged",
                 [Variant.objectPath(collectionPath(id))])
-            propertiesChanged(collectionPath(id), SecretServiceInterfaces.collection, ["Label", "Locked", "Modified"])
-            // A lock or unlock changes every item's Locked property too.
-            let locked = store.collection(id)?.locked
-            if let locked, knownLocked.updateValue(locked, forKey: id) != locked {
-                for item in (try? store.itemIDs(in: id)) ?? [] {
-                    propertiesChanged(itemPath(item, in: id), SecretServiceInterfaces.item, ["Locked"])
-                }
+            for item in items {
+                propertiesChanged(itemPath(item, in: id), SecretServiceInterfaces.item, ["Locked"])
             }
+            propertiesChanged(collectionPath(id), SecretServiceInterfaces.collection, ["Label", "Locked", "Modified"])
         case .itemCreated(let collection, let item):
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemCreated",
                 [Variant.objectPath(itemPath(item, in: collection))])
-            propertiesChanged(
-                collectionPath(collection), SecretServiceInterfaces.collection, ["Modified"], invalidated: ["Items"])
+            propertiesChanged(collectionPath(collection), SecretServiceInterfaces.collection, ["Items", "Modified"])
         case .itemChanged(let collection, let item):
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemChanged",
@@ -316,8 +347,7 @@ package final class SecretServiceProvider {
             emit(
                 collectionPath(collection), SecretServiceInterfaces.collection, "ItemDeleted",
                 [Variant.objectPath(itemPath(item, in: collection))])
-            propertiesChanged(
-                collectionPath(collection), SecretServiceInterfaces.collection, ["Modified"], invalidated: ["Items"])
+            propertiesChanged(collectionPath(collection), SecretServiceInterfaces.collection, ["Items", "Modified"])
         }
     }
 
@@ -326,16 +356,17 @@ package final class SecretServiceProvider {
     }
 
     /// `org.freedesktop.DBus.Properties.PropertiesChanged` with the current values of `names`.
-    /// `invalidated` names properties announced without their value (a collection's `Items`, which
-    /// grows with the collection; clients learn items from `ItemCreated`/`ItemDeleted`).
-    private func propertiesChanged(
-        _ path: String, _ interface: String, _ names: [String], invalidated: [String] = []
-    ) {
+    ///
+    /// Every changed property goes with its value, none as invalidated: libsecret's proxies (Seahorse,
+    /// secret-tool, python gi) drop an invalidated property from their cache, and its handler of the next
+    /// `ItemCreated`/`ItemDeleted` reads the cached `Items` without checking it, so an invalidated
+    /// `Items` crashed the client (a segmentation fault in GLib) at the next change.
+    private func propertiesChanged(_ path: String, _ interface: String, _ names: [String]) {
         let values = names.compactMap { name in property(path, interface, name).map { (name, $0) } }
-        guard !values.isEmpty || !invalidated.isEmpty else { return }
+        guard !values.isEmpty else { return }
         emit(
             path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
-            [Variant.string(interface), Variant.variantMap(values), Variant.strings(invalidated)])
+            [Variant.string(interface), Variant.variantMap(values), Variant.strings([])])
     }
 
     // MARK: - Clients
@@ -422,7 +453,8 @@ package final class SecretServiceProvider {
             let path = String(cString: path!)
             let full = node.map { provider.subtrees[path] != nil ? "\(path)/\(String(cString: $0))" : path } ?? path
             outUserData?.pointee = userData
-            return UnsafePointer(provider.resolve(full) != nil ? provider.interfaceVTable : provider.unknownObjectVTable)
+            return UnsafePointer(
+                provider.resolve(full) != nil ? provider.interfaceVTable : provider.unknownObjectVTable)
         }
         return table
     }

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 internal import KeychainCore
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// Aliases clients set with `SetAlias`, kept across restarts in a small file beside `keychains.conf`.
 ///
@@ -69,19 +70,20 @@ extension KeychainSecretStore {
 
     static func logAliasesProblem(_ path: String, _ problem: String) {
         SecretServiceDaemon.printError(
-            "keychain-secret-service: ignoring the aliases file \(path): \(problem); the provider goes on without those aliases")
+            "keychain-secret-service: ignoring the aliases file \(path): \(problem); the provider goes on without those aliases"
+        )
     }
 
     /// Makes `path` the default keychain, as `security default-keychain -s` does: the `default=` line of
     /// `keychains.conf`, written through the tools' own ``KeychainPreferences`` (its search list kept).
-    /// - Throws: `.notSupported` naming the file when it cannot be written.
+    /// - Throws: `.failed` naming the file when it cannot be written.
     func setDefaultKeychain(_ path: String) throws(SecretStoreError) {
         var preferences = KeychainPreferences.load(path: configuration.preferencesPath)
         preferences.defaultKeychain = path
         do throws(KeychainFailure) {
             try preferences.save(path: configuration.preferencesPath)
         } catch {
-            throw .notSupported("cannot write \(configuration.preferencesPath): \(error)")
+            throw .failed("cannot write \(configuration.preferencesPath): \(error)")
         }
     }
 }

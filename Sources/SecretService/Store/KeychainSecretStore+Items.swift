@@ -1,15 +1,17 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 internal import KeychainCore
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// Items of keychain collections (``KeychainSecretStore``): the engine's Secret Service items.
 extension KeychainSecretStore {
     // MARK: - Items
 
     package func items(in collection: CollectionID) throws(SecretStoreError) -> [ItemInfo] {
+        if damagedKeychain(collection) != nil { return [] }
         guard let keychain = keychains[collection] else { return try memory.items(in: collection) }
         do { return try keychain.keystore.secretItems(matching: [:]).map(Self.info) } catch { throw Self.mapped(error) }
     }
@@ -25,6 +27,7 @@ extension KeychainSecretStore {
 
     /// Item numbers from the keychain (no metadata is opened), ascending.
     package func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID] {
+        if damagedKeychain(collection) != nil { return [] }
         guard let keychain = keychains[collection] else { return try memory.itemIDs(in: collection) }
         do { return try keychain.keystore.secretItemNumbers().map(Self.id) } catch { throw Self.mapped(error) }
     }
@@ -53,6 +56,7 @@ extension KeychainSecretStore {
     package func createItem(
         in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool
     ) throws(SecretStoreError) -> (id: ItemID, replaced: Bool) {
+        try refuseIfDamaged(collection)
         guard let keychain = keychains[collection] else {
             return try memory.createItem(
                 in: collection, label: label, attributes: attributes, secret: secret, replace: replace)
@@ -66,11 +70,14 @@ extension KeychainSecretStore {
             throw observe(error, keychain)
         }
         syncItems(keychain, own: result.number)
-        changeHandler?(result.replaced ? .itemChanged(collection, Self.id(result.number)) : .itemCreated(collection, Self.id(result.number)))
+        changeHandler?(
+            result.replaced
+                ? .itemChanged(collection, Self.id(result.number)) : .itemCreated(collection, Self.id(result.number)))
         return (Self.id(result.number), result.replaced)
     }
 
     package func secret(of item: ItemID, in collection: CollectionID) throws(SecretStoreError) -> StoredSecret {
+        try refuseIfDamaged(collection)
         guard let keychain = keychains[collection] else { return try memory.secret(of: item, in: collection) }
         guard let number = Self.number(item) else { throw .noSuchObject }
         do {
@@ -83,6 +90,7 @@ extension KeychainSecretStore {
     package func setSecret(_ secret: StoredSecret, of item: ItemID, in collection: CollectionID)
         throws(SecretStoreError)
     {
+        try refuseIfDamaged(collection)
         guard let keychain = keychains[collection] else {
             try memory.setSecret(secret, of: item, in: collection)
             return
@@ -108,6 +116,7 @@ extension KeychainSecretStore {
     }
 
     package func deleteItem(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError) {
+        try refuseIfDamaged(collection)
         guard let keychain = keychains[collection] else {
             try memory.deleteItem(id, in: collection)
             return
@@ -127,6 +136,7 @@ extension KeychainSecretStore {
     func update(_ item: ItemID, in collection: CollectionID, label: String?, attributes: [String: String]?)
         throws(SecretStoreError)
     {
+        try refuseIfDamaged(collection)
         guard let keychain = keychains[collection] else {
             if let label { try memory.setLabel(label, of: item, in: collection) }
             if let attributes { try memory.setAttributes(attributes, of: item, in: collection) }
@@ -156,7 +166,9 @@ extension KeychainSecretStore {
         for (number, serial) in changes.written {
             let previous = keychain.known.updateValue(serial, forKey: number)
             if number == own || previous == serial { continue }
-            reported.append(previous == nil ? .itemCreated(keychain.id, Self.id(number)) : .itemChanged(keychain.id, Self.id(number)))
+            reported.append(
+                previous == nil
+                    ? .itemCreated(keychain.id, Self.id(number)) : .itemChanged(keychain.id, Self.id(number)))
         }
         keychain.serial = changes.latestSerial
         if mayHaveDeleted, let numbers = try? keychain.keystore.secretItemNumbers() {

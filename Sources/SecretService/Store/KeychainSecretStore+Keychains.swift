@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 internal import KeychainCore
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// Finding, opening, creating and unlocking the keychain files behind ``KeychainSecretStore``'s collections.
 extension KeychainSecretStore {
@@ -17,7 +18,7 @@ extension KeychainSecretStore {
 
     func keychainID(path: String?) -> CollectionID? {
         guard let path else { return nil }
-        return order.first { keychains[$0]?.path == path }
+        return order.first { keychains[$0]?.path == path } ?? damaged.first { $0.path == path }?.id
     }
 
     /// The default keychain's database path from `keychains.conf` (`default=`), or `nil`. The file is
@@ -29,7 +30,9 @@ extension KeychainSecretStore {
             .databasePath
     }
 
-    /// Opens keychains that appeared in the folder and forgets those whose file is gone.
+    /// Opens keychains that appeared in the folder and forgets those whose file is gone. A file that
+    /// fails to open is kept as a damaged keychain (KeychainSecretStore+Damaged.swift), tried again once
+    /// it changes.
     func rescan(announce: Bool) {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: configuration.directory)) ?? [])
             .filter { $0.hasSuffix(".keychain-db") }.sorted()
@@ -39,29 +42,50 @@ extension KeychainSecretStore {
             order.removeAll { $0 == id }
             if announce { changeHandler?(.collectionDeleted(id)) }
         }
+        for keychain in damaged where !paths.contains(keychain.path) {
+            damaged.removeAll { $0 === keychain }
+            if announce { changeHandler?(.collectionDeleted(keychain.id)) }
+        }
         let open = Set(order.compactMap { keychains[$0]?.path })
         for name in names {
             let path = configuration.directory + "/" + name
-            guard !open.contains(path), !unusable.contains(path) else { continue }
+            guard !open.contains(path), damagedFileChanged(path) else { continue }
             let base = String(name.dropLast(".keychain-db".count))
-            guard let keychain = openKeychain(base, path: path) else {
-                unusable.insert(path)
-                continue
+            let wasDamaged = damaged.first { $0.path == path }?.id
+            damaged.removeAll { $0.path == path }
+            switch openKeychain(base, path: path) {
+            case .success(let keychain):
+                keychains[keychain.id] = keychain
+                order.append(keychain.id)
+                guard announce else { continue }
+                if let wasDamaged, wasDamaged == keychain.id {
+                    // Restored in place: the same object, now readable.
+                    changeHandler?(.collectionChanged(keychain.id))
+                } else {
+                    if let wasDamaged { changeHandler?(.collectionDeleted(wasDamaged)) }
+                    changeHandler?(.collectionCreated(keychain.id))
+                }
+            case .failure(let failure):
+                _ = noteDamaged(base, path: path, reason: failure.description)
+                guard announce, let id = damaged.last?.id, id != wasDamaged else { continue }
+                if let wasDamaged { changeHandler?(.collectionDeleted(wasDamaged)) }
+                changeHandler?(.collectionCreated(id))
             }
-            keychains[keychain.id] = keychain
-            order.append(keychain.id)
-            if announce { changeHandler?(.collectionCreated(keychain.id)) }
         }
     }
 
-    func openKeychain(_ base: String, path: String) -> Keychain? {
-        guard
-            let keystore = try? Keystore(
-                location: KeychainLocation(databasePath: path, deviceKeyPath: configuration.deviceKeyPath), create: false)
-        else { return nil }
+    func openKeychain(_ base: String, path: String) -> Result<Keychain, KeychainFailure> {
+        let keystore: Keystore
+        do {
+            keystore = try Keystore(
+                location: KeychainLocation(databasePath: path, deviceKeyPath: configuration.deviceKeyPath),
+                create: false)
+        } catch {
+            return .failure(error)
+        }
         var id = Self.collectionID(for: base)
         var suffix = 2
-        while keychains[id] != nil || id == MemorySecretStore.sessionCollection {
+        while keychains[id] != nil || damagedKeychain(id) != nil || id == MemorySecretStore.sessionCollection {
             id = CollectionID("\(Self.collectionID(for: base).rawValue)_\(suffix)")!
             suffix += 1
         }
@@ -77,7 +101,7 @@ extension KeychainSecretStore {
             for (number, serial) in changes.written { keychain.known[number] = serial }
             keychain.serial = changes.latestSerial
         }
-        return keychain
+        return .success(keychain)
     }
 
     func makeKeychain(label: String, password: SecureBytes?) throws(SecretStoreError) -> CollectionID {
@@ -89,7 +113,9 @@ extension KeychainSecretStore {
         if base.isEmpty { base = "collection" }
         var candidate = base
         var suffix = 2
-        while FileSystem.exists(location(candidate).databasePath) || candidate == MemorySecretStore.sessionCollection.rawValue {
+        while FileSystem.exists(location(candidate).databasePath)
+            || candidate == MemorySecretStore.sessionCollection.rawValue
+        {
             candidate = "\(base)_\(suffix)"
             suffix += 1
         }
@@ -102,7 +128,7 @@ extension KeychainSecretStore {
         let path = location(candidate).databasePath
         addToSearchList(path)
         rescan(announce: true)
-        guard let id = keychainID(path: path) else { throw .notSupported("the new keychain cannot be opened") }
+        guard let id = keychainID(path: path) else { throw .failed("the new keychain \(path) cannot be opened") }
         if !label.isEmpty {
             try? keychains[id]?.keystore.setSecretCollectionLabel(label)
             keychains[id]?.label = label
@@ -129,7 +155,7 @@ extension KeychainSecretStore {
         defer { refreshLock(keychain) }
         do {
             return try Self.askPassword(keychain.keystore, for: purpose, label: keychain.label)
-        } catch where error.status == .interactionNotAllowed {
+        } catch  where error.status == .interactionNotAllowed {
             throw .notSupported("cannot ask for the keychain password: \(error)")
         } catch {
             throw Self.mapped(error)
@@ -171,12 +197,17 @@ extension KeychainSecretStore {
         return CollectionID(mapped) ?? CollectionID("keychain")!
     }
 
+    /// The Secret Service error for an engine failure: locked, missing and bad input map to the spec's
+    /// errors; what the engine could not do (I/O, a full disk, a damaged file, an integrity failure)
+    /// to `Failed` with the engine's description, never to `NotSupported` (issue 24, item 6).
     static func mapped(_ failure: KeychainFailure) -> SecretStoreError {
         switch failure.status {
         case .interactionNotAllowed: .isLocked
         case .itemNotFound: .noSuchObject
         case .dataTooLarge, .param: .invalidArgument(failure.detail ?? failure.status.message)
-        default: .notSupported("\(failure)")
+        case .unimplemented: .notSupported("\(failure)")
+        case .diskFull: .failed("\(failure); free space on that file system and try again")
+        default: .failed("\(failure)")
         }
     }
 }

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 package import KeychainCore
 internal import Synchronization
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// A ``SecretStore`` whose collections are keychain files (issue 17, "Collections are keychains").
 ///
@@ -53,7 +54,9 @@ package final class KeychainSecretStore: SecretStore {
                 environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
                 ?? (environment["HOME"] ?? FileSystem.homeDirectory()) + "/.config"
             let (kdf, refused) = KDFParameters.forNewPassword(environment: environment)
-            if refused { SecretServiceDaemon.printError("keychain-secret-service: " + KDFParameters.refusedTestingWarning) }
+            if refused {
+                SecretServiceDaemon.printError("keychain-secret-service: " + KDFParameters.refusedTestingWarning)
+            }
             return Configuration(
                 directory: KeychainLocation.keychainDirectory(environment: environment),
                 deviceKeyPath: KeychainLocation.defaultDeviceKeyPath(environment: environment),
@@ -109,8 +112,9 @@ package final class KeychainSecretStore: SecretStore {
     var aliasOverrides: [String: CollectionID?] = [:]
     /// Whether the last ``saveAliases()`` failed: the aliases in memory are then unsaved data.
     var aliasesUnsaved = false
-    /// Files that failed to open, so that each poll does not retry (and report) them again.
-    var unusable: Set<String> = []
+    /// Files that failed to open, served as locked collections that refuse every use
+    /// (KeychainSecretStore+Damaged.swift), in the folder's order; tried again when they change.
+    var damaged: [DamagedKeychain] = []
     /// `keychains.conf`, read again only when it changed (the `default` alias follows it).
     let preferences: KeychainPreferencesCache
 
@@ -141,7 +145,7 @@ package final class KeychainSecretStore: SecretStore {
     // MARK: - Collections
 
     package func collections() -> [CollectionInfo] {
-        order.compactMap { keychains[$0].map(info) } + memory.collections()
+        order.compactMap { keychains[$0].map(info) } + damaged.map(\.info) + memory.collections()
     }
 
     /// The collection's state now: a keychain's lock state is read again on every call (one read
@@ -153,6 +157,7 @@ package final class KeychainSecretStore: SecretStore {
             refreshLock(keychain)
             return info(keychain)
         }
+        if let keychain = damagedKeychain(id) { return keychain.info }
         return memory.collection(id)
     }
 
@@ -180,7 +185,8 @@ package final class KeychainSecretStore: SecretStore {
         if let override = aliasOverrides[alias] { return override.flatMap { collection($0) != nil ? $0 : nil } }
         switch alias {
         case "login": return keychainID(path: location("login").databasePath)
-        case "default": return keychainID(path: defaultKeychainPath()) ?? keychainID(path: location("login").databasePath)
+        case "default":
+            return keychainID(path: defaultKeychainPath()) ?? keychainID(path: location("login").databasePath)
         case "session": return memory.resolveAlias("session")
         default: return nil
         }
@@ -234,7 +240,7 @@ package final class KeychainSecretStore: SecretStore {
                 if first.constantTimeEquals(second) { return first }
                 retry = "The passwords did not match; try again."
             }
-        } catch where error.status == .userCanceled {
+        } catch  where error.status == .userCanceled {
             return nil
         }
         return nil
@@ -254,7 +260,11 @@ package final class KeychainSecretStore: SecretStore {
                 }
             },
             apply: { [self] () throws(SecretStoreError) in
-                guard let password = slot.value.withLock({ value in defer { value = nil }; return value }) else { throw .notSupported("no password was given") }
+                guard
+                    let password = slot.value.withLock({ value in
+                        defer { value = nil }; return value
+                    })
+                else { throw .notSupported("no password was given") }
                 return try makeKeychain(label: label, password: password)
             })
     }
@@ -271,6 +281,7 @@ package final class KeychainSecretStore: SecretStore {
     }
 
     package func deleteCollection(_ id: CollectionID) throws(SecretStoreError) {
+        try refuseIfDamaged(id)
         guard let keychain = keychains[id] else {
             try memory.deleteCollection(id)
             return
@@ -290,6 +301,7 @@ package final class KeychainSecretStore: SecretStore {
     package func deleteCollectionNeedsPrompt(_ id: CollectionID) -> Bool { keychains[id] != nil }
 
     package func deleteCollectionFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool {
+        try refuseIfDamaged(id)
         guard let keychain = keychains[id] else { return try memory.deleteCollectionFromPrompt(id) }
         // A keychain with a password is deleted only by someone who knows it.
         if (try? keychain.keystore.hasPassword()) == true {
@@ -300,6 +312,7 @@ package final class KeychainSecretStore: SecretStore {
     }
 
     package func setLabel(_ label: String, of collection: CollectionID) throws(SecretStoreError) {
+        try refuseIfDamaged(collection)
         guard let keychain = keychains[collection] else {
             try memory.setLabel(label, of: collection)
             return
@@ -313,6 +326,7 @@ package final class KeychainSecretStore: SecretStore {
     // MARK: - Locking (asking for passwords: KeychainSecretStore+Keychains.swift)
 
     package func unlockRequirement(_ id: CollectionID) throws(SecretStoreError) -> UnlockRequirement {
+        try refuseIfDamaged(id)
         guard let keychain = keychains[id] else { return try memory.unlockRequirement(id) }
         refreshLock(keychain)
         return keychain.locked ? .prompt : .none
@@ -324,6 +338,7 @@ package final class KeychainSecretStore: SecretStore {
     }
 
     package func unlockFromPrompt(_ id: CollectionID) throws(SecretStoreError) -> Bool {
+        try refuseIfDamaged(id)
         guard let keychain = keychains[id] else { return try memory.unlockFromPrompt(id) }
         return try askPassword(keychain, for: .unlock)
     }
@@ -388,13 +403,13 @@ package final class KeychainSecretStore: SecretStore {
             let password: SecureBytes
             do {
                 password = try Prompters.current().requestPassword(purpose.prompt(label: label, retry: retryMessage))
-            } catch where error.status == .userCanceled {
+            } catch  where error.status == .userCanceled {
                 return unlockedElsewhereCounts && !isLocked(keystore)
             }
             do {
                 _ = try keystore.unlock(password: password)
                 return true
-            } catch where error.status == .authFailed {
+            } catch  where error.status == .authFailed {
                 retryMessage = "Wrong password; try again."
             }
         }
@@ -402,6 +417,8 @@ package final class KeychainSecretStore: SecretStore {
     }
 
     package func lock(_ id: CollectionID) throws(SecretStoreError) {
+        // A damaged keychain is locked already: nothing to do, nothing to write.
+        if damagedKeychain(id) != nil { return }
         guard let keychain = keychains[id] else {
             try memory.lock(id)
             return

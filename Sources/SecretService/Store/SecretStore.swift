@@ -10,6 +10,10 @@ package enum SecretStoreError: Error, Equatable {
     case invalidArgument(String)
     /// The store cannot do this (`org.freedesktop.DBus.Error.NotSupported`).
     case notSupported(String)
+    /// The store could not do it: a file that cannot be read or written, a full disk, a damaged keychain,
+    /// an integrity failure (`org.freedesktop.DBus.Error.Failed`); the message names the file, the cause
+    /// and what to do.
+    case failed(String)
 }
 
 /// A collection's identifier: the last element of its object path
