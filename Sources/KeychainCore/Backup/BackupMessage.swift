@@ -13,7 +13,13 @@ internal import Foundation
 /// - `3` device-bound item: `class (u8) ‖ protection (u8) ‖ box`, for ThisDeviceOnly items; `box` is
 ///   XChaCha20-Poly1305 (`Sodium.seal`) of `body` under the device-binding key, with associated data
 ///   `"swkc.backup.device.v1" ‖ 3 ‖ class ‖ protection`.
-/// - `4` end: `items ‖ migratable ‖ device-bound ‖ excluded` (four u64 BE); the last message, tagged FINAL.
+/// - `4` end: `items ‖ migratable ‖ device-bound ‖ excluded` (four u64 BE), and from version 3
+///   `‖ secret-service` (a fifth); the last message, tagged FINAL.
+/// - `5` Secret Service item (version 3): `created (u64) ‖ modified (u64) ‖ label ‖ attribute count (u32) ‖
+///   (name ‖ value)… ‖ content type length (u8) ‖ content type ‖ secret length (u32) ‖ secret`, where each
+///   string is `length (u32) ‖ UTF-8` and the pairs are in ascending name order, names distinct.
+/// - `6` collection (version 3): `label` (a string as above), the keychain's Secret Service collection
+///   label; at most one.
 ///
 /// `body` = `ref length (u8) ‖ persistent ref ‖ attributes length (u32 BE) ‖ attributes ‖ secret length (u32 BE) ‖ secret`,
 /// where `attributes` is the binary property list the engine itself seals items with (``ItemCodec``).
@@ -24,6 +30,8 @@ enum BackupMessage {
         case item = 2
         case deviceBound = 3
         case end = 4
+        case secretItem = 5
+        case collection = 6
     }
 
     /// The item counts the end message carries.
@@ -33,6 +41,8 @@ enum BackupMessage {
         var deviceBound: UInt64 = 0
         /// WhenPasscodeSetThisDeviceOnly items left out of the backup.
         var excluded: UInt64 = 0
+        /// Secret Service items (kind 5; version 3 on). ``items`` counts them too.
+        var secretService: UInt64 = 0
     }
 
     /// A decoded message.
@@ -41,6 +51,11 @@ enum BackupMessage {
         case item(ItemRecord)
         case deviceBound(ItemClass, ProtectionClass, box: [UInt8])
         case end(Counts)
+        /// A Secret Service item: its metadata (``SecretItem/number`` is 0, it has no number outside a
+        /// keychain) and its secret.
+        case secretItem(SecretItem, SecretItemSecret)
+        /// The keychain's Secret Service collection label.
+        case collection(label: String)
     }
 
     static let deviceBindingContext = Array("swkc.backup.device.v1".utf8)
@@ -51,9 +66,48 @@ enum BackupMessage {
         [Kind.begin.rawValue] + BackupHeader.bigEndian(Int64(created.timeIntervalSince1970)) + deviceCheck
     }
 
+    /// The end message of a current-version backup (five counts).
     static func end(_ counts: Counts) -> [UInt8] {
         [Kind.end.rawValue] + BackupHeader.bigEndian(counts.items) + BackupHeader.bigEndian(counts.migratable)
             + BackupHeader.bigEndian(counts.deviceBound) + BackupHeader.bigEndian(counts.excluded)
+            + BackupHeader.bigEndian(counts.secretService)
+    }
+
+    /// The collection message: the keychain's Secret Service collection label.
+    static func collection(label: String) -> [UInt8] {
+        var message = [Kind.collection.rawValue]
+        appendString(label, to: &message)
+        return message
+    }
+
+    /// A Secret Service item's message, in protected memory.
+    static func secretItem(_ item: SecretItem, _ secret: SecretItemSecret) -> SecureBytes {
+        var metadata = [Kind.secretItem.rawValue]
+        metadata += BackupHeader.bigEndian(item.created) + BackupHeader.bigEndian(item.modified)
+        appendString(item.label, to: &metadata)
+        metadata += BackupHeader.bigEndian(UInt32(item.attributes.count))
+        for name in item.attributes.keys.sorted() {
+            appendString(name, to: &metadata)
+            appendString(item.attributes[name] ?? "", to: &metadata)
+        }
+        let contentType = Array(secret.contentType.utf8.prefix(Int(UInt8.max)))
+        metadata += [UInt8(contentType.count)] + contentType
+        let value = secret.value
+        metadata += BackupHeader.bigEndian(UInt32(value.count))
+        return SecureBytes(count: metadata.count + value.count) { out in
+            metadata.withUnsafeBytes {
+                UnsafeMutableRawBufferPointer(rebasing: out[0..<metadata.count]).copyMemory(from: $0)
+            }
+            value.withUnsafeBytes { bytes in
+                guard bytes.count > 0 else { return }
+                UnsafeMutableRawBufferPointer(rebasing: out[metadata.count...]).copyMemory(from: bytes)
+            }
+        }
+    }
+
+    private static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        bytes += BackupHeader.bigEndian(UInt32(string.utf8.count))
+        bytes += string.utf8
     }
 
     /// A migratable item's message.
@@ -96,12 +150,13 @@ enum BackupMessage {
 
     // MARK: - Parsing
 
-    /// Decodes one message's plaintext.
-    /// - Throws: `.decode` when it is malformed.
-    static func parse(_ plaintext: SecureBytes) throws(KeychainFailure) -> Parsed {
+    /// Decodes one message's plaintext, as the backup's format `version` defines it.
+    /// - Throws: `.decode` when it is malformed, or is a kind `version` does not have.
+    static func parse(_ plaintext: SecureBytes, version: UInt16) throws(KeychainFailure) -> Parsed {
         try plaintext.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> Parsed in
             var reader = ByteReader(bytes)
             guard let kind = Kind(rawValue: try reader.integer(UInt8.self)) else { throw malformed }
+            let hasSecretService = version >= BackupHeader.currentVersion
             switch kind {
             case .begin:
                 _ = try reader.integer(Int64.self)
@@ -109,11 +164,20 @@ enum BackupMessage {
                 try reader.expectEnd()
                 return .begin(deviceCheck: check)
             case .end:
-                let counts = Counts(
+                var counts = Counts(
                     items: try reader.integer(UInt64.self), migratable: try reader.integer(UInt64.self),
                     deviceBound: try reader.integer(UInt64.self), excluded: try reader.integer(UInt64.self))
+                if hasSecretService { counts.secretService = try reader.integer(UInt64.self) }
                 try reader.expectEnd()
                 return .end(counts)
+            case .secretItem:
+                guard hasSecretService else { throw malformed }
+                return try parseSecretItem(&reader)
+            case .collection:
+                guard hasSecretService else { throw malformed }
+                let label = try reader.string()
+                try reader.expectEnd()
+                return .collection(label: label)
             case .item:
                 let (itemClass, protection) = try classes(&reader)
                 guard protection.isMigratable else { throw malformed }
@@ -143,6 +207,31 @@ enum BackupMessage {
 
     private static var malformed: KeychainFailure {
         KeychainFailure(.decode, "the backup holds a malformed record")
+    }
+
+    private static func parseSecretItem(_ reader: inout ByteReader) throws(KeychainFailure) -> Parsed {
+        let created = try reader.integer(UInt64.self)
+        let modified = try reader.integer(UInt64.self)
+        let label = try reader.string()
+        let count = Int(try reader.integer(UInt32.self))
+        // Each pair takes at least 8 bytes: a count beyond that is a damaged record, not an allocation.
+        guard count <= reader.remaining / 8 else { throw malformed }
+        var attributes: [String: String] = [:]
+        var previous: String?
+        for _ in 0..<count {
+            let name = try reader.string()
+            // Ascending and distinct: one encoding per item, and no pair silently dropped.
+            if let previous, !(previous < name) { throw malformed }
+            attributes[name] = try reader.string()
+            previous = name
+        }
+        let contentTypeBytes = try reader.bytes(Int(try reader.integer(UInt8.self)))
+        guard let contentType = String(validating: contentTypeBytes, as: UTF8.self) else { throw malformed }
+        let value = try reader.secret(Int(try reader.integer(UInt32.self)))
+        try reader.expectEnd()
+        return .secretItem(
+            SecretItem(number: 0, label: label, attributes: attributes, created: created, modified: modified),
+            SecretItemSecret(value: value, contentType: contentType))
     }
 
     private static func classes(_ reader: inout ByteReader) throws(KeychainFailure) -> (ItemClass, ProtectionClass) {
@@ -190,6 +279,15 @@ private struct ByteReader {
         guard count >= 0, remaining >= count else { throw Self.short }
         defer { offset += count }
         return Array(bytes[offset..<(offset + count)])
+    }
+
+    /// A `length (u32) ‖ UTF-8` string. - Throws: `.decode` when it is short or not UTF-8.
+    mutating func string() throws(KeychainFailure) -> String {
+        let bytes = try bytes(Int(try integer(UInt32.self)))
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw KeychainFailure(.decode, "the backup holds a record with text that is not UTF-8")
+        }
+        return string
     }
 
     /// Copies `count` bytes into protected memory without passing through a Swift array.

@@ -14,14 +14,19 @@ package enum BackupRecordParser {
     /// The device-binding key device-bound boxes are opened with here (never used for real backups).
     static let fuzzBindingKey = SecureBytes(copying: [UInt8](repeating: 0x5A, count: 32))
 
-    /// Parses `plaintext` as one decrypted backup record; opens a device-bound record's box.
-    /// - Returns: whether it is a well-formed record.
+    /// Parses `plaintext` as one decrypted backup record of the current format version or of
+    /// version 2; opens a device-bound record's box.
+    /// - Returns: whether it is a well-formed record of either version.
     package static func parse(_ plaintext: [UInt8]) -> Bool {
+        [BackupHeader.currentVersion, BackupHeader.recordVersion].contains { parse(plaintext, version: $0) }
+    }
+
+    private static func parse(_ plaintext: [UInt8], version: UInt16) -> Bool {
         do {
-            switch try BackupMessage.parse(SecureBytes(copying: plaintext)) {
+            switch try BackupMessage.parse(SecureBytes(copying: plaintext), version: version) {
             case .deviceBound(let itemClass, let protection, let box):
                 return try BackupMessage.openDeviceBound(itemClass, protection, box: box, bindingKey: fuzzBindingKey) != nil
-            case .begin, .item, .end:
+            case .begin, .item, .end, .secretItem, .collection:
                 return true
             }
         } catch {
