@@ -34,7 +34,8 @@ package enum BackupRecordParser {
         }
     }
 
-    /// One well-formed record of each kind (begin, item, device-bound item, end), for the seed corpus.
+    /// One well-formed record of each kind (begin, item, device-bound item, end, Secret Service item,
+    /// collection), for the seed corpus.
     package static func sampleRecords() -> [[UInt8]] {
         func record(_ protection: ProtectionClass, secret: String) -> ItemRecord {
             ItemRecord(
@@ -53,6 +54,14 @@ package enum BackupRecordParser {
             item,
             (try? BackupMessage.deviceBound(record(.whenUnlockedThisDeviceOnly, secret: "device"), bindingKey: fuzzBindingKey)) ?? [],
             BackupMessage.end(BackupMessage.Counts(items: 2, migratable: 1, deviceBound: 1, excluded: 0)),
+            BackupMessage.secretItem(
+                SecretItem(
+                    number: 0, label: "Chromium Safe Storage",
+                    attributes: ["application": "chrome", "xdg:schema": "chrome_libsecret_os_crypt_password_v2"],
+                    created: 1_700_000_000, modified: 1_700_000_001),
+                SecretItemSecret(value: SecureBytes(copying: Array("s3cret".utf8)), contentType: "text/plain")
+            ).withUnsafeBytes { Array($0) },
+            BackupMessage.collection(label: "Login"),
         ]
     }
 }
