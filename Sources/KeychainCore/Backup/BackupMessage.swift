@@ -155,19 +155,19 @@ enum BackupMessage {
     static func parse(_ plaintext: SecureBytes, version: UInt16) throws(KeychainFailure) -> Parsed {
         try plaintext.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> Parsed in
             var reader = ByteReader(bytes)
-            guard let kind = Kind(rawValue: try reader.integer(UInt8.self)) else { throw malformed }
+            guard let kind = Kind(rawValue: try reader.read(UInt8.self)) else { throw malformed }
             let hasSecretService = version >= BackupHeader.currentVersion
             switch kind {
             case .begin:
-                _ = try reader.integer(Int64.self)
-                let check = try reader.bytes(16)
+                _ = try reader.read(Int64.self)
+                let check = try reader.readBytes(16)
                 try reader.expectEnd()
                 return .begin(deviceCheck: check)
             case .end:
                 var counts = Counts(
-                    items: try reader.integer(UInt64.self), migratable: try reader.integer(UInt64.self),
-                    deviceBound: try reader.integer(UInt64.self), excluded: try reader.integer(UInt64.self))
-                if hasSecretService { counts.secretService = try reader.integer(UInt64.self) }
+                    items: try reader.read(UInt64.self), migratable: try reader.read(UInt64.self),
+                    deviceBound: try reader.read(UInt64.self), excluded: try reader.read(UInt64.self))
+                if hasSecretService { counts.secretService = try reader.read(UInt64.self) }
                 try reader.expectEnd()
                 return .end(counts)
             case .secretItem:
@@ -175,7 +175,7 @@ enum BackupMessage {
                 return try parseSecretItem(&reader)
             case .collection:
                 guard hasSecretService else { throw malformed }
-                let label = try reader.string()
+                let label = try reader.readString()
                 try reader.expectEnd()
                 return .collection(label: label)
             case .item:
@@ -185,7 +185,7 @@ enum BackupMessage {
             case .deviceBound:
                 let (itemClass, protection) = try classes(&reader)
                 guard !protection.isMigratable else { throw malformed }
-                return .deviceBound(itemClass, protection, box: try reader.bytes(reader.remaining))
+                return .deviceBound(itemClass, protection, box: try reader.readBytes(reader.remaining))
             }
         }
     }
@@ -210,24 +210,24 @@ enum BackupMessage {
     }
 
     private static func parseSecretItem(_ reader: inout ByteReader) throws(KeychainFailure) -> Parsed {
-        let created = try reader.integer(UInt64.self)
-        let modified = try reader.integer(UInt64.self)
-        let label = try reader.string()
-        let count = Int(try reader.integer(UInt32.self))
+        let created = try reader.read(UInt64.self)
+        let modified = try reader.read(UInt64.self)
+        let label = try reader.readString()
+        let count = Int(try reader.read(UInt32.self))
         // Each pair takes at least 8 bytes: a count beyond that is a damaged record, not an allocation.
         guard count <= reader.remaining / 8 else { throw malformed }
         var attributes: [String: String] = [:]
         var previous: String?
         for _ in 0..<count {
-            let name = try reader.string()
+            let name = try reader.readString()
             // Ascending and distinct: one encoding per item, and no pair silently dropped.
             if let previous, !(previous < name) { throw malformed }
-            attributes[name] = try reader.string()
+            attributes[name] = try reader.readString()
             previous = name
         }
-        let contentTypeBytes = try reader.bytes(Int(try reader.integer(UInt8.self)))
+        let contentTypeBytes = try reader.readBytes(Int(try reader.read(UInt8.self)))
         guard let contentType = String(validating: contentTypeBytes, as: UTF8.self) else { throw malformed }
-        let value = try reader.secret(Int(try reader.integer(UInt32.self)))
+        let value = try reader.readSecret(Int(try reader.read(UInt32.self)))
         try reader.expectEnd()
         return .secretItem(
             SecretItem(number: 0, label: label, attributes: attributes, created: created, modified: modified),
@@ -235,8 +235,8 @@ enum BackupMessage {
     }
 
     private static func classes(_ reader: inout ByteReader) throws(KeychainFailure) -> (ItemClass, ProtectionClass) {
-        guard let itemClass = ItemRow.itemClass(code: Int64(try reader.integer(UInt8.self))),
-            let protection = ProtectionClass(code: Int64(try reader.integer(UInt8.self)))
+        guard let itemClass = ItemRow.itemClass(code: Int64(try reader.read(UInt8.self))),
+            let protection = ProtectionClass(code: Int64(try reader.read(UInt8.self)))
         else { throw malformed }
         return (itemClass, protection)
     }
@@ -244,60 +244,47 @@ enum BackupMessage {
     private static func parseBody(
         _ reader: inout ByteReader, _ itemClass: ItemClass, _ protection: ProtectionClass
     ) throws(KeychainFailure) -> ItemRecord {
-        let reference = try reader.bytes(Int(try reader.integer(UInt8.self)))
-        let attributeBytes = try reader.bytes(Int(try reader.integer(UInt32.self)))
+        let reference = try reader.readBytes(Int(try reader.read(UInt8.self)))
+        let attributeBytes = try reader.readBytes(Int(try reader.read(UInt32.self)))
         guard let attributes = ItemCodec.decodeAttributes(attributeBytes),
             case .string(let raw)? = attributes[.accessible], raw == protection.rawValue
         else { throw malformed }
-        let secret = try reader.secret(Int(try reader.integer(UInt32.self)))
+        let secret = try reader.readSecret(Int(try reader.read(UInt32.self)))
         try reader.expectEnd()
         return ItemRecord(itemClass: itemClass, attributes: attributes, persistentRef: Data(reference), secret: secret)
     }
 }
 
-/// Bounds-checked reading of a message's plaintext.
-private struct ByteReader {
-    let bytes: UnsafeRawBufferPointer
-    var offset = 0
-
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    var remaining: Int { bytes.count - offset }
-
+/// Reading a message's plaintext (``ByteReader``), every shortfall a `.decode` failure.
+extension ByteReader {
     private static var short: KeychainFailure { KeychainFailure(.decode, "the backup holds a truncated record") }
 
-    mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(KeychainFailure) -> T {
-        let size = MemoryLayout<T>.size
-        guard remaining >= size else { throw Self.short }
-        var value: T = 0
-        for byte in bytes[offset..<(offset + size)] { value = value << 8 | T(byte) }
-        offset += size
+    fileprivate mutating func read<T: FixedWidthInteger>(_: T.Type) throws(KeychainFailure) -> T {
+        guard let value = bigEndian(T.self) else { throw Self.short }
         return value
     }
 
-    mutating func bytes(_ count: Int) throws(KeychainFailure) -> [UInt8] {
-        guard count >= 0, remaining >= count else { throw Self.short }
-        defer { offset += count }
-        return Array(bytes[offset..<(offset + count)])
+    fileprivate mutating func readBytes(_ count: Int) throws(KeychainFailure) -> [UInt8] {
+        guard let bytes = bytes(count) else { throw Self.short }
+        return Array(bytes)
     }
 
     /// A `length (u32) ‖ UTF-8` string. - Throws: `.decode` when it is short or not UTF-8.
-    mutating func string() throws(KeychainFailure) -> String {
-        let bytes = try bytes(Int(try integer(UInt32.self)))
-        guard let string = String(validating: bytes, as: UTF8.self) else {
+    fileprivate mutating func readString() throws(KeychainFailure) -> String {
+        guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)) else { throw Self.short }
+        guard let string = Self.string(bytes) else {
             throw KeychainFailure(.decode, "the backup holds a record with text that is not UTF-8")
         }
         return string
     }
 
     /// Copies `count` bytes into protected memory without passing through a Swift array.
-    mutating func secret(_ count: Int) throws(KeychainFailure) -> SecureBytes {
-        guard count >= 0, remaining >= count else { throw Self.short }
-        defer { offset += count }
-        return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+    fileprivate mutating func readSecret(_ count: Int) throws(KeychainFailure) -> SecureBytes {
+        guard let bytes = bytes(count) else { throw Self.short }
+        return SecureBytes(copying: bytes)
     }
 
-    func expectEnd() throws(KeychainFailure) {
-        guard remaining == 0 else { throw KeychainFailure(.decode, "the backup holds a record with trailing bytes") }
+    fileprivate func expectEnd() throws(KeychainFailure) {
+        guard isAtEnd else { throw KeychainFailure(.decode, "the backup holds a record with trailing bytes") }
     }
 }
