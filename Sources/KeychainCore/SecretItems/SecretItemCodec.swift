@@ -93,7 +93,8 @@ struct SecretItemCodec {
                 }
                 attributes[name] = value
             }
-            return SecretItem(number: number, label: label, attributes: attributes, created: created, modified: modified)
+            return SecretItem(
+                number: number, label: label, attributes: attributes, created: created, modified: modified)
         }
         guard let item else { throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed") }
         return item

@@ -206,7 +206,7 @@ extension StoreSession {
         guard let row = try secretItemRow(number) else { return false }
         try database.prepare("DELETE FROM ss_items WHERE id = ?").run([.integer(number)])
         try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(number)])
-        try accumulateSecretItems(row.tag)
+        try accumulate(row.tag, .secretService)
         _ = try nextSecretItemSerial()
         return true
     }
@@ -300,7 +300,7 @@ extension StoreSession {
     func verifySecretItems() throws(KeychainFailure) -> Int {
         guard try hasSecretItemTables() else { return 0 }
         let codec = try secretItemCodec()
-        var accumulator = [UInt8](repeating: 0, count: 32)
+        var accumulator = IntegrityAccumulator()
         var expectedIndex = 0
         let rows = try secretItemRows("SELECT \(Self.secretItemColumns) FROM ss_items ORDER BY id", [])
         for row in rows {
@@ -310,7 +310,7 @@ extension StoreSession {
             guard tag == row.tag else {
                 throw KeychainFailure(.decode, "Secret Service item \(row.number) was modified outside the keychain")
             }
-            for index in accumulator.indices { accumulator[index] ^= tag[index] }
+            accumulator.add(tag)
             let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
             guard codec.setDigest(item.attributes) == row.attributeSet else {
                 throw KeychainFailure(.decode, "Secret Service item \(row.number) has a wrong attribute-set digest")
@@ -331,8 +331,7 @@ extension StoreSession {
         guard indexRows == expectedIndex else {
             throw KeychainFailure(.decode, "the Secret Service attribute index holds entries for no item")
         }
-        let stored = try Meta.blob(database, SecretItemSchema.accumulatorMeta) ?? [UInt8](repeating: 0, count: 32)
-        guard stored == accumulator else {
+        guard accumulator.matches(try Meta.blob(database, RowKind.secretService.accumulatorMeta)) else {
             throw KeychainFailure(
                 .decode,
                 "the keychain's Secret Service items do not match their integrity record: a row was replayed, removed or added")
@@ -395,7 +394,7 @@ extension StoreSession {
             ).run([.integer(item.number)] + columns)
             try index(item, codec)
         }
-        try accumulateSecretItems(old.map { zip($0.tag, tag).map { $0 ^ $1 } } ?? tag)
+        try accumulate(old.map { IntegrityAccumulator.delta(from: $0.tag, to: tag) } ?? tag, .secretService)
     }
 
     /// The next item number: above every number ever used (`sqlite_sequence`), so never reused.
