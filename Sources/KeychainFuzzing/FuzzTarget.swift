@@ -316,7 +316,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// Writes a small real backup for the backup corpus: a generic password, an internet password and
     /// a ThisDeviceOnly item, under ``backupPassphrase`` with the cheapest Argon2id parameters and a
-    /// keychain whose device key is ``fixedDeviceKey``; and beside it `record-0.bin` … `record-3.bin`,
+    /// keychain whose device key is ``fixedDeviceKey``; and beside it `record-0.bin` … `record-5.bin`,
     /// one decrypted record of each kind (`BackupRecordParser.sampleRecords()`).
     /// `keychain-fuzz --make-backup-seed FILE` calls it.
     package static func writeBackupSeed(to path: String) throws {

@@ -68,12 +68,19 @@ struct EndToEndTests {
         let old = try Sandbox(), new = try Sandbox()
         let security = try Self.tool("security")
         #expect(try Self.run(security, ["add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret"], environment: old.environment).status == 0)
+        // A Secret Service item, as libsecret programs keep them (issue 23: backups left these out).
+        let chromium = ["application": "chrome", "xdg:schema": "chrome_libsecret_os_crypt_password_v2"]
+        _ = try Keystore(location: old.location).createSecretItem(
+            label: "Chromium Safe Storage", attributes: chromium,
+            secret: SecretItemSecret(value: SecureBytes(copying: Array("browser key".utf8)), contentType: "text/plain"),
+            replace: false, now: 1_700_000_000)
         #expect(try Self.run(security, ["backup-keychain"], stdin: "pass phrase\n", environment: old.environment, directory: old.directory)
             == Outcome(
                 status: 0,
-                stdout: "backed up 1 items to login.swkcbackup (\(FileManager.default.contents(atPath: old.directory + "/login.swkcbackup")?.count ?? -1) bytes)\n"
+                stdout: "backed up 2 items to login.swkcbackup (\(FileManager.default.contents(atPath: old.directory + "/login.swkcbackup")?.count ?? -1) bytes)\n"
                     + "    restore onto any installation: 1\n    ThisDeviceOnly, restore onto this installation only: 0\n"
-                    + "    WhenPasscodeSetThisDeviceOnly, never backed up: 0\n",
+                    + "    WhenPasscodeSetThisDeviceOnly, never backed up: 0\n"
+                    + "    Secret Service items, restore onto any installation: 1\n",
                 stderr: ""))
         try FileManager.default.copyItem(atPath: old.directory + "/login.swkcbackup", toPath: new.directory + "/login.swkcbackup")
         #expect(try Self.run(security, ["restore-keychain"], stdin: "wrong\n", environment: new.environment, directory: new.directory)
@@ -81,11 +88,21 @@ struct EndToEndTests {
         #expect(try Self.run(security, ["restore-keychain"], stdin: "pass phrase\n", environment: new.environment, directory: new.directory)
             == Outcome(
                 status: 0,
-                stdout: "restored 1 of 1 items from login.swkcbackup\n    replaced existing items: 0\n"
+                stdout: "restored 2 of 2 items from login.swkcbackup\n    of them Secret Service items: 1\n"
+                    + "    replaced existing items: 0\n"
                     + "    skipped, already in the keychain: 0\n    skipped, ThisDeviceOnly from another installation: 0\n",
                 stderr: ""))
         #expect(try Self.run(security, ["find-generic-password", "-s", "api", "-w"], environment: new.environment)
             == Outcome(status: 0, stdout: "s3cret\n", stderr: ""))
+        let restored = try Keystore(location: new.location)
+        let items = try restored.secretItems(matching: ["application": "chrome"])
+        #expect(items.map(\.label) == ["Chromium Safe Storage"])
+        #expect(items.first?.attributes == chromium)
+        #expect(items.first?.created == 1_700_000_000)
+        #expect(items.first?.modified == 1_700_000_000)
+        let secret = try restored.secretItemSecret(try #require(items.first).number)
+        #expect(secret.value.withUnsafeBytes { Array($0) } == Array("browser key".utf8))
+        #expect(secret.contentType == "text/plain")
     }
 
     @Test("a locked keychain: security exits 36 without prompting, git's helper fails, unlock from a pipe works")

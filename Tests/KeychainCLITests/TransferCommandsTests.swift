@@ -26,21 +26,24 @@ struct TransferCommandsTests {
             secret: SecureBytes(copying: Array("device-bound".utf8)))
     }
 
-    func backupReport(_ path: String, items: Int, migratable: Int, deviceBound: Int) -> String {
+    func backupReport(_ path: String, items: Int, migratable: Int, deviceBound: Int, secretService: Int = 0) -> String {
         """
         backed up \(items) items to \(path) (\(FileSystem.size(path) ?? -1) bytes)
             restore onto any installation: \(migratable)
             ThisDeviceOnly, restore onto this installation only: \(deviceBound)
             WhenPasscodeSetThisDeviceOnly, never backed up: 0
+            Secret Service items, restore onto any installation: \(secretService)
 
         """
     }
 
     func restoreReport(
-        _ path: String, restored: Int, of items: Int, replaced: Int = 0, existing: Int = 0, thisDeviceOnly: Int = 0
+        _ path: String, restored: Int, of items: Int, secretService: Int = 0, replaced: Int = 0, existing: Int = 0,
+        thisDeviceOnly: Int = 0
     ) -> String {
         """
         restored \(restored) of \(items) items from \(path)
+            of them Secret Service items: \(secretService)
             replaced existing items: \(replaced)
             skipped, already in the keychain: \(existing)
             skipped, ThisDeviceOnly from another installation: \(thisDeviceOnly)

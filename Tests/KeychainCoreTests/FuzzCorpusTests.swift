@@ -38,7 +38,13 @@ struct FuzzCorpusTests {
     func recordSeedsParse() throws {
         let folder = Self.corpus.appendingPathComponent("backup")
         let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("record-") }
-        #expect(records.count == 4)
+        #expect(records.count == 6)
+        let samples = BackupRecordParser.sampleRecords()
+        // The Secret Service and collection seeds were written from docs/BACKUP-FORMAT.md by hand.
+        for index in [4, 5] {
+            let seed = Array(try Data(contentsOf: folder.appendingPathComponent("record-\(index).bin")))
+            #expect(seed == samples[index], "record-\(index).bin")
+        }
         for name in records {
             let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
             #expect(BackupRecordParser.parse(Array(bytes)), "\(name)")

@@ -3,7 +3,7 @@
 /// ```
 /// offset size
 ///      0    8  magic "SWKCBKUP"
-///      8    2  format version, big-endian (2; 1 is still read)
+///      8    2  format version, big-endian (3; 1 and 2 are still read)
 ///     10    2  flags (0)
 ///     12    4  KDF algorithm, big-endian (2: Argon2id v1.3, crypto_pwhash_ALG_ARGON2ID13)
 ///     16    8  Argon2id opslimit, big-endian
@@ -17,9 +17,12 @@
 /// authenticated by the passphrase key; the checksum only tells corruption from a wrong passphrase.
 package struct BackupHeader: Sendable, Equatable {
     static let magic: [UInt8] = Array("SWKCBKUP".utf8)
-    /// The format version this build writes: 2, whose item attributes are item records
-    /// (`docs/RECORD-FORMAT.md`).
-    package static let currentVersion: UInt16 = 2
+    /// The format version this build writes: 3, which may also hold Secret Service items and the
+    /// keychain's collection label (message kinds 5 and 6) and whose end message counts them.
+    package static let currentVersion: UInt16 = 3
+    /// The version before Secret Service records, still read: item attributes are item records
+    /// (`docs/RECORD-FORMAT.md`), and kinds 5 and 6 are refused as malformed.
+    package static let recordVersion: UInt16 = 2
     /// The version before item records, still read: item attributes are binary property lists.
     package static let legacyVersion: UInt16 = 1
     static let argon2id: UInt32 = 2
@@ -34,11 +37,13 @@ package struct BackupHeader: Sendable, Equatable {
     package var salt: [UInt8]
     var streamHeader: [UInt8]
     var keyCheck: [UInt8]
+    /// The format version read from the file (``currentVersion`` for a header this build makes).
+    package var version = BackupHeader.currentVersion
 
     /// The header's bytes, checksum included.
     func encoded() -> [UInt8] {
         var bytes = Self.magic
-        bytes += Self.bigEndian(Self.currentVersion)
+        bytes += Self.bigEndian(version)
         bytes += Self.bigEndian(UInt16(0))
         bytes += Self.bigEndian(Self.argon2id)
         bytes += Self.bigEndian(parameters.opsLimit)
@@ -64,10 +69,11 @@ package struct BackupHeader: Sendable, Equatable {
             throw KeychainFailure(.decode, "the backup's header is damaged")
         }
         let version = UInt16(integer(bytes, 8, 2))
-        guard version == currentVersion || version == legacyVersion else {
+        guard (legacyVersion...currentVersion).contains(version) else {
             throw KeychainFailure(
                 .wrongSecVersion,
-                "the backup has format version \(version); this build reads versions \(legacyVersion) and \(currentVersion)")
+                "the backup has format version \(version); this build reads versions \(legacyVersion) to "
+                    + "\(currentVersion)")
         }
         guard integer(bytes, 10, 2) == 0, integer(bytes, 12, 4) == UInt64(argon2id) else {
             throw KeychainFailure(.decode, "the backup uses flags or a key derivation this build does not know")
@@ -80,7 +86,7 @@ package struct BackupHeader: Sendable, Equatable {
         else { throw KeychainFailure(.decode, "the backup's key derivation parameters are out of range") }
         return BackupHeader(
             parameters: parameters, salt: Array(bytes[32..<48]), streamHeader: Array(bytes[48..<72]),
-            keyCheck: Array(bytes[72..<88]))
+            keyCheck: Array(bytes[72..<88]), version: version)
     }
 
     static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {

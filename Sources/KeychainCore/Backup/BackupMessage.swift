@@ -13,7 +13,13 @@ internal import Foundation
 /// - `3` device-bound item: `class (u8) ‖ protection (u8) ‖ box`, for ThisDeviceOnly items; `box` is
 ///   XChaCha20-Poly1305 (`Sodium.seal`) of `body` under the device-binding key, with associated data
 ///   `"swkc.backup.device.v1" ‖ 3 ‖ class ‖ protection`.
-/// - `4` end: `items ‖ migratable ‖ device-bound ‖ excluded` (four u64 BE); the last message, tagged FINAL.
+/// - `4` end: `items ‖ migratable ‖ device-bound ‖ excluded` (four u64 BE), and from version 3
+///   `‖ secret-service` (a fifth); the last message, tagged FINAL.
+/// - `5` Secret Service item (version 3): `created (u64) ‖ modified (u64) ‖ label ‖ attribute count (u32) ‖
+///   (name ‖ value)… ‖ content type length (u8) ‖ content type ‖ secret length (u32) ‖ secret`, where each
+///   string is `length (u32) ‖ UTF-8` and the pairs are in ascending name order, names distinct.
+/// - `6` collection (version 3): `label` (a string as above), the keychain's Secret Service collection
+///   label; at most one.
 ///
 /// `body` = `ref length (u8) ‖ persistent ref ‖ attributes length (u32 BE) ‖ attributes ‖ secret length (u32 BE) ‖ secret`,
 /// where `attributes` is the binary property list the engine itself seals items with (``ItemCodec``).
@@ -24,6 +30,8 @@ enum BackupMessage {
         case item = 2
         case deviceBound = 3
         case end = 4
+        case secretItem = 5
+        case collection = 6
     }
 
     /// The item counts the end message carries.
@@ -33,6 +41,8 @@ enum BackupMessage {
         var deviceBound: UInt64 = 0
         /// WhenPasscodeSetThisDeviceOnly items left out of the backup.
         var excluded: UInt64 = 0
+        /// Secret Service items (kind 5; version 3 on). ``items`` counts them too.
+        var secretService: UInt64 = 0
     }
 
     /// A decoded message.
@@ -41,6 +51,11 @@ enum BackupMessage {
         case item(ItemRecord)
         case deviceBound(ItemClass, ProtectionClass, box: [UInt8])
         case end(Counts)
+        /// A Secret Service item: its metadata (``SecretItem/number`` is 0, it has no number outside a
+        /// keychain) and its secret.
+        case secretItem(SecretItem, SecretItemSecret)
+        /// The keychain's Secret Service collection label.
+        case collection(label: String)
     }
 
     static let deviceBindingContext = Array("swkc.backup.device.v1".utf8)
@@ -51,9 +66,48 @@ enum BackupMessage {
         [Kind.begin.rawValue] + BackupHeader.bigEndian(Int64(created.timeIntervalSince1970)) + deviceCheck
     }
 
+    /// The end message of a current-version backup (five counts).
     static func end(_ counts: Counts) -> [UInt8] {
         [Kind.end.rawValue] + BackupHeader.bigEndian(counts.items) + BackupHeader.bigEndian(counts.migratable)
             + BackupHeader.bigEndian(counts.deviceBound) + BackupHeader.bigEndian(counts.excluded)
+            + BackupHeader.bigEndian(counts.secretService)
+    }
+
+    /// The collection message: the keychain's Secret Service collection label.
+    static func collection(label: String) -> [UInt8] {
+        var message = [Kind.collection.rawValue]
+        appendString(label, to: &message)
+        return message
+    }
+
+    /// A Secret Service item's message, in protected memory.
+    static func secretItem(_ item: SecretItem, _ secret: SecretItemSecret) -> SecureBytes {
+        var metadata = [Kind.secretItem.rawValue]
+        metadata += BackupHeader.bigEndian(item.created) + BackupHeader.bigEndian(item.modified)
+        appendString(item.label, to: &metadata)
+        metadata += BackupHeader.bigEndian(UInt32(item.attributes.count))
+        for name in item.attributes.keys.sorted() {
+            appendString(name, to: &metadata)
+            appendString(item.attributes[name] ?? "", to: &metadata)
+        }
+        let contentType = Array(secret.contentType.utf8.prefix(Int(UInt8.max)))
+        metadata += [UInt8(contentType.count)] + contentType
+        let value = secret.value
+        metadata += BackupHeader.bigEndian(UInt32(value.count))
+        return SecureBytes(count: metadata.count + value.count) { out in
+            metadata.withUnsafeBytes {
+                UnsafeMutableRawBufferPointer(rebasing: out[0..<metadata.count]).copyMemory(from: $0)
+            }
+            value.withUnsafeBytes { bytes in
+                guard bytes.count > 0 else { return }
+                UnsafeMutableRawBufferPointer(rebasing: out[metadata.count...]).copyMemory(from: bytes)
+            }
+        }
+    }
+
+    private static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        bytes += BackupHeader.bigEndian(UInt32(string.utf8.count))
+        bytes += string.utf8
     }
 
     /// A migratable item's message.
@@ -96,24 +150,34 @@ enum BackupMessage {
 
     // MARK: - Parsing
 
-    /// Decodes one message's plaintext.
-    /// - Throws: `.decode` when it is malformed.
-    static func parse(_ plaintext: SecureBytes) throws(KeychainFailure) -> Parsed {
+    /// Decodes one message's plaintext, as the backup's format `version` defines it.
+    /// - Throws: `.decode` when it is malformed, or is a kind `version` does not have.
+    static func parse(_ plaintext: SecureBytes, version: UInt16) throws(KeychainFailure) -> Parsed {
         try plaintext.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> Parsed in
             var reader = ByteReader(bytes)
-            guard let kind = Kind(rawValue: try reader.integer(UInt8.self)) else { throw malformed }
+            guard let kind = Kind(rawValue: try reader.read(UInt8.self)) else { throw malformed }
+            let hasSecretService = version >= BackupHeader.currentVersion
             switch kind {
             case .begin:
-                _ = try reader.integer(Int64.self)
-                let check = try reader.bytes(16)
+                _ = try reader.read(Int64.self)
+                let check = try reader.readBytes(16)
                 try reader.expectEnd()
                 return .begin(deviceCheck: check)
             case .end:
-                let counts = Counts(
-                    items: try reader.integer(UInt64.self), migratable: try reader.integer(UInt64.self),
-                    deviceBound: try reader.integer(UInt64.self), excluded: try reader.integer(UInt64.self))
+                var counts = Counts(
+                    items: try reader.read(UInt64.self), migratable: try reader.read(UInt64.self),
+                    deviceBound: try reader.read(UInt64.self), excluded: try reader.read(UInt64.self))
+                if hasSecretService { counts.secretService = try reader.read(UInt64.self) }
                 try reader.expectEnd()
                 return .end(counts)
+            case .secretItem:
+                guard hasSecretService else { throw malformed }
+                return try parseSecretItem(&reader)
+            case .collection:
+                guard hasSecretService else { throw malformed }
+                let label = try reader.readString()
+                try reader.expectEnd()
+                return .collection(label: label)
             case .item:
                 let (itemClass, protection) = try classes(&reader)
                 guard protection.isMigratable else { throw malformed }
@@ -121,7 +185,7 @@ enum BackupMessage {
             case .deviceBound:
                 let (itemClass, protection) = try classes(&reader)
                 guard !protection.isMigratable else { throw malformed }
-                return .deviceBound(itemClass, protection, box: try reader.bytes(reader.remaining))
+                return .deviceBound(itemClass, protection, box: try reader.readBytes(reader.remaining))
             }
         }
     }
@@ -145,9 +209,34 @@ enum BackupMessage {
         KeychainFailure(.decode, "the backup holds a malformed record")
     }
 
+    private static func parseSecretItem(_ reader: inout ByteReader) throws(KeychainFailure) -> Parsed {
+        let created = try reader.read(UInt64.self)
+        let modified = try reader.read(UInt64.self)
+        let label = try reader.readString()
+        let count = Int(try reader.read(UInt32.self))
+        // Each pair takes at least 8 bytes: a count beyond that is a damaged record, not an allocation.
+        guard count <= reader.remaining / 8 else { throw malformed }
+        var attributes: [String: String] = [:]
+        var previous: String?
+        for _ in 0..<count {
+            let name = try reader.readString()
+            // Ascending and distinct: one encoding per item, and no pair silently dropped.
+            if let previous, !(previous < name) { throw malformed }
+            attributes[name] = try reader.readString()
+            previous = name
+        }
+        let contentTypeBytes = try reader.readBytes(Int(try reader.read(UInt8.self)))
+        guard let contentType = String(validating: contentTypeBytes, as: UTF8.self) else { throw malformed }
+        let value = try reader.readSecret(Int(try reader.read(UInt32.self)))
+        try reader.expectEnd()
+        return .secretItem(
+            SecretItem(number: 0, label: label, attributes: attributes, created: created, modified: modified),
+            SecretItemSecret(value: value, contentType: contentType))
+    }
+
     private static func classes(_ reader: inout ByteReader) throws(KeychainFailure) -> (ItemClass, ProtectionClass) {
-        guard let itemClass = ItemRow.itemClass(code: Int64(try reader.integer(UInt8.self))),
-            let protection = ProtectionClass(code: Int64(try reader.integer(UInt8.self)))
+        guard let itemClass = ItemRow.itemClass(code: Int64(try reader.read(UInt8.self))),
+            let protection = ProtectionClass(code: Int64(try reader.read(UInt8.self)))
         else { throw malformed }
         return (itemClass, protection)
     }
@@ -155,51 +244,47 @@ enum BackupMessage {
     private static func parseBody(
         _ reader: inout ByteReader, _ itemClass: ItemClass, _ protection: ProtectionClass
     ) throws(KeychainFailure) -> ItemRecord {
-        let reference = try reader.bytes(Int(try reader.integer(UInt8.self)))
-        let attributeBytes = try reader.bytes(Int(try reader.integer(UInt32.self)))
+        let reference = try reader.readBytes(Int(try reader.read(UInt8.self)))
+        let attributeBytes = try reader.readBytes(Int(try reader.read(UInt32.self)))
         guard let attributes = ItemCodec.decodeAttributes(attributeBytes),
             case .string(let raw)? = attributes[.accessible], raw == protection.rawValue
         else { throw malformed }
-        let secret = try reader.secret(Int(try reader.integer(UInt32.self)))
+        let secret = try reader.readSecret(Int(try reader.read(UInt32.self)))
         try reader.expectEnd()
         return ItemRecord(itemClass: itemClass, attributes: attributes, persistentRef: Data(reference), secret: secret)
     }
 }
 
-/// Bounds-checked reading of a message's plaintext.
-private struct ByteReader {
-    let bytes: UnsafeRawBufferPointer
-    var offset = 0
-
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    var remaining: Int { bytes.count - offset }
-
+/// Reading a message's plaintext (``ByteReader``), every shortfall a `.decode` failure.
+extension ByteReader {
     private static var short: KeychainFailure { KeychainFailure(.decode, "the backup holds a truncated record") }
 
-    mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(KeychainFailure) -> T {
-        let size = MemoryLayout<T>.size
-        guard remaining >= size else { throw Self.short }
-        var value: T = 0
-        for byte in bytes[offset..<(offset + size)] { value = value << 8 | T(byte) }
-        offset += size
+    fileprivate mutating func read<T: FixedWidthInteger>(_: T.Type) throws(KeychainFailure) -> T {
+        guard let value = bigEndian(T.self) else { throw Self.short }
         return value
     }
 
-    mutating func bytes(_ count: Int) throws(KeychainFailure) -> [UInt8] {
-        guard count >= 0, remaining >= count else { throw Self.short }
-        defer { offset += count }
-        return Array(bytes[offset..<(offset + count)])
+    fileprivate mutating func readBytes(_ count: Int) throws(KeychainFailure) -> [UInt8] {
+        guard let bytes = bytes(count) else { throw Self.short }
+        return Array(bytes)
+    }
+
+    /// A `length (u32) ‖ UTF-8` string. - Throws: `.decode` when it is short or not UTF-8.
+    fileprivate mutating func readString() throws(KeychainFailure) -> String {
+        guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)) else { throw Self.short }
+        guard let string = Self.string(bytes) else {
+            throw KeychainFailure(.decode, "the backup holds a record with text that is not UTF-8")
+        }
+        return string
     }
 
     /// Copies `count` bytes into protected memory without passing through a Swift array.
-    mutating func secret(_ count: Int) throws(KeychainFailure) -> SecureBytes {
-        guard count >= 0, remaining >= count else { throw Self.short }
-        defer { offset += count }
-        return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+    fileprivate mutating func readSecret(_ count: Int) throws(KeychainFailure) -> SecureBytes {
+        guard let bytes = bytes(count) else { throw Self.short }
+        return SecureBytes(copying: bytes)
     }
 
-    func expectEnd() throws(KeychainFailure) {
-        guard remaining == 0 else { throw KeychainFailure(.decode, "the backup holds a record with trailing bytes") }
+    fileprivate func expectEnd() throws(KeychainFailure) {
+        guard isAtEnd else { throw KeychainFailure(.decode, "the backup holds a record with trailing bytes") }
     }
 }

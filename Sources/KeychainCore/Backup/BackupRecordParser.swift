@@ -14,14 +14,19 @@ package enum BackupRecordParser {
     /// The device-binding key device-bound boxes are opened with here (never used for real backups).
     static let fuzzBindingKey = SecureBytes(copying: [UInt8](repeating: 0x5A, count: 32))
 
-    /// Parses `plaintext` as one decrypted backup record; opens a device-bound record's box.
-    /// - Returns: whether it is a well-formed record.
+    /// Parses `plaintext` as one decrypted backup record of the current format version or of
+    /// version 2; opens a device-bound record's box.
+    /// - Returns: whether it is a well-formed record of either version.
     package static func parse(_ plaintext: [UInt8]) -> Bool {
+        [BackupHeader.currentVersion, BackupHeader.recordVersion].contains { parse(plaintext, version: $0) }
+    }
+
+    private static func parse(_ plaintext: [UInt8], version: UInt16) -> Bool {
         do {
-            switch try BackupMessage.parse(SecureBytes(copying: plaintext)) {
+            switch try BackupMessage.parse(SecureBytes(copying: plaintext), version: version) {
             case .deviceBound(let itemClass, let protection, let box):
                 return try BackupMessage.openDeviceBound(itemClass, protection, box: box, bindingKey: fuzzBindingKey) != nil
-            case .begin, .item, .end:
+            case .begin, .item, .end, .secretItem, .collection:
                 return true
             }
         } catch {
@@ -29,7 +34,8 @@ package enum BackupRecordParser {
         }
     }
 
-    /// One well-formed record of each kind (begin, item, device-bound item, end), for the seed corpus.
+    /// One well-formed record of each kind (begin, item, device-bound item, end, Secret Service item,
+    /// collection), for the seed corpus.
     package static func sampleRecords() -> [[UInt8]] {
         func record(_ protection: ProtectionClass, secret: String) -> ItemRecord {
             ItemRecord(
@@ -48,6 +54,14 @@ package enum BackupRecordParser {
             item,
             (try? BackupMessage.deviceBound(record(.whenUnlockedThisDeviceOnly, secret: "device"), bindingKey: fuzzBindingKey)) ?? [],
             BackupMessage.end(BackupMessage.Counts(items: 2, migratable: 1, deviceBound: 1, excluded: 0)),
+            BackupMessage.secretItem(
+                SecretItem(
+                    number: 0, label: "Chromium Safe Storage",
+                    attributes: ["application": "chrome", "xdg:schema": "chrome_libsecret_os_crypt_password_v2"],
+                    created: 1_700_000_000, modified: 1_700_000_001),
+                SecretItemSecret(value: SecureBytes(copying: Array("s3cret".utf8)), contentType: "text/plain")
+            ).withUnsafeBytes { Array($0) },
+            BackupMessage.collection(label: "Login"),
         ]
     }
 }

@@ -1,13 +1,15 @@
 /// What ``Keystore/backup(to:passphrase:parameters:overwrite:)`` wrote.
 package struct BackupReport: Sendable, Equatable, CustomStringConvertible {
-    /// Items written to the backup.
+    /// Items written to the backup, Secret Service items included.
     package var items: Int
-    /// Of those, items that restore onto any installation.
+    /// Of those, SecItem items that restore onto any installation.
     package var migratable: Int
     /// Of those, ThisDeviceOnly items, which restore only onto this installation.
     package var deviceBound: Int
     /// WhenPasscodeSetThisDeviceOnly items left out: Apple never backs this class up.
     package var excludedWhenPasscodeSet: Int
+    /// Secret Service items written (they restore onto any installation).
+    package var secretServiceItems = 0
     /// Size of the backup file in bytes.
     package var bytes: Int
     /// ThisDeviceOnly items left out because they belong to another installation's device key and
@@ -15,7 +17,8 @@ package struct BackupReport: Sendable, Equatable, CustomStringConvertible {
     package var unreadableThisDeviceOnly = 0
 
     package var description: String {
-        var text = "backed up \(items) items (\(migratable) migratable, \(deviceBound) bound to this installation)"
+        var text = "backed up \(items) items (\(migratable) migratable, \(deviceBound) bound to this installation"
+        text += ", \(secretServiceItems) Secret Service items)"
         if excludedWhenPasscodeSet > 0 {
             text += "; \(excludedWhenPasscodeSet) WhenPasscodeSetThisDeviceOnly items are never backed up"
         }
@@ -28,8 +31,10 @@ package struct BackupReport: Sendable, Equatable, CustomStringConvertible {
 
 /// What ``Keystore/restore(from:passphrase:policy:)`` did.
 package struct RestoreReport: Sendable, Equatable, CustomStringConvertible {
-    /// Items the backup holds.
+    /// Items the backup holds, Secret Service items included.
     package var itemsInBackup = 0
+    /// Of those, Secret Service items.
+    package var secretServiceItems = 0
     /// Items stored, including ``replaced``.
     package var restored = 0
     /// Items stored in place of an existing item with the same primary key (policy `.replace`).

@@ -1,8 +1,10 @@
 /// The framing of a backup file: the header, then each secretstream message as
 /// `length (u32 BE) ‖ ciphertext` (docs/BACKUP-FORMAT.md).
 enum BackupStream {
-    /// Largest ciphertext a frame may hold: a 1 MiB secret plus generous room for attributes.
-    static let maximumFrameBytes = 4 << 20
+    /// Largest ciphertext a frame may hold: a Secret Service item's 4 MiB secret (a SecItem secret is
+    /// at most 1 MiB) plus generous room for its label and attributes. Version 2 files, whose largest
+    /// record was a 1 MiB secret, were bounded at 4 MiB; the larger bound reads them all the same.
+    static let maximumFrameBytes = 16 << 20
 
     /// Writes messages to a ``FileWriter``. Not `Sendable`.
     final class Writer {
@@ -35,7 +37,13 @@ enum BackupStream {
             return stream.seal(plaintext, associatedData: first ? headerBytes : [], tag: final ? .final : .message)
         }
 
+        /// - Throws: `.dataTooLarge` for a record over ``maximumFrameBytes``, which no reader would
+        ///   accept (the backup fails instead of writing a file that does not restore).
         private func emit(_ ciphertext: [UInt8]) throws(KeychainFailure) {
+            guard ciphertext.count <= maximumFrameBytes else {
+                throw KeychainFailure(
+                    .dataTooLarge, "an item is too large for a backup record (\(maximumFrameBytes >> 20) MiB at most)")
+            }
             try file.write(BackupHeader.bigEndian(UInt32(ciphertext.count)))
             try file.write(ciphertext)
         }

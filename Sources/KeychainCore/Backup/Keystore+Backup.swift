@@ -13,7 +13,9 @@ internal import Foundation
 extension Keystore {
     // MARK: - Backup
 
-    /// Writes every item of the keychain to an encrypted backup file.
+    /// Writes every item of the keychain to an encrypted backup file: SecItem items and Secret
+    /// Service items (label, attributes, dates, secret and content type), and the keychain's Secret
+    /// Service collection label.
     ///
     /// Items are read with a cursor inside one read transaction (a consistent snapshot) and written
     /// one record at a time, so memory does not grow with the keychain. The file is created with
@@ -21,7 +23,7 @@ extension Keystore {
     ///
     /// ```swift
     /// let report = try keystore.backup(to: "/media/usb/keychain.swkcbackup", passphrase: passphrase)
-    /// print(report)  // backed up 42 items (40 migratable, 2 bound to this installation)
+    /// print(report)  // backed up 42 items (38 migratable, 2 bound to this installation, 2 Secret Service items)
     /// ```
     /// - Parameters:
     ///   - path: the backup file to create.
@@ -68,13 +70,23 @@ extension Keystore {
                 }
                 counts.items += 1
             }
+            // Secret Service items (and the collection's label) are the keychain's too: they travel with it.
+            if let label = try Meta.blob(s.database, SecretItemSchema.labelMeta) {
+                try writer.write(BackupMessage.collection(label: String(decoding: label, as: UTF8.self)))
+            }
+            try s.forEachSecretItem { (item: SecretItem, secret: SecretItemSecret) throws(KeychainFailure) in
+                try writer.write(BackupMessage.secretItem(item, secret))
+                counts.secretService += 1
+                counts.items += 1
+            }
             try writer.write(BackupMessage.end(counts), final: true)
             return (counts, unreadable)
         }
         try file.commit()
         return BackupReport(
             items: Int(counts.items), migratable: Int(counts.migratable), deviceBound: Int(counts.deviceBound),
-            excludedWhenPasscodeSet: Int(counts.excluded), bytes: file.bytesWritten, unreadableThisDeviceOnly: unreadable)
+            excludedWhenPasscodeSet: Int(counts.excluded), secretServiceItems: Int(counts.secretService),
+            bytes: file.bytesWritten, unreadableThisDeviceOnly: unreadable)
     }
 
     // MARK: - Restore
@@ -85,7 +97,10 @@ extension Keystore {
     /// passphrase, a flipped byte, a truncated or extended file, a conflict under `.fail`, a locked
     /// class) rolls everything back, so the keychain is either fully restored or untouched.
     /// Each item keeps its attributes, its creation and modification dates and, when free, its
-    /// persistent reference. ThisDeviceOnly items restore only onto the installation that made the
+    /// persistent reference. A Secret Service item keeps its label, attributes, dates, secret and
+    /// content type and gets a new number (object path); its conflicts are with an item whose
+    /// attribute set is equal. The collection label is set when the keychain has none (or, under
+    /// `.replace`, always). ThisDeviceOnly items restore only onto the installation that made the
     /// backup; elsewhere they are skipped and counted.
     ///
     /// ```swift
@@ -114,24 +129,29 @@ extension Keystore {
             let reader = try BackupStream.Reader(path: path, expectedHeader: headerBytes, keys: keys)
             let bindingKey = BackupKeys.deviceBindingKey(deviceKey: try s.keys.boundDeviceKey(), salt: header.salt)
             let first = try reader.next()
-            guard !first.final, case .begin(let deviceCheck) = try BackupMessage.parse(first.plaintext) else {
+            guard !first.final,
+                case .begin(let deviceCheck) = try BackupMessage.parse(first.plaintext, version: header.version)
+            else {
                 throw KeychainFailure(.decode, "the backup does not start with its opening record")
             }
             let sameInstallation = SecureBytes(copying: BackupKeys.deviceCheck(bindingKey)).constantTimeEquals(deviceCheck)
             var report = RestoreReport()
             var seen = BackupMessage.Counts()
+            var seenCollection = false
+            let existingSecretItems = try s.secretItemHighWater()
             while true {
                 let message = try reader.next()
-                let parsed = try BackupMessage.parse(message.plaintext)
+                let parsed = try BackupMessage.parse(message.plaintext, version: header.version)
                 var record: ItemRecord?
                 switch parsed {
                 case .end(let counts) where message.final:
                     guard counts.items == seen.items, counts.migratable == seen.migratable,
-                        counts.deviceBound == seen.deviceBound
+                        counts.deviceBound == seen.deviceBound, counts.secretService == seen.secretService
                     else { throw KeychainFailure(.decode, "the backup's item counts do not match its records") }
                     try reader.expectEnd()
                     report.itemsInBackup = Int(counts.items)
                     report.excludedFromBackup = Int(counts.excluded)
+                    report.secretServiceItems = Int(counts.secretService)
                     return report
                 case .item(let item) where !message.final:
                     seen.migratable += 1
@@ -145,7 +165,20 @@ extension Keystore {
                     } else {
                         report.skippedThisDeviceOnly += 1
                     }
-                default:
+                case .secretItem(let item, let secret) where !message.final:
+                    seen.secretService += 1
+                    seen.items += 1
+                    report.count(try s.restoreSecretItem(item, secret, policy: policy, existing: existingSecretItems))
+                    continue
+                case .collection(let label) where !message.final && !seenCollection:
+                    seenCollection = true
+                    // The target's own label wins unless the backup's replaces what exists.
+                    let current = try Meta.blob(s.database, SecretItemSchema.labelMeta)
+                    if policy == .replace || current == nil {
+                        try Meta.set(s.database, SecretItemSchema.labelMeta, Array(label.utf8))
+                    }
+                    continue
+                case .begin, .item, .deviceBound, .end, .secretItem, .collection:
                     throw KeychainFailure(.decode, "the backup's records are out of order")
                 }
                 seen.items += 1
@@ -153,15 +186,22 @@ extension Keystore {
                 let result = try s.restore(
                     record.itemClass, attributes: record.attributes, secret: record.secret,
                     persistentRef: Array(record.persistentRef), policy: policy)
-                switch result.outcome {
-                case .inserted: report.restored += 1
-                case .replaced:
-                    report.restored += 1
-                    report.replaced += 1
-                case .skipped: report.skippedExisting += 1
-                }
+                report.count(result.outcome)
                 if result.reassignedReference { report.reassignedReferences += 1 }
             }
+        }
+    }
+}
+
+extension RestoreReport {
+    /// Counts what restoring one item did.
+    fileprivate mutating func count(_ outcome: StoreSession.RestoreOutcome) {
+        switch outcome {
+        case .inserted: restored += 1
+        case .replaced:
+            restored += 1
+            replaced += 1
+        case .skipped: skippedExisting += 1
         }
     }
 }

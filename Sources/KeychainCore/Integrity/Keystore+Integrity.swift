@@ -8,7 +8,7 @@ extension Keystore {
     /// - Throws: `.decode` naming what does not match; `.invalidKeychain` when SQLite reports corruption.
     package func verifyIntegrity() throws(KeychainFailure) -> Int {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in
-            var accumulator = [UInt8](repeating: 0, count: 32)
+            var accumulator = IntegrityAccumulator()
             var count = 0
             var modified: Int?
             do {
@@ -27,12 +27,12 @@ extension Keystore {
                         modified = count + 1
                         break
                     }
-                    for index in accumulator.indices { accumulator[index] ^= tag[index] }
+                    accumulator.add(tag)
                     count += 1
                 }
             }
             if let modified { throw KeychainFailure(.decode, "item \(modified) was modified outside the keychain") }
-            guard accumulator == (try Meta.blob(s.database, "accumulator")) else {
+            guard accumulator.matches(try Meta.blob(s.database, RowKind.secItem.accumulatorMeta)) else {
                 throw KeychainFailure(
                     .decode, "the keychain's items do not match its integrity record: a row was replayed, removed or added")
             }

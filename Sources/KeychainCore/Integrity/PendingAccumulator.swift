@@ -1,16 +1,15 @@
-/// The accumulator delta of the current transaction (see ``StoreSession/accumulate(_:)``), for one
+/// The accumulator delta of the current transaction (see ``StoreSession/accumulate(_:_:)``), for one
 /// accumulator in `meta`: `accumulator` (the `items` rows) or `ss_accumulator` (the Secret Service
 /// rows, ``SecretItemSchema``). Each is written once, just before the commit
 /// (``StoreSession/flushAccumulator()``), however many rows the transaction changed.
 /// Not `Sendable`: it lives inside ``StoreSession``, under the keystore's mutex.
 final class PendingAccumulator {
-    static let bytes = 32
-    /// The `meta` entry the delta is XORed into.
+    /// The `meta` entry the delta is XORed into (``RowKind/accumulatorMeta``).
     let metaName: String
     private var delta: [UInt8]?
 
-    init(metaName: String) {
-        self.metaName = metaName
+    init(_ kind: RowKind) {
+        metaName = kind.accumulatorMeta
     }
 
     func xor(_ tag: [UInt8]) {

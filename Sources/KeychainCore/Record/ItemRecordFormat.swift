@@ -146,7 +146,7 @@ package enum ItemRecordFormat {
 
     /// The attributes of a record read in place from `buffer`, or `nil` when it is not well-formed.
     static func decode(_ buffer: UnsafeRawBufferPointer) -> [String: AttributeValue]? {
-        var reader = Reader(buffer: buffer)
+        var reader = ByteReader(buffer)
         guard let version = reader.byte(), version == Self.version, let count = reader.byte() else { return nil }
         var attributes: [String: AttributeValue] = [:]
         attributes.reserveCapacity(Int(count))
@@ -155,7 +155,7 @@ package enum ItemRecordFormat {
             let name: String
             if number == 0 {
                 guard let length = reader.byte(), let bytes = reader.bytes(Int(length)), length > 0,
-                    let text = Reader.string(bytes), attributeNumbers[text] == nil
+                    let text = ByteReader.string(bytes), attributeNumbers[text] == nil
                 else { return nil }
                 name = text
             } else {
@@ -176,7 +176,7 @@ package enum ItemRecordFormat {
     /// - Returns: `.some(nil)` when the record has no such attribute, `nil` when it is not well-formed.
     static func value(number wanted: UInt8, in bytes: [UInt8]) -> AttributeValue?? {
         bytes.withUnsafeBytes { buffer -> AttributeValue?? in
-            var reader = Reader(buffer: buffer)
+            var reader = ByteReader(buffer)
             guard let version = reader.byte(), version == Self.version, let count = reader.byte() else { return nil }
             var found: AttributeValue?
             for _ in 0..<count {
@@ -197,75 +197,45 @@ package enum ItemRecordFormat {
             return .some(found)
         }
     }
+}
 
-    /// Bounds-checked reading of a record: every read returns `nil` rather than pass the end.
-    private struct Reader {
-        let buffer: UnsafeRawBufferPointer
-        var offset = 0
-
-        var isAtEnd: Bool { offset == buffer.count }
-
-        mutating func byte() -> UInt8? {
-            guard offset < buffer.count else { return nil }
-            defer { offset += 1 }
-            return buffer[offset]
+/// Reading the values of an item record (``ItemRecordFormat``).
+extension ByteReader {
+    /// Moves past one value (type and payload), checking its framing; `false` when it is malformed.
+    mutating func skipValue() -> Bool {
+        guard let raw = byte(), let type = ItemRecordFormat.ValueType(rawValue: raw) else { return false }
+        switch type {
+        case .string, .data:
+            guard let length = bigEndian(UInt32.self) else { return false }
+            return bytes(Int(length)) != nil
+        case .integer, .date: return bytes(8) != nil
+        case .bool:
+            guard let flag = byte() else { return false }
+            return flag <= 1
         }
+    }
 
-        mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer? {
-            guard count >= 0, count <= buffer.count - offset else { return nil }
-            defer { offset += count }
-            return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
-        }
-
-        mutating func bigEndian<T: FixedWidthInteger>(_: T.Type) -> T? {
-            guard let bytes = bytes(MemoryLayout<T>.size) else { return nil }
-            return bytes.reduce(T(0)) { $0 << 8 | T($1) }
-        }
-
-        /// The string of `bytes`, or `nil` when they are not UTF-8. ASCII (nearly every attribute) takes a
-        /// byte scan and a direct copy; anything else goes through the standard library's validation,
-        /// which costs several times as much (callgrind, keychain-bench read.enumerate).
-        static func string(_ bytes: UnsafeRawBufferPointer) -> String? {
-            for byte in bytes where byte >= 0x80 { return String(validating: bytes, as: UTF8.self) }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-
-        /// Moves past one value (type and payload), checking its framing; `false` when it is malformed.
-        mutating func skipValue() -> Bool {
-            guard let raw = byte(), let type = ValueType(rawValue: raw) else { return false }
-            switch type {
-            case .string, .data:
-                guard let length = bigEndian(UInt32.self) else { return false }
-                return bytes(Int(length)) != nil
-            case .integer, .date: return bytes(8) != nil
-            case .bool:
-                guard let flag = byte() else { return false }
-                return flag <= 1
-            }
-        }
-
-        mutating func value() -> AttributeValue? {
-            guard let raw = byte(), let type = ValueType(rawValue: raw) else { return nil }
-            switch type {
-            case .string:
-                guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)),
-                    let string = Self.string(bytes)
-                else { return nil }
-                return .string(string)
-            case .data:
-                guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)) else { return nil }
-                return .data(Data(bytes))
-            case .integer:
-                return bigEndian(UInt64.self).map { .integer(Int64(bitPattern: $0)) }
-            case .bool:
-                guard let flag = byte(), flag <= 1 else { return nil }
-                return .bool(flag == 1)
-            case .date:
-                guard let bits = bigEndian(UInt64.self) else { return nil }
-                let seconds = Double(bitPattern: bits)
-                guard seconds.isFinite else { return nil }
-                return .date(Date(timeIntervalSinceReferenceDate: seconds))
-            }
+    mutating func value() -> AttributeValue? {
+        guard let raw = byte(), let type = ItemRecordFormat.ValueType(rawValue: raw) else { return nil }
+        switch type {
+        case .string:
+            guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)),
+                let string = Self.string(bytes)
+            else { return nil }
+            return .string(string)
+        case .data:
+            guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)) else { return nil }
+            return .data(Data(bytes))
+        case .integer:
+            return bigEndian(UInt64.self).map { .integer(Int64(bitPattern: $0)) }
+        case .bool:
+            guard let flag = byte(), flag <= 1 else { return nil }
+            return .bool(flag == 1)
+        case .date:
+            guard let bits = bigEndian(UInt64.self) else { return nil }
+            let seconds = Double(bitPattern: bits)
+            guard seconds.isFinite else { return nil }
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
         }
     }
 }

@@ -97,7 +97,7 @@ extension StoreSession {
             try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
                 .blob(converted.attributes), .blob(converted.tag), .integer(row.rowid),
             ])
-            try accumulate(zip(row.tag, converted.tag).map { $0 ^ $1 })
+            try accumulate(IntegrityAccumulator.delta(from: row.tag, to: converted.tag), .secItem)
             batch.converted += 1
         }
         if batch.isLast {

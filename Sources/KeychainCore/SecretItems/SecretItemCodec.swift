@@ -81,18 +81,23 @@ struct SecretItemCodec {
         guard let plain = Sodium.open(box, key: metadataKey, associatedData: ad), plain.first == 1 else {
             throw KeychainFailure(.decode, "a Secret Service item's metadata does not authenticate")
         }
-        var reader = ByteReader(plain, offset: 1)
-        guard let created = reader.uint64(), let modified = reader.uint64(), let label = reader.string(),
-            let count = reader.uint32()
-        else { throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed") }
-        var attributes: [String: String] = [:]
-        for _ in 0..<count {
-            guard let name = reader.string(), let value = reader.string() else {
-                throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed")
+        let item = plain.withUnsafeBytes { buffer -> SecretItem? in
+            var reader = ByteReader(buffer, offset: 1)
+            guard let created = reader.bigEndian(UInt64.self), let modified = reader.bigEndian(UInt64.self),
+                let label = reader.lengthPrefixedString(), let count = reader.bigEndian(UInt32.self)
+            else { return nil }
+            var attributes: [String: String] = [:]
+            for _ in 0..<count {
+                guard let name = reader.lengthPrefixedString(), let value = reader.lengthPrefixedString() else {
+                    return nil
+                }
+                attributes[name] = value
             }
-            attributes[name] = value
+            return SecretItem(
+                number: number, label: label, attributes: attributes, created: created, modified: modified)
         }
-        return SecretItem(number: number, label: label, attributes: attributes, created: created, modified: modified)
+        guard let item else { throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed") }
+        return item
     }
 
     /// Seals `contentType` and the secret under `itemKey`: `u16 length ‖ content type ‖ secret`.
@@ -153,35 +158,5 @@ struct SecretItemCodec {
     static func appendString(_ string: String, to bytes: inout [UInt8]) {
         appendLength(string.utf8.count, to: &bytes)
         bytes.append(contentsOf: string.utf8)
-    }
-}
-
-/// Reads big-endian integers and length-prefixed strings; `nil` past the end.
-private struct ByteReader {
-    let bytes: [UInt8]
-    var offset: Int
-
-    init(_ bytes: [UInt8], offset: Int) {
-        self.bytes = bytes
-        self.offset = offset
-    }
-
-    mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
-        guard count >= 0, bytes.count - offset >= count else { return nil }
-        defer { offset += count }
-        return bytes[offset..<(offset + count)]
-    }
-
-    mutating func uint64() -> UInt64? {
-        take(8).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-    }
-
-    mutating func uint32() -> UInt32? {
-        take(4).map { $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
-    }
-
-    mutating func string() -> String? {
-        guard let length = uint32(), let slice = take(Int(length)) else { return nil }
-        return String(decoding: slice, as: UTF8.self)
     }
 }

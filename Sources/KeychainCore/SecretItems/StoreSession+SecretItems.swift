@@ -166,11 +166,7 @@ extension StoreSession {
                 return (row.number, true)
             }
         }
-        let number: Int64
-        number =
-            max(
-                try database.scalar("SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'ss_items'"),
-                try database.scalar("SELECT coalesce(max(id), 0) FROM ss_items")) + 1
+        let number = try nextSecretItemNumber()
         let item = SecretItem(number: number, label: label, attributes: attributes, created: now, modified: now)
         try writeSecretItem(item, secret: secret, replacing: nil, codec)
         return (number, false)
@@ -210,9 +206,89 @@ extension StoreSession {
         guard let row = try secretItemRow(number) else { return false }
         try database.prepare("DELETE FROM ss_items WHERE id = ?").run([.integer(number)])
         try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(number)])
-        try accumulateSecretItems(row.tag)
+        try accumulate(row.tag, .secretService)
         _ = try nextSecretItemSerial()
         return true
+    }
+
+    // MARK: - Backup and restore
+
+    /// Calls `body` with each item, by number, its metadata and secret opened, reading with a cursor
+    /// so that memory does not grow with the number of items.
+    /// - Returns: the number of items.
+    /// - Throws: `.interactionNotAllowed` while the keychain is locked (a backup never leaves items
+    ///   out silently); `.decode` when a row does not authenticate; whatever `body` throws.
+    @discardableResult
+    func forEachSecretItem(_ body: (SecretItem, SecretItemSecret) throws(KeychainFailure) -> Void)
+        throws(KeychainFailure) -> Int
+    {
+        guard try hasSecretItemTables() else { return 0 }
+        let codec = try secretItemCodec()
+        let statement = try database.prepare("SELECT \(Self.secretItemColumns) FROM ss_items ORDER BY id")
+        try statement.bind([])
+        defer { statement.finish() }
+        var count = 0
+        while try statement.step() {
+            let row = SecretItemRow(
+                number: statement.int64(0), serial: statement.int64(1), attributeSet: statement.blob(2),
+                metadata: statement.blob(3), wrappedKey: statement.blob(4), secret: statement.blob(5),
+                tag: statement.blob(6))
+            let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+            let secret = try codec.openSecret(row.secret, itemKey: try secretItemKey(row, codec), number: row.number)
+            try body(item, secret)
+            count += 1
+        }
+        return count
+    }
+
+    /// Stores an item from a backup with its own label, dates and secret, under a new number.
+    ///
+    /// An item numbered up to `existing` whose attribute set *equals* the item's (the identity
+    /// `CreateItem` replaces by) is a conflict, settled by `policy`: `.skip` keeps it, `.replace` gives
+    /// it the backup's label, dates and secret (keeping its number, so its object path), `.fail`
+    /// stops. Items stored by the same restore (numbers above `existing`) are never conflicts: a
+    /// keychain may hold several items with the same attributes, and they all come back.
+    /// - Parameter existing: the highest item number before the restore (``secretItemHighWater()``).
+    /// - Returns: what was done.
+    /// - Throws: `.duplicateItem` for a conflict under `.fail`; `.interactionNotAllowed` while
+    ///   locked; `.dataTooLarge` for a secret over 4 MiB; `.diskFull`, `.io`.
+    func restoreSecretItem(
+        _ item: SecretItem, _ secret: SecretItemSecret, policy: ConflictPolicy, existing: Int64
+    ) throws(KeychainFailure) -> RestoreOutcome {
+        _ = try classKey(.whenUnlocked)
+        try checkSecretSize(secret)
+        try ensureSecretItemTables()
+        let codec = try secretItemCodec()
+        for row in try secretItemRows(
+            "SELECT \(Self.secretItemColumns) FROM ss_items WHERE attribute_set = ? AND id <= ? ORDER BY id",
+            [.blob(codec.setDigest(item.attributes)), .integer(existing)])
+        {
+            let existing = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+            guard existing.attributes == item.attributes else { continue }
+            switch policy {
+            case .skip: return .skipped
+            case .fail:
+                throw KeychainFailure(
+                    .duplicateItem, "a Secret Service item with the same attributes is already in the keychain")
+            case .replace:
+                let replacement = SecretItem(
+                    number: row.number, label: item.label, attributes: item.attributes, created: item.created,
+                    modified: item.modified)
+                try writeSecretItem(replacement, secret: secret, replacing: row, codec)
+                return .replaced
+            }
+        }
+        let stored = SecretItem(
+            number: try nextSecretItemNumber(), label: item.label, attributes: item.attributes, created: item.created,
+            modified: item.modified)
+        try writeSecretItem(stored, secret: secret, replacing: nil, codec)
+        return .inserted
+    }
+
+    /// The highest item number in use (0 when there is none).
+    func secretItemHighWater() throws(KeychainFailure) -> Int64 {
+        guard try hasSecretItemTables() else { return 0 }
+        return try database.scalar("SELECT coalesce(max(id), 0) FROM ss_items")
     }
 
     // MARK: - Integrity
@@ -224,7 +300,7 @@ extension StoreSession {
     func verifySecretItems() throws(KeychainFailure) -> Int {
         guard try hasSecretItemTables() else { return 0 }
         let codec = try secretItemCodec()
-        var accumulator = [UInt8](repeating: 0, count: 32)
+        var accumulator = IntegrityAccumulator()
         var expectedIndex = 0
         let rows = try secretItemRows("SELECT \(Self.secretItemColumns) FROM ss_items ORDER BY id", [])
         for row in rows {
@@ -234,7 +310,7 @@ extension StoreSession {
             guard tag == row.tag else {
                 throw KeychainFailure(.decode, "Secret Service item \(row.number) was modified outside the keychain")
             }
-            for index in accumulator.indices { accumulator[index] ^= tag[index] }
+            accumulator.add(tag)
             let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
             guard codec.setDigest(item.attributes) == row.attributeSet else {
                 throw KeychainFailure(.decode, "Secret Service item \(row.number) has a wrong attribute-set digest")
@@ -255,8 +331,7 @@ extension StoreSession {
         guard indexRows == expectedIndex else {
             throw KeychainFailure(.decode, "the Secret Service attribute index holds entries for no item")
         }
-        let stored = try Meta.blob(database, SecretItemSchema.accumulatorMeta) ?? [UInt8](repeating: 0, count: 32)
-        guard stored == accumulator else {
+        guard accumulator.matches(try Meta.blob(database, RowKind.secretService.accumulatorMeta)) else {
             throw KeychainFailure(
                 .decode,
                 "the keychain's Secret Service items do not match their integrity record: a row was replayed, removed or added")
@@ -319,7 +394,14 @@ extension StoreSession {
             ).run([.integer(item.number)] + columns)
             try index(item, codec)
         }
-        try accumulateSecretItems(old.map { zip($0.tag, tag).map { $0 ^ $1 } } ?? tag)
+        try accumulate(old.map { IntegrityAccumulator.delta(from: $0.tag, to: tag) } ?? tag, .secretService)
+    }
+
+    /// The next item number: above every number ever used (`sqlite_sequence`), so never reused.
+    private func nextSecretItemNumber() throws(KeychainFailure) -> Int64 {
+        max(
+            try database.scalar("SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'ss_items'"),
+            try database.scalar("SELECT coalesce(max(id), 0) FROM ss_items")) + 1
     }
 
     private func index(_ item: SecretItem, _ codec: SecretItemCodec) throws(KeychainFailure) {

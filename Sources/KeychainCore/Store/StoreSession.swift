@@ -16,9 +16,9 @@ package struct StoreSession: ~Copyable {
     /// use it, and a keychain that is not foreign has one (``SessionKeys/codec``).
     var codec: ItemCodec { keys.codec! }
     /// The XOR of the `items` tags the current transaction changed, written to `meta` once before it commits.
-    let pendingAccumulator = PendingAccumulator(metaName: "accumulator")
+    let pendingAccumulator = PendingAccumulator(.secItem)
     /// The same for Secret Service rows (`ss_items`), whose accumulator is `meta.ss_accumulator`.
-    let pendingSecretItemAccumulator = PendingAccumulator(metaName: SecretItemSchema.accumulatorMeta)
+    let pendingSecretItemAccumulator = PendingAccumulator(.secretService)
     /// Whether the Secret Service tables exist, remembered per connection (``SecretItemTables``).
     let secretItemTables = SecretItemTables()
 
@@ -302,7 +302,7 @@ package struct StoreSession: ~Copyable {
     ) throws(KeychainFailure) {
         let row = try sealRow(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
         try database.prepare(ItemRow.insertSQL).run(row.taggedValues + [.blob(row.tag)])
-        try accumulate(row.tag)
+        try accumulate(row.tag, .secItem)
     }
 
     /// Applies `changes` (and a new secret, when given) to every item `query` matches.
@@ -386,7 +386,7 @@ package struct StoreSession: ~Copyable {
                 .blob(resealed.attributes), .blob(resealed.tag), .integer(row.rowid),
             ])
         }
-        try accumulate(zip(row.tag, resealed.tag).map { $0 ^ $1 })
+        try accumulate(IntegrityAccumulator.delta(from: row.tag, to: resealed.tag), .secItem)
     }
 
     /// Re-seals one row in place with a fresh item key.
@@ -395,7 +395,7 @@ package struct StoreSession: ~Copyable {
             row.itemClass, attributes: attributes, secret: secret, persistentRef: row.persistentRef)
         try database.prepare(ItemRow.rewriteSQL).run(
             Array(sealed.taggedValues.dropFirst(2)) + [.blob(sealed.tag), .integer(row.rowid)])
-        try accumulate(zip(row.tag, sealed.tag).map { $0 ^ $1 })
+        try accumulate(IntegrityAccumulator.delta(from: row.tag, to: sealed.tag), .secItem)
     }
 
     /// Deletes every item `query` matches.
@@ -426,7 +426,7 @@ package struct StoreSession: ~Copyable {
     /// Deletes one row, whose stored tag is `tag`, and takes the tag out of the accumulator.
     func deleteRow(_ rowid: Int64, tag: [UInt8]) throws(KeychainFailure) {
         try database.prepare("DELETE FROM items WHERE rowid = ?").run([.integer(rowid)])
-        try accumulate(tag)
+        try accumulate(tag, .secItem)
     }
 
     /// The rowid and tag of the row whose `column` (a unique blob column: `pk`, `persistref`) is `value`.

@@ -73,6 +73,7 @@ struct BackupKeychain: SecuritySubcommand {
         output.line("    restore onto any installation: \(report.migratable)")
         output.line("    ThisDeviceOnly, restore onto this installation only: \(report.deviceBound)")
         output.line("    WhenPasscodeSetThisDeviceOnly, never backed up: \(report.excludedWhenPasscodeSet)")
+        output.line("    Secret Service items, restore onto any installation: \(report.secretServiceItems)")
         if report.unreadableThisDeviceOnly > 0 {
             output.line(
                 "    ThisDeviceOnly of another installation, unreadable here, left out: \(report.unreadableThisDeviceOnly)"

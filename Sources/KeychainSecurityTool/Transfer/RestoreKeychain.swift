@@ -66,6 +66,7 @@ struct RestoreKeychain: SecuritySubcommand {
         }
         let output = context.io.output
         output.line("restored \(report.restored) of \(report.itemsInBackup) items from \(path)")
+        output.line("    of them Secret Service items: \(report.secretServiceItems)")
         output.line("    replaced existing items: \(report.replaced)")
         output.line("    skipped, already in the keychain: \(report.skippedExisting)")
         output.line("    skipped, ThisDeviceOnly from another installation: \(report.skippedThisDeviceOnly)")

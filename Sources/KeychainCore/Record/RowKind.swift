@@ -1,0 +1,26 @@
+/// The kinds of sealed row a keychain file holds: SecItem items (`items`, ``ItemRow``) and
+/// freedesktop Secret Service items (`ss_items`, ``SecretItemSchema``).
+///
+/// What differs per kind is answered by an exhaustive `switch` here, so a new kind does not compile
+/// until each answer (its table, its integrity accumulator) is given, and every feature written over
+/// `RowKind.allCases` (flushing the accumulators, checking them) covers it.
+enum RowKind: CaseIterable {
+    case secItem
+    case secretService
+
+    /// The table the rows live in.
+    var table: String {
+        switch self {
+        case .secItem: "items"
+        case .secretService: SecretItemSchema.itemsTable
+        }
+    }
+
+    /// The `meta` entry holding the XOR of every row's tag (``IntegrityAccumulator``).
+    var accumulatorMeta: String {
+        switch self {
+        case .secItem: "accumulator"
+        case .secretService: SecretItemSchema.accumulatorMeta
+        }
+    }
+}
