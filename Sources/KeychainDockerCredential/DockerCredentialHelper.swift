@@ -34,7 +34,7 @@ package enum DockerCredentialHelper {
     /// The label of every item this helper writes (`credentials.CredsLabel`).
     static let label = CredentialHelpers.dockerLabel
     /// This helper's version.
-    package static let version = "0.1.0"
+    package static let version = ProjectVersion.current
     static let notFound = CredentialHelpers.dockerNotFound
     /// The largest input read, in bytes.
     static let maximumInput = 1 << 20

@@ -5,7 +5,8 @@ internal import KeychainToolSupport
 ///
 /// Follows Apple's `security.c`: a subcommand is found by prefix in table order
 /// (`find-gen` runs `find-generic-password`); an unknown one prints `security: unknown command "x"`
-/// and exits 1; no subcommand prints the tool's usage to stdout and exits 2; a subcommand's usage
+/// and exits 1; no subcommand prints the tool's usage to stdout and exits 2 (`-h` or `--help` alone print it
+/// and exit 0; `--version` prints the release); a subcommand's usage
 /// error prints its usage and summary to stderr and exits 2. `help [command...]`, `-h` and `--help`
 /// print help to stdout and exit 0.
 package enum SecurityTool {
@@ -43,6 +44,10 @@ package enum SecurityTool {
                 help = true
                 continue
             }
+            if first == "--version" {
+                context.io.output.line("security (swift-keychain) \(ProjectVersion.current)")
+                return 0
+            }
             for letter in first.dropFirst() {
                 switch letter {
                 case "h": help = true
@@ -53,7 +58,9 @@ package enum SecurityTool {
                 }
             }
         }
-        if help { return Help.run(Array(rest), context) }
+        // `security -h` alone prints the same synopsis and list as bare `security`, but as the help that
+        // was asked for: exit 0 (issue 24, item 7).
+        if help { return rest.isEmpty ? usage(context, status: 0) : Help.run(Array(rest), context) }
         guard let name = rest.first else { return usage(context) }
         let operands = Array(rest.dropFirst())
         if !name.isEmpty && "help".hasPrefix(name) { return Help.run(operands, context) }
@@ -89,8 +96,9 @@ package enum SecurityTool {
         return commands.first { $0.spec.name.hasPrefix(name) && name.count >= $0.spec.minimumPrefixLength }
     }
 
-    /// Apple's `usage()`: the global synopsis and the command list on stdout, exit 2.
-    static func usage(_ context: SecurityContext) -> Int32 {
+    /// Apple's `usage()`: the global synopsis and the command list on stdout.
+    /// - Parameter status: the exit status: 2 for bare `security` (Apple's), 0 for `-h`/`--help`.
+    static func usage(_ context: SecurityContext, status: Int32 = 2) -> Int32 {
         context.io.output.write(
             """
             Usage: security [-h] [-q] [-v] [command] [opt ...]
@@ -100,7 +108,7 @@ package enum SecurityTool {
 
             """)
         Help.list(context)
-        return 2
+        return status
     }
 
     /// The `main` of the `security` executable: real streams, environment and terminal.

@@ -1,4 +1,5 @@
 internal import CGIO
+internal import KeychainCore
 
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials
@@ -40,7 +41,7 @@ package enum SecretServiceDaemon {
     package static let programName = "keychain-secret-service"
     /// The release this program belongs to, as `--version` prints it (the project's version, as the
     /// credential helpers report it).
-    package static let version = "0.1.0"
+    package static let version = ProjectVersion.current
     /// How to stop gnome-keyring's user service, which D-Bus or systemd would otherwise start again.
     static let gnomeKeyringStop =
         "systemctl --user stop gnome-keyring-daemon.service gnome-keyring-daemon.socket"

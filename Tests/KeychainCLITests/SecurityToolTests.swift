@@ -218,6 +218,24 @@ struct SecurityToolTests {
         #expect(sandbox.security("find-generic-password", "-a").stderr.hasPrefix("security: option requires an argument -- a\n"))
     }
 
+    @Test("security -h and --help alone print bare security's Usage line and command list, and exit 0")
+    func globalHelpMatchesBareUsage() throws {
+        let sandbox = try Sandbox()
+        let bare = sandbox.security()
+        #expect(bare.status == 2)
+        #expect(bare.stdout.hasPrefix("Usage: security [-h] [-q] [-v] [command] [opt ...]\n"))
+        for flag in ["-h", "--help"] {
+            #expect(sandbox.security(flag) == Outcome(status: 0, stdout: bare.stdout, stderr: ""))
+        }
+    }
+
+    @Test("security --version prints the project's release and exits 0")
+    func version() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.security("--version")
+            == Outcome(status: 0, stdout: "security (swift-keychain) \(ProjectVersion.current)\n", stderr: ""))
+    }
+
     @Test("help, -h and --help print the same usage to stdout, generated from the option table")
     func help() throws {
         let sandbox = try Sandbox()
