@@ -32,9 +32,17 @@ let package = Package(
         .systemLibrary(name: "CKeyring"),
         // GLib's GIO: D-Bus (GDBus) for the Secret Service provider only.
         .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // tpm2-tss's ESAPI, TCTI loader and marshalling (no FAPI): KeychainTPM only (issue 28).
+        // Headers in /usr/include/tss2 (Debian libtss2-dev); no pkgConfig, whose -pthread SwiftPM warns about.
+        .systemLibrary(name: "CTSS2"),
 
         // The engine: item store, keybag, crypto, query model, entitlements.
-        .target(name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainCore", dependencies: ["CSodium", "CSQLite", "CKeyring", "KeychainTPM"],
+            swiftSettings: strictSettings),
+        // The device key sealed by a TPM 2.0 (docs/ARCHITECTURE.md, "Device key"): every process that opens
+        // a keychain may need to unseal it, so it links where KeychainCore does.
+        .target(name: "KeychainTPM", dependencies: ["CTSS2"], swiftSettings: strictSettings),
         // Keys, certificates and PKCS #12 over libcrypto: the engine behind SecKey, SecCertificate, SecIdentity.
         .target(name: "KeychainCrypto", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         // Apple's SecItem API, names and statuses unchanged.
