@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#endif
 internal import CTSS2
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
 
 /// One connection to a TPM: the TCTI loader's context and an ESAPI context over it, finalised together.
 ///
@@ -47,7 +48,9 @@ final class TPMContext {
         var random: UnsafeMutablePointer<TPM2B_DIGEST>?
         let rc = Esys_GetRandom(esys, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), 8, &random)
         Esys_Free(random)
-        guard rc == TSS2_RC(TSS2_RC_SUCCESS) else { throw .unreachable("the TPM does not answer: \(Self.describe(rc))") }
+        guard rc == TSS2_RC(TSS2_RC_SUCCESS) else {
+            throw .unreachable("the TPM does not answer: \(Self.describe(rc))")
+        }
     }
 
     /// Re-creates the owner-hierarchy primary storage key from its fixed template.
@@ -73,9 +76,12 @@ final class TPMContext {
         swkc_tpm_session_symmetric(&symmetric)
         var session = ESYS_TR(ESYS_TR_NONE)
         let rc = Esys_StartAuthSession(
-            esys, primary, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), nil,
+            esys, primary, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
+            nil,
             TPM2_SE(policy ? TPM2_SE_POLICY : TPM2_SE_HMAC), &symmetric, TPMI_ALG_HASH(TPM2_ALG_SHA256), &session)
-        guard rc == TSS2_RC(TSS2_RC_SUCCESS) else { throw .failed("the TPM did not start a session: \(Self.describe(rc))") }
+        guard rc == TSS2_RC(TSS2_RC_SUCCESS) else {
+            throw .failed("the TPM did not start a session: \(Self.describe(rc))")
+        }
         return session
     }
 
@@ -93,7 +99,8 @@ final class TPMContext {
         defer { flush(trial) }
         try applyPCR7(trial)
         var digest: UnsafeMutablePointer<TPM2B_DIGEST>?
-        let rc = Esys_PolicyGetDigest(esys, trial, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &digest)
+        let rc = Esys_PolicyGetDigest(
+            esys, trial, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &digest)
         defer { Esys_Free(digest) }
         guard rc == TSS2_RC(TSS2_RC_SUCCESS), let digest else {
             throw .failed("the TPM did not compute the PCR 7 policy: \(Self.describe(rc))")
@@ -106,8 +113,11 @@ final class TPMContext {
         var selection = TPML_PCR_SELECTION()
         swkc_tpm_pcr7(&selection)
         var current = TPM2B_DIGEST()
-        let rc = Esys_PolicyPCR(esys, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &current, &selection)
-        guard rc == TSS2_RC(TSS2_RC_SUCCESS) else { throw .failed("the TPM refused the PCR 7 policy: \(Self.describe(rc))") }
+        let rc = Esys_PolicyPCR(
+            esys, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &current, &selection)
+        guard rc == TSS2_RC(TSS2_RC_SUCCESS) else {
+            throw .failed("the TPM refused the PCR 7 policy: \(Self.describe(rc))")
+        }
     }
 
     /// Flushes a transient object or session; a handle already gone is not an error.

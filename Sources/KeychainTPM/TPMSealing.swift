@@ -39,7 +39,8 @@ package enum TPMSealing {
     /// - Returns: the blob to keep: the sealed object's marshalled `TPM2B_PUBLIC` then `TPM2B_PRIVATE`.
     /// - Throws: ``Failure/unreachable(_:)`` when no TPM answers; ``Failure/failed(_:)`` when the TPM
     ///   refuses (an owner hierarchy with a password, a secret of the wrong size).
-    package static func seal(_ secret: UnsafeRawBufferPointer, tcti: String, bindsPCR7: Bool) throws(Failure) -> [UInt8] {
+    package static func seal(_ secret: UnsafeRawBufferPointer, tcti: String, bindsPCR7: Bool) throws(Failure) -> [UInt8]
+    {
         let context = try TPMContext(tcti: tcti)
         let primary = try context.createPrimary()
         defer { context.flush(primary) }
@@ -74,7 +75,9 @@ package enum TPMSealing {
         }
         let capacity = MemoryLayout<TPM2B_PUBLIC>.size + MemoryLayout<TPM2B_PRIVATE>.size
         var blob = [UInt8](repeating: 0, count: capacity)
-        let length = blob.withUnsafeMutableBufferPointer { swkc_tpm_marshal(outPublic, outPrivate, $0.baseAddress, capacity) }
+        let length = blob.withUnsafeMutableBufferPointer {
+            swkc_tpm_marshal(outPublic, outPrivate, $0.baseAddress, capacity)
+        }
         guard length > 0 else { throw .failed("the sealed object does not marshal") }
         return Array(blob[..<length])
     }
@@ -121,10 +124,12 @@ package enum TPMSealing {
         }
         guard rc == TSS2_RC(TSS2_RC_SUCCESS), let unsealed else {
             if TPMContext.isPolicyFailure(rc) {
-                throw .policy("PCR 7 of the TPM at \(tcti) changed since the key was sealed to it: \(TPMContext.describe(rc))")
+                throw .policy(
+                    "PCR 7 of the TPM at \(tcti) changed since the key was sealed to it: \(TPMContext.describe(rc))")
             }
             throw .failed("the TPM at \(tcti) did not unseal the key: \(TPMContext.describe(rc))")
         }
-        return body(UnsafeRawBufferPointer(start: swkc_tpm_sensitive_bytes(unsealed), count: Int(unsealed.pointee.size)))
+        return body(
+            UnsafeRawBufferPointer(start: swkc_tpm_sensitive_bytes(unsealed), count: Int(unsealed.pointee.size)))
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#endif
 internal import KeychainTPM
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
 
 /// The device key sealed by a TPM 2.0 (tracker issue 28), as systemd-creds' `host+tpm2`: the file then
 /// holds a random disk secret, a TPM-sealed random secret, and the device key encrypted under
@@ -65,7 +66,8 @@ extension DeviceKey {
         let contents = try sealedContents(of: key, tcti: tcti, bindsPCR7: bindsPCR7)
         CrashPoint.reach("devicekey.seal.sealed")
         guard let check = try? unsealedKey(contents, path: path, tcti: tcti), check.constantTimeEquals(key) else {
-            throw KeychainFailure(.notAvailable, "the TPM at \(tcti) sealed the device key but does not unseal it", reason: .advice)
+            throw KeychainFailure(
+                .notAvailable, "the TPM at \(tcti) sealed the device key but does not unseal it", reason: .advice)
         }
         try replaceSecret(path, with: contents)
         CrashPoint.reach("devicekey.seal.replaced")
@@ -93,8 +95,11 @@ extension DeviceKey {
     }
 
     /// Opens the sealed device-key file at `path` (already read into `contents`).
-    static func unsealedKey(_ contents: SecureBytes, path: String, tcti configured: String?) throws(KeychainFailure) -> SecureBytes {
-        let damaged = KeychainFailure(.decode, "the device key \(path) is damaged (it is not a sealed device key)", reason: .advice)
+    static func unsealedKey(_ contents: SecureBytes, path: String, tcti configured: String?) throws(KeychainFailure)
+        -> SecureBytes
+    {
+        let damaged = KeychainFailure(
+            .decode, "the device key \(path) is damaged (it is not a sealed device key)", reason: .advice)
         return try contents.withUnsafeBytes { (file: UnsafeRawBufferPointer) throws(KeychainFailure) -> SecureBytes in
             guard file.count > headerCount, Array(file[..<sealedMagic.count]) == sealedMagic else { throw damaged }
             let bindsPCR7 = file[sealedMagic.count] & 1 == 1
@@ -117,14 +122,21 @@ extension DeviceKey {
                 throw failure(error, path: path)
             }
             let wrapping = Sodium.combine(diskSecret, tpmSecret, context: "swkc.device-key.tpm.v1")
-            guard let key = Sodium.openSecret(Array(file[boxStart...]), key: wrapping, associatedData: Array(file[..<boxStart])),
+            guard
+                let key = Sodium.openSecret(
+                    Array(file[boxStart...]), key: wrapping, associatedData: Array(file[..<boxStart])),
                 key.count == Sodium.keyBytes
-            else { throw KeychainFailure(.decode, "the device key \(path) does not open with its TPM secret: it is damaged", reason: .advice) }
+            else {
+                throw KeychainFailure(
+                    .decode, "the device key \(path) does not open with its TPM secret: it is damaged", reason: .advice)
+            }
             return key
         }
     }
 
-    private static func sealedContents(of key: SecureBytes, tcti: String, bindsPCR7: Bool) throws(KeychainFailure) -> SecureBytes {
+    private static func sealedContents(of key: SecureBytes, tcti: String, bindsPCR7: Bool) throws(KeychainFailure)
+        -> SecureBytes
+    {
         let diskSecret = SecureBytes.random(count: Sodium.keyBytes)
         let tpmSecret = SecureBytes.random(count: Sodium.keyBytes)
         let blob: [UInt8]
@@ -144,11 +156,14 @@ extension DeviceKey {
         return SecureBytes(count: associated.count + Sodium.keyBytes + Sodium.sealOverhead) { out in
             associated.withUnsafeBytes { out.copyMemory(from: $0) }
             diskSecret.withUnsafeBytes {
-                UnsafeMutableRawBufferPointer(rebasing: out[secretStart..<secretStart + Sodium.keyBytes]).copyMemory(from: $0)
+                UnsafeMutableRawBufferPointer(rebasing: out[secretStart..<secretStart + Sodium.keyBytes]).copyMemory(
+                    from: $0)
             }
             let header = UnsafeRawBufferPointer(rebasing: out[..<associated.count])
             let box = key.withUnsafeBytes { Sodium.seal($0, key: wrapping, associatedData: Array(header)) }
-            box.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[associated.count...]).copyMemory(from: $0) }
+            box.withUnsafeBytes {
+                UnsafeMutableRawBufferPointer(rebasing: out[associated.count...]).copyMemory(from: $0)
+            }
         }
     }
 

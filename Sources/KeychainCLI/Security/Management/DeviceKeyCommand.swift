@@ -34,7 +34,8 @@ struct DeviceKeyCommand: SecuritySubcommand {
             switch verb {
             case "seal":
                 guard let tcti else {
-                    throw KeychainFailure(.notAvailable, "no TPM to seal with: no /dev/tpmrm0, and KEYCHAIN_TCTI names none")
+                    throw KeychainFailure(
+                        .notAvailable, "no TPM to seal with: no /dev/tpmrm0, and KEYCHAIN_TCTI names none")
                 }
                 try DeviceKey.seal(path: path, tcti: tcti, bindsPCR7: bindsPCR7)
             case "unseal":
@@ -45,11 +46,13 @@ struct DeviceKeyCommand: SecuritySubcommand {
                 case .missing: context.io.output.line("kept in: nowhere yet (made with the first keychain)")
                 case .file: context.io.output.line("kept in: a file")
                 case .tpm(let pcr7):
-                    context.io.output.line("kept in: the TPM at \(tcti ?? "(none configured)")\(pcr7 ? ", bound to PCR 7" : "")")
+                    context.io.output.line(
+                        "kept in: the TPM at \(tcti ?? "(none configured)")\(pcr7 ? ", bound to PCR 7" : "")")
                 }
                 let reachable = tcti.map { DeviceKey.isTPMReachable(tcti: $0) } ?? false
                 context.io.output.line(
-                    reachable ? "TPM: \(tcti ?? "") answers" : "TPM: none (the device key stays in a file, as without one)")
+                    reachable
+                        ? "TPM: \(tcti ?? "") answers" : "TPM: none (the device key stays in a file, as without one)")
             }
         } catch {
             throw .message("security: device-key \(verb): \(error.detail ?? error.status.message)", status: 1)
