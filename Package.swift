@@ -36,13 +36,19 @@ let package = Package(
         .systemLibrary(name: "CKeyring"),
         // GLib's GIO: D-Bus (GDBus) for the Secret Service provider only.
         .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // tpm2-tss's ESAPI, TCTI loader and marshalling (no FAPI): KeychainTPM only (issue 28).
+        // Headers in /usr/include/tss2 (Debian libtss2-dev); no pkgConfig, whose -pthread SwiftPM warns about.
+        .systemLibrary(name: "CTSS2"),
 
         // SecureBytes: the one zeroising byte type (sodium_malloc storage), shared by KeychainCore and KeychainCrypto.
         .target(name: "KeychainSecureMemory", dependencies: ["CSodium"], swiftSettings: strictSettings),
         // The engine: item store, keybag, crypto, query model, entitlements.
         .target(
-            name: "KeychainCore", dependencies: ["KeychainSecureMemory", "CSodium", "CSQLite", "CKeyring"],
+            name: "KeychainCore", dependencies: ["KeychainSecureMemory", "CSodium", "CSQLite", "CKeyring", "KeychainTPM"],
             swiftSettings: strictSettings),
+        // The device key sealed by a TPM 2.0 (docs/ARCHITECTURE.md, "Device key"): every process that opens
+        // a keychain may need to unseal it, so it links where KeychainCore does.
+        .target(name: "KeychainTPM", dependencies: ["CTSS2"], swiftSettings: strictSettings),
         // Keys, certificates and PKCS #12 over libcrypto: the engine behind SecKey, SecCertificate, SecIdentity.
         .target(name: "KeychainCrypto", dependencies: ["KeychainSecureMemory", "COpenSSL"], swiftSettings: strictSettings),
         // Key, certificate and identity items below SecItem, without Foundation: derived attributes and

@@ -15,7 +15,7 @@ package enum SecurityTool {
             ListKeychains.self, DefaultKeychain.self,
             CreateKeychain.self, DeleteKeychain.self, LockKeychain.self, UnlockKeychain.self,
             SetKeychainSettings.self, SetKeychainPassword.self, ShowKeychainInfo.self,
-            DumpKeychain.self,
+            DumpKeychain.self, DeviceKeyCommand.self,
             AddGenericPassword.self, AddInternetPassword.self,
             FindGenericPassword.self, DeleteGenericPassword.self,
             FindInternetPassword.self, DeleteInternetPassword.self,
