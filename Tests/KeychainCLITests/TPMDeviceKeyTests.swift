@@ -183,4 +183,43 @@ struct TPMDeviceKeyTests {
         #expect(try Self.security(["find-generic-password", "-s", "api", "-w"], env) == Self.found)
         #expect(try Self.security(["device-key", "status"], env).stdout.contains("kept in: the TPM at \(tpm.tcti)\n"))
     }
+
+    @Test("seal --pcr7 binds the key to PCR 7: status says so, and the keychain opens while PCR 7 is unchanged")
+    func sealedToPCR7() throws {
+        let sandbox = try Sandbox()
+        let tpm = try SoftwareTPM(in: sandbox.directory + "/tpm")
+        let env = Self.environment(sandbox, tpm)
+        #expect(try Self.security(["add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret"], env).status == 0)
+        #expect(try Self.security(["device-key", "seal", "--pcr7"], env) == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            try Self.security(["device-key", "status"], env).stdout.contains(
+                "kept in: the TPM at \(tpm.tcti), bound to PCR 7\n"))
+        #expect(try Self.security(["find-generic-password", "-s", "api", "-w"], env) == Self.found)
+        #expect(try Self.security(["device-key", "status", "--pcr7"], env).status == 2)
+    }
+
+    @Test("a damaged sealed device key is refused as damaged, and a missing one cannot be sealed")
+    func damagedSealedKey() throws {
+        let sandbox = try Sandbox()
+        let tpm = try SoftwareTPM(in: sandbox.directory + "/tpm")
+        let env = Self.environment(sandbox, tpm)
+        #expect(
+            try Self.security(["device-key", "seal"], env)
+                == Outcome(
+                    status: 1, stdout: "",
+                    stderr:
+                        "security: device-key seal: there is no device key at \(sandbox.location.deviceKeyPath) to seal\n"
+                ))
+        #expect(try Self.security(["add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret"], env).status == 0)
+        let contents = try #require(FileManager.default.contents(atPath: sandbox.location.deviceKeyPath))
+        try contents.prefix(contents.count - 1).write(to: URL(fileURLWithPath: sandbox.location.deviceKeyPath))
+        let refused = try Self.security(["find-generic-password", "-s", "api", "-w"], env)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("the device key \(sandbox.location.deviceKeyPath) is damaged"), "\(refused)")
+        // Nothing was lost: the file is left as it was, and the whole one opens the keychain again.
+        #expect(
+            FileManager.default.contents(atPath: sandbox.location.deviceKeyPath) == contents.prefix(contents.count - 1))
+        try contents.write(to: URL(fileURLWithPath: sandbox.location.deviceKeyPath))
+        #expect(try Self.security(["find-generic-password", "-s", "api", "-w"], env) == Self.found)
+    }
 }

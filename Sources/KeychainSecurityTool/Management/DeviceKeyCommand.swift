@@ -20,11 +20,11 @@ struct DeviceKeyCommand: SecuritySubcommand {
     let bindsPCR7: Bool
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
-        guard options.operands.count == 1, ["status", "seal", "unseal"].contains(options.operands[0]) else {
-            throw .usage(nil)
-        }
-        verb = options.operands[0]
-        bindsPCR7 = options.has("pcr7")
+        // getopt stops at the verb, so `seal --pcr7` arrives as an operand; `--pcr7 seal` as an option.
+        let words = options.operands.filter { $0 != "--pcr7" }
+        guard words.count == 1, ["status", "seal", "unseal"].contains(words[0]) else { throw .usage(nil) }
+        verb = words[0]
+        bindsPCR7 = options.has("pcr7") || options.operands.contains("--pcr7")
         if bindsPCR7 && verb != "seal" { throw .usage(nil) }
     }
 
