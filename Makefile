@@ -2,7 +2,7 @@
 #   make build                      debug build of everything, warnings as errors
 #   make test                       the CLI tests (KeychainCLITests)
 #   make install [PREFIX=~/.local]  release build; installs security, git-credential-keychain,
-#                                   docker-credential-keychain and keychain-secret-service into
+#                                   docker-credential-keychain, keychain-secret-service and keychain-ssh-askpass into
 #                                   $(PREFIX)/bin, and the provider's D-Bus activation file into
 #                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service), and the systemd
 #                                   user unit it names into $(SYSTEMD_USER_UNITS)
