@@ -105,6 +105,8 @@ package enum SecretServiceDaemon {
             }
         }
         unblockTerminationSignals()
+        // A portal caller's fd whose reading end is closed fails the write with EPIPE instead of killing the provider.
+        signal(SIGPIPE, SIG_IGN)
         var error: UnsafeMutablePointer<GError>?
         guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
             printError("keychain-secret-service: \(ProviderError.connection(consume(error)))")
@@ -166,6 +168,8 @@ private final class RunningDaemon {
     let name: String
     let loop: OpaquePointer
     let provider: SecretServiceProvider
+    /// The Secret portal backend, on the same connection (its master secrets in the store's login keychain).
+    let portal: SecretPortal
     let idleExit: UInt32
     var lastActivity = g_get_monotonic_time()
     var status: Int32 = 0
@@ -178,11 +182,14 @@ private final class RunningDaemon {
         self.idleExit = idleExit
         loop = g_main_loop_new(nil, 0)
         provider = SecretServiceProvider(connection: connection, store: store)
+        let vault: any PortalSecretVault = (store as? KeychainSecretStore) ?? MemoryPortalVault()
+        portal = SecretPortal(connection: connection, store: store, vault: vault)
     }
 
     deinit {
         for source in sources { g_source_remove(source) }
         if nameLostSubscription != 0 { g_dbus_connection_signal_unsubscribe(connection, nameLostSubscription) }
+        portal.stop()
         provider.stop()
         g_main_loop_unref(loop)
     }
@@ -190,11 +197,14 @@ private final class RunningDaemon {
     func run(replace: Bool) -> Int32 {
         do {
             try provider.start()
+            try portal.start()
         } catch {
             SecretServiceDaemon.printError("keychain-secret-service: \(error)")
             return 1
         }
         provider.activityHandler = { [unowned self] in self.lastActivity = g_get_monotonic_time() }
+        portal.activityHandler = provider.activityHandler
+        portal.noPrompterHandler = { [unowned self] in self.provider.logNoPrompter(nil) }
         let me = Unmanaged.passUnretained(self).toOpaque()
         nameLostSubscription = g_dbus_connection_signal_subscribe(
             connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameLost", "/org/freedesktop/DBus",
@@ -248,7 +258,8 @@ private final class RunningDaemon {
     /// Quits the loop when idle long enough with nothing to lose; returns whether it did.
     func checkIdle() -> Bool {
         let idleMicroseconds = g_get_monotonic_time() - lastActivity
-        guard provider.openSessionCount == 0, provider.pendingPromptCount == 0, !provider.store.holdsUnsavedData,
+        guard provider.openSessionCount == 0, provider.pendingPromptCount == 0, portal.pendingRequestCount == 0,
+            !provider.store.holdsUnsavedData,
             idleMicroseconds >= Int64(idleExit) * 1_000_000
         else { return false }
         g_main_loop_quit(loop)
