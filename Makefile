@@ -16,6 +16,9 @@
 # libc only; pam/pam_keychain.c), and the program it starts, $(PREFIX)/libexec/keychain-pam-helper; the
 # module is compiled to start that helper. make install-pam (root) adds the pam-auth-update profile
 # /usr/share/pam-configs/keychain naming the module by its full path (docs/PAM.md).
+# make install also installs the Secret portal backend's $(PORTALS)/swift-keychain.portal (xdg-desktop-portal finds
+# it there from version 1.17; 1.16 reads only /usr/share: PREFIX=/usr) and the portals.conf lines that choose it,
+# $(PREFIX)/share/swift-keychain/portals.conf, to merge into ~/.config/xdg-desktop-portal/portals.conf (docs/PORTAL.md).
 # They are built in their own scratch folder, .build/static, so that switching between this and the
 # ordinary release build (scripts/bench) never rebuilds either.
 PREFIX ?= $(HOME)/.local
@@ -32,6 +35,7 @@ PRIVATE_TMPDIR = TMPDIR=$$(mktemp -d) && export TMPDIR && trap 'rm -rf "$$TMPDIR
 LIBEXECDIR := $(PREFIX)/libexec
 PAMDIR := $(PREFIX)/lib/security
 PAM_CONFIGS ?= /usr/share/pam-configs
+PORTALS ?= $(PREFIX)/share/xdg-desktop-portal/portals
 
 .PHONY: build test release install uninstall install-pam uninstall-pam
 
@@ -59,6 +63,9 @@ install: release
 	./scripts/build-pam-module "$(PAMDIR)/pam_keychain.so.new" "$(abspath $(LIBEXECDIR))/keychain-pam-helper"
 	strip --strip-unneeded "$(PAMDIR)/pam_keychain.so.new" && chmod 0644 "$(PAMDIR)/pam_keychain.so.new"
 	mv -f "$(PAMDIR)/pam_keychain.so.new" "$(PAMDIR)/pam_keychain.so"
+	install -d "$(PORTALS)" "$(PREFIX)/share/swift-keychain"
+	install -m 0644 portal/swift-keychain.portal "$(PORTALS)/swift-keychain.portal"
+	install -m 0644 portal/portals.conf "$(PREFIX)/share/swift-keychain/portals.conf"
 
 # Root: the pam-auth-update profile (Debian, Ubuntu); then `pam-auth-update --enable keychain`.
 install-pam:
@@ -73,3 +80,4 @@ uninstall:
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done
 	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service" "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
 	rm -f "$(LIBEXECDIR)/keychain-pam-helper" "$(PAMDIR)/pam_keychain.so"
+	rm -f "$(PORTALS)/swift-keychain.portal" "$(PREFIX)/share/swift-keychain/portals.conf"
