@@ -92,4 +92,104 @@ struct PortalEndToEndTests {
             #expect(try PortalBackendTests.portalItems(home).isEmpty)
         }
     }
+
+    /// Runs the built `security portal-migrate` with `home`'s keychains. - Returns: status, stdout, stderr.
+    static func portalMigrate(_ arguments: [String], home: KeychainHome) throws -> (
+        status: Int32, output: String, error: String
+    ) {
+        let security = URL(fileURLWithPath: PrivateBus.providerExecutable).deletingLastPathComponent()
+            .appendingPathComponent("security").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: security)
+        process.arguments = ["portal-migrate"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(home.environment) { _, new in new }
+        environment["HOME"] = home.root
+        process.environment = environment
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test(
+        "security portal-migrate moves the named host items into the app's keyring file, where libsecret in the sandbox finds them"
+    )
+    func portalMigrateMovesItems() throws {
+        try Self.with { sandbox, home in
+            let bus = sandbox.bus
+            let session = try bus.openPlainSession()
+            let moved = try bus.createItem(
+                KeychainProviderTests.login, label: "Notes (alice)",
+                attributes: ["xdg:schema": "org.example.Notes.Account", "user": "alice"], secret: "old-notes-secret",
+                session: session)
+            let stays = try bus.createItem(
+                KeychainProviderTests.login, label: "Mail",
+                attributes: ["xdg:schema": "org.example.Mail", "user": "alice"],
+                secret: "mail-secret", session: session)
+            let data = bus.directory.appendingPathComponent("app-data").path
+            let keyring = data + "/keyrings/default.keyring"
+            let dry = try Self.portalMigrate(
+                ["-n", "-s", "org.example.Notes.Account", "-o", keyring, "org.example.Notes"], home: home)
+            #expect(dry.status == 0)
+            #expect(dry.output == "1 item would move to \(keyring)\n")
+            #expect(!FileManager.default.fileExists(atPath: keyring))
+            let run = try Self.portalMigrate(
+                ["-s", "org.example.Notes.Account", "-o", keyring, "org.example.Notes"], home: home)
+            #expect(run.status == 0, "\(run.error)")
+            #expect(run.output == "moved 1 item to \(keyring)\n")
+            #expect(!run.output.contains("old-notes-secret") && !run.error.contains("old-notes-secret"))
+            let contents = try #require(FileManager.default.contents(atPath: keyring))
+            #expect(!contents.contains(Array("old-notes-secret".utf8)))
+            #expect(!contents.contains(Array("alice".utf8)))
+            // The app, through the portal, reads the moved item with libsecret's own file backend.
+            let lookup = try sandbox.run(
+                appID: "org.example.Notes", ["lookup"], environment: ["SECRET_BACKEND": "file", "XDG_DATA_HOME": data])
+            #expect(lookup.lines == ["found=old-notes-secret"])
+            // It left the keychain; the other item stayed.
+            for _ in 0..<300 where (try? KeychainProviderTests.search(bus, ["user": "alice"]).unlocked.count) != 1 {
+                usleep(10_000)
+            }
+            #expect(try KeychainProviderTests.search(bus, ["user": "alice"]).unlocked == [stays])
+            #expect(moved != stays)
+        }
+    }
+
+    @Test(
+        "security portal-migrate refuses no selection, a bad app id, no match, and a keyring file made with another app's secret, and deletes nothing"
+    )
+    func portalMigrateBadInput() throws {
+        try Self.with { sandbox, home in
+            let bus = sandbox.bus
+            let session = try bus.openPlainSession()
+            _ = try bus.createItem(
+                KeychainProviderTests.login, label: "Notes",
+                attributes: ["xdg:schema": "org.example.Notes.Account", "user": "alice"],
+                secret: "old-notes-secret", session: session)
+            let data = bus.directory.appendingPathComponent("other-data").path
+            let keyring = data + "/keyrings/default.keyring"
+            let none = try Self.portalMigrate(["-o", keyring, "org.example.Notes"], home: home)
+            #expect(none.status == 1 && none.error.contains("-s schema"))
+            let badApp = try Self.portalMigrate(["-s", "x", "not an app"], home: home)
+            #expect(badApp.status == 1 && badApp.error.contains("is not an application id"))
+            let noMatch = try Self.portalMigrate(["-a", "user=bob", "-o", keyring, "org.example.Notes"], home: home)
+            #expect(noMatch.status == 1 && noMatch.error.contains("no item"))
+            // Another app's keyring file: its items do not verify under this app's secret.
+            let environment = ["SECRET_BACKEND": "file", "XDG_DATA_HOME": data]
+            #expect(
+                try sandbox.run(appID: "org.example.Other", ["store", "x"], environment: environment).lines == [
+                    "stored=True"
+                ])
+            let before = FileManager.default.contents(atPath: keyring)
+            let wrong = try Self.portalMigrate(["-a", "user=alice", "-o", keyring, "org.example.Notes"], home: home)
+            #expect(wrong.status == 1 && wrong.error.contains("another master secret"))
+            #expect(FileManager.default.contents(atPath: keyring) == before)
+            #expect(try KeychainProviderTests.search(bus, ["user": "alice"]).unlocked.count == 1)
+        }
+    }
 }
