@@ -73,7 +73,8 @@ extension SecretServiceProvider {
         activityHandler?()
         defer { if ["SetAlias", "CreateCollection", "Prompt"].contains(call.method) { syncAliasSubtrees() } }
         do {
-            call.reply(try route(call))
+            let caller = try caller(of: call)
+            call.reply(try route(call, caller))
         } catch is PromptAnswered {
             return
         } catch let failure as DBusFailure {
@@ -83,7 +84,18 @@ extension SecretServiceProvider {
         }
     }
 
-    private func route(_ call: MethodCall) throws -> [OpaquePointer] {
+    /// The caller of `call`, cached per connection (``CallerRegistry``).
+    /// - Throws: `org.freedesktop.DBus.Error.AccessDenied` for a connection of another Unix user, or one
+    ///   whose process cannot be identified (it exited or its pid was reused while being read).
+    func caller(of call: MethodCall) throws(DBusFailure) -> Caller {
+        do {
+            return try callers.caller(call.sender, on: connection)
+        } catch {
+            throw DBusFailure.accessDenied("\(error)")
+        }
+    }
+
+    private func route(_ call: MethodCall, _ caller: Caller) throws -> [OpaquePointer] {
         guard let object = resolve(call.path) else { throw DBusFailure.noSuchObject(call.path) }
         switch (object, call.method) {
         case (.service, "OpenSession"): return try openSession(call)

@@ -71,6 +71,8 @@ package final class SecretServiceProvider {
     var backgroundPrompts: [String: BackgroundPrompt] = [:]
     var nextSession = 1
     var nextPrompt = 1
+    /// Who each connection is, looked up on its first call and forgotten when it leaves the bus.
+    let callers = CallerRegistry()
 
     /// A pending prompt: what it does when the client calls `Prompt`, and who may call it.
     struct Prompt {
@@ -154,6 +156,16 @@ package final class SecretServiceProvider {
     /// Open sessions and pending prompts (the provider is idle when both are zero).
     package var openSessionCount: Int { sessions.count }
     package var pendingPromptCount: Int { prompts.count + backgroundPrompts.count }
+
+    /// The caller a connection was identified as on its first call, until it leaves the bus.
+    package func knownCaller(_ uniqueName: String) -> Caller? { callers.cached(uniqueName) }
+    /// The connections whose caller is known.
+    package var knownCallerCount: Int { callers.count }
+    /// Replaces the bus and `/proc` lookup of callers (tests that need callers the test process cannot be).
+    package var callerLookup: ((String) throws(CallerLookupError) -> Caller)? {
+        get { callers.lookup }
+        set { callers.lookup = newValue }
+    }
 
     // MARK: - Objects
 
@@ -372,6 +384,7 @@ package final class SecretServiceProvider {
     // MARK: - Clients
 
     private func clientLeft(_ name: String) {
+        callers.forget(name)
         sessions = sessions.filter { $0.value.owner != name }
         sessionUse = sessionUse.filter { sessions[$0.key] != nil }
         for (id, prompt) in prompts where prompt.owner == name { prompts[id] = nil }
