@@ -43,6 +43,16 @@ final class BusCredentials {
     /// - Throws: ``CallerLookupError/credentials(_:)`` with GDBus's message when the daemon refuses
     ///   (the name has already left the bus, for example).
     static func query(_ uniqueName: String, on connection: OpaquePointer) throws(CallerLookupError) -> BusCredentials {
+        // A peer-to-peer connection (no bus daemon: the fuzz target's socket pair) has one peer, whose
+        // credentials GLib read from the socket when it authenticated.
+        if g_dbus_connection_get_unique_name(connection) == nil {
+            guard let peer = g_dbus_connection_get_peer_credentials(connection) else {
+                throw .credentials("a peer-to-peer connection without credentials")
+            }
+            let uid = g_credentials_get_unix_user(peer, nil)
+            let pid = g_credentials_get_unix_pid(peer, nil)
+            return BusCredentials(uid: UInt32(uid), pid: pid > 0 ? pid : nil, processFD: -1, securityLabel: nil)
+        }
         var error: UnsafeMutablePointer<GError>?
         var fdList: UnsafeMutablePointer<GUnixFDList>?
         let reply = Variant.withType("(a{sv})") { replyType in
