@@ -39,6 +39,8 @@ let package = Package(
         // tpm2-tss's ESAPI, TCTI loader and marshalling (no FAPI): KeychainTPM only (issue 28).
         // Headers in /usr/include/tss2 (Debian libtss2-dev); no pkgConfig, whose -pthread SwiftPM warns about.
         .systemLibrary(name: "CTSS2"),
+        // glibc's pidfd_open and pidfd_send_signal (sys/pidfd.h): the Secret Service provider's caller identity.
+        .systemLibrary(name: "CPidfd"),
 
         // SecureBytes: the one zeroising byte type (sodium_malloc storage), shared by KeychainCore and KeychainCrypto.
         .target(name: "KeychainSecureMemory", dependencies: ["CSodium"], swiftSettings: strictSettings),
@@ -89,7 +91,8 @@ let package = Package(
             name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "KeychainTesting", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
         // The freedesktop Secret Service provider (org.freedesktop.secrets over GDBus) and its thin main.
-        .target(name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL"], swiftSettings: strictSettings),
+        .target(
+            name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL", "CPidfd"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-secret-service", dependencies: ["SecretService"], swiftSettings: strictSettings),
         // What pam_keychain.so asks at login, logout and password changes (docs/PAM.md), and its thin main.
         .target(name: "KeychainPAM", dependencies: ["KeychainCore"], swiftSettings: strictSettings),

@@ -2,6 +2,8 @@
 #define CGIO_SHIM_H
 #include <gio/gio.h>
 #include <glib-unix.h>
+// File descriptors passed over D-Bus (GetConnectionCredentials' ProcessFD); gio.h leaves this header out.
+#include <gio/gunixfdlist.h>
 
 // G_VARIANT_TYPE is a macro (a checked cast of a type string), which Swift cannot import.
 static inline const GVariantType *cgio_variant_type(const gchar *type_string) {

@@ -16,6 +16,7 @@ package enum SecurityTool {
             CreateKeychain.self, DeleteKeychain.self, LockKeychain.self, UnlockKeychain.self,
             SetKeychainSettings.self, SetKeychainPassword.self, ShowKeychainInfo.self,
             DumpKeychain.self, DeviceKeyCommand.self,
+            ShowItemAccess.self, RevokeItemAccess.self,
             AddGenericPassword.self, AddInternetPassword.self,
             FindGenericPassword.self, DeleteGenericPassword.self,
             FindInternetPassword.self, DeleteInternetPassword.self,

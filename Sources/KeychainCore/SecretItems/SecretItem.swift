@@ -15,13 +15,19 @@ package struct SecretItem: Sendable, Equatable {
     package var created: UInt64
     /// `Modified`, seconds since the Unix epoch.
     package var modified: UInt64
+    /// Who may use the secret without asking; `nil` for an item made before access lists.
+    package var access: SecretItemAccess?
 
-    package init(number: Int64, label: String, attributes: [String: String], created: UInt64, modified: UInt64) {
+    package init(
+        number: Int64, label: String, attributes: [String: String], created: UInt64, modified: UInt64,
+        access: SecretItemAccess? = nil
+    ) {
         self.number = number
         self.label = label
         self.attributes = attributes
         self.created = created
         self.modified = modified
+        self.access = access
     }
 }
 

@@ -21,6 +21,9 @@ struct SecretItemCodec {
 
     enum Part: UInt8 { case key = 1, metadata = 2, secret = 3 }
 
+    /// The byte that starts an access list after the attributes in sealed metadata.
+    static let accessListMarker: UInt8 = 0xA1
+
     init(keychainID: [UInt8], indexKey: IndexKey) {
         self.keychainID = keychainID
         metadataKey = Sodium.combine(indexKey.bytes, indexKey.bytes, context: "swkc.ss.metadata.v1")
@@ -71,6 +74,15 @@ struct SecretItemCodec {
             Self.appendString(name, to: &plain)
             Self.appendString(item.attributes[name]!, to: &plain)
         }
+        if let access = item.access {
+            // The access list (issue 27): after the attributes, so that metadata sealed before it
+            // (nothing follows the attributes) opens as an item without a list.
+            plain.append(Self.accessListMarker)
+            plain.append(access.anyApplication ? 1 : 0)
+            Self.appendString(access.owner, to: &plain)
+            Self.appendLength(access.allowed.count, to: &plain)
+            for identity in access.allowed { Self.appendString(identity, to: &plain) }
+        }
         let ad = associatedData(.metadata, number: item.number, attributeSet: attributeSet)
         return Sodium.seal(plain, key: metadataKey, associatedData: ad)
     }
@@ -93,8 +105,21 @@ struct SecretItemCodec {
                 }
                 attributes[name] = value
             }
+            var access: SecretItemAccess?
+            if let marker = reader.byte() {
+                guard marker == Self.accessListMarker, let flags = reader.byte(), flags <= 1,
+                    let owner = reader.lengthPrefixedString(), let count = reader.bigEndian(UInt32.self)
+                else { return nil }
+                var allowed: [String] = []
+                for _ in 0..<count {
+                    guard let identity = reader.lengthPrefixedString() else { return nil }
+                    allowed.append(identity)
+                }
+                access = SecretItemAccess(owner: owner, allowed: allowed, anyApplication: flags == 1)
+            }
             return SecretItem(
-                number: number, label: label, attributes: attributes, created: created, modified: modified)
+                number: number, label: label, attributes: attributes, created: created, modified: modified,
+                access: access)
         }
         guard let item else { throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed") }
         return item

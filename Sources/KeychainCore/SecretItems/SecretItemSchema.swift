@@ -24,6 +24,9 @@ enum SecretItemSchema {
     static let accumulatorMeta = "ss_accumulator"
     /// The keychain's Secret Service collection label (UTF-8, not sealed: readable while locked).
     static let labelMeta = "ss_label"
+    /// `meta` name of the keychain's ``SecretAccessPolicy`` (UTF-8 `confirm` or `open`); absent in
+    /// keychains made before access lists, which are `open`.
+    static let accessPolicyMeta = "ss_access_policy"
 
     static let create = """
         CREATE TABLE IF NOT EXISTS ss_items (

@@ -355,7 +355,7 @@ extension StoreSession {
 
     /// Writes `item` (a new row when `replacing` is `nil`), re-indexing its attributes. With `secret`
     /// `nil` the stored secret and item key are kept.
-    private func writeSecretItem(
+    func writeSecretItem(
         _ item: SecretItem, secret: SecretItemSecret?, replacing old: SecretItemRow?, _ codec: SecretItemCodec
     ) throws(KeychainFailure) {
         let attributeSet = codec.setDigest(item.attributes)

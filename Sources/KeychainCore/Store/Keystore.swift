@@ -114,6 +114,8 @@ package final class Keystore: Sendable {
             try Keybag.create(in: database, keychainID: keychainID, deviceKey: deviceKey)
             try Meta.set(database, "generation", integer: 1)
             try Meta.set(database, "accumulator", [UInt8](repeating: 0, count: 32))
+            // New keychains ask before an application not on an item's access list reads it (issue 27).
+            try Meta.set(database, SecretItemSchema.accessPolicyMeta, Array(SecretAccessPolicy.confirm.rawValue.utf8))
             try database.execute("COMMIT")
             try database.execute("PRAGMA journal_mode=WAL")
         }

@@ -73,7 +73,8 @@ extension SecretServiceProvider {
         activityHandler?()
         defer { if ["SetAlias", "CreateCollection", "Prompt"].contains(call.method) { syncAliasSubtrees() } }
         do {
-            call.reply(try route(call))
+            let caller = try caller(of: call)
+            call.reply(try route(call, caller))
         } catch is PromptAnswered {
             return
         } catch let failure as DBusFailure {
@@ -83,15 +84,26 @@ extension SecretServiceProvider {
         }
     }
 
-    private func route(_ call: MethodCall) throws -> [OpaquePointer] {
+    /// The caller of `call`, cached per connection (``CallerRegistry``).
+    /// - Throws: `org.freedesktop.DBus.Error.AccessDenied` for a connection of another Unix user, or one
+    ///   whose process cannot be identified (it exited or its pid was reused while being read).
+    func caller(of call: MethodCall) throws(DBusFailure) -> Caller {
+        do {
+            return try callers.caller(call.sender, on: connection)
+        } catch {
+            throw DBusFailure.accessDenied("\(error)")
+        }
+    }
+
+    private func route(_ call: MethodCall, _ caller: Caller) throws -> [OpaquePointer] {
         guard let object = resolve(call.path) else { throw DBusFailure.noSuchObject(call.path) }
         switch (object, call.method) {
         case (.service, "OpenSession"): return try openSession(call)
         case (.service, "CreateCollection"): return try createCollection(call)
-        case (.service, "SearchItems"): return try searchService(call)
+        case (.service, "SearchItems"): return try searchService(call, caller)
         case (.service, "Unlock"): return try unlock(call)
         case (.service, "Lock"): return try lock(call)
-        case (.service, "GetSecrets"): return try getSecrets(call)
+        case (.service, "GetSecrets"): return try getSecrets(call, caller)
         case (.service, "ReadAlias"): return readAlias(call)
         case (.service, "SetAlias"): return try setAlias(call)
         case (.collection(let id), "Delete"):
@@ -113,12 +125,20 @@ extension SecretServiceProvider {
                 return [Variant.objectPath(promptPath)]
             }
             return try storeCall(call) { () throws(SecretStoreError) in try store.deleteCollection(id) }
-        case (.collection(let id), "SearchItems"): return try searchCollection(call, id)
-        case (.collection(let id), "CreateItem"): return try createItem(call, id)
+        case (.collection(let id), "SearchItems"): return try searchCollection(call, id, caller)
+        case (.collection(let id), "CreateItem"): return try createItem(call, id, caller)
         case (.item(let collection, let item), "Delete"):
-            return try storeCall(call) { () throws(SecretStoreError) in try store.deleteItem(item, in: collection) }
-        case (.item(let collection, let item), "GetSecret"): return try getSecret(call, item, collection)
-        case (.item(let collection, let item), "SetSecret"): return try setSecret(call, item, collection)
+            return try withAccess(call, caller, items: [(collection, item)], single: true) { [unowned self] _ in
+                try self.storeCall(call) { () throws(SecretStoreError) in try self.store.deleteItem(item, in: collection) }
+            }
+        case (.item(let collection, let item), "GetSecret"):
+            return try withAccess(call, caller, items: [(collection, item)], single: true) { [unowned self] _ in
+                try self.getSecret(call, item, collection)
+            }
+        case (.item(let collection, let item), "SetSecret"):
+            return try withAccess(call, caller, items: [(collection, item)], single: true) { [unowned self] _ in
+                try self.setSecret(call, item, collection)
+            }
         case (.session(let id), "Close"):
             try ownedSession(call.path, id: id, sender: call.sender)
             closeSession(id)
@@ -132,7 +152,7 @@ extension SecretServiceProvider {
     }
 
     /// Runs a store operation that answers with prompt `/`.
-    private func storeCall(_ call: MethodCall, _ body: () throws(SecretStoreError) -> Void) throws -> [OpaquePointer] {
+    func storeCall(_ call: MethodCall, _ body: () throws(SecretStoreError) -> Void) throws -> [OpaquePointer] {
         do { try body() } catch { throw DBusFailure(error, path: call.path) }
         return [Variant.objectPath("/")]
     }
@@ -239,11 +259,11 @@ extension SecretServiceProvider {
     /// `SearchItems(a{ss}) → (ao unlocked, ao locked)`: items of locked collections are listed as locked.
     /// Each collection's lock state is read once per call, as it is now (a client that is told "unlocked"
     /// asks `GetSecrets` at once, without `Unlock`, and gets nothing if another process locked it since).
-    private func searchService(_ call: MethodCall) throws -> [OpaquePointer] {
+    private func searchService(_ call: MethodCall, _ caller: Caller) throws -> [OpaquePointer] {
         let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
         var unlocked: [String] = [], locked: [String] = []
         var lockedNow: [CollectionID: Bool] = [:]
-        for (collection, item) in store.search(query, in: nil) {
+        for (collection, item) in store.search(query, in: nil) where lists(item, to: caller) {
             let isLocked =
                 lockedNow[collection]
                 ?? {
@@ -375,18 +395,29 @@ extension SecretServiceProvider {
     }
 
     /// `GetSecrets(ao items, o session) → a{o(oayays)}`: locked and unknown items are left out.
-    private func getSecrets(_ call: MethodCall) throws -> [OpaquePointer] {
+    private func getSecrets(_ call: MethodCall, _ caller: Caller) throws -> [OpaquePointer] {
         let paths = Variant.withChild(call.parameters, 0, Variant.readStrings)
-        let session = try usableSession(Variant.withChild(call.parameters, 1, Variant.readString), sender: call.sender)
-        var entries: [OpaquePointer] = []
+        let sessionPath = Variant.withChild(call.parameters, 1, Variant.readString)
+        _ = try usableSession(sessionPath, sender: call.sender)
+        var items: [(CollectionID, ItemID)] = [], pathOf: [String: String] = [:]
         var seen: Set<String> = []
         for path in paths where seen.insert(path).inserted {
-            guard case .item(let collection, let item) = resolve(path),
-                let secret = try? store.secret(of: item, in: collection)
-            else { continue }
-            entries.append(Variant.dictEntry(Variant.objectPath(path), try encodedSecret(secret, session)))
+            guard case .item(let collection, let item) = resolve(path) else { continue }
+            items.append((collection, item))
+            pathOf["\(collection.rawValue)/\(item.rawValue)"] = path
         }
-        return [Variant.array("{o(oayays)}", entries)]
+        return try withAccess(call, caller, items: items, single: false) { [unowned self] granted in
+            // The session is looked up again: it may have closed while the user was asked.
+            let session = try self.usableSession(sessionPath, sender: call.sender)
+            var entries: [OpaquePointer] = []
+            for (collection, item) in granted {
+                guard let path = pathOf["\(collection.rawValue)/\(item.rawValue)"],
+                    let secret = try? self.store.secret(of: item, in: collection)
+                else { continue }
+                entries.append(Variant.dictEntry(Variant.objectPath(path), try self.encodedSecret(secret, session)))
+            }
+            return [Variant.array("{o(oayays)}", entries)]
+        }
     }
 
     /// `ReadAlias(s) → o`: `/` when the alias names nothing.
@@ -416,13 +447,14 @@ extension SecretServiceProvider {
     // MARK: - Collection
 
     /// `SearchItems(a{ss}) → ao`: every matching item of the collection, locked or not.
-    private func searchCollection(_ call: MethodCall, _ id: CollectionID) throws -> [OpaquePointer] {
+    private func searchCollection(_ call: MethodCall, _ id: CollectionID, _ caller: Caller) throws -> [OpaquePointer] {
         let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
-        return [Variant.objectPaths(store.search(query, in: id).map { itemPath($0.1.id, in: id) })]
+        let found = store.search(query, in: id).filter { lists($0.1, to: caller) }
+        return [Variant.objectPaths(found.map { itemPath($0.1.id, in: id) })]
     }
 
     /// `CreateItem(a{sv} properties, (oayays) secret, b replace) → (o item, o prompt)`.
-    private func createItem(_ call: MethodCall, _ id: CollectionID) throws -> [OpaquePointer] {
+    private func createItem(_ call: MethodCall, _ id: CollectionID, _ caller: Caller) throws -> [OpaquePointer] {
         let properties = Variant.withChild(call.parameters, 0, Variant.readVariantMap)
         defer { Variant.release(properties) }
         var label = "", attributes: [String: String] = [:]
@@ -439,6 +471,11 @@ extension SecretServiceProvider {
         do {
             let created = try store.createItem(
                 in: id, label: label, attributes: attributes, secret: secret, replace: replace)
+            // The creator owns a new item (an item it replaced keeps its list); a caller that could not
+            // be identified owns nothing.
+            if !created.replaced, caller.identity.kind != .unidentified {
+                try? store.setAccess(SecretItemAccess(owner: caller.identity.string), of: created.id, in: id)
+            }
             return [Variant.objectPath(itemPath(created.id, in: id)), Variant.objectPath("/")]
         } catch {
             throw DBusFailure(error, path: call.path)
@@ -448,7 +485,7 @@ extension SecretServiceProvider {
     // MARK: - Item
 
     /// `GetSecret(o session) → (oayays)`: `IsLocked` while the collection is locked.
-    private func getSecret(_ call: MethodCall, _ item: ItemID, _ collection: CollectionID) throws -> [OpaquePointer] {
+    func getSecret(_ call: MethodCall, _ item: ItemID, _ collection: CollectionID) throws -> [OpaquePointer] {
         let session = try usableSession(Variant.withChild(call.parameters, 0, Variant.readString), sender: call.sender)
         let secret: StoredSecret
         do { secret = try store.secret(of: item, in: collection) } catch { throw DBusFailure(error, path: call.path) }
@@ -456,7 +493,7 @@ extension SecretServiceProvider {
     }
 
     /// `SetSecret((oayays))`: `IsLocked` while the collection is locked.
-    private func setSecret(_ call: MethodCall, _ item: ItemID, _ collection: CollectionID) throws -> [OpaquePointer] {
+    func setSecret(_ call: MethodCall, _ item: ItemID, _ collection: CollectionID) throws -> [OpaquePointer] {
         let secret = try Variant.withChild(call.parameters, 0) { try decodedSecret($0, sender: call.sender) }
         do { try store.setSecret(secret, of: item, in: collection) } catch { throw DBusFailure(error, path: call.path) }
         return []
@@ -478,7 +515,7 @@ extension SecretServiceProvider {
     }
 
     /// The session a secret names, if the caller owns it; `NoSession` otherwise.
-    private func usableSession(_ path: String, sender: String) throws -> TransportSession {
+    func usableSession(_ path: String, sender: String) throws -> TransportSession {
         guard path.hasPrefix(Self.sessionPrefix + "/") else { throw DBusFailure.noSession(path) }
         return try ownedSession(path, id: String(path.dropFirst(Self.sessionPrefix.count + 1)), sender: sender)
     }
@@ -514,7 +551,7 @@ extension SecretServiceProvider {
     }
 
     /// Builds a `(oayays)` secret for `session`.
-    private func encodedSecret(_ secret: StoredSecret, _ session: TransportSession) throws -> OpaquePointer {
+    func encodedSecret(_ secret: StoredSecret, _ session: TransportSession) throws -> OpaquePointer {
         var encoded: TransportSession.Encoded
         do { encoded = try session.encode(secret.value) } catch { throw DBusFailure.failed("\(error)") }
         defer { encoded.value.wipe() }

@@ -8,14 +8,25 @@ extension SecretServiceProvider {
     ///
     /// Service: `Collections`. Collection: `Items`, `Label`, `Locked`, `Created`, `Modified`.
     /// Item: `Locked`, `Attributes`, `Label`, `Created`, `Modified`. All readable while locked.
-    func property(_ path: String, _ interface: String, _ name: String) -> OpaquePointer? {
+    /// - Parameter sender: the connection asking (`Properties.Get`/`GetAll`); `nil` for signals. A
+    ///   sandboxed one sees only its own items in a collection's `Items` (issue 27, item 3).
+    func property(_ path: String, _ interface: String, _ name: String, sender: String? = nil) -> OpaquePointer? {
         switch (resolve(path), interface, name) {
         case (.service, SecretServiceInterfaces.service, "Collections"):
             return Variant.objectPaths(store.collections().map { collectionPath($0.id) })
         case (.collection(let id), SecretServiceInterfaces.collection, _):
             guard let info = store.collection(id) else { return nil }
             switch name {
-            case "Items": return Variant.objectPaths(((try? store.itemIDs(in: id)) ?? []).map { itemPath($0, in: id) })
+            case "Items":
+                if let sender {
+                    // An unidentifiable caller is treated as sandboxed here: it sees no items.
+                    guard let caller = try? callers.caller(sender, on: connection) else { return Variant.objectPaths([]) }
+                    if caller.identity.isSandboxed {
+                        let own = ((try? store.items(in: id)) ?? []).filter { lists($0, to: caller) }
+                        return Variant.objectPaths(own.map { itemPath($0.id, in: id) })
+                    }
+                }
+                return Variant.objectPaths(((try? store.itemIDs(in: id)) ?? []).map { itemPath($0, in: id) })
             case "Label": return Variant.string(info.label)
             case "Locked": return Variant.boolean(info.locked)
             case "Created": return Variant.uint64(info.created)

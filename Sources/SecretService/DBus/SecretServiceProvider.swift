@@ -71,6 +71,10 @@ package final class SecretServiceProvider {
     var backgroundPrompts: [String: BackgroundPrompt] = [:]
     var nextSession = 1
     var nextPrompt = 1
+    /// Who each connection is, looked up on its first call and forgotten when it leaves the bus.
+    let callers = CallerRegistry()
+    /// Calls waiting for the user's answer about an item's access list (``withAccess(_:_:items:single:_:)``).
+    var accessQuestions: [ObjectIdentifier: AccessQuestion] = [:]
 
     /// A pending prompt: what it does when the client calls `Prompt`, and who may call it.
     struct Prompt {
@@ -153,7 +157,17 @@ package final class SecretServiceProvider {
 
     /// Open sessions and pending prompts (the provider is idle when both are zero).
     package var openSessionCount: Int { sessions.count }
-    package var pendingPromptCount: Int { prompts.count + backgroundPrompts.count }
+    package var pendingPromptCount: Int { prompts.count + backgroundPrompts.count + accessQuestions.count }
+
+    /// The caller a connection was identified as on its first call, until it leaves the bus.
+    package func knownCaller(_ uniqueName: String) -> Caller? { callers.cached(uniqueName) }
+    /// The connections whose caller is known.
+    package var knownCallerCount: Int { callers.count }
+    /// Replaces the bus and `/proc` lookup of callers (tests that need callers the test process cannot be).
+    package var callerLookup: ((String) throws(CallerLookupError) -> Caller)? {
+        get { callers.lookup }
+        set { callers.lookup = newValue }
+    }
 
     // MARK: - Objects
 
@@ -372,6 +386,8 @@ package final class SecretServiceProvider {
     // MARK: - Clients
 
     private func clientLeft(_ name: String) {
+        callers.forget(name)
+        endAccessQuestions(of: name)
         sessions = sessions.filter { $0.value.owner != name }
         sessionUse = sessionUse.filter { sessions[$0.key] != nil }
         for (id, prompt) in prompts where prompt.owner == name { prompts[id] = nil }
@@ -403,11 +419,12 @@ package final class SecretServiceProvider {
                 parameters: parameters!)
             provider.handle(call)
         }
-        table.get_property = { _, _, path, interface, name, error, userData in
+        table.get_property = { _, sender, path, interface, name, error, userData in
             guard let userData else { return nil }
             let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue()
             if let value = provider.property(
-                String(cString: path!), String(cString: interface!), String(cString: name!))
+                String(cString: path!), String(cString: interface!), String(cString: name!),
+                sender: sender.map { String(cString: $0) })
             {
                 return value
             }

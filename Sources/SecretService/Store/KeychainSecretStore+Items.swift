@@ -188,7 +188,7 @@ extension KeychainSecretStore {
     static func info(_ item: SecretItem) -> ItemInfo {
         ItemInfo(
             id: id(item.number), label: item.label, attributes: item.attributes, created: item.created,
-            modified: item.modified)
+            modified: item.modified, access: item.access)
     }
 
     static func id(_ number: Int64) -> ItemID { ItemID(String(number))! }

@@ -115,6 +115,11 @@ package final class KeychainSecretStore: SecretStore {
     /// Files that failed to open, served as locked collections that refuse every use
     /// (KeychainSecretStore+Damaged.swift), in the folder's order; tried again when they change.
     var damaged: [DamagedKeychain] = []
+    /// Keychains whose `open` access policy has been logged (``accessPolicy(of:)``).
+    var notedOpenPolicy: Set<CollectionID> = []
+    /// Each keychain's access policy and whether the file stores one, with the `PRAGMA data_version`
+    /// it was read at (re-read when another connection has committed since).
+    var accessPolicies: [CollectionID: (version: Int64, policy: SecretAccessPolicy, stored: Bool)] = [:]
     /// `keychains.conf`, read again only when it changed (the `default` alias follows it).
     let preferences: KeychainPreferencesCache
 

@@ -1,3 +1,5 @@
+package import KeychainCore
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -248,6 +250,15 @@ package final class MemorySecretStore: SecretStore {
         store[collection]!.order.removeAll { $0 == id }
         store[collection]!.info.modified = clock()
         changeHandler?(.itemDeleted(collection, id))
+    }
+
+    /// Access lists live with the items, for the process's life; the `session` collection keeps the
+    /// ``SecretAccessPolicy/open`` default, so only sandboxed callers are confined here.
+    package func setAccess(_ access: SecretItemAccess?, of item: ItemID, in collection: CollectionID)
+        throws(SecretStoreError)
+    {
+        guard store[collection]?.items[item] != nil else { throw .noSuchObject }
+        store[collection]!.items[item]!.info.access = access
     }
 
     // MARK: - Private

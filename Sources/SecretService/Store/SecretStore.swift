@@ -77,6 +77,8 @@ package struct ItemInfo: Equatable, Sendable {
     package var created: UInt64
     /// `Modified`, seconds since the Unix epoch.
     package var modified: UInt64
+    /// Who may use the secret without asking (issue 27); `nil` for an item without a list yet.
+    package var access: SecretItemAccess? = nil
 }
 
 /// An item's secret and its content type (the `value` and `content_type` of the spec's Secret struct):
@@ -215,4 +217,9 @@ package protocol SecretStore: AnyObject {
     /// `Collection.Delete`'s prompt split for a worker thread (its confirmation there, the deletion on
     /// the provider's thread); `nil` when ``deleteCollectionFromPrompt(_:)`` must run on the provider's thread.
     func backgroundDeleteCollection(_ id: CollectionID) -> BackgroundPromptWork<Void>?
+    /// Whether a collection asks before an application not on an item's access list uses it
+    /// (``SecretStore+Access``).
+    func accessPolicy(of collection: CollectionID) -> SecretAccessPolicy
+    /// Replaces an item's access list (sealed with its metadata in a keychain).
+    func setAccess(_ access: SecretItemAccess?, of item: ItemID, in collection: CollectionID) throws(SecretStoreError)
 }

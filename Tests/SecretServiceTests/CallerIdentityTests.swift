@@ -1,0 +1,234 @@
+import CGIO
+import Foundation
+import Testing
+
+@testable import SecretService
+
+/// Who a Secret Service client is (issue 27, item 1): the bus daemon's credentials, the process read
+/// through a pidfd, and the identity string made from them.
+@Suite("Caller identity")
+struct CallerIdentityTests {
+    /// Starts `sleep 60` and returns it running; the test terminates it.
+    private func sleeper() throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        process.arguments = ["60"]
+        try process.run()
+        return process
+    }
+
+    /// SIGKILL and reap: children of the test process inherit Foundation's blocked SIGTERM.
+    private func stop(_ process: Process) {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Runs `body` with a connection's unique name on `bus` of a process started by `arguments`, which
+    /// stays connected (`gdbus monitor`) until `body` returns.
+    private func withConnectedProcess<R>(
+        _ bus: PrivateBus, _ arguments: [String], _ body: (String, Process) throws -> R
+    ) throws -> R {
+        let before = Set(try names(bus))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            stop(process)
+        }
+        for _ in 0..<500 {
+            if let name = try names(bus).first(where: { !before.contains($0) }) { return try body(name, process) }
+            usleep(10_000)
+        }
+        Issue.record("the process never connected to the bus")
+        throw CallerLookupError.credentials("timeout")
+    }
+
+    private func names(_ bus: PrivateBus) throws -> [String] {
+        let reply = try bus.call(
+            "/org/freedesktop/DBus", "org.freedesktop.DBus", "ListNames", destination: "org.freedesktop.DBus"
+        ).get()
+        defer { g_variant_unref(reply) }
+        return Variant.withChild(reply, 0, Variant.readStrings).filter { $0.hasPrefix(":") }
+    }
+
+    private func uniqueName(_ connection: OpaquePointer) -> String {
+        String(cString: g_dbus_connection_get_unique_name(connection))
+    }
+
+    @Test("A plain client is identified by its executable's path, with its SHA-256 when the user can write it")
+    func plainClientByPathAndHash() throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            let caller = try CallerRegistry().caller(uniqueName(bus.client!), on: bus.client!)
+            let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            #expect(caller.uid == getuid())
+            #expect(caller.pid == getpid())
+            // The test bundle lives in the build folder, which the user can write: path and content.
+            let digest = try #require(
+                { if case .executable(_, let sha256) = caller.identity.kind { sha256 } else { nil } }())
+            #expect(caller.identity.kind == .executable(path: executable, sha256: digest))
+            #expect(digest.count == 64 && digest.allSatisfy(\.isHexDigit))
+            #expect(caller.identity.string == "exe:\(executable)@sha256:\(digest)")
+            #expect(!caller.identity.isSandboxed && caller.identity.accessGroup == nil)
+        }
+    }
+
+    @Test("A package-managed client is identified by its path alone when the user cannot write it or its folder")
+    func packagedClientByPath() throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            try withConnectedProcess(
+                bus, ["/usr/bin/gdbus", "monitor", "--address", bus.address, "--dest", "org.freedesktop.DBus"]
+            ) { name, _ in
+                let caller = try CallerRegistry().caller(name, on: bus.client!)
+                let writable = access("/usr/bin/gdbus", W_OK) == 0 || access("/usr/bin", W_OK) == 0
+                if writable {
+                    // Root can write /usr/bin, so the content is part of the identity there.
+                    #expect(caller.identity.string.hasPrefix("exe:/usr/bin/gdbus@sha256:"))
+                } else {
+                    #expect(caller.identity.string == "exe:/usr/bin/gdbus")
+                }
+            }
+        }
+    }
+
+    @Test("A client under bwrap with a /.flatpak-info naming an app id is identified as that Flatpak app")
+    func flatpakClientUnderBwrap() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap") else {
+            Issue.record("bubblewrap is missing: scripts/setup installs it")
+            return
+        }
+        try PrivateBus.with(startProvider: false) { bus in
+            let info = bus.directory.appendingPathComponent("flatpak-info")
+            try "[Application]\nname=org.example.Notes\nruntime=runtime/org.example.Platform/x86_64/1\n"
+                .write(to: info, atomically: true, encoding: .utf8)
+            let sandbox = [
+                "/usr/bin/bwrap", "--unshare-user", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+                "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+                "--proc", "/proc", "--dev", "/dev", "--bind", bus.directory.path, bus.directory.path,
+                "--ro-bind", info.path, "/.flatpak-info",
+                "/usr/bin/gdbus", "monitor", "--address", bus.address, "--dest", "org.freedesktop.DBus",
+            ]
+            try withConnectedProcess(bus, sandbox) { name, _ in
+                let caller = try CallerRegistry().caller(name, on: bus.client!)
+                #expect(caller.identity.kind == .flatpak(appID: "org.example.Notes"))
+                #expect(caller.identity.string == "flatpak:org.example.Notes")
+                #expect(caller.identity.isSandboxed)
+                #expect(caller.identity.accessGroup == "flatpak:org.example.Notes")
+            }
+        }
+    }
+
+    @Test("A connection of another Unix user is refused")
+    func otherUserRefused() throws {
+        _ = try PrivateBus.with(startProvider: false) { bus in
+            // The registry of a provider running as another uid sees this connection as another user's.
+            #expect(throws: CallerLookupError.otherUser(getuid())) {
+                try CallerRegistry(uid: getuid() &+ 1).caller(uniqueName(bus.client!), on: bus.client!)
+            }
+        }
+    }
+
+    @Test("A name that has left the bus cannot be identified")
+    func departedName() throws {
+        _ = try PrivateBus.with(startProvider: false) { bus in
+            #expect(throws: CallerLookupError.self) {
+                try CallerRegistry().caller(":1.9999", on: bus.client!)
+            }
+        }
+    }
+
+    @Test("A pid reused after its process exited is not mistaken for the process the pidfd held")
+    func exitedProcessNotMistaken() throws {
+        let process = try sleeper()
+        let pidfd = ProcessHandle.openPidfd(process.processIdentifier)
+        #expect(pidfd >= 0)
+        stop(process)
+        // The pid is free now and may name a new process; the pidfd still names the old, exited one.
+        #expect(ProcessHandle.pidfdTarget(pidfd) == -1)
+        #expect(throws: CallerLookupError.processGone(process.processIdentifier)) {
+            _ = try ProcessHandle(pid: process.processIdentifier, pidfd: pidfd)
+        }
+    }
+
+    @Test("A pidfd of one process given with another process's pid is refused")
+    func pidNamingAnotherProcessRefused() throws {
+        let first = try sleeper(), second = try sleeper()
+        defer {
+            for process in [first, second] {
+                stop(process)
+            }
+        }
+        // As if the first process's pid had been reused by the second one between the bus's answer and
+        // the lookup: the pidfd (the bus daemon's ProcessFD) says which process really connected.
+        let pidfd = ProcessHandle.openPidfd(first.processIdentifier)
+        #expect(throws: CallerLookupError.processGone(second.processIdentifier)) {
+            _ = try ProcessHandle(pid: second.processIdentifier, pidfd: pidfd)
+        }
+        let handle = try ProcessHandle(pid: second.processIdentifier)
+        #expect(handle.link("exe") == URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path)
+    }
+
+    @Test("The systemd unit is the last .service or .scope of the cgroup v2 path")
+    func systemdUnit() {
+        let cgroup =
+            "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.gnome.Terminal.slice/vte-spawn-1.scope\n"
+        #expect(ProcessIdentifier.systemdUnit(Array(cgroup.utf8)) == "vte-spawn-1.scope")
+        #expect(ProcessIdentifier.systemdUnit(Array("0::/system.slice/cron.service\n".utf8)) == "cron.service")
+        #expect(ProcessIdentifier.systemdUnit(Array("0::/\n".utf8)) == nil)
+        #expect(ProcessIdentifier.systemdUnit(Array("1:name=systemd:/x.scope\n".utf8)) == nil)
+    }
+
+    @Test(
+        "A Snap is named by its AppArmor label only",
+        arguments: [
+            ("snap.firefox.firefox (enforce)", "firefox"), ("snap.signal-desktop.hook.configure", "signal-desktop"),
+            ("unconfined", nil), ("snap-update-ns.firefox (enforce)", nil), ("snap..x", nil),
+        ] as [(String, String?)])
+    func snapName(label: String, name: String?) {
+        #expect(ProcessIdentifier.snapName(label) == name)
+    }
+
+    @Test(
+        "A .flatpak-info without a valid application id names no app",
+        arguments: [
+            ("[Application]\nname=org.example.App\n", "org.example.App"),
+            ("[Runtime]\nname=org.example.Platform\n", nil),
+            ("[Application]\nname=noDots\n", nil), ("[Application]\nname=org.1bad.App\n", nil),
+            ("[Application]\nname=org.example/../App\n", nil), ("", nil),
+        ] as [(String, String?)])
+    func flatpakAppID(info: String, appID: String?) {
+        #expect(ProcessIdentifier.flatpakAppID(Array(info.utf8)) == appID)
+    }
+
+    @Test("Interpreters are recognised with or without a version, and the script path is a hint")
+    func interpreters() {
+        #expect(ProcessIdentifier.isInterpreter("/usr/bin/python3.11"))
+        #expect(ProcessIdentifier.isInterpreter("/usr/bin/bash"))
+        #expect(!ProcessIdentifier.isInterpreter("/usr/bin/gdbus"))
+        let identity = CallerIdentity(
+            kind: .executable(path: "/usr/bin/python3.11", sha256: nil), script: "/home/u/sync.py")
+        #expect(identity.string == "exe:/usr/bin/python3.11 script:/home/u/sync.py")
+    }
+
+    @Test("A python script's identity names the interpreter and the script")
+    func pythonScriptHint() throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            let script = bus.directory.appendingPathComponent("client.py")
+            try "import time\ntime.sleep(60)\n".write(to: script, atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = ["-u", script.path]
+            process.currentDirectoryURL = bus.directory
+            try process.run()
+            defer {
+                stop(process)
+            }
+            let handle = try ProcessHandle(pid: process.processIdentifier)
+            let identity = try ProcessIdentifier.identify(handle, securityLabel: nil, digests: ExecutableDigest())
+            #expect(identity.script == script.path)
+            #expect(identity.string.hasSuffix(" script:\(script.path)"))
+        }
+    }
+}
