@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "KeychainToolSupport", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         .target(
             name: "KeychainSecurityTool",
-            dependencies: ["KeychainToolSupport", "KeychainCore", "KeychainItems", "KeychainCrypto"],
+            dependencies: ["KeychainToolSupport", "KeychainCore", "KeychainItems", "KeychainCrypto", "KeychainSync"],
             swiftSettings: strictSettings),
         .target(
             name: "KeychainGitCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
@@ -88,6 +88,8 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "KeychainTesting", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
+        // End-to-end encrypted sync of synchronizable items over git or a synced folder (docs/SYNC.md, issue 26).
+        .target(name: "KeychainSync", dependencies: ["KeychainCore", "KeychainSecureMemory", "CSodium"], swiftSettings: strictSettings),
         // The freedesktop Secret Service provider (org.freedesktop.secrets over GDBus) and its thin main.
         .target(name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-secret-service", dependencies: ["SecretService"], swiftSettings: strictSettings),
@@ -154,6 +156,14 @@ let package = Package(
             name: "SecretServiceTests",
             dependencies: [
                 "SecretService", "KeychainCore", "KeychainTesting", "KeychainFuzzing", "CGIO", "keychain-secret-service",
+            ],
+            swiftSettings: strictSettings),
+        // The sync protocol (issue 26): formats, the engine over folders and git remotes, hostile remotes.
+        .testTarget(
+            name: "KeychainSyncTests",
+            dependencies: [
+                "KeychainSync", "KeychainCore", "KeychainSecurityTool", "KeychainToolSupport", "KeychainTestProcess",
+                "KeychainTesting",
             ],
             swiftSettings: strictSettings),
         // pam_keychain.so under pam_wrapper (no root), driving the real keychain-pam-helper.

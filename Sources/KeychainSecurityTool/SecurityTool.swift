@@ -23,6 +23,7 @@ package enum SecurityTool {
             BackupKeychain.self, RestoreKeychain.self, ImportPasswords.self, ExportPasswords.self,
             // After `error`, so that `security e` stays `error`.
             ErrorCommand.self, ImportItems.self, ExportItems.self,
+            SyncCommand.self,
         ]
     }
 
