@@ -17,6 +17,8 @@ final class MemoryReplica: SyncReplica {
     var secrets: [String: SecureBytes] = [:]
     var states: [String: [UInt8]] = [:]
     var locked = false
+    /// How many times each item's remote changes were applied (written), to catch a change applied twice.
+    var appliedCount: [SyncItemID: Int] = [:]
     var clock: SyncClock?
     var now: UInt64 = 1_000
 
@@ -63,6 +65,7 @@ final class MemoryReplica: SyncReplica {
             }
             items[change.item] = Version(clock: change.clock, payload: change.payload?.unprotectedCopy)
             report.applied += 1
+            appliedCount[change.item, default: 0] += 1
         }
         return report
     }

@@ -20,7 +20,7 @@ extension SyncEngine {
             }
         }
         try transport.pull()
-        step?("fetched")
+        try step?("fetched")
         let trust = try currentTrust(transport)
         let ring = try keyRing()
         let me = try deviceID()
@@ -57,7 +57,7 @@ extension SyncEngine {
                 throw SyncError(error, while: "applying changes from the remote")
             }
         }
-        step?("merged")
+        try step?("merged")
         try setState(seen.encoded, SyncSeenLogs.name)
 
         // This device's own log: the remote must still hold what it last published.
@@ -88,14 +88,15 @@ extension SyncEngine {
                 try setState(local.encoded, SyncLocalState.name)
             }
         }
-        step?("committed")
+        try step?("committed")
         if !local.outbox.isEmpty {
             report.segmentsPushed = local.outbox.count - 1
             report.bytesPushed = local.outbox.reduce(0) { $0 + $1.bytes.count }
             try transport.write(local.outbox.map { ($0.path, $0.bytes) })
         }
+        try step?("written")
         try transport.publish(message: "sync: \(me) segment \(local.sequence)")
-        step?("pushed")
+        try step?("pushed")
         if !local.outbox.isEmpty {
             local.outbox = []
             try setState(local.encoded, SyncLocalState.name)

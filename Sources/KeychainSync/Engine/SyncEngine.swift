@@ -24,9 +24,9 @@ package final class SyncEngine {
     let environment: [String: String]
     /// Reports progress lines (a first sync of a large keychain); nil: silent.
     package var progress: ((String) -> Void)?
-    /// Called between steps of ``syncNow()`` with the step's name, so tests can stop a run there
-    /// (`fetched`, `merged`, `committed`, `pushed`).
-    package var step: ((String) -> Void)?
+    /// Called between steps of ``syncNow()`` with the step's name (`fetched`, `merged`, `committed`,
+    /// `written`, `pushed`); a throw stops the run there, as a crash would, so tests can check the next run.
+    package var step: ((String) throws(SyncError) -> Void)?
 
     package init(replica: any SyncReplica, environment: [String: String]) {
         self.replica = replica

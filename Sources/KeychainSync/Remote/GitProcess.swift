@@ -17,10 +17,17 @@ struct GitProcess {
 
     let environment: [String: String]
 
-    /// Runs `git arguments…` in `directory` (nil: the current one) with the isolating environment.
+    /// Runs `git arguments…` in `directory` (nil: the current one) with the isolating environment; with
+    /// `repository`, on that clone only (`GIT_DIR`, `GIT_WORK_TREE`).
     /// - Returns: the outcome; a git that cannot be started gives status 127 and a message saying so.
-    func run(_ arguments: [String], in directory: String?, isolated: Bool = true) -> Outcome {
+    func run(_ arguments: [String], in directory: String?, isolated: Bool = true, repository: String? = nil) -> Outcome
+    {
         var environment = self.environment
+        // The clone's own repository exactly: git never searches upwards into a repository of the user's.
+        if let repository {
+            environment["GIT_DIR"] = repository + "/.git"
+            environment["GIT_WORK_TREE"] = repository
+        }
         if isolated {
             environment["GIT_CONFIG_NOSYSTEM"] = "1"
             environment["GIT_CONFIG_GLOBAL"] = "/dev/null"

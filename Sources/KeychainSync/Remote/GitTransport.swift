@@ -104,7 +104,8 @@ package struct GitTransport: SyncTransport {
 
     private func run(_ arguments: [String]) -> GitProcess.Outcome {
         git.run(
-            ["-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"] + credentialOptions + arguments, in: clone)
+            ["-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"] + credentialOptions + arguments, in: clone,
+            repository: clone)
     }
 
     /// Makes the clone on first use: `git init -b main`, `origin` = the URL.
