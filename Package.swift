@@ -105,7 +105,7 @@ let package = Package(
             name: "KeychainFuzzing",
             dependencies: [
                 "KeychainCore", "KeychainServices", "KeychainToolSupport", "KeychainSecurityTool", "KeychainGitCredential",
-                "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO",
+                "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO", "KeychainSync",
             ], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
         // The floor of keychain-bench's CLI workload: opens a database without Foundation.

@@ -1,3 +1,4 @@
+import Foundation
 import KeychainCore
 import KeychainSync
 import Testing
@@ -148,5 +149,37 @@ struct SyncFormatTests {
         var forged = request.encoded
         forged[20] ^= 1
         #expect(throws: SyncFormatError.self) { try SyncJoinRequest(decoding: forged) }
+    }
+}
+
+@Suite("Sync fuzz seeds (Tests/Fuzz/Corpus/sync): well-formed, so fuzzing starts past the decoders' checks")
+struct SyncFuzzSeedTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/Corpus/sync")
+
+    func seed(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: Self.folder.appendingPathComponent(name)))
+    }
+
+    @Test("The segment seed verifies and opens with the fuzz key to three changes, and matches the head seed")
+    func segmentSeed() throws {
+        let signing = SyncCrypto.signingPublicKey(seed: SecureBytes(copying: [UInt8](repeating: 0x11, count: 32)))
+        let segment = try SyncSegment(decoding: try seed("seed-segment.bin"))
+        #expect(segment.verify(publicKey: signing))
+        let body = try segment.open(key: SecureBytes(copying: [UInt8](repeating: 0x5a, count: 32)))
+        #expect(try SyncSegmentBody.decode(body).count == 3)
+        let head = try SyncHead(decoding: try seed("seed-head.bin"))
+        #expect(head.verify(publicKey: signing))
+        #expect(head.segmentHash == SyncCrypto.hash(try seed("seed-segment.bin")))
+        #expect(throws: SyncFormatError.self) { try SyncSegment(decoding: try seed("truncated-segment.bin")) }
+        #expect(throws: SyncFormatError.self) { try SyncSegment(decoding: try seed("huge-box-length.bin")) }
+    }
+
+    @Test("The trust-list and join-request seeds decode and verify")
+    func trustSeed() throws {
+        let list = try SyncTrustList(decoding: try seed("seed-trust.bin"))
+        #expect(list.verify(publicKey: try #require(list.signerKey(in: nil))))
+        #expect(throws: SyncFormatError.self) { try SyncTrustList(decoding: try seed("trust-damaged-count.bin")) }
+        _ = try SyncJoinRequest(decoding: try seed("seed-request.bin"))
     }
 }
