@@ -78,20 +78,33 @@ final class SyncGroup {
 
     /// Every byte the remote holds: each file of the folder, or every blob of the git remote's whole history.
     func everyRemoteBlob() throws -> [[UInt8]] {
-        switch kind {
-        case .folder:
-            let enumerator = FileManager.default.enumerator(atPath: url)
-            var blobs: [[UInt8]] = []
-            while let path = enumerator?.nextObject() as? String {
-                if let data = FileManager.default.contents(atPath: url + "/" + path) { blobs.append(Array(data)) }
-            }
-            return blobs
-        case .git:
-            let objects = try Self.git(["--git-dir", url, "rev-list", "--objects", "--all"])
-            return try objects.split(separator: "\n").compactMap { line -> [UInt8]? in
-                let hash = String(line.split(separator: " ")[0])
-                guard try Self.git(["--git-dir", url, "cat-file", "-t", hash]).hasPrefix("blob") else { return nil }
-                return Array(try Self.gitData(["--git-dir", url, "cat-file", "blob", hash]))
+        try Inspector(kind: kind, url: url, scratch: home.directory).everyBlob()
+    }
+
+    /// Reads a remote as its storage provider sees it.
+    struct Inspector {
+        let kind: Kind
+        let url: String
+        let scratch: String
+
+        func everyBlob() throws -> [[UInt8]] {
+            switch kind {
+            case .folder:
+                let enumerator = FileManager.default.enumerator(atPath: url)
+                var blobs: [[UInt8]] = []
+                while let path = enumerator?.nextObject() as? String {
+                    if let data = FileManager.default.contents(atPath: url + "/" + path) { blobs.append(Array(data)) }
+                }
+                return blobs
+            case .git:
+                let objects = try SyncGroup.git(["--git-dir", url, "rev-list", "--objects", "--all"])
+                return try objects.split(separator: "\n").compactMap { line -> [UInt8]? in
+                    let hash = String(line.split(separator: " ")[0])
+                    guard try SyncGroup.git(["--git-dir", url, "cat-file", "-t", hash]).hasPrefix("blob") else {
+                        return nil
+                    }
+                    return Array(try SyncGroup.gitData(["--git-dir", url, "cat-file", "blob", hash]))
+                }
             }
         }
     }

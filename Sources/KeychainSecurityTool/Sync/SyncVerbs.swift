@@ -10,7 +10,14 @@ struct SyncVerbs {
 
     var output: OutputBuffer { context.io.output }
 
-    func run(_ arguments: [String]) throws(SyncError) {
+    func run(_ given: [String]) throws(SyncError) {
+        var arguments = given
+        // A relative path to a folder or repository is made absolute: the clone's git runs elsewhere.
+        if ["init", "join"].contains(command.verb), let url = arguments.first, !url.hasPrefix("/"), !url.contains(":"),
+            FileSystem.exists(url), let cwd = Platform.currentDirectory()
+        {
+            arguments[0] = cwd + "/" + url
+        }
         switch command.verb {
         case "init":
             let passphrase = try newPassphrase()
@@ -104,6 +111,7 @@ struct SyncVerbs {
         output.line("device: \(status.device)\(status.joining ? " (waiting for approval)" : "")")
         output.line("last sync: \(status.lastSync.map { Self.utc(milliseconds: $0) } ?? "never")")
         output.line("pending changes: \(status.pendingChanges.map(String.init) ?? "unknown (locked)")")
+        if status.queuedSegments > 0 { output.line("queued, not yet pushed: \(status.queuedSegments) segments") }
         output.line("conflicts: \(status.conflicts.map(String.init) ?? "unknown (locked)")")
         output.line("trusted devices: \(status.trustedDevices)")
         output.line("Secret Service items: \(status.enabled ? "sync" : "do not sync (security sync enable)")")

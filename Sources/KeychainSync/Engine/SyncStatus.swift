@@ -10,6 +10,8 @@ package struct SyncStatus: Sendable {
     package var lastSync: UInt64?
     /// Local changes not yet pushed (nil while locked).
     package var pendingChanges: Int?
+    /// Segments packed but not yet known to be published (the remote was unreachable).
+    package var queuedSegments: Int
     package var conflicts: Int?
     package var trustedDevices: Int
     package var epoch: UInt32?
@@ -27,7 +29,8 @@ extension SyncEngine {
         }
         return SyncStatus(
             remote: try remoteURL(), device: try deviceID(), joining: try isJoining(), enabled: try isEnabled(),
-            lastSync: last, pendingChanges: pending.map { $0 + (local.outbox.isEmpty ? 0 : 1) }, conflicts: conflicts,
+            lastSync: last, pendingChanges: pending, queuedSegments: max(0, local.outbox.count - 1),
+            conflicts: conflicts,
             trustedDevices: trust?.devices.count ?? 0, epoch: trust?.epoch)
     }
 
