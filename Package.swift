@@ -108,6 +108,9 @@ let package = Package(
                 "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO", "KeychainSync",
             ], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
+        // The sync figures of issue 26 (scripts/bench-sync), each step in its own process.
+        .executableTarget(
+            name: "keychain-sync-bench", dependencies: ["KeychainSync", "KeychainCore"], swiftSettings: strictSettings),
         // The floor of keychain-bench's CLI workload: opens a database without Foundation.
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
         // A small program the tests start as a second (third, …) process.
