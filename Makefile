@@ -57,6 +57,8 @@ install: release
 	install -d "$(SYSTEMD_USER_UNITS)"
 	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-secret-service.service.in \
 		> "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
+	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-sync.service.in > "$(SYSTEMD_USER_UNITS)/keychain-sync.service"
+	install -m 0644 systemd/keychain-sync.timer "$(SYSTEMD_USER_UNITS)/keychain-sync.timer"
 	install -d "$(LIBEXECDIR)" "$(PAMDIR)"
 	$(PRIVATE_TMPDIR) install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/keychain-pam-helper" \
 		"$(LIBEXECDIR)/keychain-pam-helper"
@@ -79,5 +81,6 @@ uninstall-pam:
 uninstall:
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done
 	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service" "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
+	rm -f "$(SYSTEMD_USER_UNITS)/keychain-sync.service" "$(SYSTEMD_USER_UNITS)/keychain-sync.timer"
 	rm -f "$(LIBEXECDIR)/keychain-pam-helper" "$(PAMDIR)/pam_keychain.so"
 	rm -f "$(PORTALS)/swift-keychain.portal" "$(PREFIX)/share/swift-keychain/portals.conf"

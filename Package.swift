@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "KeychainToolSupport", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         .target(
             name: "KeychainSecurityTool",
-            dependencies: ["KeychainToolSupport", "KeychainCore", "KeychainItems", "KeychainCrypto"],
+            dependencies: ["KeychainToolSupport", "KeychainCore", "KeychainItems", "KeychainCrypto", "KeychainSync"],
             swiftSettings: strictSettings),
         .target(
             name: "KeychainGitCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
@@ -90,6 +90,8 @@ let package = Package(
         .executableTarget(
             name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "KeychainTesting", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
+        // End-to-end encrypted sync of synchronizable items over git or a synced folder (docs/SYNC.md, issue 26).
+        .target(name: "KeychainSync", dependencies: ["KeychainCore", "KeychainSecureMemory", "CSodium"], swiftSettings: strictSettings),
         // The freedesktop Secret Service provider (org.freedesktop.secrets over GDBus) and its thin main.
         .target(
             name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL", "CPidfd"], swiftSettings: strictSettings),
@@ -106,9 +108,12 @@ let package = Package(
             name: "KeychainFuzzing",
             dependencies: [
                 "KeychainCore", "KeychainServices", "KeychainToolSupport", "KeychainSecurityTool", "KeychainGitCredential",
-                "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO",
+                "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO", "KeychainSync",
             ], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
+        // The sync figures of issue 26 (scripts/bench-sync), each step in its own process.
+        .executableTarget(
+            name: "keychain-sync-bench", dependencies: ["KeychainSync", "KeychainCore"], swiftSettings: strictSettings),
         // The floor of keychain-bench's CLI workload: opens a database without Foundation.
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
         // A small program the tests start as a second (third, …) process.
@@ -157,6 +162,14 @@ let package = Package(
             name: "SecretServiceTests",
             dependencies: [
                 "SecretService", "KeychainCore", "KeychainTesting", "KeychainFuzzing", "CGIO", "keychain-secret-service",
+            ],
+            swiftSettings: strictSettings),
+        // The sync protocol (issue 26): formats, the engine over folders and git remotes, hostile remotes.
+        .testTarget(
+            name: "KeychainSyncTests",
+            dependencies: [
+                "KeychainSync", "KeychainCore", "KeychainSecurityTool", "KeychainToolSupport", "KeychainTestProcess",
+                "KeychainTesting",
             ],
             swiftSettings: strictSettings),
         // pam_keychain.so under pam_wrapper (no root), driving the real keychain-pam-helper.

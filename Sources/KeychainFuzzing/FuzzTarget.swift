@@ -45,6 +45,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// Secret Service method calls on the provider over an in-process D-Bus connection
     /// (``SecretServiceFuzzer``, issue 17): paths, methods, argument bytes and wrong signatures.
     case secretService = "secretservice"
+    /// The sync protocol's decoders: heads, segments and their bodies, trust lists, join requests
+    /// (``SyncFuzzer``, issue 26).
+    case sync
 
     /// Runs the target on one input.
     /// Whether the scratch keychain this target's inputs run against could be made: `false` means
@@ -54,7 +57,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .secItem: FuzzTarget.scratch != nil
         case .csv, .backup: FuzzTarget.transferScratch != nil
-        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData: true
+        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData, .sync: true
         case .secretService: SecretServiceFuzzer.isReady
         }
     }
@@ -74,6 +77,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .pkcs12: FuzzTarget.pkcs12(data)
         case .keyData: FuzzTarget.keyData(data)
         case .secretService: SecretServiceFuzzer.run(data)
+        case .sync: SyncFuzzer.run(data)
         }
     }
 

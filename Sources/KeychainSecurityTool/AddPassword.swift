@@ -25,7 +25,16 @@ enum AddPassword {
         OptionSpec(
             nil, long: "access-group", value: "group",
             "Add the item to this access group (default: the unsigned tools' group)"),
+        OptionSpec(
+            nil, long: "synchronizable",
+            "Make the item synchronizable (kSecAttrSynchronizable): it syncs to the keychain's other devices"),
     ]
+
+    /// `--synchronizable`: the item is stored with `kSecAttrSynchronizable` true (a distinct item from a
+    /// non-synchronizable one with the same account and service, as on Apple platforms; issue 26).
+    static func synchronizable(_ options: ParsedOptions, _ attributes: inout [String: AttributeValue]) {
+        if options.has("synchronizable") { attributes[.synchronizable] = .bool(true) }
+    }
 
     /// Where the new item's password comes from.
     enum Source {
@@ -138,7 +147,8 @@ enum AddPassword {
 /// Flags as macOS defines them: `-c` creator, `-C` type, `-D` kind, `-G` generic attribute,
 /// `-j` comment, `-l` label (default: the service), `-w`/`-p` password (last with no value: prompt,
 /// or read standard input when it is not a terminal), `-X` hex password, `-U` update an existing
-/// item, `-A`/`-T` (accepted, no ACLs here); then at most one keychain.
+/// item, `-A`/`-T` (accepted, no ACLs here); `--access-group` and `--synchronizable` (ours); then at
+/// most one keychain.
 /// Exit 0; 2 for a usage error; 45 (`errSecDuplicateItem`) when the item exists and `-U` is absent,
 /// with `security: SecKeychainItemCreateFromContent (<default>): The specified item already exists
 /// in the keychain.`
@@ -176,6 +186,7 @@ struct AddGenericPassword: SecuritySubcommand {
         attributes[.label] = .string(options.value("l") ?? service)
         if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
         if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }
+        AddPassword.synchronizable(options, &attributes)
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w", "p"])
         self.update = options.has("U")
@@ -197,7 +208,8 @@ struct AddGenericPassword: SecuritySubcommand {
 /// Flags as macOS defines them: `-d` security domain, `-p` path, `-P` port, `-r` protocol and `-t`
 /// authentication type (four-character codes; `-t` defaults to `dflt`), `-c`, `-C`, `-D`, `-j`,
 /// `-l` (default: the server), `-w` password (last with no value: prompt or standard input), `-X`,
-/// `-U`, `-A`/`-T`; then at most one keychain. Exit 0; 2 for a usage error; 45 with
+/// `-U`, `-A`/`-T`, `--access-group`, `--synchronizable`; then at most one keychain. Exit 0; 2 for a
+/// usage error; 45 with
 /// `security: SecKeychainAddInternetPassword <NULL>: The specified item already exists in the keychain.`
 struct AddInternetPassword: SecuritySubcommand {
     static let spec = CommandSpec(
@@ -243,6 +255,7 @@ struct AddInternetPassword: SecuritySubcommand {
         if let port = ItemOptions.port(options) { attributes[.port] = .integer(port) }
         if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
         if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }
+        AddPassword.synchronizable(options, &attributes)
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w"])
         self.update = options.has("U")

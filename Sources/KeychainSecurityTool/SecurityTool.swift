@@ -25,6 +25,7 @@ package enum SecurityTool {
             // After `error`, so that `security e` stays `error`.
             ErrorCommand.self, ImportItems.self, ExportItems.self,
             PortalMigrate.self,
+            SyncCommand.self,
         ]
     }
 

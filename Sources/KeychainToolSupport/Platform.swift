@@ -93,6 +93,13 @@ package enum Platform {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The current directory (`getcwd`), or nil when it cannot be read.
+    package static func currentDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Ends the process with `status` (`exit(3)`).
     package static func exit(_ status: Int32) -> Never {
         Glibc_exit(status)

@@ -51,6 +51,12 @@ struct FuzzReplay {
             }
             return
         }
+        if arguments.first == "--make-sync-seeds", let folder = arguments.dropFirst().first {
+            for (name, bytes) in SyncFuzzer.seeds() {
+                _ = FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(bytes))
+            }
+            return
+        }
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
             print("usage: keychain-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE…")
             exit(2)

@@ -325,6 +325,28 @@ struct SecurityToolTests {
         #expect(sandbox.security("find-generic-password", "-s", "s", "--access-group", "unsigned", "-w").stdout == "p\n")
     }
 
+    @Test("--synchronizable adds a synchronizable item, distinct from the local one; find and delete match both")
+    func synchronizable() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "synced", "--synchronizable").status == 0)
+        #expect(sandbox.security("find-generic-password", "-a", "a", "-s", "s", "-w").stdout == "synced\n")
+        #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "again", "--synchronizable").status == 45)
+        #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "local").status == 0)
+        #expect(
+            sandbox.security("add-generic-password", "-U", "-a", "a", "-s", "s", "-w", "updated", "--synchronizable")
+                .status == 0)
+        #expect(sandbox.security("add-internet-password", "-a", "a", "-s", "host", "-w", "net", "--synchronizable").status == 0)
+        #expect(sandbox.security("find-internet-password", "-s", "host", "-w").stdout == "net\n")
+        let dump = sandbox.security("dump-keychain", "-d").stdout
+        #expect(dump.contains("data:\n\"updated\"\n"))
+        #expect(dump.contains("data:\n\"local\"\n"))
+        #expect(!dump.contains("data:\n\"synced\"\n"))
+        #expect(sandbox.security("delete-generic-password", "-a", "a", "-s", "s").status == 0)
+        #expect(sandbox.security("delete-generic-password", "-a", "a", "-s", "s").status == 0)
+        #expect(sandbox.security("delete-generic-password", "-a", "a", "-s", "s").status == 44)
+        #expect(sandbox.security("delete-internet-password", "-s", "host").status == 0)
+    }
+
     @Test("exit statuses are the low 8 bits of the OSStatus")
     func exitStatuses() {
         #expect(SecurityContext.exitStatus(.itemNotFound) == 44)

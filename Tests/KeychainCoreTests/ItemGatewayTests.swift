@@ -131,7 +131,7 @@ struct ItemGatewayTests {
     // MARK: - Synchronizable and ThisDeviceOnly (rule 20)
 
     @Test(
-        "a synchronizable ThisDeviceOnly item is refused by the high-level rule (SecItem itself accepts it, rule 20)",
+        "a synchronizable ThisDeviceOnly item is refused by the rule every write applies (rule 20)",
         arguments: ProtectionClass.allCases)
     func synchronizableThisDeviceOnly(_ protection: ProtectionClass) {
         let refused = status { try ItemGateway.checkSynchronizable(true, protection: protection) }

@@ -36,6 +36,8 @@ extension Keystore {
                 throw KeychainFailure(
                     .decode, "the keychain's items do not match its integrity record: a row was replayed, removed or added")
             }
+            // The sync journal's rows have their own accumulator (SyncSchema): checked, never counted as items.
+            try s.verifySyncRows()
             // Secret Service rows have their own accumulator (SecretItemSchema): checked here too.
             return count + (try s.verifySecretItems())
         }

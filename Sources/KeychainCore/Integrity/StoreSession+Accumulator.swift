@@ -33,6 +33,7 @@ extension StoreSession {
         switch kind {
         case .secItem: pendingAccumulator
         case .secretService: pendingSecretItemAccumulator
+        case .sync: pendingSyncAccumulator
         }
     }
 
@@ -42,5 +43,6 @@ extension StoreSession {
         discardAccumulators()
         keys.transactionRolledBack()
         secretItemTables.transactionRolledBack()
+        syncTables.transactionRolledBack()
     }
 }

@@ -102,12 +102,12 @@ package struct ItemGateway: Sendable {
 
     // MARK: - Synchronizable and ThisDeviceOnly
 
-    /// The rule for the high-level API and every tool that builds items itself: a synchronizable
-    /// item cannot have a `…ThisDeviceOnly` protection class (SecItem.h, `kSecAttrSynchronizable`:
-    /// such items "may only" use a migratable accessibility).
+    /// The rule for every write: a synchronizable item cannot have a `…ThisDeviceOnly` protection class
+    /// (SecItem.h, `kSecAttrSynchronizable`: such items "may only" use a migratable accessibility; issue 26).
     ///
-    /// SecItem calls do not apply it: securityd accepts the combination (docs/APPLE-SEMANTICS.md
-    /// rule 20), and `SecItemAdd` mirrors securityd.
+    /// The store applies it to every item it seals (``StoreSession/sealRow(_:attributes:secret:persistentRef:)``),
+    /// so `SecItemAdd` and `SecItemUpdate` answer `errSecParam` (docs/APPLE-SEMANTICS.md rule 20); the high-level
+    /// API and the tools check it before they build an item.
     /// - Throws: `.param` for a synchronizable `…ThisDeviceOnly` item.
     package static func checkSynchronizable(_ synchronizable: Bool, protection: ProtectionClass) throws(KeychainFailure)
     {

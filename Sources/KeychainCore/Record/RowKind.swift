@@ -1,5 +1,6 @@
 /// The kinds of sealed row a keychain file holds: SecItem items (`items`, ``ItemRow``) and
-/// freedesktop Secret Service items (`ss_items`, ``SecretItemSchema``).
+/// freedesktop Secret Service items (`ss_items`, ``SecretItemSchema``), and the sync journal's rows
+/// (`sync_items`, `sync_conflicts`, `sync_state`, ``SyncSchema``), which are not items but carry tags the same way.
 ///
 /// What differs per kind is answered by an exhaustive `switch` here, so a new kind does not compile
 /// until each answer (its table, its integrity accumulator) is given, and every feature written over
@@ -7,12 +8,14 @@
 enum RowKind: CaseIterable {
     case secItem
     case secretService
+    case sync
 
     /// The table the rows live in.
     var table: String {
         switch self {
         case .secItem: "items"
         case .secretService: SecretItemSchema.itemsTable
+        case .sync: SyncSchema.itemsTable
         }
     }
 
@@ -21,6 +24,7 @@ enum RowKind: CaseIterable {
         switch self {
         case .secItem: "accumulator"
         case .secretService: SecretItemSchema.accumulatorMeta
+        case .sync: SyncSchema.accumulatorMeta
         }
     }
 }

@@ -21,6 +21,10 @@ package struct StoreSession: ~Copyable {
     let pendingSecretItemAccumulator = PendingAccumulator(.secretService)
     /// Whether the Secret Service tables exist, remembered per connection (``SecretItemTables``).
     let secretItemTables = SecretItemTables()
+    /// The same for the sync journal's rows (`meta.sync_accumulator`, ``SyncSchema``).
+    let pendingSyncAccumulator = PendingAccumulator(.sync)
+    /// Whether the sync tables exist, and whether remote changes are being applied (``SyncTables``).
+    let syncTables = SyncTables()
 
     /// Largest secret accepted, in bytes. Larger ones get `errSecDataTooLarge` (-25302).
     /// Apple's securityd logs secrets above 4 KiB and fails on multi-megabyte ones; we allow 1 MiB.
@@ -273,8 +277,8 @@ package struct StoreSession: ~Copyable {
     }
 
     /// Seals a row for `attributes` (already normalized) under the class key of their protection class.
-    /// - Throws: `.dataTooLarge`; `.param` for an unknown protection class or attributes that cannot be
-    ///   encoded; `.authFailed` for a WhenPasscodeSet item in a keychain without a password;
+    /// - Throws: `.dataTooLarge`; `.param` for an unknown protection class, a synchronizable `…ThisDeviceOnly`
+    ///   item (rule 20), or attributes that cannot be encoded; `.authFailed` for a WhenPasscodeSet item in a keychain without a password;
     ///   `.interactionNotAllowed` when the class key is locked.
     func sealRow(
         _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, persistentRef: [UInt8]
@@ -292,6 +296,8 @@ package struct StoreSession: ~Copyable {
         }
         var sync = false
         if case .bool(let flag)? = attributes[.synchronizable] { sync = flag }
+        // docs/APPLE-SEMANTICS.md rule 20: a synchronizable item may not be …ThisDeviceOnly (kSecAttrSynchronizable).
+        try ItemGateway.checkSynchronizable(sync, protection: protection)
         return try ItemRow.seal(
             itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef, protection: protection,
             sync: sync, classKey: try classKey(protection), codec: codec)
@@ -303,6 +309,7 @@ package struct StoreSession: ~Copyable {
         let row = try sealRow(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
         try database.prepare(ItemRow.insertSQL).run(row.taggedValues + [.blob(row.tag)])
         try accumulate(row.tag, .secItem)
+        if row.syncs { try journalLocalWrite(old: nil, new: (row.persistentRef, true)) }
     }
 
     /// Applies `changes` (and a new secret, when given) to every item `query` matches.
@@ -387,6 +394,7 @@ package struct StoreSession: ~Copyable {
             ])
         }
         try accumulate(IntegrityAccumulator.delta(from: row.tag, to: resealed.tag), .secItem)
+        if row.syncs { try journalLocalWrite(old: (row.persistentRef, true), new: (row.persistentRef, true)) }
     }
 
     /// Re-seals one row in place with a fresh item key.
@@ -396,6 +404,9 @@ package struct StoreSession: ~Copyable {
         try database.prepare(ItemRow.rewriteSQL).run(
             Array(sealed.taggedValues.dropFirst(2)) + [.blob(sealed.tag), .integer(row.rowid)])
         try accumulate(IntegrityAccumulator.delta(from: row.tag, to: sealed.tag), .secItem)
+        if row.syncs || sealed.syncs {
+            try journalLocalWrite(old: (row.persistentRef, row.syncs), new: (sealed.persistentRef, sealed.syncs))
+        }
     }
 
     /// Deletes every item `query` matches.
@@ -425,6 +436,7 @@ package struct StoreSession: ~Copyable {
 
     /// Deletes one row, whose stored tag is `tag`, and takes the tag out of the accumulator.
     func deleteRow(_ rowid: Int64, tag: [UInt8]) throws(KeychainFailure) {
+        try journalDeletion(rowid: rowid)
         try database.prepare("DELETE FROM items WHERE rowid = ?").run([.integer(rowid)])
         try accumulate(tag, .secItem)
     }

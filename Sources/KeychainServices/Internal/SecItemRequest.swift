@@ -277,10 +277,8 @@ struct SecItemRequest {
         case .add:
             if request.matchLimit != nil { throw .param }  // match keys in add [S]
             if request.persistentRef != nil { throw .param }  // [H] kSecValuePersistentRef is not for add
-            // A synchronizable …ThisDeviceOnly item is accepted: SecItem.h and the kSecAttrAccessible
-            // page say such items "may only" use migratable classes, but securityd's _SecItemAdd and
-            // query_add_attribute do not check it; the item is stored and never leaves the device
-            // (docs/ARCHITECTURE.md, "Where Linux differs"; ThisDeviceOnly items are not in backups).
+            // A synchronizable …ThisDeviceOnly item is refused by the store with errSecParam
+            // (docs/APPLE-SEMANTICS.md rule 20), for adds and updates alike.
         case .update, .delete:
             // [S] _SecItemDelete / s3dl_query_update: any other match key → errSecParam.
             if request.matchLimit != nil { throw .param }

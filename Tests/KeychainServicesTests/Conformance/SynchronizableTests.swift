@@ -1,7 +1,7 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// kSecAttrSynchronizable: docs/APPLE-SEMANTICS.md rule 11 (SecItem.h; SecItemServer.c
 /// `query_add_attribute_with_desc`, `query_create_with_limit`).
@@ -66,10 +66,14 @@ struct SynchronizableTests {
     func updateAny() throws {
         try withKeychain {
             addBoth()
-            #expect(update(genericPassword([sync: kSecAttrSynchronizableAny]), [kSecAttrLabel as String: "both"]) == errSecSuccess)
+            #expect(
+                update(genericPassword([sync: kSecAttrSynchronizableAny]), [kSecAttrLabel as String: "both"])
+                    == errSecSuccess)
             let result = copy(
-                genericPassword([sync: kSecAttrSynchronizableAny, kSecReturnAttributes as String: kCFBooleanTrue!,
-                    kSecMatchLimit as String: kSecMatchLimitAll])
+                genericPassword([
+                    sync: kSecAttrSynchronizableAny, kSecReturnAttributes as String: kCFBooleanTrue!,
+                    kSecMatchLimit as String: kSecMatchLimitAll,
+                ])
             ).result
             #expect((result as? [[String: Any]])?.map { $0[kSecAttrLabel as String] as? String } == ["both", "both"])
         }
@@ -85,19 +89,39 @@ struct SynchronizableTests {
         }
     }
 
-    /// APPLE-SEMANTICS.md rule 20. SecItem.h says synchronizable items "may only" use migratable
-    /// accessibility, but securityd's
-    /// `_SecItemAdd` (keychain/securityd/SecItemServer.c, apple-oss-distributions/Security) has no such
-    /// check, so iOS stores the item; KeychainAccess's suite, run on iOS, expects success.
-    @Test("A synchronizable …ThisDeviceOnly item is stored, as securityd does (no check in _SecItemAdd)")
-    func syncThisDeviceOnly() throws {
+    /// APPLE-SEMANTICS.md rule 20: SecItem.h and the kSecAttrSynchronizable page say a synchronizable item
+    /// "may only" use an accessibility that is not `…ThisDeviceOnly`; the store refuses the combination
+    /// with errSecParam, through SecItemAdd and SecItemUpdate alike, and nothing is stored or changed.
+    @Test(
+        "SecItemAdd of a synchronizable …ThisDeviceOnly item is errSecParam, and nothing is stored",
+        arguments: ["aku", "cku", "dku"])
+    func syncThisDeviceOnlyAddRefused(_ accessible: String) throws {
         try withKeychain {
-            let item = genericPassword([sync: kCFBooleanTrue!, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly])
-            #expect(add(item, secret: "x") == errSecSuccess)
-            #expect(secret(genericPassword([sync: kCFBooleanTrue!])) == "x")
+            let item = genericPassword([sync: kCFBooleanTrue!, kSecAttrAccessible as String: accessible])
+            #expect(add(item, secret: "x") == errSecParam)
+            #expect(count(genericPassword([sync: kSecAttrSynchronizableAny])) == 0)
+        }
+    }
+
+    @Test(
+        "SecItemUpdate that would make an item synchronizable and …ThisDeviceOnly is errSecParam; the item is unchanged"
+    )
+    func syncThisDeviceOnlyUpdateRefused() throws {
+        try withKeychain {
+            #expect(add(genericPassword([sync: kCFBooleanTrue!]), secret: "synced") == errSecSuccess)
+            #expect(
+                update(
+                    genericPassword([sync: kCFBooleanTrue!]),
+                    [kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]) == errSecParam)
+            #expect(
+                add(
+                    genericPassword(
+                        account: "local", [kSecAttrAccessible as String: kSecAttrAccessibleAlwaysThisDeviceOnly]),
+                    secret: "l") == errSecSuccess)
+            #expect(update(genericPassword(account: "local"), [sync: kCFBooleanTrue!]) == errSecParam)
             let found = attributes(genericPassword([sync: kCFBooleanTrue!]))
-            #expect(found?[kSecAttrAccessible as String] as? String == "aku")
-            #expect((found?[kSecAttrSynchronizable as String] as? NSNumber)?.boolValue == true)
+            #expect(found?[kSecAttrAccessible as String] as? String == "ak")
+            #expect(secret(genericPassword(account: "local")) == "l")
         }
     }
 }

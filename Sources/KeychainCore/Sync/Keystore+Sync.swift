@@ -1,0 +1,108 @@
+/// What the store offers the sync protocol (issue 26; the seam with `KeychainSync`, docs/SYNC.md): the device id,
+/// local changes since a cursor, merging remote changes, conflict copies, and the engine's own state. Each call is
+/// one transaction on this keychain file.
+extension Keystore {
+    /// This replica's device id: made at first use and kept in the file's `meta` table (not secret).
+    /// - Returns: the same id on every call for this file.
+    /// - Throws: ``KeychainFailure`` with `.invalidKeychain` when the stored id is malformed; `.io` or `.diskFull`
+    ///   when the first id cannot be written.
+    package func syncDeviceID() throws(KeychainFailure) -> SyncDeviceID {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.syncDevice() }
+    }
+
+    /// Local changes to synchronizable items (and their tombstones) whose local change serial is greater than
+    /// `serial`, oldest first: each item once, in its current state.
+    ///
+    /// Only items with `kSecAttrSynchronizable` true and an accessibility that is not `…ThisDeviceOnly` appear;
+    /// changes written by ``applySyncChanges(_:)`` do not. The first call also journals synchronizable items
+    /// written before the journal existed. Cost: one indexed range of the journal, O(changes).
+    /// - Parameter serial: the caller's cursor: 0 for everything.
+    /// - Returns: the changes (payloads in ``SyncPayload`` form, plaintext in zeroising buffers), and the newest
+    ///   serial they cover (`serial` when there are none), the caller's next cursor.
+    /// - Throws: ``KeychainFailure`` with `.interactionNotAllowed` (errSecInteractionNotAllowed) while the
+    ///   keychain is locked; `.decode` when a journal row or an item fails authentication.
+    package func syncChanges(after serial: UInt64) throws(KeychainFailure) -> (changes: [SyncChange], through: UInt64) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.syncChanges(after: serial) }
+    }
+
+    /// Merges remote changes in one transaction.
+    ///
+    /// Per item (docs/SYNC.md, "Merge rule"): a repeat or an older version is ignored; a successor is applied; of
+    /// two concurrent versions the greater clock wins (an edit after a delete wins, a delete after an edit wins),
+    /// and when both are edits with different content the loser is kept as a conflict copy (``syncConflicts()``).
+    /// Applied versions are sealed under this device's class keys and are not reported by ``syncChanges(after:)``.
+    /// - Parameter changes: remote changes, in the order their devices made them.
+    /// - Returns: how many were applied, ignored, and kept as conflicts.
+    /// - Throws: ``KeychainFailure`` with `.interactionNotAllowed` while locked, `.decode` for a malformed payload
+    ///   (or one for a `…ThisDeviceOnly` or non-synchronizable item); nothing is applied in either case.
+    package func applySyncChanges(_ changes: [SyncChange]) throws(KeychainFailure) -> SyncApplyReport {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.applySyncChanges(changes, now: StoreSession.syncNow())
+        }
+    }
+
+    /// The kept conflict copies, oldest clock first.
+    /// - Returns: one ``SyncConflict`` per copy; its summary names the class, service or server, account and label.
+    /// - Throws: ``KeychainFailure`` with `.interactionNotAllowed` while locked; `.decode` when a copy was modified.
+    package func syncConflicts() throws(KeychainFailure) -> [SyncConflict] {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> [SyncConflict] in
+            try s.conflictRows().map {
+                SyncConflict(item: $0.item, copy: $0.copy, clock: $0.clock, summary: Self.summary($0.content))
+            }
+        }
+    }
+
+    /// Settles a conflict: `.winner` drops the copy; `.copy` makes the copy's content the item's, as a new local
+    /// change that syncs (the item comes back if it was deleted meanwhile).
+    /// - Throws: ``KeychainFailure`` with `.itemNotFound` for an unknown copy, `.interactionNotAllowed` while locked,
+    ///   `.duplicateItem` when the copy's primary key is now another item's.
+    package func resolveSyncConflict(_ copy: SyncItemID, keep: SyncConflictChoice) throws(KeychainFailure) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.resolveSyncConflict(copy, keep: keep) }
+    }
+
+    /// Small sealed state of the sync engine (device secret keys, the sync key), sealed under this keychain's
+    /// AfterFirstUnlockThisDeviceOnly class key, never exported, never in backups.
+    /// - Returns: the value, or nil when absent.
+    /// - Throws: ``KeychainFailure`` with `.interactionNotAllowed` before the first unlock; `.decode` when it does
+    ///   not authenticate (a file adopted by another device key).
+    package func syncSecret(named name: String) throws(KeychainFailure) -> SecureBytes? {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.syncSecret(name) }
+    }
+
+    /// Stores (or with nil removes) a sealed sync secret; see ``syncSecret(named:)``.
+    /// - Throws: ``KeychainFailure`` with `.interactionNotAllowed` before the first unlock.
+    package func setSyncSecret(_ value: SecureBytes?, named name: String) throws(KeychainFailure) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.setSyncSecret(value, name) }
+    }
+
+    /// Small plain state of the sync engine (cursors, the remote, sequence numbers seen), covered by the file's
+    /// integrity check (``verifyIntegrity()``). Readable while locked.
+    /// - Returns: the value, or nil when absent.
+    /// - Throws: ``KeychainFailure`` with `.decode` when the stored value was modified outside the keychain.
+    package func syncState(named name: String) throws(KeychainFailure) -> [UInt8]? {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.syncStateValue(name, sealed: false)?.value
+        }
+    }
+
+    /// Stores (or with nil removes) plain sync state; see ``syncState(named:)``.
+    package func setSyncState(_ value: [UInt8]?, named name: String) throws(KeychainFailure) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.setSyncStateValue(value, name, sealed: false)
+        }
+    }
+
+    /// What `security sync conflicts` shows of a copy: class, service or server, account, label; never the secret.
+    static func summary(_ content: SyncPayload.Content) -> String {
+        var parts = [content.itemClass.rawValue]
+        let names: [(AttributeName, String)] = [
+            (.service, "service"), (.server, "server"), (.account, "account"), (.label, "label"),
+        ]
+        for (name, title) in names {
+            if case .string(let value)? = content.attributes[name], !value.isEmpty {
+                parts.append("\(title)=\"\(value)\"")
+            }
+        }
+        return parts.joined(separator: " ")
+    }
+}

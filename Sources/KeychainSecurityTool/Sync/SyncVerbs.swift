@@ -1,0 +1,156 @@
+internal import KeychainCore
+internal import KeychainSync
+internal import KeychainToolSupport
+
+/// The verbs of `security sync` over one keychain's ``SyncEngine`` (see ``SyncCommand``).
+struct SyncVerbs {
+    let engine: SyncEngine
+    let context: SecurityContext
+    let command: SyncCommand
+
+    var output: OutputBuffer { context.io.output }
+
+    func run(_ given: [String]) throws(SyncError) {
+        var arguments = given
+        // A relative path to a folder or repository is made absolute: the clone's git runs elsewhere.
+        if ["init", "join"].contains(command.verb), let url = arguments.first, !url.hasPrefix("/"), !url.contains(":"),
+            FileSystem.exists(url), let cwd = Platform.currentDirectory()
+        {
+            arguments[0] = cwd + "/" + url
+        }
+        switch command.verb {
+        case "init":
+            let passphrase = try newPassphrase()
+            let report = try engine.initialize(
+                url: arguments[0], passphrase: passphrase, parameters: context.kdfParameters)
+            output.line("sync set up with \(arguments[0]): this device is \(try engine.deviceID())")
+            printReport(report)
+        case "join": try join(arguments[0])
+        case "approve":
+            let device = try engine.approve(code: arguments[0])
+            output.line("approved device \(device.id) (\(device.name))")
+        case "remove-device":
+            guard let id = SyncDeviceID(hex: arguments[0]) else {
+                throw SyncError(.state, "\(arguments[0]) is not a device id (32 hexadecimal digits)")
+            }
+            try engine.removeDevice(id)
+            output.line("removed device \(id); the sync key was rotated")
+        case "devices":
+            let me = try engine.deviceID()
+            for device in try engine.trustedDevices() {
+                output.line("\(device.id)  \(device.name)\(device.id == me ? "  (this device)" : "")")
+            }
+        case "now":
+            let report = try engine.syncNow()
+            output.line("in sync with \(try engine.remoteURL() ?? "")")
+            printReport(report)
+        case "status": try status()
+        case "conflicts": try conflicts()
+        case "resolve":
+            guard let copy = SyncItemID(hex: arguments[0]) else {
+                throw SyncError(.state, "\(arguments[0]) is not a conflict copy's id (32 hexadecimal digits)")
+            }
+            try engine.resolve(copy, keep: arguments[1] == "copy" ? .copy : .winner)
+            output.line(arguments[1] == "copy" ? "kept the conflict copy \(copy)" : "kept the winner; dropped \(copy)")
+        case "enable":
+            try engine.setEnabled(true)
+            output.line("this keychain's Secret Service items sync too")
+        default:
+            try engine.setEnabled(false)
+            output.line("this keychain's Secret Service items no longer sync")
+        }
+    }
+
+    private func newPassphrase() throws(SyncError) -> SecureBytes {
+        let input = PasswordInput(context)
+        guard
+            let passphrase = input.readNew(
+                given: nil, prompt: "recovery passphrase: ", retype: "retype recovery passphrase: ",
+                mismatch: "passphrases don't match")
+        else { throw SyncError(.state, "no recovery passphrase given") }
+        guard passphrase.count > 0 else { throw SyncError(.state, "the recovery passphrase must not be empty") }
+        return passphrase
+    }
+
+    private func join(_ url: String) throws(SyncError) {
+        if command.recovery {
+            let input = PasswordInput(context)
+            guard let passphrase = input.read(given: nil, prompt: "recovery passphrase: "), passphrase.count > 0 else {
+                throw SyncError(.state, "no recovery passphrase given")
+            }
+            let report = try engine.joinWithRecovery(url: url, passphrase: passphrase)
+            output.line("joined \(url) with the recovery passphrase: this device is \(try engine.deviceID())")
+            printReport(report)
+            return
+        }
+        let code = try engine.requestJoin(url: url)
+        output.line("join code: \(code)")
+        output.line("approve it on a trusted device with: security sync approve \(code)")
+        guard command.waits else { return }
+        context.io.flush()
+        var waited = 0
+        while !(try engine.completeJoin()) {
+            guard waited < command.timeout else {
+                throw SyncError(
+                    .state, "not approved within \(command.timeout) s; security sync now finishes the join later")
+            }
+            FileSystem.sleep(microseconds: 1_000_000)
+            waited += 1
+        }
+        output.line("joined \(url): this device is \(try engine.deviceID())")
+        printReport(try engine.syncNow())
+    }
+
+    private func status() throws(SyncError) {
+        let status = try engine.status()
+        guard let remote = status.remote else {
+            output.line("not syncing (security sync init URL or security sync join URL sets it up)")
+            return
+        }
+        output.line("remote: \(remote)")
+        output.line("device: \(status.device)\(status.joining ? " (waiting for approval)" : "")")
+        output.line("last sync: \(status.lastSync.map { Self.utc(milliseconds: $0) } ?? "never")")
+        output.line("pending changes: \(status.pendingChanges.map(String.init) ?? "unknown (locked)")")
+        if status.queuedSegments > 0 { output.line("queued, not yet pushed: \(status.queuedSegments) segments") }
+        output.line("conflicts: \(status.conflicts.map(String.init) ?? "unknown (locked)")")
+        output.line("trusted devices: \(status.trustedDevices)")
+        output.line("Secret Service items: \(status.enabled ? "sync" : "do not sync (security sync enable)")")
+    }
+
+    private func conflicts() throws(SyncError) {
+        let conflicts = try engine.conflicts()
+        if conflicts.isEmpty { output.line("no conflicts") }
+        for conflict in conflicts {
+            output.line(
+                "\(conflict.copy)  lost against \(conflict.item) at \(Self.utc(milliseconds: conflict.clock.milliseconds)): \(conflict.summary)"
+            )
+        }
+    }
+
+    private func printReport(_ report: SyncNowReport) {
+        output.line(
+            "    applied \(report.applied.applied), already had \(report.applied.ignored), conflicts kept"
+                + " \(report.applied.conflicts), from \(report.devicesRead) devices")
+        output.line(
+            "    pushed \(report.changesPushed) changes in \(report.segmentsPushed) segments (\(report.bytesPushed) bytes)"
+        )
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS UTC` of Unix milliseconds (civil-from-days, no Foundation).
+    static func utc(milliseconds: UInt64) -> String {
+        let seconds = Int64(milliseconds / 1000)
+        let days = seconds / 86400
+        let rest = seconds % 86400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day)) \(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60)) UTC"
+    }
+}

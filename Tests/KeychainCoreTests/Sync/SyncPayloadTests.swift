@@ -1,0 +1,49 @@
+import Testing
+
+@testable import KeychainCore
+
+/// The portable payload (docs/SYNC.md, "Payload"): round trip, and every malformed form refused.
+@Suite("Sync payload format")
+struct SyncPayloadTests {
+    let ancestor = SyncClock(milliseconds: 42, counter: 1, device: SyncDeviceID(bytes: Array(repeating: 7, count: 16))!)
+
+    func encoded(secret value: SecureBytes? = secret("pw")) throws -> [UInt8] {
+        try SyncPayload.encode(.genericPassword, attributes: syncItem("svc", "a"), secret: value, ancestors: [ancestor])
+            .unprotectedCopy
+    }
+
+    @Test("a payload decodes to the item's class, attributes, secret and ancestors")
+    func roundTrip() throws {
+        let bytes = try encoded()
+        #expect(Array(bytes[0..<3]) == [1, 1, 1])
+        let content = try SyncPayload.decode(SecureBytes(copying: bytes))
+        #expect(content.itemClass == .genericPassword)
+        #expect(content.ancestors == [ancestor])
+        #expect(content.attributes["svce"] == .string("svc"))
+        #expect(content.attributes["sync"] == .bool(true))
+        #expect(content.secret?.unprotectedCopy == Array("pw".utf8))
+        let none = try SyncPayload.decode(SecureBytes(copying: try encoded(secret: nil)))
+        #expect(none.secret == nil)
+    }
+
+    @Test("a truncated, extended, unknown-version or unknown-class payload is errSecDecode")
+    func malformed() throws {
+        let bytes = try encoded()
+        var cases: [[UInt8]] = [[], Array(bytes.dropLast()), bytes + [0]]
+        var version = bytes
+        version[0] = 2
+        var itemClass = bytes
+        itemClass[1] = 9
+        var count = bytes
+        count[2] = 17
+        cases += [version, itemClass, count]
+        for prefix in stride(from: 0, to: bytes.count, by: 7) { cases.append(Array(bytes.prefix(prefix))) }
+        for bad in cases {
+            let failure = #expect(throws: KeychainFailure.self) {
+                _ = try SyncPayload.decode(SecureBytes(copying: bad))
+            }
+            #expect(failure?.status == .decode)
+            #expect(failure?.description.contains("pw") == false)
+        }
+    }
+}
