@@ -48,6 +48,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The sync protocol's decoders: heads, segments and their bodies, trust lists, join requests
     /// (``SyncFuzzer``, issue 26).
     case sync
+    /// Sync payloads as the protocol hands them to the store after decryption (`docs/SYNC.md`, "Payload"),
+    /// through ``SyncPayloadParser``: the decoder, and a round trip of every payload that decodes.
+    case syncPayload = "syncpayload"
 
     /// Runs the target on one input.
     /// Whether the scratch keychain this target's inputs run against could be made: `false` means
@@ -57,7 +60,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .secItem: FuzzTarget.scratch != nil
         case .csv, .backup: FuzzTarget.transferScratch != nil
-        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData, .sync: true
+        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData, .sync,
+            .syncPayload:
+            true
         case .secretService: SecretServiceFuzzer.isReady
         }
     }
@@ -78,6 +83,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .keyData: FuzzTarget.keyData(data)
         case .secretService: SecretServiceFuzzer.run(data)
         case .sync: SyncFuzzer.run(data)
+        case .syncPayload: _ = SyncPayloadParser.parse(Array(data))
         }
     }
 
