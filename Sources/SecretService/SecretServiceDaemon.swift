@@ -107,6 +107,9 @@ package enum SecretServiceDaemon {
         unblockTerminationSignals()
         // A portal caller's fd whose reading end is closed fails the write with EPIPE instead of killing the provider.
         signal(SIGPIPE, SIG_IGN)
+        // A message of megabytes (a big secret, or a refused one) must not stay resident for the rest of
+        // the session: buffers of 256 KiB or more get mappings of their own, unmapped when freed (issue 29).
+        cgio_malloc_map_buffers_from(Self.mappedBufferBytes)
         var error: UnsafeMutablePointer<GError>?
         guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
             printError("keychain-secret-service: \(ProviderError.connection(consume(error)))")
@@ -117,6 +120,11 @@ package enum SecretServiceDaemon {
         let daemon = RunningDaemon(connection: connection, name: name, idleExit: idleExit, store: store)
         return daemon.run(replace: replace)
     }
+
+    /// The size from which malloc gives a buffer a mapping of its own (`M_MMAP_THRESHOLD`): the largest
+    /// usual message (a search of many items) is well below it, and every larger one is returned to the
+    /// kernel as soon as it is freed.
+    static let mappedBufferBytes: Int32 = 256 << 10
 
     /// Unblocks SIGTERM, SIGINT and SIGHUP, which a parent may have left blocked in the inherited
     /// signal mask (Foundation's `Process` does), before any thread starts.

@@ -118,7 +118,8 @@ final class FloorStore {
     }
 
     /// Opens the secret in column `column` of the current row into `output`; returns its length or -1.
-    private func openColumn(_ statement: OpaquePointer, _ column: Int32, ad: [UInt8], into output: inout [UInt8]) -> Int {
+    private func openColumn(_ statement: OpaquePointer, _ column: Int32, ad: [UInt8], into output: inout [UInt8]) -> Int
+    {
         let count = Int(sqlite3_column_bytes(statement, column))
         guard let base = sqlite3_column_blob(statement, column)?.assumingMemoryBound(to: UInt8.self) else { return -1 }
         let nonce = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
@@ -144,7 +145,9 @@ final class FloorStore {
 
     private func run(_ statement: OpaquePointer) {
         let rc = sqlite3_step(statement)
-        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { fatal("floor: step: \(String(cString: sqlite3_errmsg(db)))") }
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
+            fatal("floor: step: \(String(cString: sqlite3_errmsg(db)))")
+        }
         sqlite3_reset(statement)
     }
 
@@ -274,20 +277,28 @@ final class FloorStore {
         return openColumn(select, 0, ad: ad, into: &output)
     }
 
-    /// Opens the attributes of every item of one service; returns how many opened.
-    func enumerate(service: String) -> Int {
+    /// Opens the attributes (and the secret, when `withSecret`) of every item of one service; returns how
+    /// many opened.
+    func enumerate(service: String, withSecret: Bool = false) -> Int {
         let name = digest("svce", service)
-        let select = statement("SELECT attributes, acct FROM items WHERE class = 1 AND name = ?")
+        let select = statement(
+            withSecret
+                ? "SELECT attributes, acct, secret FROM items WHERE class = 1 AND name = ?"
+                : "SELECT attributes, acct FROM items WHERE class = 1 AND name = ?")
         bindBlob(select, 1, name)
         defer { sqlite3_reset(select) }
         var output = [UInt8](repeating: 0, count: 128)
         var ad = [UInt8](repeating: 0, count: 16) + name
+        var secretAD = name + [UInt8](repeating: 0, count: 16)
         var opened = 0
         while sqlite3_step(select) == SQLITE_ROW {
             if let acct = sqlite3_column_blob(select, 1) {
                 ad.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: acct, byteCount: 16) }
+                secretAD.withUnsafeMutableBytes { ($0.baseAddress! + 16).copyMemory(from: acct, byteCount: 16) }
             }
-            if openColumn(select, 0, ad: ad, into: &output) >= 0 { opened += 1 }
+            guard openColumn(select, 0, ad: ad, into: &output) >= 0 else { continue }
+            if withSecret && openColumn(select, 2, ad: secretAD, into: &output) < 0 { continue }
+            opened += 1
         }
         return opened
     }

@@ -29,6 +29,8 @@ struct Entry: Codable {
     var title: String
     var ours: Stat?
     var floor: Stat?
+    /// The API floor (``APIFloor``), for SecItem reads; the check is then against C floor + API floor.
+    var apiFloor: Stat?
     var check: Check?
     var peakRSSKiB: Int?
     var bytesPerItemOurs: Double?
@@ -78,7 +80,8 @@ func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
 func printTable(_ report: Report) {
     let header = [
         ("N", 8, true), ("workload", 34, false), ("ours med µs", 12, true), ("p99", 9, true), ("ops/s", 8, true),
-        ("floor med", 10, true), ("p99", 9, true), ("ops/s", 8, true), ("RSS MiB", 8, true), ("B/item", 12, true),
+        ("floor med", 10, true), ("p99", 9, true), ("ops/s", 8, true), ("API med", 8, true), ("RSS MiB", 8, true),
+        ("B/item", 12, true),
         ("check", 0, false),
     ]
     func line(_ cells: [String]) -> String {
@@ -86,7 +89,7 @@ func printTable(_ report: Report) {
             .joined(separator: " ")
     }
     print(line(header.map(\.0)))
-    print(String(repeating: "-", count: 150))
+    print(String(repeating: "-", count: 159))
     var lastSize = -1
     for entry in report.entries {
         if entry.size != lastSize && lastSize != -1 { print("") }
@@ -106,6 +109,7 @@ func printTable(_ report: Report) {
                 entry.floor.map { formatMicroseconds($0.medianMicroseconds) } ?? "",
                 entry.floor.map { formatMicroseconds($0.p99Microseconds) } ?? "",
                 entry.floor.map { formatRate($0.opsPerSecond) } ?? "",
+                entry.apiFloor.map { formatMicroseconds($0.medianMicroseconds) } ?? "",
                 entry.peakRSSKiB.map { String(format: "%.0f", Double($0) / 1024) } ?? "",
                 bytes,
                 (entry.check?.cell ?? "") + (entry.note.map { "  [\($0)]" } ?? ""),

@@ -30,7 +30,8 @@ struct SizeRun {
     /// A keychain laid out as `security` finds it with `XDG_DATA_HOME`/`XDG_STATE_HOME` under `root`.
     static func location(root: String) -> KeychainLocation {
         KeychainLocation(
-            databasePath: root + "/data/keychains/login.keychain-db", deviceKeyPath: root + "/state/keychains/device.key")
+            databasePath: root + "/data/keychains/login.keychain-db",
+            deviceKeyPath: root + "/state/keychains/device.key")
     }
 
     static func open(_ location: KeychainLocation) -> Keystore {
@@ -42,19 +43,34 @@ struct SizeRun {
     }
 
     mutating func record(
-        _ id: String, _ title: String, ours: Stat?, floor: Stat?, check: Check?, rss: Int? = nil,
+        _ id: String, _ title: String, ours: Stat?, floor: Stat?, api: Stat? = nil, check: Check?, rss: Int? = nil,
         bytesOurs: Double? = nil, bytesFloor: Double? = nil, note: String? = nil
     ) {
         entries.append(
             Entry(
-                size: size, id: id, title: title, ours: ours, floor: floor, check: check, peakRSSKiB: rss,
-                bytesPerItemOurs: bytesOurs, bytesPerItemFloor: bytesFloor, note: note))
+                size: size, id: id, title: title, ours: ours, floor: floor, apiFloor: api, check: check,
+                peakRSSKiB: rss, bytesPerItemOurs: bytesOurs, bytesPerItemFloor: bytesFloor, note: note))
         let last = entries[entries.count - 1]
         log(
             String(
-                format: "  %-34@ ours %10.1f µs  floor %10.1f µs  %@", last.title as NSString,
+                format: "  %-34@ ours %10.1f µs  floor %10.1f µs  api %8.1f µs  %@", last.title as NSString,
                 last.ours?.medianMicroseconds ?? 0, last.floor?.medianMicroseconds ?? 0,
-                (last.check?.cell ?? "") as NSString))
+                last.apiFloor?.medianMicroseconds ?? 0, (last.check?.cell ?? "") as NSString))
+    }
+
+    /// Ours against C floor + API floor, both measured operation by operation beside ours: the check's
+    /// value is our median over the median of the per-operation sums.
+    static func bothFloorsCheck(_ ours: [UInt64], _ floor: [UInt64], _ api: [UInt64], limit: Double) -> (
+        ours: Stat, floor: Stat, api: Stat, check: Check
+    ) {
+        let o = Stat(ours)
+        let sum = Stat(zip(floor, api).map { $0 + $1 })
+        return (
+            o, Stat(floor), Stat(api),
+            Check(
+                target: "≤\(limit)x C+API floor", value: o.medianMicroseconds / max(sum.medianMicroseconds, 0.001),
+                limit: limit, unit: "x")
+        )
     }
 
     static func ratioCheck(_ ours: Stat, _ floor: Stat, limit: Double, what: String) -> Check {
@@ -65,14 +81,16 @@ struct SizeRun {
 
     func addQuery(_ i: Int) -> NSDictionary {
         [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: data.service(i), kSecAttrAccount as String: data.account(i),
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: data.service(i),
+            kSecAttrAccount as String: data.account(i),
             kSecValueData as String: Data(data.secret(i)),
         ] as NSDictionary
     }
 
     func keyQuery(_ i: Int, extra: [String: Any] = [:]) -> NSDictionary {
         var query: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: data.service(i), kSecAttrAccount as String: data.account(i),
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: data.service(i),
+            kSecAttrAccount as String: data.account(i),
         ]
         query.merge(extra) { $1 }
         return query as NSDictionary
@@ -99,7 +117,8 @@ struct SizeRun {
         let context = Self.context(keystore)
         KeychainContext.withOverride(context) {
             reads(refs: refs.ours, floorRefs: refs.floor, floor: floor)
-            if options.wants("read.enumerate") { enumerate(floor: floor) }
+            if options.wants("read.enumerate") { enumerate(floor: floor, withData: false) }
+            if options.wants("read.enumerate.data") { enumerate(floor: floor, withData: true) }
             if sampled && options.wants("add.durable") {
                 durableAdds(into: keystore, floor: floor, range: size..<(size + Self.durableSample))
             }
@@ -226,6 +245,7 @@ struct SizeRun {
         if options.wants("read.data") {
             var ours: [UInt64] = []
             var base: [UInt64] = []
+            var api: [UInt64] = []
             let rssReset = resetPeakRSS()
             for i in picks {
                 let query = keyQuery(i, extra: [kSecReturnData as String: true])
@@ -238,88 +258,149 @@ struct SizeRun {
                 let account = data.account(i)
                 let length = timed(&base) { floor.lookup(service: service, account: account, into: &buffer) }
                 guard length == expected.count else { fatal("floor: wrong secret for item \(i)") }
+                let made = timed(&api) { APIFloor.copyData(query, secret: expected) }
+                guard (made as? Data)?.count == expected.count else { fatal("API floor: no data for item \(i)") }
             }
-            let o = Stat(ours)
-            let f = Stat(base)
+            let r = Self.bothFloorsCheck(ours, base, api, limit: 1.5)
             record(
-                "read.data", "copy by svce+acct → data", ours: o, floor: f,
-                check: Self.ratioCheck(o, f, limit: 1.5, what: "floor"), rss: rssReset ? peakRSSKiB() : nil,
-                note: "\(count) random items")
+                "read.data", "copy by svce+acct → data", ours: r.ours, floor: r.floor, api: r.api, check: r.check,
+                rss: rssReset ? peakRSSKiB() : nil, note: "\(count) random items")
         }
         // Attributes only.
         if options.wants("read.attributes") {
             var ours: [UInt64] = []
             var base: [UInt64] = []
+            var api: [UInt64] = []
+            var shape: (keys: [NSObject], kinds: [APIFloor.ValueKind])?
             let rssReset = resetPeakRSS()
             for i in picks.reversed() {
                 let query = keyQuery(i, extra: [kSecReturnAttributes as String: true])
                 var result: CFTypeRef?
                 let status = timed(&ours) { SecItemCopyMatching(query, &result) }
                 check(status, "SecItemCopyMatching(attributes)")
-                guard let attributes = result as? [String: Any], attributes[kSecAttrAccount as String] as? String == data.account(i)
+                guard let attributes = result as? [String: Any],
+                    attributes[kSecAttrAccount as String] as? String == data.account(i)
                 else { fatal("wrong attributes for item \(i)") }
                 let service = data.service(i)
                 let account = data.account(i)
                 let length = timed(&base) { floor.lookupAttributes(service: service, account: account, into: &buffer) }
                 guard length > 0 else { fatal("floor: attributes of item \(i) did not open") }
+                let keys = shape ?? APIFloor.shape(of: attributes, service: service, account: account)
+                shape = keys
+                let made = timed(&api) {
+                    APIFloor.copyAttributes(
+                        query, keys: keys.keys, kinds: keys.kinds, service: service, account: account)
+                }
+                guard (made as? NSDictionary)?.count == attributes.count else { fatal("API floor: wrong shape") }
             }
-            let o = Stat(ours)
-            let f = Stat(base)
+            let r = Self.bothFloorsCheck(ours, base, api, limit: 2)
             record(
-                "read.attributes", "copy by svce+acct → attributes", ours: o, floor: f,
-                check: Self.ratioCheck(o, f, limit: 2, what: "floor"), rss: rssReset ? peakRSSKiB() : nil,
+                "read.attributes", "copy by svce+acct → attributes", ours: r.ours, floor: r.floor, api: r.api,
+                check: r.check, rss: rssReset ? peakRSSKiB() : nil,
                 note: "both open the attributes; ours also unwraps the item key and decodes the record")
         }
         // By persistent reference.
         if options.wants("read.persistentRef") {
             var ours: [UInt64] = []
             var base: [UInt64] = []
+            var api: [UInt64] = []
             let rssReset = resetPeakRSS()
             for i in picks {
                 let query =
-                    [kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: refs[i], kSecReturnData as String: true]
+                    [
+                        kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: refs[i],
+                        kSecReturnData as String: true,
+                    ]
                     as NSDictionary
                 var result: CFTypeRef?
                 let status = timed(&ours) { SecItemCopyMatching(query, &result) }
                 check(status, "SecItemCopyMatching(persistent ref)")
-                guard (result as? Data).map(Array.init) == data.secret(i) else { fatal("wrong secret by ref \(i)") }
+                let expected = data.secret(i)
+                guard (result as? Data).map(Array.init) == expected else { fatal("wrong secret by ref \(i)") }
                 let ref = floorRefs[i]
                 let length = timed(&base) { floor.lookup(persistentRef: ref, into: &buffer) }
                 guard length == 24 else { fatal("floor: wrong secret by ref \(i)") }
+                let made = timed(&api) { APIFloor.copyData(query, secret: expected) }
+                guard (made as? Data)?.count == expected.count else { fatal("API floor: no data by ref \(i)") }
             }
-            let o = Stat(ours)
-            let f = Stat(base)
+            let r = Self.bothFloorsCheck(ours, base, api, limit: 1.5)
             record(
-                "read.persistentRef", "copy by persistent ref → data", ours: o, floor: f,
-                check: Self.ratioCheck(o, f, limit: 1.5, what: "floor"), rss: rssReset ? peakRSSKiB() : nil)
+                "read.persistentRef", "copy by persistent ref → data", ours: r.ours, floor: r.floor, api: r.api,
+                check: r.check, rss: rssReset ? peakRSSKiB() : nil)
+        }
+        // As iOS code writes it: a `[String: Any]` bridged to `CFDictionary` inside the call's time.
+        if options.wants("read.ios") {
+            var ours: [UInt64] = []
+            var base: [UInt64] = []
+            var api: [UInt64] = []
+            let rssReset = resetPeakRSS()
+            for i in picks {
+                let service = data.service(i)
+                let account = data.account(i)
+                let query: [String: Any] = [
+                    kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                    kSecAttrAccount as String: account, kSecReturnData as String: true,
+                ]
+                var result: CFTypeRef?
+                let status = timed(&ours) { SecItemCopyMatching(query as CFDictionary, &result) }
+                check(status, "SecItemCopyMatching(iOS-style query)")
+                let expected = data.secret(i)
+                guard (result as? Data).map(Array.init) == expected else { fatal("wrong secret for item \(i)") }
+                let length = timed(&base) { floor.lookup(service: service, account: account, into: &buffer) }
+                guard length == expected.count else { fatal("floor: wrong secret for item \(i)") }
+                let made = timed(&api) { APIFloor.copyData(query as CFDictionary, secret: expected) }
+                guard (made as? Data)?.count == expected.count else { fatal("API floor: no data for item \(i)") }
+            }
+            let r = Self.bothFloorsCheck(ours, base, api, limit: 1.5)
+            record(
+                "read.ios", "copy, iOS-style [String: Any] → data", ours: r.ours, floor: r.floor, api: r.api,
+                check: r.check, rss: rssReset ? peakRSSKiB() : nil,
+                note: "\(count) random items; the bridging of the query is inside ours and the API floor")
         }
     }
 
     // MARK: - 4. Enumerate
 
-    mutating func enumerate(floor: FloorStore) {
+    /// Enumerations of the 1,000-item service with kSecMatchLimitAll and attributes, with data when
+    /// `withData`, against the C floor (the SELECT and the opens) and the API floor (the result array).
+    mutating func enumerate(floor: FloorStore, withData: Bool) {
         let expected = data.enumerateCount
-        let query =
-            [
-                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: DataSet.enumerateService,
-                kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true,
-            ] as NSDictionary
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: DataSet.enumerateService,
+            kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true,
+        ]
+        if withData { query[kSecReturnData as String] = true }
+        let bridged = query as NSDictionary
+        // The floor's items: the same accounts and secrets, in the same (rowid) order as ours.
+        let accounts = (0..<expected).map(data.account)
+        let secrets = withData ? (0..<expected).map { data.secret($0, version: updated.contains($0) ? 1 : 0) } : nil
+        var shape: (keys: [NSObject], kinds: [APIFloor.ValueKind])?
         var ours: [UInt64] = []
         var base: [UInt64] = []
+        var api: [UInt64] = []
         let rssReset = resetPeakRSS()
         for _ in 0..<options.enumerateRepeats {
             var result: CFTypeRef?
-            let status = timed(&ours) { SecItemCopyMatching(query, &result) }
+            let status = timed(&ours) { SecItemCopyMatching(bridged, &result) }
             check(status, "SecItemCopyMatching(all attributes)")
-            guard (result as? [[String: Any]])?.count == expected else { fatal("enumeration returned a wrong count") }
-            let opened = timed(&base) { floor.enumerate(service: DataSet.enumerateService) }
+            guard let items = result as? [[String: Any]], items.count == expected else {
+                fatal("enumeration returned a wrong count")
+            }
+            let opened = timed(&base) { floor.enumerate(service: DataSet.enumerateService, withSecret: withData) }
             guard opened == expected else { fatal("floor enumeration returned \(opened)") }
+            let keys =
+                shape ?? APIFloor.shape(of: items[0], service: DataSet.enumerateService, account: data.account(0))
+            shape = keys
+            let made = timed(&api) {
+                APIFloor.enumerate(bridged, keys: keys.keys, kinds: keys.kinds, accounts: accounts, secrets: secrets)
+            }
+            guard made.count == expected else { fatal("API floor enumeration made \(made.count)") }
         }
-        let o = Stat(ours)
-        let f = Stat(base)
+        let r = Self.bothFloorsCheck(ours, base, api, limit: 2)
         record(
-            "read.enumerate", "enumerate 1 service (\(expected) items)", ours: o, floor: f,
-            check: Self.ratioCheck(o, f, limit: 2, what: "floor"), rss: rssReset ? peakRSSKiB() : nil,
+            withData ? "read.enumerate.data" : "read.enumerate",
+            "enumerate 1 service (\(expected) items)\(withData ? " + data" : "")", ours: r.ours, floor: r.floor,
+            api: r.api, check: r.check, rss: rssReset ? peakRSSKiB() : nil,
             note: "µs per whole enumeration, \(options.enumerateRepeats) runs")
     }
 
@@ -399,7 +480,9 @@ struct SizeRun {
         var kdf: [UInt64] = []
         for n in first..<(first + repeats) {
             do {
-                try timed(&changes) { try keystore.setPassword(password(n + 1), current: password(n), parameters: parameters) }
+                try timed(&changes) {
+                    try keystore.setPassword(password(n + 1), current: password(n), parameters: parameters)
+                }
             } catch {
                 fatal("setPassword (change) failed: \(error)")
             }
@@ -439,7 +522,8 @@ struct SizeRun {
         record(
             "password.change", "change password (setPassword)", ours: change, floor: kdfStat, check: nil, rss: rss,
             note: String(
-                format: "KDF %@ (ops %llu, %d MiB); floor = the change's 2 Argon2id runs (the first checks a cheap one); median cost − KDF = %.0f ms; %d runs",
+                format:
+                    "KDF %@ (ops %llu, %d MiB); floor = the change's 2 Argon2id runs (the first checks a cheap one); median cost − KDF = %.0f ms; %d runs",
                 options.kdfName, parameters.opsLimit, parameters.memLimit >> 20,
                 (change.medianMicroseconds - kdfStat.medianMicroseconds) / 1_000, repeats))
     }

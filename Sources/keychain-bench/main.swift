@@ -46,8 +46,8 @@ struct Options {
           --seed S            random order seed (default 7)
           --keep              keep the temporary keychains
           --only ID[,ID…]     run only workloads whose id starts with one of these (add.durable, read.data,
-                              read.attributes, read.persistentRef, read.enumerate, update, delete, password, cli);
-                              for profiling
+                              read.attributes, read.persistentRef, read.ios, read.enumerate, read.enumerate.data,
+                              update, delete, password, cli); for profiling
           -h, --help          this text
 
         CI smoke run:  keychain-bench --sizes 200 --no-cli
@@ -120,8 +120,10 @@ for size in options.sizes {
 
 // Growth: our median per operation at the largest size over the smallest (target ≤ 2x from 1k to 1M).
 if let smallest = options.sizes.first, let largest = options.sizes.last, largest > smallest {
-    let ids = ["add.durable", "add.bulk", "read.data", "read.attributes", "read.persistentRef", "update.durable",
-        "delete.durable"]
+    let ids = [
+        "add.durable", "add.bulk", "read.data", "read.attributes", "read.persistentRef", "update.durable",
+        "delete.durable",
+    ]
     for id in ids {
         guard let small = entries.first(where: { $0.id == id && $0.size == smallest })?.ours,
             let big = entries.first(where: { $0.id == id && $0.size == largest })?.ours
@@ -131,7 +133,8 @@ if let smallest = options.sizes.first, let largest = options.sizes.last, largest
             Entry(
                 size: largest, id: "growth." + id, title: "growth: " + title, ours: big, floor: nil,
                 check: Check(
-                    target: "≤2x from \(smallest)", value: big.medianMicroseconds / max(small.medianMicroseconds, 0.001),
+                    target: "≤2x from \(smallest)",
+                    value: big.medianMicroseconds / max(small.medianMicroseconds, 0.001),
                     limit: 2, unit: "x"),
                 note: String(format: "median %.1f → %.1f µs", small.medianMicroseconds, big.medianMicroseconds)))
     }
@@ -139,6 +142,7 @@ if let smallest = options.sizes.first, let largest = options.sizes.last, largest
 
 var notes = [
     "floor: same SQL schema and indexes, keyed BLAKE2b digests, XChaCha20-Poly1305 seals of attributes and secret per add, one open per read of what it returns (the secret; the attributes for attribute reads and enumeration), no layers",
+    "API floor (reads): the same query read from the bridged dictionary and the same result objects made, with no store; reads are checked against C floor + API floor",
     "our calls and floor calls are interleaved operation by operation; the machine has \(ProcessInfo.processInfo.activeProcessorCount) cores and may run other builds, so expect noise",
     resettable
         ? "peak RSS is VmHWM reset (clear_refs) at the start of each workload; it covers ours and the floor together"

@@ -192,10 +192,8 @@ enum SecItemCall {
             let item = items[index]
             let reference = references?[index]
             if single && returnRef, let reference { return reference }
-            let data =
-                request.returnData ? item.secret.map { secret in secret.withUnsafeBytes { Data($0) } } ?? Data() : Data()
             if single {
-                return NSData(data: request.returnData ? data : item.persistentRef)
+                return request.returnData ? dataObject(item) : NSData(data: item.persistentRef)
             }
             var keys: [NSObject] = []
             var objects: [AnyObject] = []
@@ -217,7 +215,7 @@ enum SecItemCall {
             }
             if request.returnData {
                 keys.append(Keys.intern("v_Data"))
-                objects.append(data._bridgeToObjectiveC())
+                objects.append(dataObject(item))
             }
             if let reference {
                 keys.append(Keys.intern("v_Ref"))
@@ -238,6 +236,13 @@ enum SecItemCall {
             return NSArray(array: items.indices.map(one))
         }
         return one(0)
+    }
+
+    /// The `NSData` of an item's secret (empty when it has none), made once from the opened buffer: a
+    /// `Data` first and then its `NSData` copied the bytes twice and allocated twice (issue 29).
+    static func dataObject(_ item: ItemRecord) -> NSData {
+        guard let secret = item.secret, secret.count > 0 else { return NSData() }
+        return secret.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
     }
 
     /// The Foundation object that bridging the value's Swift type (`String`, `Data`, `Date`) makes.

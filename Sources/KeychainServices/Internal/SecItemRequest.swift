@@ -100,9 +100,22 @@ struct SecItemRequest {
             }
         }
 
+        // The three keys that decide how the others are read, found in one pass over the entries.
+        var classValue: Any?
+        var persistentRef: Any?
+        var valueRef: Any?
+        for entry in query {
+            switch entry.key {
+            case "class": classValue = entry.value
+            case "v_PersistentRef": persistentRef = entry.value
+            case "v_Ref": valueRef = entry.value
+            default: continue
+            }
+        }
         // The class: required, except in a persistent-reference query [H; S "query missing class name"].
         var itemClass: ItemClass?
-        if let raw = query.first(where: { $0.key == "class" })?.value {
+        var classIsIdentity = false
+        if let raw = classValue {
             guard let name = Self.string(raw) else { throw .param }
             if let known = ItemClass(rawValue: name) {
                 itemClass = known
@@ -110,16 +123,16 @@ struct SecItemRequest {
                 // An identity has no row: its attributes are the certificate's (SecItemServer.c joins
                 // the certificate with its private key).
                 itemClass = .certificate
+                classIsIdentity = true
             } else {
                 throw .noSuchClass  // [S] "can't find class named"
             }
         }
-        let persistentRef = query.first(where: { $0.key == "v_PersistentRef" })?.value
         // Without kSecClass, a kSecValueRef names the class itself: securityd infers it from the
         // reference (SecItem.c `SecItemAttributesPrepare`; an identity is exploded into its
         // certificate and key), so `SecItemAdd([kSecValueRef: identity])` works as on iOS.
         var inferredIdentity = false
-        if itemClass == nil, let raw = query.first(where: { $0.key == "v_Ref" })?.value, let object = Self.reference(raw) {
+        if itemClass == nil, let raw = valueRef, let object = Self.reference(raw) {
             switch object {
             case is SecKey: itemClass = .key
             case is SecCertificate: itemClass = .certificate
@@ -136,9 +149,7 @@ struct SecItemRequest {
         }
         var request = SecItemRequest(itemClass: itemClass!)
         if inferredIdentity { request.isIdentity = true }
-        if case let raw? = query.first(where: { $0.key == "class" })?.value, Self.string(raw) == "idnt" {
-            request.isIdentity = true
-        }
+        if classIsIdentity { request.isIdentity = true }
 
         for (key, value) in query where key != "class" {
             switch key {
