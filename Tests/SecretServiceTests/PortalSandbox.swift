@@ -100,8 +100,24 @@ final class PortalSandbox {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // A hang guard, not a timing assertion: a client still running after 60 s is killed (bwrap's
+        // --die-with-parent ends what runs inside), so that the test fails instead of hanging the suite.
+        let pid = process.processIdentifier
+        let finished = ErrorLog()
+        let watchdog = Thread {
+            for _ in 0..<600 {
+                if !finished.entries.isEmpty { return }
+                usleep(100_000)
+            }
+            if finished.entries.isEmpty { kill(pid, SIGKILL) }
+        }
+        watchdog.start()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        finished.append("exited")
+        if process.terminationReason == .uncaughtSignal {
+            Issue.record("the sandboxed client \(arguments) did not finish within 60 seconds and was killed")
+        }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         return (lines, process.terminationStatus)
     }
