@@ -123,8 +123,8 @@ struct AccessListTests: SecretServiceSuite {
             #expect(try Self.runClient(bus, home, ["get", item]) == ["ERR org.freedesktop.DBus.Error.AccessDenied"])
             let asked = Self.log(log)
             #expect(asked.count == 2)
-            let text = (
-                "\(try Self.pythonIdentity(bus, home)) wants to use your confidential information stored in "
+            let text =
+                ("\(try Self.pythonIdentity(bus, home)) wants to use your confidential information stored in "
                     + "\"Mail password\" in your keychain.")
             #expect(asked.first == "SETDESC " + text)
 
@@ -289,5 +289,61 @@ struct AccessListTests: SecretServiceSuite {
         let item = try #require(try keychain.secretItem(created.number))
         #expect(item.label == "L2" && item.access == SecretItemAccess(owner: "exe:/a", allowed: ["exe:/b"]))
         #expect(try keychain.verifySecretItems() == 1)
+    }
+
+    @Test(
+        "A client that leaves the bus while it is being asked about ends the question: its pinentry closes, the provider serves on"
+    )
+    func clientLeavesMidQuestion() throws {
+        try KeychainProviderTests.with { bus, home in
+            let gate = home.root + "/gate"
+            let pinentry = home.root + "/pinentry-gated.sh"
+            try KeychainHome.installScript(
+                """
+                #!/bin/sh
+                trap ": > '\(gate).closed'; exit 0" TERM
+                echo 'OK Pleased to meet you'
+                while read -r line; do
+                  case "$line" in
+                    CONFIRM*)
+                      : > '\(gate).asking'
+                      while [ ! -e '\(gate)' ]; do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.05; done
+                      echo OK ;;
+                    BYE*) echo OK; exit 0 ;;
+                    *) echo OK ;;
+                  esac
+                done
+
+                """, at: pinentry)
+            try bus.startProvider(keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": pinentry])
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(
+                Self.login, label: "Mail password", attributes: ["service": "mail"], secret: "hunter2", session: session
+            )
+            let script = home.root + "/client.py"
+            try Self.client.write(toFile: script, atomically: true, encoding: .utf8)
+            let client = Process()
+            client.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            client.arguments = [script, bus.address, "get", item]
+            client.standardOutput = FileHandle.nullDevice
+            client.standardError = FileHandle.nullDevice
+            try client.run()
+            var asking = false
+            for _ in 0..<500 where !asking {  // a hang guard
+                asking = FileManager.default.fileExists(atPath: gate + ".asking")
+                if !asking { usleep(20_000) }
+            }
+            #expect(asking)
+            kill(client.processIdentifier, SIGKILL)
+            client.waitUntilExit()
+            var closed = false
+            for _ in 0..<500 where !closed {
+                closed = FileManager.default.fileExists(atPath: gate + ".closed")
+                if !closed { usleep(20_000) }
+            }
+            #expect(closed)
+            // The provider was never blocked, and still serves its other clients.
+            #expect(try KeychainProviderTests.secret(bus, item, session) == "hunter2")
+        }
     }
 }

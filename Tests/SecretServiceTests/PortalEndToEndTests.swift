@@ -67,13 +67,14 @@ struct PortalEndToEndTests {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
             let environment = ["SECRET_BACKEND": "file", "XDG_DATA_HOME": data]
             let store = try sandbox.run(
-                appID: "org.example.Notes", ["store", "s3cret-notes"], environment: environment)
+                appID: "org.example.Notes", ["store", "s3cret-notes"], environment: environment, retryingOnHang: true)
             #expect(store.lines == ["stored=True"])
             let keyring = data + "/keyrings/default.keyring"
             let contents = try #require(FileManager.default.contents(atPath: keyring))
             #expect(contents.starts(with: Array("GnomeKeyring\n\r\0\n".utf8)))
             #expect(!contents.contains(Array("s3cret-notes".utf8)))
-            let lookup = try sandbox.run(appID: "org.example.Notes", ["lookup"], environment: environment)
+            let lookup = try sandbox.run(
+                appID: "org.example.Notes", ["lookup"], environment: environment, retryingOnHang: true)
             #expect(lookup.lines == ["found=s3cret-notes"])
         }
     }
@@ -149,7 +150,8 @@ struct PortalEndToEndTests {
             #expect(!contents.contains(Array("alice".utf8)))
             // The app, through the portal, reads the moved item with libsecret's own file backend.
             let lookup = try sandbox.run(
-                appID: "org.example.Notes", ["lookup"], environment: ["SECRET_BACKEND": "file", "XDG_DATA_HOME": data])
+                appID: "org.example.Notes", ["lookup"], environment: ["SECRET_BACKEND": "file", "XDG_DATA_HOME": data],
+                retryingOnHang: true)
             #expect(lookup.lines == ["found=old-notes-secret"])
             // It left the keychain; the other item stayed.
             for _ in 0..<300 where (try? KeychainProviderTests.search(bus, ["user": "alice"]).unlocked.count) != 1 {
@@ -182,7 +184,9 @@ struct PortalEndToEndTests {
             // Another app's keyring file: its items do not verify under this app's secret.
             let environment = ["SECRET_BACKEND": "file", "XDG_DATA_HOME": data]
             #expect(
-                try sandbox.run(appID: "org.example.Other", ["store", "x"], environment: environment).lines == [
+                try sandbox.run(
+                    appID: "org.example.Other", ["store", "x"], environment: environment, retryingOnHang: true
+                ).lines == [
                     "stored=True"
                 ])
             let before = FileManager.default.contents(atPath: keyring)

@@ -43,7 +43,8 @@ extension SecretServiceProvider {
             self.accessQuestions[key] = nil
             var granted = allowed
             for (index, entry) in asking.enumerated() {
-                switch index < answers.count ? answers[index] : nil {
+                let answer = index < answers.count ? answers[index] : nil
+                switch answer {
                 case .alwaysAllow:
                     var access = entry.info.access ?? SecretItemAccess(owner: "")
                     access.allow(identity)
@@ -51,7 +52,7 @@ extension SecretServiceProvider {
                     granted.append((entry.collection, entry.item))
                 case .allowOnce: granted.append((entry.collection, entry.item))
                 case .deny, nil:
-                    if answers[index] == nil { self.logNoPrompter("no pinentry could ask about \(identity)") }
+                    if answer == nil { self.logNoPrompter("no pinentry could ask about \(identity)") }
                 }
             }
             if single && granted.isEmpty {
