@@ -45,6 +45,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// Secret Service method calls on the provider over an in-process D-Bus connection
     /// (``SecretServiceFuzzer``, issue 17): paths, methods, argument bytes and wrong signatures.
     case secretService = "secretservice"
+    /// Sync payloads as the protocol hands them to the store after decryption (`docs/SYNC.md`, "Payload"),
+    /// through ``SyncPayloadParser``: the decoder, and a round trip of every payload that decodes.
+    case syncPayload = "syncpayload"
     /// The sync protocol's decoders: heads, segments and their bodies, trust lists, join requests
     /// (``SyncFuzzer``, issue 26).
     case sync
@@ -57,7 +60,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .secItem: FuzzTarget.scratch != nil
         case .csv, .backup: FuzzTarget.transferScratch != nil
-        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData, .sync: true
+        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData,
+            .syncPayload, .sync:
+            true
         case .secretService: SecretServiceFuzzer.isReady
         }
     }
@@ -77,6 +82,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .pkcs12: FuzzTarget.pkcs12(data)
         case .keyData: FuzzTarget.keyData(data)
         case .secretService: SecretServiceFuzzer.run(data)
+        case .syncPayload: _ = SyncPayloadParser.parse(Array(data))
         case .sync: SyncFuzzer.run(data)
         }
     }

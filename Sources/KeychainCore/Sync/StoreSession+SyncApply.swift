@@ -24,20 +24,29 @@ extension StoreSession {
             while try statement.step() { entries.append(try SyncJournalEntry(statement, codec: codec)) }
         }
         var changes: [SyncChange] = []
-        for entry in entries {
+        var through = entries.last.map { UInt64($0.serial) } ?? serial
+        for var entry in entries {
             var payload: SecureBytes?
             if let reference = entry.persistentRef {
-                guard let content = try localContent(reference, ancestors: entry.ancestors) else {
-                    throw KeychainFailure(.decode, "a sync journal row names an item that is not in the keychain")
+                if let content = try localContent(reference, ancestors: entry.ancestors) {
+                    payload = try SyncPayload.encode(
+                        content.itemClass, attributes: content.attributes, secret: content.secret,
+                        ancestors: entry.ancestors)
+                } else {
+                    // The row went without its journal (a build without the journal deleted it): a delete now.
+                    let old = entry
+                    entry.persistentRef = nil
+                    entry.ancestors = SyncJournalEntry.ancestry([old.clock], old.ancestors)
+                    entry.clock = try nextSyncClock(now: Self.syncNow())
+                    entry.serial = try nextSyncSerial()
+                    try writeJournal(entry, replacing: old)
+                    through = max(through, UInt64(entry.serial))
                 }
-                payload = try SyncPayload.encode(
-                    content.itemClass, attributes: content.attributes, secret: content.secret,
-                    ancestors: entry.ancestors)
             }
             changes.append(
                 SyncChange(item: entry.item, clock: entry.clock, base: entry.ancestors.first, payload: payload))
         }
-        return (changes, entries.last.map { UInt64($0.serial) } ?? serial)
+        return (changes, through)
     }
 
     // MARK: - Remote changes
@@ -163,10 +172,15 @@ extension StoreSession {
             try writeJournal(entry, replacing: held)
             return !same && otherEntry != nil
         }
-        // The local id keeps the key: the remote version is kept as its conflict copy.
-        if !same { try keepConflictCopy(content, item: otherEntry?.item ?? change.item, clock: change.clock) }
-        try writeJournal(entry, replacing: held)
-        return !same
+        // The local id keeps the key: the remote version is kept as its conflict copy (once).
+        let owner = otherEntry?.item ?? change.item
+        var keep = false
+        if !same { keep = try !hasConflictCopy(item: owner, clock: change.clock) }
+        if keep { try keepConflictCopy(content, item: owner, clock: change.clock) }
+        // A remote edit of an item held here that would take another item's key leaves the held item as it is;
+        // otherwise the remote id is recorded as a tombstone, so that its repeats are ignored.
+        if heldRow == nil { try writeJournal(entry, replacing: held) }
+        return keep
     }
 
     // MARK: - Conflict copies

@@ -199,6 +199,21 @@ struct SyncJournalTests {
         #expect(sqlite3_column_int64(statement, 0) == Schema.version)
     }
 
+    @Test("an item deleted behind the journal (by a build without it) is sent as a delete with a new clock")
+    func deletedBehindJournal() throws {
+        let devices = try SyncDevices()
+        _ = try devices[0].add(.genericPassword, attributes: syncItem("svc", "a"), secret: secret("x"))
+        let (first, cursor) = try devices[0].syncChanges(after: 0)
+        _ = try devices[1].applySyncChanges(first)
+        try sql(devices.homes[0].location.databasePath, "DELETE FROM items")
+        let (changes, through) = try devices[0].syncChanges(after: 0)
+        #expect(changes.map(\.isTombstone) == [true])
+        #expect(changes[0].clock > first[0].clock)
+        #expect(through > cursor)
+        #expect(try devices[1].applySyncChanges(changes) == SyncApplyReport(applied: 1))
+        #expect(try syncContents(devices[1]).isEmpty)
+    }
+
     @Test("syncChanges and applySyncChanges answer interactionNotAllowed while locked, and apply nothing")
     func locked() throws {
         let devices = try SyncDevices()

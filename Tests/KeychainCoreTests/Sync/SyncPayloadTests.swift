@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import KeychainCore
@@ -44,6 +45,37 @@ struct SyncPayloadTests {
             }
             #expect(failure?.status == .decode)
             #expect(failure?.description.contains("pw") == false)
+        }
+    }
+
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/syncpayload")
+
+    @Test("the committed seeds, written from docs/SYNC.md by an independent encoder, decode and encode byte for byte")
+    func golden() throws {
+        let bytes = Array(try Data(contentsOf: Self.corpus.appendingPathComponent("seed-genp.bin")))
+        let content = try SyncPayload.decode(SecureBytes(copying: bytes))
+        let device = SyncDeviceID(bytes: Array(repeating: 7, count: 16))!
+        #expect(content.ancestors == [SyncClock(milliseconds: 1_700_000_000_000, counter: 3, device: device)])
+        #expect(content.attributes["acct"] == .string("alice"))
+        #expect(content.attributes["svce"] == .string("mail"))
+        #expect(content.attributes["agrp"] == .string("unsigned"))
+        #expect(content.secret?.unprotectedCopy == Array("hunter2".utf8))
+        let again = try SyncPayload.encode(
+            .genericPassword,
+            attributes: [
+                "agrp": .string("unsigned"), "sync": .bool(true), "pdmn": .string("ak"), "acct": .string("alice"),
+                "svce": .string("mail"),
+            ], secret: secret("hunter2"), ancestors: content.ancestors)
+        #expect(again.unprotectedCopy == bytes)
+        let expected: [String: Bool] = [
+            "seed-genp.bin": true, "seed-inet-no-secret.bin": true, "thisdeviceonly.bin": false,
+            "not-synchronizable.bin": false, "too-many-ancestors.bin": false, "truncated.bin": false,
+            "trailing.bin": false, "huge-length.bin": false,
+        ]
+        for (name, wellFormed) in expected {
+            let seed = Array(try Data(contentsOf: Self.corpus.appendingPathComponent(name)))
+            #expect(SyncPayloadParser.parse(seed) == wellFormed, "\(name)")
         }
     }
 }
