@@ -45,12 +45,12 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// Secret Service method calls on the provider over an in-process D-Bus connection
     /// (``SecretServiceFuzzer``, issue 17): paths, methods, argument bytes and wrong signatures.
     case secretService = "secretservice"
-    /// The sync protocol's decoders: heads, segments and their bodies, trust lists, join requests
-    /// (``SyncFuzzer``, issue 26).
-    case sync
     /// Sync payloads as the protocol hands them to the store after decryption (`docs/SYNC.md`, "Payload"),
     /// through ``SyncPayloadParser``: the decoder, and a round trip of every payload that decodes.
     case syncPayload = "syncpayload"
+    /// The sync protocol's decoders: heads, segments and their bodies, trust lists, join requests
+    /// (``SyncFuzzer``, issue 26).
+    case sync
 
     /// Runs the target on one input.
     /// Whether the scratch keychain this target's inputs run against could be made: `false` means
@@ -60,8 +60,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .secItem: FuzzTarget.scratch != nil
         case .csv, .backup: FuzzTarget.transferScratch != nil
-        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData, .sync,
-            .syncPayload:
+        case .database, .entitlements, .gitCredential, .dockerJSON, .record, .certificate, .pkcs12, .keyData,
+            .syncPayload, .sync:
             true
         case .secretService: SecretServiceFuzzer.isReady
         }
@@ -82,8 +82,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .pkcs12: FuzzTarget.pkcs12(data)
         case .keyData: FuzzTarget.keyData(data)
         case .secretService: SecretServiceFuzzer.run(data)
-        case .sync: SyncFuzzer.run(data)
         case .syncPayload: _ = SyncPayloadParser.parse(Array(data))
+        case .sync: SyncFuzzer.run(data)
         }
     }
 

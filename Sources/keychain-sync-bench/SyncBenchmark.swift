@@ -20,7 +20,8 @@ struct SyncBenchmark {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let step = arguments.first, let folder = arguments.last, arguments.count >= 2 else {
-            print("usage: keychain-sync-bench populate N FOLDER | one-change FOLDER | first-sync FOLDER | receive FOLDER")
+            print(
+                "usage: keychain-sync-bench populate N FOLDER | one-change FOLDER | first-sync FOLDER | receive FOLDER")
             exit(64)
         }
         do {
@@ -44,18 +45,24 @@ struct SyncBenchmark {
         let remote = folder + "/remote"
         switch step {
         case "populate":
-            guard arguments.count == 3, let count = Int(arguments[1]) else { throw SyncError(.state, "populate N FOLDER") }
+            guard arguments.count == 3, let count = Int(arguments[1]) else {
+                throw SyncError(.state, "populate N FOLDER")
+            }
             try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
             let (store, engine) = try device("a", folder)
             let gateway = ItemGateway(keystore: store, identity: .manager)
             var started = Date()
-            _ = try gateway.addAll(count) { index in
-                NewItem(
-                    .genericPassword,
-                    attributes: [
-                        "svce": .string("service-\(index)"), "acct": .string("account-\(index)@example.com"),
-                        "labl": .string("label \(index)"), "sync": .bool(true),
-                    ], secret: SecureBytes(copying: Array("secret-\(index)-0123456789abcdef".utf8)))
+            // In transactions of 2,000: one transaction of 20,000 items or more fails to allocate (see the report).
+            for start in stride(from: 0, to: count, by: 2000) {
+                _ = try gateway.addAll(min(2000, count - start)) { offset in
+                    let index = start + offset
+                    return NewItem(
+                        .genericPassword,
+                        attributes: [
+                            "svce": .string("service-\(index)"), "acct": .string("account-\(index)@example.com"),
+                            "labl": .string("label \(index)"), "sync": .bool(true),
+                        ], secret: SecureBytes(copying: Array("secret-\(index)-0123456789abcdef".utf8)))
+                }
             }
             print("populate: \(count) items in \(seconds(since: started)) s")
             started = Date()

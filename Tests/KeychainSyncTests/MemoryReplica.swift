@@ -41,9 +41,11 @@ final class MemoryReplica: SyncReplica {
 
     func syncDeviceID() throws(KeychainFailure) -> SyncDeviceID { device }
 
-    func syncChanges(after serial: UInt64) throws(KeychainFailure) -> (changes: [SyncChange], through: UInt64) {
+    func syncChanges(after serial: UInt64, limit: Int) throws(KeychainFailure) -> (
+        changes: [SyncChange], through: UInt64
+    ) {
         if locked { throw KeychainFailure(.interactionNotAllowed) }
-        let newer = journal.filter { $0.serial > serial }
+        let newer = journal.filter { $0.serial > serial }.prefix(limit)
         return (newer.map(\.change), newer.last?.serial ?? serial)
     }
 

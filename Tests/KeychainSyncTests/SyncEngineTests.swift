@@ -119,6 +119,24 @@ struct SyncEngineTests {
         for (_, key) in keys.keys { #expect(throws: SyncFormatError.self) { try newest.open(key: key) } }
     }
 
+    @Test("A first sync larger than one batch and one segment arrives whole, in several segments")
+    func largeFirstSync() throws {
+        let group = try SyncGroup(.folder, devices: 2)
+        try group.setUp()
+        let count = SyncEngine.changesPerBatch + 500
+        let items = (0..<count).map { _ in SyncItemID.random() }
+        for (index, item) in items.enumerated() {
+            group.replica(0).write(item, "\(index):" + String(repeating: "x", count: 600))
+        }
+        let pushed = try group.engine(0).syncNow()
+        #expect(pushed.changesPushed == count)
+        // 2,000 changes of about 650 bytes fill one 1 MiB segment and part of a second; the other 500, a third.
+        #expect(pushed.segmentsPushed == 3)
+        let received = try group.engine(1).syncNow()
+        #expect(received.applied.applied == count)
+        #expect(group.replica(1).value(items[count - 1])?.hasPrefix("\(count - 1):") == true)
+    }
+
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }
         for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {

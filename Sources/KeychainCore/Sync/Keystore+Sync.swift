@@ -16,13 +16,20 @@ extension Keystore {
     /// Only items with `kSecAttrSynchronizable` true and an accessibility that is not `…ThisDeviceOnly` appear;
     /// changes written by ``applySyncChanges(_:)`` do not. The first call also journals synchronizable items
     /// written before the journal existed. Cost: one indexed range of the journal, O(changes).
-    /// - Parameter serial: the caller's cursor: 0 for everything.
+    /// - Parameters:
+    ///   - serial: the caller's cursor: 0 for everything.
+    ///   - limit: at most this many changes (the oldest); the caller asks again from `through` for the rest, so a
+    ///     first sync of a large keychain never holds every payload's zeroising buffer at once.
     /// - Returns: the changes (payloads in ``SyncPayload`` form, plaintext in zeroising buffers), and the newest
     ///   serial they cover (`serial` when there are none), the caller's next cursor.
     /// - Throws: ``KeychainFailure`` with `.interactionNotAllowed` (errSecInteractionNotAllowed) while the
     ///   keychain is locked; `.decode` when a journal row or an item fails authentication.
-    package func syncChanges(after serial: UInt64) throws(KeychainFailure) -> (changes: [SyncChange], through: UInt64) {
-        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.syncChanges(after: serial) }
+    package func syncChanges(after serial: UInt64, limit: Int = .max) throws(KeychainFailure) -> (
+        changes: [SyncChange], through: UInt64
+    ) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.syncChanges(after: serial, limit: limit)
+        }
     }
 
     /// Merges remote changes in one transaction.

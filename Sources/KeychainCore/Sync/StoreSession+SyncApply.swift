@@ -9,13 +9,15 @@ extension StoreSession {
     // MARK: - Local changes
 
     /// See ``Keystore/syncChanges(after:)``.
-    func syncChanges(after serial: UInt64) throws(KeychainFailure) -> (changes: [SyncChange], through: UInt64) {
+    func syncChanges(after serial: UInt64, limit: Int = .max) throws(KeychainFailure) -> (
+        changes: [SyncChange], through: UInt64
+    ) {
         try requireUnlockedForSync()
         try adoptUnjournaledItems()
         let statement = try database.prepare(
-            "SELECT \(SyncJournalEntry.columns), tag FROM \(SyncSchema.itemsTable) WHERE serial > ? AND local = 1 ORDER BY serial"
+            "SELECT \(SyncJournalEntry.columns), tag FROM \(SyncSchema.itemsTable) WHERE serial > ? AND local = 1 ORDER BY serial LIMIT ?"
         )
-        try statement.bind([.integer(Int64(clamping: serial))])
+        try statement.bind([.integer(Int64(clamping: serial)), .integer(Int64(clamping: max(0, limit)))])
         var entries: [SyncJournalEntry] = []
         do {
             defer { statement.finish() }

@@ -29,7 +29,7 @@ extension SyncEngine {
         // Read and verify the other devices' logs.
         var seen = try seenLogs()
         let removed = try removedDevices()
-        var incoming: [SyncChange] = []
+        var verified: [(device: SyncDeviceID, log: VerifiedLog)] = []
         for folder in try transport.folders("devices") where folder != me.description {
             guard let id = SyncDeviceID(hex: folder) else {
                 report.failures.append("devices/\(folder): not a device id")
@@ -41,24 +41,42 @@ extension SyncEngine {
                 continue
             }
             do throws(SyncError) {
-                let read = try readLog(of: device, transport: transport, seen: seen.entries[id], ring: ring)
-                if let read {
-                    incoming += read.changes
-                    seen.entries[id] = (read.sequence, read.hash)
-                    report.devicesRead += 1
+                if let log = try readLog(of: device, transport: transport, seen: seen.entries[id], ring: ring) {
+                    verified.append((id, log))
                 }
             } catch {
                 report.failures.append("device \(id): \(error.message): nothing applied from it")
             }
         }
-        if !incoming.isEmpty {
-            progress?("applying \(incoming.count) changes from \(report.devicesRead) devices")
-            do { report.applied = try replica.applySyncChanges(incoming) } catch {
-                throw SyncError(error, while: "applying changes from the remote")
+        // Apply segment by segment, so a first sync of a large keychain never holds every payload at once;
+        // each device's position moves after each segment (a crash re-applies at most one, which the store ignores).
+        for (id, log) in verified {
+            report.devicesRead += 1
+            for (index, segment) in log.segments.enumerated() {
+                if log.segments.count > 1 {
+                    progress?("applying segment \(index + 1) of \(log.segments.count) from \(id)")
+                }
+                let changes: [SyncChange]
+                do throws(SyncFormatError) {
+                    guard let key = ring[segment.segment.epoch] else { throw .undecryptable("segment") }
+                    changes = try SyncSegmentBody.decode(try segment.segment.open(key: key))
+                } catch {
+                    report.failures.append("device \(id): segment \(segment.segment.sequence): \(error)")
+                    break
+                }
+                do {
+                    let applied = try replica.applySyncChanges(changes)
+                    report.applied.applied += applied.applied
+                    report.applied.ignored += applied.ignored
+                    report.applied.conflicts += applied.conflicts
+                } catch {
+                    throw SyncError(error, while: "applying changes from the remote")
+                }
+                seen.entries[id] = (segment.segment.sequence, segment.hash)
+                try setState(seen.encoded, SyncSeenLogs.name)
             }
         }
         try step?("merged")
-        try setState(seen.encoded, SyncSeenLogs.name)
 
         // This device's own log: the remote must still hold what it last published.
         var local = try localState()
@@ -71,20 +89,30 @@ extension SyncEngine {
             }
         }
         if local.outbox.isEmpty {
-            let pending: (changes: [SyncChange], through: UInt64)
-            do { pending = try replica.syncChanges(after: local.cursor) } catch {
-                throw SyncError(error, while: "reading local changes")
-            }
-            if !pending.changes.isEmpty {
+            var files: [SyncOutboxFile] = []
+            var cursor = local.cursor
+            while true {
+                let pending: (changes: [SyncChange], through: UInt64)
+                do { pending = try replica.syncChanges(after: cursor, limit: Self.changesPerBatch) } catch {
+                    throw SyncError(error, while: "reading local changes")
+                }
+                cursor = pending.through
+                if pending.changes.isEmpty { break }
                 guard let key = ring[trust.epoch] else {
                     throw SyncError(.state, "this device lacks the current sync key")
                 }
-                local.outbox = try packSegments(
-                    pending.changes, after: &local, epoch: trust.epoch, key: key, device: me)
-                report.changesPushed = pending.changes.count
+                files += try packSegments(pending.changes, after: &local, epoch: trust.epoch, key: key, device: me)
+                report.changesPushed += pending.changes.count
+                if pending.changes.count < Self.changesPerBatch { break }
             }
-            if pending.through != local.cursor || !local.outbox.isEmpty {
-                local.cursor = pending.through
+            if !files.isEmpty {
+                let head = SyncHead(
+                    device: me, sequence: local.sequence, segmentHash: local.lastHash,
+                    signingSeed: try deviceSeeds().signing)
+                local.outbox = files + [SyncOutboxFile(path: "devices/\(me)/head", bytes: head.encoded)]
+            }
+            if cursor != local.cursor || !local.outbox.isEmpty {
+                local.cursor = cursor
                 try setState(local.encoded, SyncLocalState.name)
             }
         }
@@ -112,12 +140,20 @@ extension SyncEngine {
 
     // MARK: - Internal
 
-    /// Reads a device's segments after `seen` up to its head, verifying each.
-    /// - Returns: the changes and the new position, or nil when there is nothing new.
+    /// A device's new segments, verified (signatures, sequence, chain, head) but not yet opened.
+    struct VerifiedLog {
+        var segments: [(segment: SyncSegment, hash: [UInt8])]
+    }
+
+    /// Local changes read per `syncChanges` call while packing.
+    package static let changesPerBatch = 2000
+
+    /// Reads a device's segments after `seen` up to its head and verifies each, before anything is applied.
+    /// - Returns: the verified segments, or nil when there is nothing new.
     func readLog(
         of device: SyncTrustedDevice, transport: any SyncTransport, seen: (sequence: UInt64, hash: [UInt8])?,
         ring: SyncKeyRing
-    ) throws(SyncError) -> (changes: [SyncChange], sequence: UInt64, hash: [UInt8])? {
+    ) throws(SyncError) -> VerifiedLog? {
         let folder = "devices/\(device.id)"
         let start = seen ?? (0, [UInt8](repeating: 0, count: 32))
         guard let headBytes = try transport.read(folder + "/head") else {
@@ -142,7 +178,7 @@ extension SyncEngine {
             return nil
         }
         var previous = start.hash
-        var changes: [SyncChange] = []
+        var log = VerifiedLog(segments: [])
         for sequence in (start.sequence + 1)...head.sequence {
             guard let bytes = try transport.read(folder + "/\(Self.hex16(sequence)).seg") else {
                 throw SyncError(.verification, "segment \(sequence) is missing (dropped)")
@@ -162,23 +198,21 @@ extension SyncEngine {
                 throw SyncError(
                     .verification, "segment \(sequence) does not follow segment \(sequence - 1) (fork or reorder)")
             }
-            guard let key = ring[segment.epoch] else {
+            guard ring[segment.epoch] != nil else {
                 throw SyncError(
                     .verification,
                     "segment \(sequence) is under sync key epoch \(segment.epoch), which this device lacks")
             }
-            do { changes += try SyncSegmentBody.decode(try segment.open(key: key)) } catch {
-                throw SyncError(.verification, "segment \(sequence): \(error)")
-            }
             previous = SyncCrypto.hash(bytes)
+            log.segments.append((segment, previous))
         }
         guard previous == head.segmentHash else {
             throw SyncError(.verification, "its head does not match segment \(head.sequence) (altered or forked)")
         }
-        return (changes, head.sequence, previous)
+        return log
     }
 
-    /// Packs `changes` into segments of at most ``segmentBodyLimit`` body bytes and a new head.
+    /// Packs `changes` into segments of at most ``segmentBodyLimit`` body bytes (the caller adds the head).
     func packSegments(
         _ changes: [SyncChange], after local: inout SyncLocalState, epoch: UInt32, key: SecureBytes,
         device: SyncDeviceID
@@ -206,8 +240,6 @@ extension SyncEngine {
             files.append(SyncOutboxFile(path: "devices/\(device)/\(Self.hex16(local.sequence)).seg", bytes: bytes))
             local.lastHash = SyncCrypto.hash(bytes)
         }
-        let head = SyncHead(device: device, sequence: local.sequence, segmentHash: local.lastHash, signingSeed: seed)
-        files.append(SyncOutboxFile(path: "devices/\(device)/head", bytes: head.encoded))
         return files
     }
 }

@@ -4,7 +4,9 @@ package import KeychainCore
 /// ``Keystore`` provides. A protocol so the engine's tests can also run against a stand-in.
 package protocol SyncReplica: AnyObject {
     func syncDeviceID() throws(KeychainFailure) -> SyncDeviceID
-    func syncChanges(after serial: UInt64) throws(KeychainFailure) -> (changes: [SyncChange], through: UInt64)
+    func syncChanges(after serial: UInt64, limit: Int) throws(KeychainFailure) -> (
+        changes: [SyncChange], through: UInt64
+    )
     func applySyncChanges(_ changes: [SyncChange]) throws(KeychainFailure) -> SyncApplyReport
     func syncConflicts() throws(KeychainFailure) -> [SyncConflict]
     func resolveSyncConflict(_ copy: SyncItemID, keep: SyncConflictChoice) throws(KeychainFailure)

@@ -21,7 +21,7 @@ extension SyncEngine {
     /// The status, reading only the keychain (no network).
     package func status() throws(SyncError) -> SyncStatus {
         let local = try localState()
-        let pending: Int? = (try? replica.syncChanges(after: local.cursor)).map { $0.changes.count } ?? nil
+        let pending: Int? = (try? replica.syncChanges(after: local.cursor, limit: .max)).map { $0.changes.count } ?? nil
         let conflicts = (try? replica.syncConflicts()).map(\.count)
         let trust = try pinnedTrust()
         let last = try state(Self.lastSyncName).flatMap { bytes in
