@@ -21,6 +21,11 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     case authFailed
     /// OpenSSL failed in a way the input does not explain (`errSecInternalComponent`, -2070).
     case library(String)
+    /// The hardware that holds a key's private half (a TPM) does not answer, does not load the key
+    /// (another machine's, or cleared since) or refuses the operation (`errSecNotAvailable`, -25291).
+    case token(String)
+    /// The user dismissed the prompt a key's access control asked (`errSecUserCanceled`, -128).
+    case canceled
 
     /// The `OSStatus` Apple's Security framework reports for this failure.
     package var osStatus: Int32 {
@@ -32,6 +37,8 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .decryptFailed: -50
         case .authFailed: -25293
         case .library: -2070
+        case .token: -25291
+        case .canceled: -128
         }
     }
 
@@ -44,6 +51,8 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .decryptFailed(let message): "decryption failed: \(message)"
         case .authFailed: "wrong passphrase"
         case .library(let message): "OpenSSL failed: \(message)"
+        case .token(let message): "the key's TPM: \(message)"
+        case .canceled: "the user canceled the operation"
         }
     }
 }

@@ -40,6 +40,12 @@
 //                                                 only <group> as the process's; then Keychain.set →
 //                                                 "<status> <access group of the stored item>"
 //
+// Secure Enclave (TPM) keys, on the TPM of KEYCHAIN_TCTI:
+//   se-create <tag>                               SecKeyCreateRandomKey, kSecAttrIsPermanent →
+//                                                 "<status> <hex public key>"
+//   se-sign <tag> <hex message>                   the key of kSecAttrApplicationTag <tag> signs
+//                                                 (ecdsaSignatureMessageX962SHA256) → "<status> <hex signature>"
+//
 // With HELPER_START_GATE set, the command waits until that file exists, so that several helpers
 // started one by one begin their work together.
 
@@ -291,6 +297,35 @@ case "pm-delete":
         try PasswordManager(service: argument(0)).deleteKey(for: argument(1))
         return nil
     })
+case "se-create":
+    let attributes: [String: Any] = [
+        kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+        kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+        kSecPrivateKeyAttrs as String: [
+            kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data(argument(0).utf8),
+        ],
+    ]
+    var error: Unmanaged<CFError>?
+    guard let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else {
+        print(error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? -1)
+        break
+    }
+    let point = SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) }
+    print(point.map { "0 \(hex($0 as Data))" } ?? "-1")
+case "se-sign":
+    let query: [String: Any] = [
+        kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data(argument(0).utf8),
+        kSecReturnRef as String: true,
+    ]
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    guard status == errSecSuccess, let key = result as? SecKey, let message = unhex(argument(1)) else {
+        print(status)
+        break
+    }
+    var error: Unmanaged<CFError>?
+    let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message as CFData, &error)
+    print(signature.map { "0 \(hex($0 as Data))" } ?? "\(error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? -1)")
 case "lock":
     print(status { () throws(KeychainError) in
         try KeychainFile.processDefault().lock()
