@@ -24,8 +24,9 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The hardware that holds a key's private half (a TPM) does not answer, does not load the key
     /// (another machine's, or cleared since) or refuses the operation (`errSecNotAvailable`, -25291).
     case token(String)
-    /// The user dismissed the prompt a key's access control asked (`errSecUserCanceled`, -128).
-    case canceled
+    /// A key's access control is not satisfied (the user canceled its prompt, typed a wrong password,
+    /// or no prompt can be shown), with the status the keychain gives for it (-128, -25293, -25308).
+    case denied(status: Int32, String)
 
     /// The `OSStatus` Apple's Security framework reports for this failure.
     package var osStatus: Int32 {
@@ -38,7 +39,7 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .authFailed: -25293
         case .library: -2070
         case .token: -25291
-        case .canceled: -128
+        case .denied(let status, _): status
         }
     }
 
@@ -52,7 +53,7 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .authFailed: "wrong passphrase"
         case .library(let message): "OpenSSL failed: \(message)"
         case .token(let message): "the key's TPM: \(message)"
-        case .canceled: "the user canceled the operation"
+        case .denied(_, let message): "access denied: \(message)"
         }
     }
 }

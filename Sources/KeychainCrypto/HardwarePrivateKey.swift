@@ -7,8 +7,8 @@
 package protocol HardwarePrivateKey: Sendable {
     /// ECDSA over a 32-byte digest (already truncated or padded to the curve's size).
     /// - Returns: `r ‖ s`, 32 bytes each.
-    /// - Throws: `CryptoError.token` when the hardware does not answer or refuses; `.authFailed` or
-    ///   `.canceled` when the key's access control is not satisfied.
+    /// - Throws: `CryptoError.token` when the hardware does not answer or refuses; `.denied` when the
+    ///   key's access control is not satisfied.
     func signDigest(_ digest: [UInt8]) throws(CryptoError) -> [UInt8]
 
     /// The ECDH shared secret (x-coordinate, 32 bytes) with `peer` (`04 ‖ X ‖ Y` on P-256).

@@ -1,4 +1,4 @@
-internal import KeychainCore
+package import KeychainCore
 package import KeychainCrypto
 internal import KeychainTPM
 
@@ -21,12 +21,24 @@ package struct EnclaveKey: HardwarePrivateKey {
 
     /// The key's TPM blob.
     package let blob: [UInt8]
+    /// The user constraints of its `kSecAttrAccessControl` (`.userPresence`, `.devicePasscode`, …) that
+    /// each use must satisfy, as the Secure Enclave checks a key's access control at each operation;
+    /// `nil` when it has none. The application password is not among them.
+    package let constraints: AccessConstraints?
+
+    /// A key with its blob and the constraints of its access control.
+    init(blob: [UInt8], constraints: AccessConstraints?) {
+        self.blob = blob
+        let user = constraints.map { AccessConstraints(rawValue: $0.rawValue & ~AccessConstraints.applicationPassword) }
+        self.constraints = user?.requiresAuthentication == true ? user : nil
+    }
 
     /// Makes a new key in the TPM.
+    /// - Parameter constraints: its access control's constraints, asked for at each use.
     /// - Returns: the private key (its public half in OpenSSL, its private operations in the TPM).
     /// - Throws: `CryptoError.unsupported` (errSecUnimplemented, as an Apple device without a Secure
     ///   Enclave) when there is no TPM or it does not answer, with the reason; `.token` when it refuses.
-    package static func generate() throws(CryptoError) -> CryptoKey {
+    package static func generate(constraints: AccessConstraints?) throws(CryptoError) -> CryptoKey {
         let tcti = try Self.tcti(forCreating: true)
         let made: (blob: [UInt8], publicKey: [UInt8])
         do { made = try TPMKey.generate(tcti: tcti) } catch let failure {
@@ -35,17 +47,19 @@ package struct EnclaveKey: HardwarePrivateKey {
             }
             throw Self.cryptoError(failure)
         }
-        return try CryptoKey(hardware: EnclaveKey(blob: made.blob), publicKey: made.publicKey)
+        return try CryptoKey(hardware: EnclaveKey(blob: made.blob, constraints: constraints), publicKey: made.publicKey)
     }
 
-    /// The key a stored blob makes, or `nil` when the blob is not one (damaged).
-    package static func key(blob: [UInt8]) -> CryptoKey? {
+    /// The key a stored blob makes, with its item's access-control constraints, or `nil` when the blob
+    /// is not one (damaged).
+    package static func key(blob: [UInt8], constraints: AccessConstraints?) -> CryptoKey? {
         guard let point = TPMKey.publicKey(ofBlob: blob) else { return nil }
-        return try? CryptoKey(hardware: EnclaveKey(blob: blob), publicKey: point)
+        return try? CryptoKey(hardware: EnclaveKey(blob: blob, constraints: constraints), publicKey: point)
     }
 
     package func signDigest(_ digest: [UInt8]) throws(CryptoError) -> [UInt8] {
         let tcti = try Self.tcti(forCreating: false)
+        try authorizeUse()
         do { return try TPMKey.sign(digest: digest, blob: blob, tcti: tcti) } catch let failure {
             throw Self.cryptoError(failure)
         }
@@ -53,6 +67,7 @@ package struct EnclaveKey: HardwarePrivateKey {
 
     package func sharedSecret(peer: [UInt8]) throws(CryptoError) -> SensitiveBytes {
         let tcti = try Self.tcti(forCreating: false)
+        try authorizeUse()
         do {
             return try TPMKey.sharedSecret(peer: peer, blob: blob, tcti: tcti) { SensitiveBytes(copying: $0) }
         } catch let failure {
@@ -61,6 +76,21 @@ package struct EnclaveKey: HardwarePrivateKey {
     }
 
     // MARK: - Private
+
+    /// Asks the user (the keychain password, in the prompter) when the key's access control requires it,
+    /// before every operation; the keychain is the task's or the process's default (``KeychainContext``).
+    private func authorizeUse() throws(CryptoError) {
+        guard let constraints else { return }
+        do {
+            var authorizer = AccessAuthorizer(
+                keystore: try KeychainContext.current().keystore, context: nil, ui: .allow,
+                reason: "An app wants to use a private key kept by this computer's TPM.")
+            _ = try authorizer.authorize(constraints)
+        } catch let failure {
+            throw .denied(
+                status: failure.status.rawValue, failure.detail ?? "the key's access control is not satisfied")
+        }
+    }
 
     /// The TPM to use, or why there is none.
     private static func tcti(forCreating: Bool) throws(CryptoError) -> String {

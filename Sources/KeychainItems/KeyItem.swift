@@ -57,8 +57,12 @@ package struct KeyItem: Sendable {
         if case .string(let text)? = attributes[.label] { label = text }
         // A Secure Enclave (TPM) key's secret is its TPM blob, which holds no key in the clear.
         if case .string(EnclaveKey.tokenID)? = attributes[.tokenID] {
+            var constraints: AccessConstraints?
+            if case .data(let encoded)? = attributes[.accessControl] {
+                constraints = AccessConstraints(encoded: Array(encoded))
+            }
             guard type == Self.ecType, keyClass == 1,
-                let key = EnclaveKey.key(blob: secret.withUnsafeBytes { [UInt8]($0) })
+                let key = EnclaveKey.key(blob: secret.withUnsafeBytes { [UInt8]($0) }, constraints: constraints)
             else { return nil }
             self.init(key, isExtractable: false, applicationTag: tag, label: label)
             return

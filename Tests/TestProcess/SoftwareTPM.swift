@@ -34,8 +34,34 @@ package final class SoftwareTPM {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: folder + "/socket") { usleep(10_000) }
-        try #require(FileManager.default.fileExists(atPath: folder + "/socket"), "swtpm did not start")
+        // The socket file appears at bind(); a TCTI connecting before listen() gets an IO failure, so
+        // wait until a connection is accepted (swtpm serves the next one when this probe closes).
+        var listening = false
+        for _ in 0..<500 where !listening {
+            listening = Self.accepts(folder + "/socket")
+            if !listening { usleep(10_000) }
+        }
+        try #require(listening, "swtpm did not start")
+    }
+
+    /// Whether a Unix stream socket at `path` accepts a connection.
+    private static func accepts(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
     }
 
     /// Stops the TPM, keeping its state.

@@ -178,7 +178,7 @@ private func createEnclaveKey(
     }
     let privateKey: SecKey
     do {
-        let key = try EnclaveKey.generate()
+        let key = try EnclaveKey.generate(constraints: access?.constraints(applicationPassword: nil))
         let tag = privateAttributes?.data(kSecAttrApplicationTag) ?? parameters.data(kSecAttrApplicationTag)
         let label = privateAttributes?.string(kSecAttrLabel) ?? parameters.string(kSecAttrLabel)
         privateKey = SecKey(key, isExtractable: false, applicationTag: tag.map { Data($0) }, label: label)

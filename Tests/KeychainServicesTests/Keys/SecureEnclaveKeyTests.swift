@@ -315,6 +315,73 @@ struct SecureEnclaveKeyTests {
         }
     }
 
+    // MARK: - Access control
+
+    @Test("an enclave key with .privateKeyUsage and .userPresence asks through the prompter before each use")
+    func accessControlAsksEachUse() throws {
+        let fixture = try PasswordKeychain()
+        let tpm = try SoftwareTPM(in: fixture.keychain.root + "/tpm")
+        defer { tpm.stop() }
+        try EnclaveKey.$tctiOverride.withValue(tpm.tcti) {
+            try fixture.run {
+                let access = accessControl(
+                    [.privateKeyUsage, .userPresence], kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
+                let tag = Data("com.example.protected".utf8)
+                let created = Self.create(
+                    Self.enclaveAttributes(privateAttributes: [
+                        kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+                        kSecAttrAccessControl as String: access,
+                    ]))
+                let key = try #require(created.key, "\(created.message)")
+                #expect(fixture.pinentry.prompts == 0, "making the key asks nothing")
+                let message = Data("m".utf8) as CFData
+                #expect(SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, nil) != nil)
+                #expect(SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, nil) != nil)
+                #expect(fixture.pinentry.prompts == 2)
+
+                // Found again: fetching the reference asks nothing; each use asks.
+                let query: [String: Any] = [
+                    kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+                    kSecReturnRef as String: true,
+                ]
+                var result: CFTypeRef?
+                #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+                #expect(fixture.pinentry.prompts == 2)
+                let stored = try #require(result as? SecKey)
+                let software: [String: Any] = [
+                    kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                ]
+                let peer = try #require(
+                    SecKeyCreateRandomKey(software as CFDictionary, nil).flatMap(SecKeyCopyPublicKey))
+                #expect(
+                    SecKeyCopyKeyExchangeResult(stored, .ecdhKeyExchangeStandard, peer, [:] as CFDictionary, nil) != nil
+                )
+                #expect(fixture.pinentry.prompts == 3)
+            }
+        }
+    }
+
+    @Test("an enclave key's prompt canceled fails the operation with errSecUserCanceled")
+    func accessControlCanceled() throws {
+        let fixture = try PasswordKeychain(cancel: true)
+        let tpm = try SoftwareTPM(in: fixture.keychain.root + "/tpm")
+        defer { tpm.stop() }
+        try EnclaveKey.$tctiOverride.withValue(tpm.tcti) {
+            try fixture.run {
+                let access = accessControl(
+                    [.privateKeyUsage, .devicePasscode], kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
+                let key = try #require(
+                    Self.create(Self.enclaveAttributes(privateAttributes: [kSecAttrAccessControl as String: access]))
+                        .key)
+                var error: Unmanaged<CFError>?
+                #expect(
+                    SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("m".utf8) as CFData, &error)
+                        == nil)
+                #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecUserCanceled))
+            }
+        }
+    }
+
     private static func bytes(hex: String) -> Data {
         var data = Data()
         var index = hex.startIndex
