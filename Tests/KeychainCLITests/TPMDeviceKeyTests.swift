@@ -146,6 +146,37 @@ struct TPMDeviceKeyTests {
         #expect(try Self.security(["device-key", "status", "--pcr7"], env).status == 2)
     }
 
+    @Test(
+        "a key sealed to PCR 7 is refused once PCR 7 changes (tpm2_pcrextend), naming the Secure Boot state; the old state opens it again",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_pcrextend")))
+    func pcr7ChangedAfterSeal() throws {
+        let sandbox = try Sandbox()
+        let tpm = try SoftwareTPM(in: sandbox.directory + "/tpm")
+        let env = Self.environment(sandbox, tpm)
+        #expect(try Self.security(["add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret"], env).status == 0)
+        #expect(try Self.security(["device-key", "seal", "--pcr7"], env).status == 0)
+        #expect(try Self.security(["find-generic-password", "-s", "api", "-w"], env) == Self.found)
+
+        // A firmware or Secure Boot change measured into PCR 7, as tpm2-tools would make it.
+        let extend = try EndToEndTests.run(
+            "/usr/bin/tpm2_pcrextend", ["7:sha256=" + String(repeating: "ab", count: 32)], stdin: "",
+            environment: ["TPM2TOOLS_TCTI": tpm.tcti, "PATH": "/usr/bin:/bin"])
+        #expect(extend.status == 0, "\(extend)")
+        let refused = try Self.security(["find-generic-password", "-s", "api", "-w"], env)
+        #expect(refused.status != 0)
+        #expect(refused.stdout.isEmpty)
+        #expect(
+            refused.stderr.contains(
+                "the device key \(sandbox.location.deviceKeyPath) is sealed to PCR 7 and the Secure Boot state changed"),
+            "\(refused)")
+        #expect(!refused.stderr.contains("s3cret"))
+
+        // swtpm restarted with startup-clear resets its PCRs: the state sealed to is back, and so is the key.
+        tpm.stop()
+        try tpm.start()
+        #expect(try Self.security(["find-generic-password", "-s", "api", "-w"], env) == Self.found)
+    }
+
     @Test("a damaged sealed device key is refused as damaged, and a missing one cannot be sealed")
     func damagedSealedKey() throws {
         let sandbox = try Sandbox()
