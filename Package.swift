@@ -55,7 +55,9 @@ let package = Package(
         .target(name: "KeychainCrypto", dependencies: ["KeychainSecureMemory", "COpenSSL"], swiftSettings: strictSettings),
         // Key, certificate and identity items below SecItem, without Foundation: derived attributes and
         // the identity join, shared by KeychainServices and the security tool's certificate commands.
-        .target(name: "KeychainItems", dependencies: ["KeychainCore", "KeychainCrypto"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainItems", dependencies: ["KeychainCore", "KeychainCrypto", "KeychainTPM"],
+            swiftSettings: strictSettings),
         // Apple's SecItem API, names and statuses unchanged.
         .target(
             name: "KeychainServices", dependencies: ["KeychainCore", "KeychainCrypto", "KeychainItems"],

@@ -95,4 +95,88 @@ static inline int swkc_tpm_unmarshal(const uint8_t *buffer, size_t size, TPM2B_P
     return offset == size;
 }
 
+// A P-256 key pair made inside the TPM (kSecAttrTokenIDSecureEnclave keys): unrestricted, signs and
+// agrees keys (sign and decrypt set, no fixed scheme: the ECDSA hash comes with each TPM2_Sign), no
+// password, noda; fixedTPM and fixedParent keep its private part wrapped by this TPM's primary.
+static inline void swkc_tpm_ecc_key_template(TPM2B_PUBLIC *out) {
+    memset(out, 0, sizeof *out);
+    TPMT_PUBLIC *area = &out->publicArea;
+    area->type = TPM2_ALG_ECC;
+    area->nameAlg = TPM2_ALG_SHA256;
+    area->objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
+        TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_DECRYPT | TPMA_OBJECT_NODA;
+    area->parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
+    area->parameters.eccDetail.scheme.scheme = TPM2_ALG_NULL;
+    area->parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
+    area->parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
+}
+
+// Whether a public area is a P-256 key of swkc_tpm_ecc_key_template (a stored blob is checked before use).
+static inline int swkc_tpm_is_ecc_key(const TPM2B_PUBLIC *pub) {
+    const TPMT_PUBLIC *area = &pub->publicArea;
+    return area->type == TPM2_ALG_ECC && area->parameters.eccDetail.curveID == TPM2_ECC_NIST_P256 &&
+        (area->objectAttributes & (TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_DECRYPT)) ==
+            (TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_DECRYPT) &&
+        area->unique.ecc.x.size == 32 && area->unique.ecc.y.size == 32;
+}
+
+// The public point of an ECC key as X9.63 `04 || X || Y` into `out` (65 bytes for P-256); returns its length.
+static inline size_t swkc_tpm_ecc_public_point(const TPM2B_PUBLIC *pub, uint8_t *out, size_t size) {
+    const TPMS_ECC_POINT *point = &pub->publicArea.unique.ecc;
+    size_t total = 1 + (size_t)point->x.size + point->y.size;
+    if (total > size) return 0;
+    out[0] = 0x04;
+    memcpy(out + 1, point->x.buffer, point->x.size);
+    memcpy(out + 1 + point->x.size, point->y.buffer, point->y.size);
+    return total;
+}
+
+// An ECC point from its coordinates (`width` bytes each, at most 128).
+static inline int swkc_tpm_set_ecc_point(TPM2B_ECC_POINT *out, const uint8_t *x, const uint8_t *y, size_t width) {
+    memset(out, 0, sizeof *out);
+    if (width > sizeof out->point.x.buffer) return 0;
+    out->point.x.size = (UINT16)width;
+    out->point.y.size = (UINT16)width;
+    memcpy(out->point.x.buffer, x, width);
+    memcpy(out->point.y.buffer, y, width);
+    return 1;
+}
+
+// The x-coordinate of a point (TPM2_ECDH_ZGen's shared secret) and its length.
+static inline const uint8_t *swkc_tpm_ecc_point_x(const TPM2B_ECC_POINT *point, size_t *count) {
+    *count = point->point.x.size;
+    return point->point.x.buffer;
+}
+
+// A digest for TPM2_Sign (at most 64 bytes).
+static inline int swkc_tpm_set_digest(TPM2B_DIGEST *out, const uint8_t *data, size_t count) {
+    memset(out, 0, sizeof *out);
+    if (count > sizeof out->buffer) return 0;
+    out->size = (UINT16)count;
+    memcpy(out->buffer, data, count);
+    return 1;
+}
+
+// ECDSA with SHA-256 (the digest's hash), and the empty hash-check ticket an unrestricted key signs with.
+static inline void swkc_tpm_ecdsa_sha256(TPMT_SIG_SCHEME *scheme, TPMT_TK_HASHCHECK *ticket) {
+    memset(scheme, 0, sizeof *scheme);
+    scheme->scheme = TPM2_ALG_ECDSA;
+    scheme->details.ecdsa.hashAlg = TPM2_ALG_SHA256;
+    memset(ticket, 0, sizeof *ticket);
+    ticket->tag = TPM2_ST_HASHCHECK;
+    ticket->hierarchy = TPM2_RH_NULL;
+}
+
+// An ECDSA signature as `r || s`, each left-padded to `width` bytes; returns 0 when it is not one or does not fit.
+static inline int swkc_tpm_ecdsa_raw(const TPMT_SIGNATURE *signature, uint8_t *out, size_t width) {
+    if (signature->sigAlg != TPM2_ALG_ECDSA) return 0;
+    const TPM2B_ECC_PARAMETER *r = &signature->signature.ecdsa.signatureR;
+    const TPM2B_ECC_PARAMETER *s = &signature->signature.ecdsa.signatureS;
+    if (r->size > width || s->size > width) return 0;
+    memset(out, 0, 2 * width);
+    memcpy(out + width - r->size, r->buffer, r->size);
+    memcpy(out + 2 * width - s->size, s->buffer, s->size);
+    return 1;
+}
+
 #endif

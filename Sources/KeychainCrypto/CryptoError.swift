@@ -21,6 +21,12 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     case authFailed
     /// OpenSSL failed in a way the input does not explain (`errSecInternalComponent`, -2070).
     case library(String)
+    /// The hardware that holds a key's private half (a TPM) does not answer, does not load the key
+    /// (another machine's, or cleared since) or refuses the operation (`errSecNotAvailable`, -25291).
+    case token(String)
+    /// A key's access control is not satisfied (the user canceled its prompt, typed a wrong password,
+    /// or no prompt can be shown), with the status the keychain gives for it (-128, -25293, -25308).
+    case denied(status: Int32, String)
 
     /// The `OSStatus` Apple's Security framework reports for this failure.
     package var osStatus: Int32 {
@@ -32,6 +38,8 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .decryptFailed: -50
         case .authFailed: -25293
         case .library: -2070
+        case .token: -25291
+        case .denied(let status, _): status
         }
     }
 
@@ -44,6 +52,8 @@ package enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case .decryptFailed(let message): "decryption failed: \(message)"
         case .authFailed: "wrong passphrase"
         case .library(let message): "OpenSSL failed: \(message)"
+        case .token(let message): "the key's TPM: \(message)"
+        case .denied(_, let message): "access denied: \(message)"
         }
     }
 }

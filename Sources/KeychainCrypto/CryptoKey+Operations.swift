@@ -47,6 +47,10 @@ extension CryptoKey {
     package func sign(_ data: [UInt8], algorithm: KeyAlgorithm) throws(CryptoError) -> [UInt8] {
         try require(algorithm, .sign, privateKey: true)
         let (input, setup) = try signatureInput(data, algorithm)
+        if let hardware {
+            let raw = try hardware.signDigest(Self.curveSizedDigest(input, width: blockSize))
+            return algorithm == .ecdsaSignatureRFC4754 ? raw : try derSignature(fromRaw: raw)
+        }
         let context = try context()
         defer { EVP_PKEY_CTX_free(context) }
         try OpenSSL.check(EVP_PKEY_sign_init(context), "EVP_PKEY_sign_init")
@@ -132,6 +136,14 @@ extension CryptoKey {
         case .ecdsaSignatureMessageX962(let hash): return (try hash.hash(data), none)
         default: throw .unsupported("algorithm \(algorithm.rawValue) for signatures")
         }
+    }
+
+    /// A digest as ECDSA uses it on a curve whose order has `width` bytes (SEC 1 §4.1.3 step 5, with
+    /// an order of exactly `8·width` bits, as P-256's): its leftmost `width` bytes, or left-padded with
+    /// zeros (the same integer) when shorter.
+    static func curveSizedDigest(_ digest: [UInt8], width: Int) -> [UInt8] {
+        digest.count >= width
+            ? Array(digest.prefix(width)) : [UInt8](repeating: 0, count: width - digest.count) + digest
     }
 
     /// DER `ECDSA-Sig-Value` to `r ‖ s`, each left-padded to the block size.
@@ -321,6 +333,8 @@ extension CryptoKey {
 
     /// The raw ECDH shared secret (x-coordinate) with `peer`.
     func sharedSecret(with peer: CryptoKey, cofactor: Bool) throws(CryptoError) -> SensitiveBytes {
+        // P-256's cofactor is 1: the cofactor variants agree the same secret.
+        if let hardware { return try hardware.sharedSecret(peer: try peer.publicKeyBytes) }
         let context = try context()
         defer { EVP_PKEY_CTX_free(context) }
         try OpenSSL.check(EVP_PKEY_derive_init(context), "EVP_PKEY_derive_init")

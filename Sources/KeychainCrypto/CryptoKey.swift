@@ -14,6 +14,9 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     package let kind: Kind
     /// Whether this is a private key (it then holds the public key too).
     package let isPrivate: Bool
+    /// For a private key that lives in hardware (a TPM): its private operations; `pkey` then holds
+    /// only the public key.
+    package let hardware: (any HardwarePrivateKey)?
 
     /// The key families Apple's `SecKey` supports here.
     package enum Kind: Hashable, Sendable {
@@ -52,9 +55,10 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     }
 
     /// Takes ownership of `pkey` (freed even when this throws).
-    init(owning pkey: OpaquePointer, isPrivate: Bool) throws(CryptoError) {
+    init(owning pkey: OpaquePointer, isPrivate: Bool, hardware: (any HardwarePrivateKey)? = nil) throws(CryptoError) {
         self.pkey = pkey
         self.isPrivate = isPrivate
+        self.hardware = hardware
         switch EVP_PKEY_get_base_id(pkey) {
         case EVP_PKEY_EC:
             var name = [CChar](repeating: 0, count: 64)
@@ -192,6 +196,19 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
         return pkey
     }
 
+    /// A P-256 private key whose private half lives in hardware (`kSecAttrTokenIDSecureEnclave`).
+    ///
+    /// Signatures and key exchange (ECDH, ECIES decryption) go to `hardware`; the external
+    /// representation, PKCS #8 and anything else that needs the scalar fail with `.unsupported`.
+    /// - Parameters:
+    ///   - hardware: the private-key operations.
+    ///   - bytes: the public key, `04 ‖ X ‖ Y` on P-256.
+    /// - Throws: `CryptoError.decode` when `bytes` is not a P-256 point.
+    package convenience init(hardware: any HardwarePrivateKey, publicKey bytes: [UInt8]) throws(CryptoError) {
+        guard bytes.count == 65 else { throw .decode("hardware key: not a P-256 public key") }
+        try self.init(owning: try Self.ecKey(bytes, isPrivate: false), isPrivate: true, hardware: hardware)
+    }
+
     /// An EC private key from its scalar alone (`K`, big-endian, `coordinateBytes` long): the
     /// public point `K·G` is computed with OpenSSL's `EC_POINT_mul`, then the key is imported as
     /// `04 ‖ X ‖ Y ‖ K`. For keys that arrive without their public half (test vectors, some PEM).
@@ -221,7 +238,8 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
                 scalar.withUnsafeBytes { BN_bin2bn($0.baseAddress, Int32(width), number) } != nil
                 && EC_POINT_mul(group, point, number, nil, nil, nil) == 1
                 && EC_POINT_point2oct(
-                    group, point, POINT_CONVERSION_UNCOMPRESSED, pointBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    group, point, POINT_CONVERSION_UNCOMPRESSED,
+                    pointBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
                     pointBytes.count, nil)
                     == pointBytes.count
             guard ok else {
@@ -283,6 +301,7 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     /// in storage wiped on release.
     package func externalRepresentation() throws(CryptoError) -> SensitiveBytes {
         guard isPrivate else { return SensitiveBytes(copying: try publicKeyBytes) }
+        guard hardware == nil else { throw .unsupported("the private key lives in a TPM and cannot be exported") }
         switch kind {
         case .ec(let curve):
             let point = try publicKeyBytes
@@ -357,6 +376,7 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     /// - Throws: `CryptoError.parameter` for a public key.
     package func pkcs8PEM() throws(CryptoError) -> SensitiveBytes {
         guard isPrivate else { throw .parameter("not a private key") }
+        guard hardware == nil else { throw .unsupported("the private key lives in a TPM and cannot be exported") }
         guard let bio = BIO_new(BIO_s_secmem()) else { throw .library("BIO_new") }
         defer { BIO_free(bio) }
         guard PEM_write_bio_PrivateKey(bio, pkey, nil, nil, 0, nil, nil) == 1 else {
@@ -407,7 +427,8 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     }
 
     package var description: String {
-        switch kind {
+        if hardware != nil { return "CryptoKey(EC P-256, private, in a TPM)" }
+        return switch kind {
         case .ec(let curve): "CryptoKey(EC P-\(curve.rawValue), \(isPrivate ? "private" : "public"))"
         case .rsa(let bits): "CryptoKey(RSA \(bits), \(isPrivate ? "private" : "public"))"
         }

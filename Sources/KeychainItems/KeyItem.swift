@@ -49,18 +49,30 @@ package struct KeyItem: Sendable {
         guard case .integer(let type)? = attributes[.type], type == Self.rsaType || type == Self.ecType,
             case .integer(let keyClass)? = attributes[.keyClass], keyClass == 0 || keyClass == 1
         else { return nil }
-        // CryptoKey reads an array: the copy is wiped as soon as the key is built.
-        var bytes = secret.withUnsafeBytes { [UInt8]($0) }
-        defer { bytes.withUnsafeMutableBufferPointer { buffer in buffer.initialize(repeating: 0) } }
-        guard !bytes.isEmpty,
-            let key = try? CryptoKey(externalRepresentation: bytes, rsa: type == Self.rsaType, isPrivate: keyClass == 1)
-        else { return nil }
         var extractable = true
         if case .bool(let flag)? = attributes[.isExtractable] { extractable = flag }
         var tag: Data?
         if let value = attributes[.applicationTag], !value.matchBytes.isEmpty { tag = Data(value.matchBytes) }
         var label: String?
         if case .string(let text)? = attributes[.label] { label = text }
+        // A Secure Enclave (TPM) key's secret is its TPM blob, which holds no key in the clear.
+        if case .string(EnclaveKey.tokenID)? = attributes[.tokenID] {
+            var constraints: AccessConstraints?
+            if case .data(let encoded)? = attributes[.accessControl] {
+                constraints = AccessConstraints(encoded: Array(encoded))
+            }
+            guard type == Self.ecType, keyClass == 1,
+                let key = EnclaveKey.key(blob: secret.withUnsafeBytes { [UInt8]($0) }, constraints: constraints)
+            else { return nil }
+            self.init(key, isExtractable: false, applicationTag: tag, label: label)
+            return
+        }
+        // CryptoKey reads an array: the copy is wiped as soon as the key is built.
+        var bytes = secret.withUnsafeBytes { [UInt8]($0) }
+        defer { bytes.withUnsafeMutableBufferPointer { buffer in buffer.initialize(repeating: 0) } }
+        guard !bytes.isEmpty,
+            let key = try? CryptoKey(externalRepresentation: bytes, rsa: type == Self.rsaType, isPrivate: keyClass == 1)
+        else { return nil }
         self.init(key, isExtractable: extractable, applicationTag: tag, label: label)
     }
 
@@ -93,13 +105,19 @@ package struct KeyItem: Sendable {
         if let hash = try? key.publicKeyHash { attributes[.applicationLabel] = .data(Data(hash)) }
         if let applicationTag { attributes[.applicationTag] = .data(applicationTag) }
         if let label { attributes[.label] = .string(label) }
+        if enclaveKey != nil { attributes[.tokenID] = .string(EnclaveKey.tokenID) }
         return attributes
     }
 
-    /// The item's secret: the key's external representation, in zeroising memory.
+    /// The TPM part of a Secure Enclave (TPM) key, `nil` for other keys.
+    package var enclaveKey: EnclaveKey? { key.hardware as? EnclaveKey }
+
+    /// The item's secret: the key's external representation, in zeroising memory; for a Secure Enclave
+    /// (TPM) key, its TPM blob.
     /// - Returns: the bytes `CryptoKey(externalRepresentation:rsa:isPrivate:)` reads back.
     /// - Throws: `.param` when the key has no external representation.
     package func secret() throws(KeychainFailure) -> SecureBytes {
+        if let enclaveKey { return SecureBytes(copying: enclaveKey.blob) }
         do {
             // Already the package's zeroising type (KeychainSecureMemory): kept, not copied.
             return try key.externalRepresentation()

@@ -40,13 +40,21 @@
 //                                                 only <group> as the process's; then Keychain.set →
 //                                                 "<status> <access group of the stored item>"
 //
+// Secure Enclave (TPM) keys, on the TPM of KEYCHAIN_TCTI:
+//   se-create <tag>                               SecKeyCreateRandomKey, kSecAttrIsPermanent →
+//                                                 "<status> <hex public key>"
+//   se-sign <tag> <hex message>                   the key of kSecAttrApplicationTag <tag> signs
+//                                                 (ecdsaSignatureMessageX962SHA256) → "<status> <hex signature>"
+//   se-bench <n>                                  a new key (not permanent): creation once, then n signatures
+//                                                 and n ECDH agreements → "<operation>: <µs> µs per operation"
+//
 // With HELPER_START_GATE set, the command waits until that file exists, so that several helpers
 // started one by one begin their work together.
 
 import Foundation
 import Keychain
-import KeychainServices
 import KeychainCore
+import KeychainServices
 import KeychainTesting
 
 // MARK: - SecItem calls
@@ -134,7 +142,6 @@ enum CHKeychain {
 
 // MARK: - Stress
 
-
 func stress(worker: Int, ops: Int, sharedKeys: Int) {
     var random = SplitMix64(seed: UInt64(worker) &* 1_000_003)
     var lines: [String] = []
@@ -173,10 +180,11 @@ func keychainSet(_ service: String, _ key: String, prefix: String, count: Int) {
     let keychain = Keychain(service: service)
     var lines: [String] = []
     for index in 0..<count {
-        lines.append(status { () throws(KeychainError) in
-            try keychain.set("\(prefix)-\(index)", forKey: key)
-            return nil
-        })
+        lines.append(
+            status { () throws(KeychainError) in
+                try keychain.set("\(prefix)-\(index)", forKey: key)
+                return nil
+            })
     }
     print(lines.joined(separator: "\n"))
 }
@@ -186,7 +194,7 @@ func configured(keychain name: String, group: String, service: String, key: Stri
         let file: KeychainFile
         do throws(KeychainError) {
             file = try KeychainFile(path: name)
-        } catch where error.code == .noSuchKeychain {
+        } catch  where error.code == .noSuchKeychain {
             file = try KeychainFile.create(at: name, password: nil)
         } catch {
             throw error
@@ -197,6 +205,13 @@ func configured(keychain name: String, group: String, service: String, key: Stri
         try keychain.set(value, forKey: key)
         return try keychain.allItems().first { $0.key == key }?.accessGroup
     }
+}
+
+/// The monotonic clock in nanoseconds.
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
 /// Waits (at most 30 s) until the file named by `HELPER_START_GATE` exists.
@@ -280,33 +295,103 @@ case "device-id":
     let service = optional(0) ?? DeviceIdentifier.defaultService
     print(status { () throws(KeychainError) in try DeviceIdentifier(service: service).value().uuidString })
 case "pm-register":
-    print(status { () throws(KeychainError) in
-        try PasswordManager(service: argument(0)).register(key: argument(2), for: argument(1))
-        return nil
-    })
+    print(
+        status { () throws(KeychainError) in
+            try PasswordManager(service: argument(0)).register(key: argument(2), for: argument(1))
+            return nil
+        })
 case "pm-key":
     print(status { () throws(KeychainError) in try PasswordManager(service: argument(0)).key(for: argument(1)) })
 case "pm-delete":
-    print(status { () throws(KeychainError) in
-        try PasswordManager(service: argument(0)).deleteKey(for: argument(1))
-        return nil
-    })
+    print(
+        status { () throws(KeychainError) in
+            try PasswordManager(service: argument(0)).deleteKey(for: argument(1))
+            return nil
+        })
+case "se-create":
+    let attributes: [String: Any] = [
+        kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+        kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+        kSecPrivateKeyAttrs as String: [
+            kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data(argument(0).utf8),
+        ],
+    ]
+    var error: Unmanaged<CFError>?
+    guard let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else {
+        print(error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? -1)
+        break
+    }
+    let point = SecKeyCopyPublicKey(key).flatMap { SecKeyCopyExternalRepresentation($0, nil) }
+    print(point.map { "0 \(hex($0 as Data))" } ?? "-1")
+case "se-sign":
+    let query: [String: Any] = [
+        kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data(argument(0).utf8),
+        kSecReturnRef as String: true,
+    ]
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query as CFDictionary, &result)
+    guard status == errSecSuccess, let key = result as? SecKey, let message = unhex(argument(1)) else {
+        print(status)
+        break
+    }
+    var error: Unmanaged<CFError>?
+    let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message as CFData, &error)
+    print(signature.map { "0 \(hex($0 as Data))" } ?? "\(error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? -1)")
+case "se-bench":
+    guard let count = Int(argument(0)), count > 0 else { usage() }
+    let attributes: [String: Any] = [
+        kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+        kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+    ]
+    let peerAttributes: [String: Any] = [
+        kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+    ]
+    func microseconds(since start: UInt64, _ operations: Int) -> UInt64 {
+        (monotonicNanoseconds() - start) / UInt64(operations) / 1_000
+    }
+    var error: Unmanaged<CFError>?
+    var start = monotonicNanoseconds()
+    guard let key = SecKeyCreateRandomKey(attributes as CFDictionary, &error),
+        let peer = SecKeyCreateRandomKey(peerAttributes as CFDictionary, nil).flatMap(SecKeyCopyPublicKey)
+    else {
+        print("key creation failed: \(error.map { String(describing: $0.takeRetainedValue()) } ?? "")")
+        exit(1)
+    }
+    print("create: \(microseconds(since: start, 1)) µs per operation (1)")
+    let message = Data("benchmark".utf8) as CFData
+    start = monotonicNanoseconds()
+    for _ in 0..<count where SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, nil) == nil {
+        print("sign failed")
+        exit(1)
+    }
+    print("sign (ecdsaSignatureMessageX962SHA256): \(microseconds(since: start, count)) µs per operation (\(count))")
+    start = monotonicNanoseconds()
+    for _ in 0..<count
+    where SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandard, peer, [:] as CFDictionary, nil) == nil {
+        print("ECDH failed")
+        exit(1)
+    }
+    print("ECDH (ecdhKeyExchangeStandard): \(microseconds(since: start, count)) µs per operation (\(count))")
 case "lock":
-    print(status { () throws(KeychainError) in
-        try KeychainFile.processDefault().lock()
-        return nil
-    })
+    print(
+        status { () throws(KeychainError) in
+            try KeychainFile.processDefault().lock()
+            return nil
+        })
 case "unlock":
-    print(status { () throws(KeychainError) in
-        "\(try KeychainFile.processDefault().unlock(password: KeychainPassword(copying: Array(argument(0).utf8))))"
-    })
+    print(
+        status { () throws(KeychainError) in
+            "\(try KeychainFile.processDefault().unlock(password: KeychainPassword(copying: Array(argument(0).utf8))))"
+        })
 case "lock-all":
     KeychainFile.lockAll()
     print("0")
 case "lock-state":
     print(status { () throws(KeychainError) in "\(try KeychainFile.processDefault().lockState)" })
 case "kc-configured":
-    print(configured(keychain: argument(0), group: argument(1), service: argument(2), key: argument(3), value: argument(4)))
+    print(
+        configured(
+            keychain: argument(0), group: argument(1), service: argument(2), key: argument(3), value: argument(4)))
 default:
     usage()
 }

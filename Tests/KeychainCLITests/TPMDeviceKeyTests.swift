@@ -1,59 +1,7 @@
 import Foundation
 import KeychainCore
+import KeychainTestProcess
 import Testing
-
-/// A software TPM (swtpm) of one test, in a folder of its own; stopped (and waited for) by ``stop()``
-/// or when the value goes away, so no process outlives the test.
-final class SoftwareTPM {
-    let folder: String
-    private var process: Process?
-
-    /// The TCTI configuration string naming this TPM (`KEYCHAIN_TCTI`).
-    var tcti: String { "swtpm:path=\(folder)/socket" }
-
-    init(in folder: String) throws {
-        self.folder = folder
-        try FileManager.default.createDirectory(atPath: folder + "/state", withIntermediateDirectories: true)
-        try start()
-    }
-
-    deinit { stop() }
-
-    func start() throws {
-        let swtpm = "/usr/bin/swtpm"
-        try #require(FileManager.default.isExecutableFile(atPath: swtpm), "swtpm is missing: run scripts/setup")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: swtpm)
-        process.arguments = [
-            "socket", "--tpm2", "--tpmstate", "dir=\(folder)/state", "--server", "type=unixio,path=\(folder)/socket",
-            "--ctrl", "type=unixio,path=\(folder)/socket.ctrl", "--flags", "startup-clear,not-need-init",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: folder + "/socket") { usleep(10_000) }
-        try #require(FileManager.default.fileExists(atPath: folder + "/socket"), "swtpm did not start")
-    }
-
-    func stop() {
-        guard let process else { return }
-        // SIGKILL: swtpm inherits the test runner's blocked-signal mask, so SIGTERM stays pending.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        self.process = nil
-        try? FileManager.default.removeItem(atPath: folder + "/socket")
-        try? FileManager.default.removeItem(atPath: folder + "/socket.ctrl")
-    }
-
-    /// Stops the TPM, erases its state (as `tpm2_clear` or a new machine would) and starts it afresh.
-    func wipe() throws {
-        stop()
-        try FileManager.default.removeItem(atPath: folder + "/state")
-        try FileManager.default.createDirectory(atPath: folder + "/state", withIntermediateDirectories: true)
-        try start()
-    }
-}
 
 /// The device key sealed by a TPM, over swtpm, with the built `security` tool (tracker issue 28).
 @Suite("device key sealed by a TPM (swtpm)")
@@ -196,6 +144,37 @@ struct TPMDeviceKeyTests {
                 "kept in: the TPM at \(tpm.tcti), bound to PCR 7\n"))
         #expect(try Self.security(["find-generic-password", "-s", "api", "-w"], env) == Self.found)
         #expect(try Self.security(["device-key", "status", "--pcr7"], env).status == 2)
+    }
+
+    @Test(
+        "a key sealed to PCR 7 is refused once PCR 7 changes (tpm2_pcrextend), naming the Secure Boot state; the old state opens it again",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tpm2_pcrextend")))
+    func pcr7ChangedAfterSeal() throws {
+        let sandbox = try Sandbox()
+        let tpm = try SoftwareTPM(in: sandbox.directory + "/tpm")
+        let env = Self.environment(sandbox, tpm)
+        #expect(try Self.security(["add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret"], env).status == 0)
+        #expect(try Self.security(["device-key", "seal", "--pcr7"], env).status == 0)
+        #expect(try Self.security(["find-generic-password", "-s", "api", "-w"], env) == Self.found)
+
+        // A firmware or Secure Boot change measured into PCR 7, as tpm2-tools would make it.
+        let extend = try EndToEndTests.run(
+            "/usr/bin/tpm2_pcrextend", ["7:sha256=" + String(repeating: "ab", count: 32)], stdin: "",
+            environment: ["TPM2TOOLS_TCTI": tpm.tcti, "PATH": "/usr/bin:/bin"])
+        #expect(extend.status == 0, "\(extend)")
+        let refused = try Self.security(["find-generic-password", "-s", "api", "-w"], env)
+        #expect(refused.status != 0)
+        #expect(refused.stdout.isEmpty)
+        #expect(
+            refused.stderr.contains(
+                "the device key \(sandbox.location.deviceKeyPath) is sealed to PCR 7 and the Secure Boot state changed"),
+            "\(refused)")
+        #expect(!refused.stderr.contains("s3cret"))
+
+        // swtpm restarted with startup-clear resets its PCRs: the state sealed to is back, and so is the key.
+        tpm.stop()
+        try tpm.start()
+        #expect(try Self.security(["find-generic-password", "-s", "api", "-w"], env) == Self.found)
     }
 
     @Test("a damaged sealed device key is refused as damaged, and a missing one cannot be sealed")

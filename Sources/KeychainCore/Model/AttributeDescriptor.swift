@@ -124,6 +124,7 @@ package struct AttributeDescriptor: Sendable, Hashable {
         AttributeDescriptor(.canVerifyRecover, .bool),
         AttributeDescriptor(.canWrap, .bool),
         AttributeDescriptor(.canUnwrap, .bool),
+        AttributeDescriptor(.tokenID, .string),
     ]
 
     /// `kSecClassCertificate` (SecItemSchema.c, "cert only"): primary key `ctyp, issr, slnr`

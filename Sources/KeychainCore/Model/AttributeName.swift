@@ -74,6 +74,8 @@ package struct AttributeName: RawRepresentable, Hashable, Sendable, ExpressibleB
     package static let applicationTag: AttributeName = "atag"
     /// `kSecAttrIsExtractable`.
     package static let isExtractable: AttributeName = "extr"
+    /// `kSecAttrTokenID`: `com.apple.setoken` for a Secure Enclave (here: TPM) key.
+    package static let tokenID: AttributeName = "tkid"
     /// `kSecAttrPublicKeyHash`.
     package static let publicKeyHash: AttributeName = "pkhh"
     /// `kSecAttrIssuer`.

@@ -107,7 +107,10 @@ extension ItemGateway {
         var allowed: [ItemRecord] = []
         allowed.reserveCapacity(items.count)
         for item in items {
-            if let constraints = item.constraints, constraints.requiresAuthentication {
+            // A Secure Enclave (TPM) key's secret is its TPM blob, of no use without that TPM: its access
+            // control is asked at each use of the key instead (KeychainItems' EnclaveKey), as the enclave does.
+            let isEnclaveKey = item.attributes[.tokenID] == .string("com.apple.setoken")
+            if !isEnclaveKey, let constraints = item.constraints, constraints.requiresAuthentication {
                 guard try authorizer.authorize(constraints) else { continue }
             }
             allowed.append(item)

@@ -1,5 +1,6 @@
 public import Foundation
 package import KeychainCrypto
+internal import KeychainItems
 
 /// An asymmetric key: an EC key on P-256, P-384 or P-521, or an RSA key of 1024 to 4096 bits;
 /// public, or private with its public half.
@@ -93,8 +94,12 @@ public func SecKeyGetTypeID() -> CFTypeID {
 ///   - error: on failure, a `CFError` in `kCFErrorDomainOSStatus` (create rule; may be `nil`).
 /// - Returns: the private key, or `nil` with `error` set:
 ///   - `errSecParam` (-50): the key type or size is missing or unsupported.
-///   - `errSecUnimplemented` (-4): `kSecAttrTokenID` is `kSecAttrTokenIDSecureEnclave` (Linux has no
-///     Secure Enclave, as an Apple device without one).
+///   - `errSecUnimplemented` (-4): `kSecAttrTokenID` is `kSecAttrTokenIDSecureEnclave` and this machine
+///     has no TPM 2.0, or it does not answer (as an Apple device without a Secure Enclave); the error's
+///     description says which.
+///   - `errSecParam` (-50) for a `kSecAttrTokenIDSecureEnclave` key that is not a 256-bit
+///     `kSecAttrKeyTypeECSECPrimeRandom` key, not `…ThisDeviceOnly`, or synchronizable.
+///   - `errSecNotAvailable` (-25291): the TPM refused to make the key.
 ///   - any status of `SecItemAdd` when `kSecAttrIsPermanent` is `true` and the key cannot be stored
 ///     (for example `errSecDuplicateItem`, `errSecMissingEntitlement`, `errSecInteractionNotAllowed`).
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
@@ -103,7 +108,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     let parameters = KeyParameters(parameters)
     let privateAttributes = parameters.dictionary(kSecPrivateKeyAttrs)
     if parameters.string(kSecAttrTokenID) == String(describing: kSecAttrTokenIDSecureEnclave) {
-        return CFError.report(errSecUnimplemented, "Secure Enclave keys are not available on this device", to: error)
+        return createEnclaveKey(parameters, privateAttributes, error)
     }
     guard let type = parameters.string(kSecAttrKeyType), let bits = parameters.int(kSecAttrKeySizeInBits) else {
         return CFError.report(errSecParam, "kSecAttrKeyType and kSecAttrKeySizeInBits are required", to: error)
@@ -137,9 +142,55 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     if publicAttributes?.bool(kSecAttrIsPermanent) ?? parameters.bool(kSecAttrIsPermanent) ?? false,
         let publicKey = try? privateKey.key.publicKey()
     {
-        let status = storeKey(SecKey(publicKey, attributes: parameters, specific: publicAttributes), parameters, publicAttributes)
+        let status = storeKey(
+            SecKey(publicKey, attributes: parameters, specific: publicAttributes), parameters, publicAttributes)
         guard status == errSecSuccess else {
             return CFError.report(status, "the public key could not be stored in the keychain", to: error)
+        }
+    }
+    return privateKey
+}
+
+/// `SecKeyCreateRandomKey` with `kSecAttrTokenIDSecureEnclave`: a P-256 key made inside the TPM
+/// (``EnclaveKey``), never extractable; with `kSecAttrIsPermanent` its private key is stored as a key
+/// item holding the TPM's blob (`tkid` = `com.apple.setoken`), `…ThisDeviceOnly` (by default
+/// `kSecAttrAccessibleWhenUnlockedThisDeviceOnly`) and never synchronizable, as Apple's Secure Enclave keys.
+private func createEnclaveKey(
+    _ parameters: KeyParameters, _ privateAttributes: KeyParameters?,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> SecKey? {
+    // kSecAttrTokenIDSecureEnclave docs: "256-bit elliptic curve private keys" only.
+    guard parameters.string(kSecAttrKeyType) == String(describing: kSecAttrKeyTypeECSECPrimeRandom),
+        parameters.int(kSecAttrKeySizeInBits) == 256
+    else {
+        return CFError.report(
+            errSecParam, "Secure Enclave keys are 256-bit kSecAttrKeyTypeECSECPrimeRandom keys", to: error)
+    }
+    let access = (privateAttributes?[kSecAttrAccessControl] ?? parameters[kSecAttrAccessControl]) as? SecAccessControl
+    let accessible = (privateAttributes?[kSecAttrAccessible] ?? parameters[kSecAttrAccessible]).flatMap {
+        try? SecItemRequest.protection($0)
+    }
+    if let protection = access?.protection ?? accessible, protection.isMigratable {
+        return CFError.report(errSecParam, "a Secure Enclave key is accessible only …ThisDeviceOnly", to: error)
+    }
+    if privateAttributes?.bool(kSecAttrSynchronizable) ?? parameters.bool(kSecAttrSynchronizable) == true {
+        return CFError.report(errSecParam, "a Secure Enclave key cannot be synchronizable", to: error)
+    }
+    let privateKey: SecKey
+    do {
+        let key = try EnclaveKey.generate(constraints: access?.constraints(applicationPassword: nil))
+        let tag = privateAttributes?.data(kSecAttrApplicationTag) ?? parameters.data(kSecAttrApplicationTag)
+        let label = privateAttributes?.string(kSecAttrLabel) ?? parameters.string(kSecAttrLabel)
+        privateKey = SecKey(key, isExtractable: false, applicationTag: tag.map { Data($0) }, label: label)
+    } catch let failure {
+        return failure.report(to: error)
+    }
+    if privateAttributes?.bool(kSecAttrIsPermanent) ?? parameters.bool(kSecAttrIsPermanent) ?? false {
+        let status = storeKey(
+            privateKey, parameters, privateAttributes,
+            defaultProtection: access == nil && accessible == nil ? kSecAttrAccessibleWhenUnlockedThisDeviceOnly : nil)
+        guard status == errSecSuccess else {
+            return CFError.report(status, "the private key could not be stored in the keychain", to: error)
         }
     }
     return privateKey
@@ -148,8 +199,11 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
 /// Adds `key` to the keychain with the item attributes of `parameters` (then `specific`):
 /// access group, accessibility, access control, synchronizable, label, tag, creator and the
 /// authentication context keys.
+/// `defaultProtection` is the `kSecAttrAccessible` when neither gives one.
 /// - Returns: the status of `SecItemAdd`.
-private func storeKey(_ key: SecKey, _ parameters: KeyParameters, _ specific: KeyParameters?) -> OSStatus {
+private func storeKey(
+    _ key: SecKey, _ parameters: KeyParameters, _ specific: KeyParameters?, defaultProtection: CFString? = nil
+) -> OSStatus {
     let names: [CFString] = [
         kSecAttrAccessGroup, kSecAttrAccessible, kSecAttrAccessControl, kSecAttrSynchronizable, kSecAttrLabel,
         kSecAttrApplicationTag, kSecAttrCreator, kSecUseAuthenticationContext, kSecUseAuthenticationUI,
@@ -158,6 +212,7 @@ private func storeKey(_ key: SecKey, _ parameters: KeyParameters, _ specific: Ke
     for name in names {
         if let value = specific?[name] ?? parameters[name] { item[String(describing: name)] = value }
     }
+    if let defaultProtection { item[String(describing: kSecAttrAccessible)] = defaultProtection }
     item[String(describing: kSecClass)] = kSecClassKey
     item[String(describing: kSecValueRef)] = key
     item[String(describing: kSecAttrIsPermanent)] = NSNumber(value: true)
@@ -235,12 +290,15 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
 ///   - key: the key.
 ///   - error: on failure, a `CFError` in `kCFErrorDomainOSStatus`.
 /// - Returns: the bytes, or `nil` with `error` set to `errSecInteractionNotAllowed` (-25308) for a
-///   private key created with `kSecAttrIsExtractable` `false`.
+///   private key created with `kSecAttrIsExtractable` `false`, or `errSecUnimplemented` (-4) for the
+///   private key of a `kSecAttrTokenIDSecureEnclave` key (it lives in the TPM; Apple's docs: "the
+///   operation fails if the key is … bound to … the Secure Enclave").
 /// - Important: The returned private key bytes are outside any protection; wipe them when done.
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
     -> CFData?
 {
-    guard !key.key.isPrivate || key.isExtractable else {
+    // A Secure Enclave (TPM) key's private part fails in externalRepresentation: errSecUnimplemented.
+    guard !key.key.isPrivate || key.isExtractable || key.key.hardware != nil else {
         return CFError.report(errSecInteractionNotAllowed, "the key is not extractable", to: error)
     }
     do {
@@ -288,6 +346,7 @@ func keyAttributes(_ key: SecKey, includingData: Bool) -> [String: Any] {
     if let label = try? key.key.publicKeyHash {
         attributes[String(describing: kSecAttrApplicationLabel)] = cfData(label)
     }
+    if key.key.hardware != nil { attributes[String(describing: kSecAttrTokenID)] = kSecAttrTokenIDSecureEnclave }
     if let tag = key.applicationTag { attributes[String(describing: kSecAttrApplicationTag)] = NSData(data: tag) }
     if let label = key.label { attributes[String(describing: kSecAttrLabel)] = NSString(string: label) }
     if includingData, !isPrivate || key.isExtractable, let data = try? key.key.externalRepresentation() {

@@ -56,8 +56,9 @@ nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = "private"
 nonisolated(unsafe) public let kSecPublicKeyAttrs: CFString = "public"
 /// The token that holds the key (`"tkid"`).
 nonisolated(unsafe) public let kSecAttrTokenID: CFString = "tkid"
-/// The Secure Enclave token (`"com.apple.setoken"`). Linux has none: key generation with it fails
-/// with `errSecUnimplemented`, as on an Apple device without a Secure Enclave.
+/// The Secure Enclave token (`"com.apple.setoken"`). On Linux its keys are made and used inside the
+/// machine's TPM 2.0 (P-256 only, never exported; ``SecKeyCreateRandomKey(_:_:)``); without a TPM, key
+/// generation with it fails with `errSecUnimplemented`, as on an Apple device without a Secure Enclave.
 nonisolated(unsafe) public let kSecAttrTokenIDSecureEnclave: CFString = "com.apple.setoken"
 
 // MARK: - Certificate attributes (SecItem.h)

@@ -19,6 +19,18 @@ struct WrapperCoreFoundationNamesTests {
         #expect(service == (Bundle.main.bundleIdentifier ?? "fallback"))
     }
 
+    @Test("CFBundleGetMainBundle and its getters read the main bundle's Info.plist, as Bundle.main does")
+    func mainBundle() {
+        let bundle = CFBundleGetMainBundle()
+        #expect(bundle === Bundle.main)
+        #expect(CFBundleGetIdentifier(bundle).map { $0 as String } == Bundle.main.bundleIdentifier)
+        let identifier = CFBundleGetValueForInfoDictionaryKey(bundle, kCFBundleIdentifierKey) as? String
+        #expect(identifier == Bundle.main.bundleIdentifier)
+        #expect(CFBundleGetValueForInfoDictionaryKey(bundle, "NoSuchInfoPlistKey" as CFString) == nil)
+        #expect(
+            (CFBundleGetInfoDictionary(bundle) as? [String: Any])?.count == (Bundle.main.infoDictionary?.count ?? 0))
+    }
+
     @Test("kSecAttrAuthenticationType values are Apple's four-character codes")
     func authenticationTypes() {
         let types: [CFString] = [
