@@ -14,4 +14,7 @@ if arguments.count > 1, arguments[1] == "migrate" {
         MigrationCommand.main(
             arguments: Array(arguments.dropFirst(2)), makeStore: { dryRun in KeychainSecretStore(createsLogin: !dryRun) }))
 }
+if arguments.count > 1, arguments[1] == "session-agent" {
+    exit(SessionAgentCommand.main(arguments: Array(arguments.dropFirst(2))))
+}
 exit(SecretServiceDaemon.main(arguments: arguments))

@@ -325,7 +325,7 @@ struct KeychainManagementTests {
         #expect(try work.passcodeSetItemCount() == 0)
     }
 
-    @Test("set-keychain-settings -t sets the auto-lock timeout; without -t there is none; -l is refused with a notice")
+    @Test("set-keychain-settings -t sets the auto-lock timeout; without -t there is none; -l sets lock-on-sleep, without -l it is off")
     func settings() throws {
         let sandbox = try Sandbox()
         create(sandbox, "work")
@@ -334,8 +334,16 @@ struct KeychainManagementTests {
             == "Keychain \"work\" use-lock-interval timeout=300s unlocked\n" + Self.unlockKept)
         #expect(sandbox.security("set-keychain-settings", "-u", "work") == Outcome(status: 0, stdout: "", stderr: ""))
         #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout unlocked\n" + Self.unlockKept)
-        #expect(sandbox.security("set-keychain-settings", "-l", "work")
-            == Outcome(status: 0, stdout: "", stderr: SetKeychainSettings.lockOnSleepNotice + "\n"))
+        #expect(sandbox.security("set-keychain-settings", "-l", "work") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("show-keychain-info", "work").stderr
+            == "Keychain \"work\" lock-on-sleep no-timeout unlocked\n" + Self.unlockKept)
+        #expect(sandbox.security("set-keychain-settings", "-l", "-t", "60", "work").status == 0)
+        #expect(sandbox.security("show-keychain-info", "work").stderr
+            == "Keychain \"work\" lock-on-sleep use-lock-interval timeout=60s unlocked\n" + Self.unlockKept)
+        // As on macOS, the settings are replaced as a whole: omitting -l turns lock-on-sleep off.
+        #expect(sandbox.security("set-keychain-settings", "-t", "60", "work").status == 0)
+        #expect(sandbox.security("show-keychain-info", "work").stderr
+            == "Keychain \"work\" use-lock-interval timeout=60s unlocked\n" + Self.unlockKept)
         #expect(sandbox.security("set-keychain-settings", "-t", "300", "nope") == Outcome(
             status: 50, stdout: "", stderr: "security: SecKeychainSetSettings nope: The specified keychain could not be found.\n"))
     }
