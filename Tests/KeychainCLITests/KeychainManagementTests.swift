@@ -99,6 +99,22 @@ struct KeychainManagementTests {
         #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout locked\n")
     }
 
+    @Test("Regression: once the unlock throttle applies, unlock-keychain says how long it waits and why")
+    func unlockThrottleNotice() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        sandbox.security("lock-keychain", "work")
+        for _ in 0..<3 {
+            #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n").stderr
+                == "security: SecKeychainUnlock work: \(authFailed)\n")
+        }
+        // The fourth try in a row waits up to 1 s (UnlockThrottle), and says so before it waits.
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n") == Outcome(
+            status: 51, stdout: "",
+            stderr: "security: 3 wrong passwords in a row: each try waits up to 1 s (the unlock throttle)\n"
+                + "security: SecKeychainUnlock work: \(authFailed)\n"))
+    }
+
     @Test("unlock-keychain reads standard input when it is not a terminal, and prompts on a terminal")
     func unlockSources() throws {
         let sandbox = try Sandbox()

@@ -352,6 +352,17 @@ extension Keystore {
         _ = ClassKeyStore.load(keyringID: keyringID, lifetime: .whenUnlocked, rearm: seconds)
     }
 
+    /// What the unlock throttle (``UnlockThrottle``) imposes on the next ``unlock(password:)``, without
+    /// trying a password.
+    /// - Returns: the consecutive wrong passwords so far and the delay they impose, in seconds (0: none),
+    ///   counted from the last failure.
+    /// - Throws: file statuses as for every read.
+    package func unlockWait() throws(KeychainFailure) -> (failures: Int, seconds: UInt32) {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> (failures: Int, seconds: UInt32) in
+            s.keys.throttle.pending()
+        }
+    }
+
     /// Whether the keychain locks when the machine sleeps, the screen locks or the session ends
     /// (`security set-keychain-settings -l`, macOS's "lock when sleeping"), as the session agent
     /// (`keychain-secret-service session-agent`, ``LockOnSleep``) honours it. Readable while locked.

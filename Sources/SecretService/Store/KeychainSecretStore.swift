@@ -365,6 +365,11 @@ package final class KeychainSecretStore: SecretStore {
         try? askPassword(keystore, for: .delete, label: label)
     }
 
+    /// pinentry's error line after a wrong password: "Wrong password, 2 tries left." (tracker issue 24).
+    static func wrongPasswordMessage(triesLeft: Int) -> String {
+        "Wrong password, \(triesLeft) \(triesLeft == 1 ? "try" : "tries") left."
+    }
+
     /// What a keychain password is asked for.
     enum PasswordPurpose {
         /// Unlocking: an unlock by another process (`security unlock-keychain`) before or between the
@@ -398,11 +403,15 @@ package final class KeychainSecretStore: SecretStore {
     {
         let unlockedElsewhereCounts = purpose == .unlock
         var retryMessage: String?
-        for _ in 0..<3 {
+        for attempt in 0..<3 {
             if unlockedElsewhereCounts, !isLocked(keystore) { return true }
             let password: SecureBytes
+            let wait = try keystore.unlockWait()
+            let throttle = UnlockThrottle.notice(failures: wait.failures, seconds: wait.seconds).map { $0 + "." }
+            let errorLine = [retryMessage, throttle].compactMap { $0 }.joined(separator: " ")
             do {
-                password = try Prompters.current().requestPassword(purpose.prompt(label: label, retry: retryMessage))
+                password = try Prompters.current().requestPassword(
+                    purpose.prompt(label: label, retry: errorLine.isEmpty ? nil : errorLine))
             } catch  where error.status == .userCanceled {
                 return unlockedElsewhereCounts && !isLocked(keystore)
             }
@@ -410,7 +419,7 @@ package final class KeychainSecretStore: SecretStore {
                 _ = try keystore.unlock(password: password)
                 return true
             } catch  where error.status == .authFailed {
-                retryMessage = "Wrong password; try again."
+                retryMessage = Self.wrongPasswordMessage(triesLeft: 2 - attempt)
             }
         }
         return unlockedElsewhereCounts && !isLocked(keystore)
