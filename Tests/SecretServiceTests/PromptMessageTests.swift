@@ -12,15 +12,17 @@ struct PromptMessageTests {
     /// Answers each question with the next of `answers` (cancels when none is left) and records each
     /// prompt's error line ("" for none).
     final class Recorder: Prompter {
-        let state: Mutex<(answers: [String], errors: [String])>
+        let state: Mutex<(answers: [String], errors: [String], descriptions: [String])>
 
-        init(_ answers: [String]) { state = Mutex((answers, [])) }
+        init(_ answers: [String]) { state = Mutex((answers, [], [])) }
 
         var errors: [String] { state.withLock { $0.errors } }
+        var descriptions: [String] { state.withLock { $0.descriptions } }
 
         func requestPassword(_ prompt: PasswordPrompt) throws(KeychainFailure) -> SecureBytes {
             let answer = state.withLock { state -> String? in
                 state.errors.append(prompt.error ?? "")
+                state.descriptions.append(prompt.description)
                 return state.answers.isEmpty ? nil : state.answers.removeFirst()
             }
             guard let answer else { throw KeychainFailure(.userCanceled, "cancelled") }
@@ -61,5 +63,33 @@ struct PromptMessageTests {
         #expect(second.errors == ["3 wrong passwords in a row: each try waits up to 1 s (the unlock throttle)."])
         #expect(try keystore.unlockWait() == (failures: 0, seconds: 0))
         try keystore.lock()
+    }
+
+    @Test(
+        "Regression: after login-password-changed the login keychain's unlock prompt says the passwords differ and how to repair it"
+    )
+    func loginMismatchPrompt() throws {
+        let home = try KeychainHome()
+        defer { home.remove() }
+        let login = try home.createKeychain("login", password: "pw")
+        let other = try home.createKeychain("other", password: "pw")
+        try "the login password was changed without the old one\n".write(
+            toFile: home.directory + "/" + LoginPasswordMarker.name, atomically: true, encoding: .utf8)
+        let recorder = Recorder(["pw", "pw"])
+        let unlocked = try Prompters.withOverride(recorder) {
+            [
+                try KeychainSecretStore.askPassword(login, for: .unlock, label: "login"),
+                try KeychainSecretStore.askPassword(other, for: .unlock, label: "other"),
+            ]
+        }
+        #expect(unlocked == [true, true])
+        #expect(
+            recorder.descriptions == [
+                "The password you use to log in no longer matches the password of your login keychain. Type the "
+                    + "keychain's old password to unlock it, then run security set-keychain-password (old password, "
+                    + "then your login password) so that logging in unlocks it again.",
+                "An application wants access to the keychain “other”, but it is locked.",
+            ])
+        for store in [login, other] { try store.lock() }
     }
 }

@@ -378,12 +378,16 @@ package final class KeychainSecretStore: SecretStore {
         /// Confirming a deletion: only the right password counts.
         case delete
 
-        func prompt(label: String, retry: String?) -> PasswordPrompt {
+        /// - Parameter loginMismatch: the login password no longer opens this login keychain
+        ///   (``LoginPasswordMarker``): the unlock prompt says so first, and how to repair it.
+        func prompt(label: String, retry: String?, loginMismatch: Bool = false) -> PasswordPrompt {
             switch self {
             case .unlock:
                 PasswordPrompt(
                     title: "Unlock keychain",
-                    description: "An application wants access to the keychain “\(label)”, but it is locked.",
+                    description: loginMismatch
+                        ? "\(LoginPasswordMarker.mismatchMessage) \(LoginPasswordMarker.repairAdvice)"
+                        : "An application wants access to the keychain “\(label)”, but it is locked.",
                     label: "Password:", error: retry)
             case .delete:
                 PasswordPrompt(
@@ -411,7 +415,9 @@ package final class KeychainSecretStore: SecretStore {
             let errorLine = [retryMessage, throttle].compactMap { $0 }.joined(separator: " ")
             do {
                 password = try Prompters.current().requestPassword(
-                    purpose.prompt(label: label, retry: errorLine.isEmpty ? nil : errorLine))
+                    purpose.prompt(
+                        label: label, retry: errorLine.isEmpty ? nil : errorLine,
+                        loginMismatch: LoginPasswordMarker.applies(toKeychainAt: keystore.location.databasePath)))
             } catch  where error.status == .userCanceled {
                 return unlockedElsewhereCounts && !isLocked(keystore)
             }
