@@ -5,7 +5,8 @@
 #                                   docker-credential-keychain, keychain-secret-service and keychain-ssh-askpass into
 #                                   $(PREFIX)/bin, and the provider's D-Bus activation file into
 #                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service), and the systemd
-#                                   user unit it names into $(SYSTEMD_USER_UNITS)
+#                                   user unit it names into $(SYSTEMD_USER_UNITS), with the session agent's
+#                                   unit (keychain-session-agent.service; systemctl --user enable --now it)
 # The installed tools are stripped (install -s) and link the Swift standard library and Foundation
 # statically (--static-swift-stdlib). None links Foundation: each uses FoundationEssentials at most
 # (about 14-15 MB each; scripts/tool-sizes checks the budget after installing into a temporary prefix). All of them
@@ -59,6 +60,8 @@ install: release
 		> "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
 	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-sync.service.in > "$(SYSTEMD_USER_UNITS)/keychain-sync.service"
 	install -m 0644 systemd/keychain-sync.timer "$(SYSTEMD_USER_UNITS)/keychain-sync.timer"
+	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-session-agent.service.in \
+		> "$(SYSTEMD_USER_UNITS)/keychain-session-agent.service"
 	install -d "$(LIBEXECDIR)" "$(PAMDIR)"
 	$(PRIVATE_TMPDIR) install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/keychain-pam-helper" \
 		"$(LIBEXECDIR)/keychain-pam-helper"
@@ -82,5 +85,6 @@ uninstall:
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done
 	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service" "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
 	rm -f "$(SYSTEMD_USER_UNITS)/keychain-sync.service" "$(SYSTEMD_USER_UNITS)/keychain-sync.timer"
+	rm -f "$(SYSTEMD_USER_UNITS)/keychain-session-agent.service"
 	rm -f "$(LIBEXECDIR)/keychain-pam-helper" "$(PAMDIR)/pam_keychain.so"
 	rm -f "$(PORTALS)/swift-keychain.portal" "$(PREFIX)/share/swift-keychain/portals.conf"

@@ -28,11 +28,10 @@ package struct LoginHelper {
     }
 
     /// The marker that the login password changed without the keychains following (no secret in it).
-    package static let changeMarkerName = "login-password-changed"
+    package static let changeMarkerName = LoginPasswordMarker.name
 
     /// What the next unlock prompt of the login keychain says while the marker is there (tracker issue 25).
-    package static let mismatchMessage =
-        "The password you use to log in no longer matches the password of your login keychain."
+    package static let mismatchMessage = LoginPasswordMarker.mismatchMessage
 
     let environment: [String: String]
 

@@ -49,6 +49,7 @@ package enum SecretServiceDaemon {
     static let usage = """
         usage: keychain-secret-service [--replace] [--idle-exit SECONDS] [--store keychain|memory] [--bus-name NAME]
                keychain-secret-service migrate [options]   (see keychain-secret-service migrate --help)
+               keychain-secret-service session-agent       (locks keychains with the session; see its --help)
 
         Serves the freedesktop Secret Service (org.freedesktop.secrets) on the session bus.
           --replace            take the name over from the provider that owns it now

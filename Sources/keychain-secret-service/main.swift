@@ -17,4 +17,7 @@ if arguments.count > 1, arguments[1] == "migrate" {
 if arguments.count > 1, arguments[1] == "portal-migrate" {
     exit(PortalMigrateCommand.main(arguments: Array(arguments.dropFirst(2))))
 }
+if arguments.count > 1, arguments[1] == "session-agent" {
+    exit(SessionAgentCommand.main(arguments: Array(arguments.dropFirst(2))))
+}
 exit(SecretServiceDaemon.main(arguments: arguments))

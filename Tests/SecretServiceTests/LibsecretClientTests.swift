@@ -88,6 +88,7 @@ final class LineClient {
     private let input = Pipe()
     private let output = Pipe()
     private let errorOutput = Pipe()
+    private let readsErrors: Bool
     private var buffer: [UInt8] = []
     private var ending: Ending?
     /// Lines read so far, for failure messages.
@@ -95,19 +96,42 @@ final class LineClient {
     /// The child's stderr, once it has ended.
     private(set) var errors = ""
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+    /// - Parameter mergingErrors: read the child's stderr as lines too (a program that logs there).
+    init(_ executable: String, _ arguments: [String], environment: [String: String], mergingErrors: Bool = false)
+        throws
+    {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = errorOutput
+        process.standardError = mergingErrors ? output : errorOutput
+        readsErrors = !mergingErrors
         try process.run()
     }
 
-    /// Reads lines until one equals `line`; `false` (recorded with what was seen) when the child ends
-    /// or 20 s pass first (a hang guard: the provider polls for other processes' changes every second).
-    func awaitLine(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    /// The child's process id.
+    var pid: Int32 { process.processIdentifier }
+
+    /// Writes `line` and a newline to the child's stdin.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Continues the child if it was stopped, sends it SIGTERM and waits for it; idempotent.
+    @discardableResult
+    func terminate() -> Ending {
+        if ending == nil, process.isRunning {
+            kill(process.processIdentifier, SIGCONT)
+            kill(process.processIdentifier, SIGTERM)
+        }
+        return finish()
+    }
+
+    /// Reads lines until one equals `line` (with `prefix`, starts with it); `false` (recorded with what
+    /// was seen) when the child ends or 20 s pass first (a hang guard: the provider polls for other
+    /// processes' changes every second).
+    func awaitLine(_ line: String, prefix: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         let fd = output.fileHandleForReading.fileDescriptor
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
@@ -115,7 +139,7 @@ final class LineClient {
                 let text = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
                 seen.append(text)
-                if text == line { return true }
+                if text == line || (prefix && text.hasPrefix(line)) { return true }
             }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 200) >= 0 else { break }
@@ -135,7 +159,9 @@ final class LineClient {
         if let ending { return ending }
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
-        errors = String(decoding: errorOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if readsErrors {
+            errors = String(decoding: errorOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
         let status = process.terminationStatus
         let ending: Ending = process.terminationReason == .uncaughtSignal ? .signalled(status) : .exited(status)
         self.ending = ending

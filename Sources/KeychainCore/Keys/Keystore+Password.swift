@@ -352,6 +352,36 @@ extension Keystore {
         _ = ClassKeyStore.load(keyringID: keyringID, lifetime: .whenUnlocked, rearm: seconds)
     }
 
+    /// What the unlock throttle (``UnlockThrottle``) imposes on the next ``unlock(password:)``, without
+    /// trying a password.
+    /// - Returns: the consecutive wrong passwords so far and the delay they impose, in seconds (0: none),
+    ///   counted from the last failure.
+    /// - Throws: file statuses as for every read.
+    package func unlockWait() throws(KeychainFailure) -> (failures: Int, seconds: UInt32) {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> (failures: Int, seconds: UInt32) in
+            s.keys.throttle.pending()
+        }
+    }
+
+    /// Whether the keychain locks when the machine sleeps, the screen locks or the session ends
+    /// (`security set-keychain-settings -l`, macOS's "lock when sleeping"), as the session agent
+    /// (`keychain-secret-service session-agent`, ``LockOnSleep``) honours it. Readable while locked.
+    /// - Returns: `false` until ``setLocksOnSleep(_:)`` turns it on (the default for every keychain).
+    /// - Throws: file statuses as for every read.
+    package func locksOnSleep() throws(KeychainFailure) -> Bool {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in
+            try Meta.integer(s.database, "lockonsleep") != 0
+        }
+    }
+
+    /// Turns lock-on-sleep on or off (see ``locksOnSleep()``), in one transaction; no key is touched.
+    /// - Throws: file statuses as for every write.
+    package func setLocksOnSleep(_ on: Bool) throws(KeychainFailure) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try Meta.set(s.database, "lockonsleep", integer: on ? 1 : 0)
+        }
+    }
+
     /// Stores the unlocked class keys in the class key store: two entries at most (one per
     /// lifetime, ``ClassKeyStore``), the AfterFirstUnlock one first so that a WhenUnlocked entry never
     /// stands alone. First withdraws the entries of keychains that no longer exist.

@@ -45,6 +45,24 @@ package struct UnlockThrottle {
         return (failures, last)
     }
 
+    /// What the throttle makes the user wait for, in words, or `nil` when it does not apply:
+    /// "3 wrong passwords in a row: each try waits up to 1 s (the unlock throttle)". The prompts and
+    /// `security unlock-keychain` show it, so that a slow unlock is never unexplained (tracker issue 24).
+    /// - Parameters:
+    ///   - failures: consecutive failures so far.
+    ///   - seconds: the delay they impose, from ``Keystore/unlockWait()`` (measured from the last
+    ///     failure, so the wait left may be shorter: "up to").
+    package static func notice(failures: Int, seconds: UInt32) -> String? {
+        guard seconds > 0 else { return nil }
+        return "\(failures) wrong passwords in a row: each try waits up to \(seconds) s (the unlock throttle)"
+    }
+
+    /// Consecutive failures and the delay they impose on the next attempt (``delay(afterFailures:)``).
+    func pending() -> (failures: Int, seconds: UInt32) {
+        let failures = state().failures
+        return (failures, Self.delay(afterFailures: failures))
+    }
+
     /// Blocks until the delay owed for earlier failures has passed.
     func waitIfNeeded() {
         let (failures, last) = state()

@@ -19,7 +19,11 @@ package enum CrashPoint {
     /// (``Keystore/unlock(password:)``).
     package static let adoption = ["adopt.derived", "adopt.rewrapped"]
 
-    static func reach(_ name: String) {
+    /// The point right after the session agent lets go of its sleep delay inhibitor
+    /// (`keychain-secret-service session-agent`): killed there, it must already have locked.
+    package static let sleepInhibitorReleased = "agent.sleep-inhibitor-released"
+
+    package static func reach(_ name: String) {
         #if DEBUG
         if let armed, armed == name { kill(getpid(), SIGKILL) }
         #endif

@@ -2,20 +2,23 @@ internal import KeychainCore
 internal import KeychainToolSupport
 
 /// `security set-keychain-settings [-lu] [-t timeout] [keychain]`: sets a keychain's auto-lock
-/// timeout (Apple's `keychain_set_settings.c`).
+/// timeout and whether it locks on sleep (Apple's `keychain_set_settings.c`).
 ///
-/// As on macOS, `-t` implies `-u`, and omitting `-t` means "no timeout" (even with `-u`). The
-/// timeout is read as `atoi(3)` reads it and must be at least 1 second here (the engine's 0 means
-/// "never"). Linux gives this tool no sleep notification, so `-l` (lock on sleep) is not
-/// supported: the command says so on stderr and sets the rest. `--access-policy confirm|open` (not in
-/// macOS's tool) sets whether the Secret Service provider asks before an application not on an item's
-/// access list uses it (`docs/SECURITY.md`); given without `-l`, `-u` or `-t`, it leaves the timeout.
+/// As on macOS, `-t` implies `-u`, and omitting `-t` means "no timeout" (even with `-u`); omitting
+/// `-l` turns lock-on-sleep off. The timeout is read as `atoi(3)` reads it and must be at least
+/// 1 second here (the engine's 0 means "never"). `-l` is kept in the keychain
+/// (``Keystore/setLocksOnSleep(_:)``) and honoured by the session agent
+/// (`keychain-secret-service session-agent`), which locks such keychains before the machine sleeps,
+/// when the screen locks and when the session ends (docs/ARCHITECTURE.md, "Locking with the session").
+/// `--access-policy confirm|open` (not in macOS's tool) sets whether the Secret Service provider asks
+/// before an application not on an item's access list uses it (`docs/SECURITY.md`); given without `-l`,
+/// `-u` or `-t`, it leaves the timeout and lock-on-sleep as they are.
 /// Errors print `security: SecKeychainSetSettings <keychain|<NULL>>: <message>`.
 struct SetKeychainSettings: SecuritySubcommand {
     static let spec = CommandSpec(
         name: "set-keychain-settings", synopsis: "[-lu] [-t timeout] [keychain]",
         options: [
-            OptionSpec("l", "Lock keychain when the system sleeps (not supported on Linux)"),
+            OptionSpec("l", "Lock keychain when the system sleeps"),
             OptionSpec("u", "Lock keychain after timeout interval"),
             OptionSpec("t", value: "timeout", "Timeout in seconds (omitting this option specifies \"no timeout\")"),
             OptionSpec(
@@ -23,8 +26,6 @@ struct SetKeychainSettings: SecuritySubcommand {
                 "Ask before an application not on a Secret Service item's access list uses it (confirm), or never (open)"),
         ],
         summary: "Set settings for a keychain.")
-
-    static let lockOnSleepNotice = "security: set-keychain-settings: -l (lock on sleep) is not supported on Linux; ignored"
 
     let lockOnSleep: Bool
     let timeout: UInt32
@@ -55,11 +56,13 @@ struct SetKeychainSettings: SecuritySubcommand {
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
-        if lockOnSleep { context.io.error.line(Self.lockOnSleepNotice) }
         do {
             let store = try context.open(context.target(keychain))
             if let accessPolicy { try store.setSecretAccessPolicy(accessPolicy) }
-            if setsTimeout { try store.setAutoLockTimeout(timeout) }
+            if setsTimeout {
+                try store.setAutoLockTimeout(timeout)
+                try store.setLocksOnSleep(lockOnSleep)
+            }
             return
         } catch {
             throw CommandFailure.keychain("SecKeychainSetSettings \(KeychainOperand.display(keychain))", error.status)

@@ -5,14 +5,13 @@ internal import KeychainToolSupport
 /// format (`keychain_show_info.c`), followed by its lock state:
 ///
 ///     Keychain "work" no-timeout unlocked
-///     Keychain "work" use-lock-interval timeout=300s locked
+///     Keychain "work" lock-on-sleep use-lock-interval timeout=300s locked
 ///
 /// The name is the operand as given, or the default keychain's path when none is given (macOS
 /// prints `<NULL>` there). The lock state is `locked`, `unlocked` or `no-password` (a keychain
 /// without a password is always available), as this process sees it. An unlocked keychain gets a
 /// second line saying where the unlock is kept: the kernel keyring (every process of the user) or
-/// this process only. `lock-on-sleep` never
-/// appears: Linux does not support it. Errors print
+/// this process only. `lock-on-sleep` appears when `set-keychain-settings -l` set it. Errors print
 /// `security: SecKeychainCopySettings <keychain|<NULL>>: <message>`.
 struct ShowKeychainInfo: SecuritySubcommand {
     static let spec = CommandSpec(
@@ -36,7 +35,8 @@ struct ShowKeychainInfo: SecuritySubcommand {
             case .locked: state = "locked"
             case .unlocked: state = "unlocked"
             }
-            let settings = timeout == 0 ? " no-timeout" : " use-lock-interval timeout=\(timeout)s"
+            let sleep = try store.locksOnSleep() ? " lock-on-sleep" : ""
+            let settings = sleep + (timeout == 0 ? " no-timeout" : " use-lock-interval timeout=\(timeout)s")
             let name = keychain ?? target.location.databasePath
             context.io.error.line("Keychain \"\(name)\"\(settings) \(state)")
             switch try store.unlockPlacement() {

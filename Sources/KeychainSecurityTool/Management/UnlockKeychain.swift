@@ -62,6 +62,10 @@ struct UnlockKeychain: SecuritySubcommand {
         guard let secret = input.read(given: password, prompt: "password to unlock \(keychain ?? "default"): ")
         else { throw CommandFailure.keychain(operation, .userCanceled) }
         do {
+            let wait = try store.unlockWait()
+            if let notice = UnlockThrottle.notice(failures: wait.failures, seconds: wait.seconds) {
+                context.io.error.line("security: \(notice)")
+            }
             let outcome = try store.unlockReportingAdoption(password: secret)
             if outcome.scope == .thisProcess { context.io.error.line(Self.thisProcessNotice) }
             if outcome.adopted { context.io.error.line(Self.adoptedNotice) }

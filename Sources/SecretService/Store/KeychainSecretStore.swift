@@ -370,6 +370,11 @@ package final class KeychainSecretStore: SecretStore {
         try? askPassword(keystore, for: .delete, label: label)
     }
 
+    /// pinentry's error line after a wrong password: "Wrong password, 2 tries left." (tracker issue 24).
+    static func wrongPasswordMessage(triesLeft: Int) -> String {
+        "Wrong password, \(triesLeft) \(triesLeft == 1 ? "try" : "tries") left."
+    }
+
     /// What a keychain password is asked for.
     enum PasswordPurpose {
         /// Unlocking: an unlock by another process (`security unlock-keychain`) before or between the
@@ -378,12 +383,16 @@ package final class KeychainSecretStore: SecretStore {
         /// Confirming a deletion: only the right password counts.
         case delete
 
-        func prompt(label: String, retry: String?) -> PasswordPrompt {
+        /// - Parameter loginMismatch: the login password no longer opens this login keychain
+        ///   (``LoginPasswordMarker``): the unlock prompt says so first, and how to repair it.
+        func prompt(label: String, retry: String?, loginMismatch: Bool = false) -> PasswordPrompt {
             switch self {
             case .unlock:
                 PasswordPrompt(
                     title: "Unlock keychain",
-                    description: "An application wants access to the keychain “\(label)”, but it is locked.",
+                    description: loginMismatch
+                        ? "\(LoginPasswordMarker.mismatchMessage) \(LoginPasswordMarker.repairAdvice)"
+                        : "An application wants access to the keychain “\(label)”, but it is locked.",
                     label: "Password:", error: retry)
             case .delete:
                 PasswordPrompt(
@@ -403,11 +412,17 @@ package final class KeychainSecretStore: SecretStore {
     {
         let unlockedElsewhereCounts = purpose == .unlock
         var retryMessage: String?
-        for _ in 0..<3 {
+        for attempt in 0..<3 {
             if unlockedElsewhereCounts, !isLocked(keystore) { return true }
             let password: SecureBytes
+            let wait = try keystore.unlockWait()
+            let throttle = UnlockThrottle.notice(failures: wait.failures, seconds: wait.seconds).map { $0 + "." }
+            let errorLine = [retryMessage, throttle].compactMap { $0 }.joined(separator: " ")
             do {
-                password = try Prompters.current().requestPassword(purpose.prompt(label: label, retry: retryMessage))
+                password = try Prompters.current().requestPassword(
+                    purpose.prompt(
+                        label: label, retry: errorLine.isEmpty ? nil : errorLine,
+                        loginMismatch: LoginPasswordMarker.applies(toKeychainAt: keystore.location.databasePath)))
             } catch  where error.status == .userCanceled {
                 return unlockedElsewhereCounts && !isLocked(keystore)
             }
@@ -415,7 +430,7 @@ package final class KeychainSecretStore: SecretStore {
                 _ = try keystore.unlock(password: password)
                 return true
             } catch  where error.status == .authFailed {
-                retryMessage = "Wrong password; try again."
+                retryMessage = Self.wrongPasswordMessage(triesLeft: 2 - attempt)
             }
         }
         return unlockedElsewhereCounts && !isLocked(keystore)

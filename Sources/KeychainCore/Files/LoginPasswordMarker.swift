@@ -1,0 +1,24 @@
+/// The marker `keychain-pam-helper` leaves in the keychain folder when the login password no longer
+/// opens the login keychain (a root-made password change, or a login unlock that failed), and what the
+/// next unlock prompt of the login keychain says while it is there (gnome-keyring's repair; tracker
+/// issue 25, docs/PAM.md). The file holds the reason only, never a secret.
+package enum LoginPasswordMarker {
+    /// The marker's file name in the keychain folder.
+    package static let name = "login-password-changed"
+
+    /// The first sentence of the login keychain's unlock prompt while the marker is there.
+    package static let mismatchMessage =
+        "The password you use to log in no longer matches the password of your login keychain."
+
+    /// What the prompt adds: how to get in now and how to bring the two back in line.
+    package static let repairAdvice =
+        "Type the keychain's old password to unlock it, then run security set-keychain-password"
+        + " (old password, then your login password) so that logging in unlocks it again."
+
+    /// Whether the marker is there for the keychain at `databasePath`: only a login keychain
+    /// (`login.keychain-db`) has one, beside it in its folder.
+    package static func applies(toKeychainAt databasePath: String) -> Bool {
+        guard databasePath.hasSuffix("/login.keychain-db") else { return false }
+        return FileSystem.exists(FileSystem.directory(of: databasePath) + "/" + name)
+    }
+}
