@@ -51,7 +51,7 @@ enum SyncSchema {
             local INTEGER NOT NULL,
             tag BLOB NOT NULL
         ) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS sync_items_by_serial ON sync_items (serial);
+        CREATE INDEX IF NOT EXISTS sync_items_by_local_serial ON sync_items (local, serial);
         CREATE TABLE IF NOT EXISTS sync_conflicts (
             copy BLOB PRIMARY KEY,
             item BLOB NOT NULL,
