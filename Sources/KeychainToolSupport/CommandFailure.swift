@@ -90,12 +90,17 @@ package enum CommandFailure: Error {
                 io.error.line("security: \(detail)")
                 // A damaged file: the same advice as the Secret Service provider gives (issue 24).
                 if failure.status == .invalidKeychain,
-                    ["cannot be read as a keychain", "is empty; refusing", "is not a swift-keychain database"]
-                        .contains(where: { detail.contains($0) })
+                    let reason = [
+                        " cannot be read as a keychain", " is empty; refusing", " is not a swift-keychain database",
+                    ]
+                    .lazy.compactMap({ detail.firstRange(of: $0) }).first
                 {
+                    // The engine's reason starts with the file's path: the command to type names it.
+                    let path = String(detail[..<reason.lowerBound])
                     io.error.line(
                         "security: the file is left untouched; restore it from a backup with "
-                            + "`security restore-keychain -i BACKUP KEYCHAIN`, or move it away to start a new keychain")
+                            + "`security restore-keychain -i BACKUP \(Self.shellWord(path))`, or move it away to start a new keychain"
+                    )
                 }
             }
             return exit ?? CommandFailure.securityExitStatus(failure.status)
@@ -129,6 +134,19 @@ package enum CommandFailure: Error {
 
     /// What the credential helpers add to a locked keychain's error (issue 24, item 5: they printed only
     /// "User interaction is not allowed."): the state and how to leave it.
+    /// `text` as one word a POSIX shell reads back unchanged: as it is when it holds only characters no
+    /// shell treats specially, otherwise in single quotes (each `'` written as `'\''`).
+    static func shellWord(_ text: String) -> String {
+        let plain =
+            !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || "/._-+@%:,".utf8.contains(byte)
+            }
+        if plain { return text }
+        return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
     private static func lockedAdvice(_ status: KeychainStatus) -> String {
         status == .interactionNotAllowed ? " The keychain is locked: unlock it with `security unlock-keychain`." : ""
     }

@@ -1,10 +1,10 @@
 import Testing
 
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 /// The one mapping from a command's failure to its message and exit status, for each tool.
 @Suite("CommandFailure: one report for security, git-credential-keychain and docker-credential-keychain")
@@ -36,7 +36,9 @@ struct CommandFailureTests {
         #expect(report(.keychain("x", .noSuchKeychain, exit: 1), .security(usage: nil)).status == 1)
     }
 
-    @Test("security: a damaged keychain file's reason is followed by how to restore it (security restore-keychain)")
+    @Test(
+        "security: a damaged keychain file's reason is followed by how to restore it, naming the file (security restore-keychain)"
+    )
     func securityDamagedKeychainAdvice() {
         let damaged = report(
             .keychain(
@@ -47,7 +49,21 @@ struct CommandFailureTests {
             damaged.stderr.hasSuffix(
                 "\nsecurity: /k/login.keychain-db cannot be read as a keychain: SQLite error 26\n"
                     + "security: the file is left untouched; restore it from a backup with "
-                    + "`security restore-keychain -i BACKUP KEYCHAIN`, or move it away to start a new keychain\n"))
+                    + "`security restore-keychain -i BACKUP /k/login.keychain-db`, or move it away to start a new keychain\n"
+            ))
+    }
+
+    @Test("security: the restore advice quotes a keychain path with spaces or quotes so a shell reads it back")
+    func securityDamagedKeychainAdviceQuotesPath() {
+        let damaged = report(
+            .keychain(
+                "SecKeychainUnlock",
+                KeychainFailure(.invalidKeychain, "/k/Bob's keys.keychain-db is not a swift-keychain database")),
+            .security(usage: nil))
+        #expect(
+            damaged.stderr.hasSuffix(
+                "`security restore-keychain -i BACKUP '/k/Bob'\\''s keys.keychain-db'`, "
+                    + "or move it away to start a new keychain\n"))
     }
 
     @Test("security: a usage error prints its line, then the usage, and exits 2")
@@ -83,8 +99,11 @@ struct CommandFailureTests {
                 1, "credentials not found in native keychain\n", ""
             ))
         let other = report(.keychain("", .interactionNotAllowed), .dockerCredential)
-        #expect(other.status == 1 && other.stderr.isEmpty && other.stdout.hasSuffix(
-                " (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n"))
+        #expect(
+            other.status == 1 && other.stderr.isEmpty
+                && other.stdout.hasSuffix(
+                    " (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n")
+        )
         #expect(
             report(.message("no credentials username", status: 1), .dockerCredential) == (
                 1, "no credentials username\n", ""
