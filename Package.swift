@@ -171,7 +171,7 @@ let package = Package(
             name: "KeychainSyncTests",
             dependencies: [
                 "KeychainSync", "KeychainCore", "KeychainSecurityTool", "KeychainToolSupport", "KeychainTestProcess",
-                "KeychainTesting",
+                "KeychainTesting", "security",
             ],
             swiftSettings: strictSettings),
         // pam_keychain.so under pam_wrapper (no root), driving the real keychain-pam-helper.

@@ -195,6 +195,27 @@ struct SyncKeychainTests {
         #expect(try devices[1].secret(service: "svc-tampered") == nil)
     }
 
+    @Test("sync now on a locked keychain says so once, exits 36, and applies the changes after unlock")
+    func lockedOnce() throws {
+        let home = try TemporaryKeychain()
+        let (devices, _) = try group(.folder, home: home)
+        try devices[0].add(service: "svc-while-locked", account: "acct", secret: "waits in the remote")
+        #expect(devices[0].security("sync", "now").status == 0)
+        let password = SecureBytes(copying: Array("device 1 password".utf8))
+        try devices[1].store.setPassword(password, current: nil, parameters: .testing)
+        try devices[1].store.withdrawAllClassKeys()
+        let locked = devices[1].security("sync", "now")
+        #expect(locked.status == 36)
+        #expect(locked.out.isEmpty)
+        let lines = locked.err.split(separator: "\n")
+        #expect(lines.count == 1, "\(locked)")
+        #expect(lines.first?.hasPrefix("security: sync now: the keychain is locked (") == true, "\(locked)")
+        #expect(lines.first?.hasSuffix("): unlock it with security unlock-keychain") == true, "\(locked)")
+        try devices[1].store.unlock(password: password)
+        #expect(devices[1].security("sync", "now").status == 0)
+        #expect(try devices[1].secret(service: "svc-while-locked") == "waits in the remote")
+    }
+
     @Test("security sync usage errors exit 2; help sync prints the verbs")
     func usage() throws {
         let device = try SyncDevice()

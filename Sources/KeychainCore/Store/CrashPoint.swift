@@ -23,6 +23,15 @@ package enum CrashPoint {
     /// (`keychain-secret-service session-agent`): killed there, it must already have locked.
     package static let sleepInhibitorReleased = "agent.sleep-inhibitor-released"
 
+    /// The points, in order, of one `security sync now` (KeychainSync's `SyncEngine.syncNow()`): after the
+    /// fetch, after the first segment's changes were applied but before the device's read position moved,
+    /// after the merge, after the outbox was saved in the keychain, after the first file of the outbox was
+    /// written (mid-push), after all of them, after git's commit (git remotes only), after the push.
+    package static let syncRun = [
+        "sync.fetched", "sync.merging", "sync.merged", "sync.committed", "sync.writing", "sync.written",
+        "sync.git-committed", "sync.pushed",
+    ]
+
     package static func reach(_ name: String) {
         #if DEBUG
         if let armed, armed == name { kill(getpid(), SIGKILL) }

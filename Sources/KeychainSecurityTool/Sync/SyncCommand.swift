@@ -122,10 +122,7 @@ struct SyncCommand: SecuritySubcommand {
         case .remote: return .message(lines.joined(separator: "\n"), status: 3)
         case .verification: return .message(lines.joined(separator: "\n"), status: 4)
         case .keychain(let status):
-            let advice =
-                status == .interactionNotAllowed
-                ? "\nsecurity: sync \(verb): The keychain is locked: unlock it with security unlock-keychain." : ""
-            return .message(lines.joined(separator: "\n") + advice, status: SecurityContext.exitStatus(status))
+            return .message(lines.joined(separator: "\n"), status: SecurityContext.exitStatus(status))
         }
     }
 }

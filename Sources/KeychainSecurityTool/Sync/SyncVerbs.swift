@@ -130,11 +130,14 @@ struct SyncVerbs {
     private func printReport(_ report: SyncNowReport) {
         output.line(
             "    applied \(report.applied.applied), already had \(report.applied.ignored), conflicts kept"
-                + " \(report.applied.conflicts), from \(report.devicesRead) devices")
+                + " \(report.applied.conflicts), from \(Self.count(report.devicesRead, "device"))")
         output.line(
-            "    pushed \(report.changesPushed) changes in \(report.segmentsPushed) segments (\(report.bytesPushed) bytes)"
-        )
+            "    pushed \(Self.count(report.changesPushed, "change")) in \(Self.count(report.segmentsPushed, "segment"))"
+                + " (\(Self.count(report.bytesPushed, "byte")))")
     }
+
+    /// `1 device`, `2 devices`.
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 
     /// `YYYY-MM-DD HH:MM:SS UTC` of Unix milliseconds (civil-from-days, no Foundation).
     static func utc(milliseconds: UInt64) -> String {

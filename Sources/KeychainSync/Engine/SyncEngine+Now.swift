@@ -20,7 +20,7 @@ extension SyncEngine {
             }
         }
         try transport.pull()
-        try step?("fetched")
+        try reached("fetched")
         let trust = try currentTrust(transport)
         let ring = try keyRing()
         let me = try deviceID()
@@ -72,11 +72,12 @@ extension SyncEngine {
                 } catch {
                     throw SyncError(error, while: "applying changes from the remote")
                 }
+                CrashPoint.reach("sync.merging")
                 seen.entries[id] = (segment.segment.sequence, segment.hash)
                 try setState(seen.encoded, SyncSeenLogs.name)
             }
         }
-        try step?("merged")
+        try reached("merged")
 
         // This device's own log: the remote must still hold what it last published.
         var local = try localState()
@@ -116,15 +117,15 @@ extension SyncEngine {
                 try setState(local.encoded, SyncLocalState.name)
             }
         }
-        try step?("committed")
+        try reached("committed")
         if !local.outbox.isEmpty {
             report.segmentsPushed = local.outbox.count - 1
             report.bytesPushed = local.outbox.reduce(0) { $0 + $1.bytes.count }
             try transport.write(local.outbox.map { ($0.path, $0.bytes) })
         }
-        try step?("written")
+        try reached("written")
         try transport.publish(message: "sync: \(me) segment \(local.sequence)")
-        try step?("pushed")
+        try reached("pushed")
         if !local.outbox.isEmpty {
             local.outbox = []
             try setState(local.encoded, SyncLocalState.name)
@@ -139,6 +140,13 @@ extension SyncEngine {
     }
 
     // MARK: - Internal
+
+    /// The end of a step of ``syncNow()``: the crash suite's point `sync.<name>` (``CrashPoint``), then
+    /// ``step``.
+    private func reached(_ name: String) throws(SyncError) {
+        CrashPoint.reach("sync." + name)
+        try step?(name)
+    }
 
     /// A device's new segments, verified (signatures, sequence, chain, head) but not yet opened.
     struct VerifiedLog {

@@ -24,9 +24,14 @@ package struct SyncError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The keychain's failure during `operation`; a locked keychain is said once, with what to do.
     package init(_ failure: KeychainFailure, while operation: String) {
         kind = .keychain(failure.status)
-        message = "\(operation): \(failure.detail ?? failure.status.message)"
+        if failure.status == .interactionNotAllowed {
+            message = "the keychain is locked (\(operation)): unlock it with security unlock-keychain"
+        } else {
+            message = "\(operation): \(failure.detail ?? failure.status.message)"
+        }
     }
 
     package var description: String { message }

@@ -28,7 +28,8 @@ package struct FolderTransport: SyncTransport {
     }
 
     package func write(_ files: [(path: String, bytes: [UInt8])]) throws(SyncError) {
-        for file in files {
+        for (index, file) in files.enumerated() {
+            if index == 1 { CrashPoint.reach("sync.writing") }
             do { try FileSystem.replace(root + "/" + file.path, with: file.bytes) } catch {
                 throw SyncError(.remote, "cannot write \(file.path) in \(root): \(error.detail ?? "I/O error")")
             }

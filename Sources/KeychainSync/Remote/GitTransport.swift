@@ -87,6 +87,7 @@ package struct GitTransport: SyncTransport {
     package func publish(message: String) throws(SyncError) {
         try commitPending(message: message)
         guard run(["rev-parse", "-q", "--verify", "HEAD"]).succeeded else { return }
+        CrashPoint.reach("sync.git-committed")
         var last = ""
         for _ in 0..<3 {
             let push = run(["push", "-q", "origin", "HEAD:refs/heads/main"])
