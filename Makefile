@@ -60,6 +60,9 @@ install: release
 		> "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
 	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-sync.service.in > "$(SYSTEMD_USER_UNITS)/keychain-sync.service"
 	install -m 0644 systemd/keychain-sync.timer "$(SYSTEMD_USER_UNITS)/keychain-sync.timer"
+	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-sync-changed.service.in \
+		> "$(SYSTEMD_USER_UNITS)/keychain-sync-changed.service"
+	install -m 0644 systemd/keychain-sync-changed.path "$(SYSTEMD_USER_UNITS)/keychain-sync-changed.path"
 	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-session-agent.service.in \
 		> "$(SYSTEMD_USER_UNITS)/keychain-session-agent.service"
 	install -d "$(LIBEXECDIR)" "$(PAMDIR)"
@@ -85,6 +88,7 @@ uninstall:
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done
 	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service" "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
 	rm -f "$(SYSTEMD_USER_UNITS)/keychain-sync.service" "$(SYSTEMD_USER_UNITS)/keychain-sync.timer"
+	rm -f "$(SYSTEMD_USER_UNITS)/keychain-sync-changed.service" "$(SYSTEMD_USER_UNITS)/keychain-sync-changed.path"
 	rm -f "$(SYSTEMD_USER_UNITS)/keychain-session-agent.service"
 	rm -f "$(LIBEXECDIR)/keychain-pam-helper" "$(PAMDIR)/pam_keychain.so"
 	rm -f "$(PORTALS)/swift-keychain.portal" "$(PREFIX)/share/swift-keychain/portals.conf"

@@ -211,9 +211,15 @@ struct SyncKeychainTests {
         #expect(lines.count == 1, "\(locked)")
         #expect(lines.first?.hasPrefix("security: sync now: the keychain is locked (") == true, "\(locked)")
         #expect(lines.first?.hasSuffix("): unlock it with security unlock-keychain") == true, "\(locked)")
+        // The path unit's run is no failure while locked: the timer's run after unlock sends the changes.
+        let automatic = devices[1].security("sync", "now", "--if-changed")
+        #expect(automatic.status == 0, "\(automatic)")
+        #expect(automatic.out == "the keychain is locked: its changes go out at the first sync after unlock\n")
         try devices[1].store.unlock(password: password)
         #expect(devices[1].security("sync", "now").status == 0)
         #expect(try devices[1].secret(service: "svc-while-locked") == "waits in the remote")
+        #expect(devices[1].security("sync", "now", "--if-changed").out == "nothing to send\n")
+        #expect(devices[1].security("sync", "now", "--if-changed", "--recovery").status == 2)
     }
 
     @Test("security sync usage errors exit 2; help sync prints the verbs")

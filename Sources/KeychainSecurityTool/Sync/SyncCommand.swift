@@ -6,7 +6,7 @@ internal import KeychainToolSupport
 /// folder (tracker issue 26; docs/SYNC.md). No macOS counterpart: iCloud Keychain has no command line.
 ///
 /// Verbs: `init URL [keychain]`, `join [--recovery] [--no-wait] [--timeout SECONDS] URL [keychain]`,
-/// `approve CODE [keychain]`, `remove-device ID [keychain]`, `devices [keychain]`, `now [keychain]`,
+/// `approve CODE [keychain]`, `remove-device ID [keychain]`, `devices [keychain]`, `now [--if-changed] [keychain]`,
 /// `status [keychain]`, `conflicts [keychain]`, `resolve COPY-ID winner|copy [keychain]`,
 /// `enable [keychain]`, `disable [keychain]`. The recovery passphrase is asked twice without echo on a
 /// terminal, or read as one line of standard input otherwise; never from argv.
@@ -19,7 +19,8 @@ internal import KeychainToolSupport
 struct SyncCommand: SecuritySubcommand {
     static let spec = CommandSpec(
         name: "sync",
-        synopsis: "init URL | join [--recovery] [--no-wait] URL | approve CODE | remove-device ID | devices | now"
+        synopsis: "init URL | join [--recovery] [--no-wait] URL | approve CODE | remove-device ID | devices"
+            + " | now [--if-changed]"
             + " | status | conflicts | resolve ID winner|copy | enable | disable  [keychain]",
         options: [],
         trailer: [
@@ -27,7 +28,9 @@ struct SyncCommand: SecuritySubcommand {
             "engine (Syncthing, Nextcloud) keeps in sync. Only items with kSecAttrSynchronizable sync, never",
             "ThisDeviceOnly ones. The recovery passphrase (init, join --recovery) is asked twice on a terminal,",
             "or read as one line of standard input. Exit 3: remote unreachable (nothing lost); 4: the remote",
-            "failed verification (nothing applied from that device). See docs/SYNC.md.",
+            "failed verification (nothing applied from that device). now --if-changed (the systemd path unit's):",
+            "only when this device has unsent changes, once none came for 10 s (at most 2 min); else exit 0.",
+            "See docs/SYNC.md.",
         ],
         summary: "Sync synchronizable items with the user's other devices.", takesRawOperands: true,
         minimumPrefixLength: 4)
@@ -42,6 +45,7 @@ struct SyncCommand: SecuritySubcommand {
     let recovery: Bool
     let waits: Bool
     let timeout: Int
+    let ifChanged: Bool
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let first = options.operands.first, Self.verbs.contains(first) else { throw .usage(nil) }
@@ -50,12 +54,14 @@ struct SyncCommand: SecuritySubcommand {
         var recovery = false
         var waits = true
         var timeout = 600
+        var ifChanged = false
         var rest = options.operands.dropFirst()[...]
         while let word = rest.first {
             rest = rest.dropFirst()
             switch word {
             case "--recovery" where first == "join": recovery = true
             case "--no-wait" where first == "join": waits = false
+            case "--if-changed" where first == "now": ifChanged = true
             case "--timeout" where first == "join":
                 guard let value = rest.first.flatMap({ Int($0) }), value >= 0 else { throw .usage(nil) }
                 timeout = value
@@ -80,6 +86,7 @@ struct SyncCommand: SecuritySubcommand {
         self.recovery = recovery
         self.waits = waits
         self.timeout = timeout
+        self.ifChanged = ifChanged
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

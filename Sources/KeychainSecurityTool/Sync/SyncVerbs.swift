@@ -41,9 +41,13 @@ struct SyncVerbs {
                 output.line("\(device.id)  \(device.name)\(device.id == me ? "  (this device)" : "")")
             }
         case "now":
-            let report = try engine.syncNow()
-            output.line("in sync with \(try engine.remoteURL() ?? "")")
-            printReport(report)
+            guard command.ifChanged else {
+                let report = try engine.syncNow()
+                output.line("in sync with \(try engine.remoteURL() ?? "")")
+                printReport(report)
+                return
+            }
+            try nowIfChanged()
         case "status": try status()
         case "conflicts": try conflicts()
         case "resolve":
@@ -99,6 +103,25 @@ struct SyncVerbs {
         }
         output.line("joined \(url): this device is \(try engine.deviceID())")
         printReport(try engine.syncNow())
+    }
+
+    /// `now --if-changed`: a run once this device's changes have settled; nothing to send, or a locked
+    /// keychain, is not a failure (the periodic timer's run after unlock sends them).
+    private func nowIfChanged() throws(SyncError) {
+        let report: SyncNowReport?
+        do {
+            report = try engine.syncIfChanged(quiet: SyncEngine.changeQuiet, limit: SyncEngine.changeLimit)
+        } catch {
+            guard error.kind == .keychain(.interactionNotAllowed) else { throw error }
+            output.line("the keychain is locked: its changes go out at the first sync after unlock")
+            return
+        }
+        guard let report else {
+            output.line("nothing to send")
+            return
+        }
+        output.line("in sync with \(try engine.remoteURL() ?? "")")
+        printReport(report)
     }
 
     private func status() throws(SyncError) {

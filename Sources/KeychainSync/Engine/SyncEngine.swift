@@ -151,7 +151,7 @@ package final class SyncEngine {
     }
 
     /// Unix time in milliseconds.
-    static func nowMilliseconds() -> UInt64 {
+    package static func nowMilliseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return UInt64(time.tv_sec) * 1000 + UInt64(time.tv_nsec) / 1_000_000
