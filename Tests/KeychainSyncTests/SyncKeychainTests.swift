@@ -158,6 +158,30 @@ struct SyncKeychainTests {
         #expect(!listed.out.contains("edit on"))
     }
 
+    @Test(
+        "Delete on one device and a concurrent edit on another: the later one wins on all three, with no conflict copy",
+        arguments: SyncEngineTests.kinds)
+    func deleteAgainstEdit(kind: SyncGroup.Kind) throws {
+        let home = try TemporaryKeychain()
+        let (devices, _) = try group(kind, home: home)
+        try devices[0].add(service: "svc-edit-wins", account: "acct", secret: "base")
+        try devices[0].add(service: "svc-delete-wins", account: "acct", secret: "base")
+        syncAll(devices)
+        // Offline from each other: 0 deletes, then 1 edits the same item; 1 edits, then 0 deletes the other.
+        try devices[0].delete(service: "svc-edit-wins")
+        usleep(5_000)
+        try devices[1].update(service: "svc-edit-wins", secret: "edited after the delete")
+        try devices[1].update(service: "svc-delete-wins", secret: "edited before the delete")
+        usleep(5_000)
+        try devices[0].delete(service: "svc-delete-wins")
+        syncAll(devices)
+        for device in devices {
+            #expect(try device.secret(service: "svc-edit-wins") == "edited after the delete")
+            #expect(try device.secret(service: "svc-delete-wins") == nil)
+            #expect(device.security("sync", "conflicts").out == "no conflicts\n")
+        }
+    }
+
     @Test("A removed device reads nothing added after its removal; devices lists the rest")
     func removedDevice() throws {
         let home = try TemporaryKeychain()
