@@ -7,6 +7,12 @@ internal import KeychainToolSupport
 ///
 /// `0x00000007` is the label (PrintName) and `0x00000008` the alias, which Apple prints by number.
 /// Attributes this keychain does not keep (`cusi`, `prot`, `scrp`, the alias) print as `<NULL>`.
+///
+/// A synchronizable item (`kSecAttrSynchronizable`, issue 26) also shows `"sync"<uint32>=0x00000001` in
+/// the attribute's alphabetical place, before `"type"`: macOS's file keychains have no such attribute (their
+/// `security` never prints it), while the SecItem-side `security item` of Apple's tool
+/// (`keychain_find.m`, `display_item`) lists `sync : 1` among the item's attributes. Other items print as
+/// before.
 enum ItemPrinter {
     private enum Format: String {
         case blob = "<blob>", uint32 = "<uint32>", sint32 = "<sint32>", timedate = "<timedate>"
@@ -39,11 +45,22 @@ enum ItemPrinter {
         text += "attributes:\n"
         let layout = item.itemClass == .genericPassword ? genericLayout : internetLayout
         for entry in layout {
+            if entry.name == "type", isSynchronizable(item) {
+                text += "    \"sync\"<uint32>=" + AppleFormat.uint32(1) + "\n"
+            }
             text += "    " + entry.tag + entry.format.rawValue + "="
             text += value(entry.name.flatMap { item.attributes[$0] }, entry.name, entry.format)
             text += "\n"
         }
         return text
+    }
+
+    private static func isSynchronizable(_ item: ItemRecord) -> Bool {
+        switch item.attributes["sync"] {
+        case .bool(let flag): return flag
+        case .integer(let number): return number != 0
+        default: return false
+        }
     }
 
     private static func value(_ value: AttributeValue?, _ name: String?, _ format: Format) -> String {

@@ -246,6 +246,23 @@ struct SyncKeychainTests {
         #expect(devices[1].security("sync", "now", "--if-changed", "--recovery").status == 2)
     }
 
+    @Test("find-generic-password shows \"sync\"<uint32>=0x00000001 before \"type\" for a synchronizable item only")
+    func findShowsSync() throws {
+        let device = try SyncDevice()
+        try device.add(service: "svc-synced", account: "acct", secret: "s1")
+        try device.add(service: "svc-local", account: "acct", secret: "s2", synchronizable: false)
+        let synced = device.security("find-generic-password", "-s", "svc-synced")
+        #expect(synced.status == 0, "\(synced)")
+        let lines = synced.out.split(separator: "\n")
+        let sync = try #require(lines.firstIndex(of: "    \"sync\"<uint32>=0x00000001 "), "\(synced)")
+        #expect(lines[sync - 1].hasPrefix("    \"svce\"<blob>="))
+        #expect(lines[sync + 1] == "    \"type\"<uint32>=<NULL>")
+        let local = device.security("find-generic-password", "-s", "svc-local")
+        #expect(local.status == 0, "\(local)")
+        #expect(!local.out.contains("\"sync\""))
+        #expect(synced.out.split(separator: "\n").count == local.out.split(separator: "\n").count + 1)
+    }
+
     @Test("security sync usage errors exit 2; help sync prints the verbs")
     func usage() throws {
         let device = try SyncDevice()
