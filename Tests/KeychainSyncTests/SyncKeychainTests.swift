@@ -141,10 +141,12 @@ struct SyncKeychainTests {
         }
     }
 
-    @Test("Concurrent offline edits converge everywhere, and security sync conflicts lists the loser")
-    func concurrentEdits() throws {
+    @Test(
+        "Concurrent offline edits converge everywhere, and security sync conflicts lists the loser",
+        arguments: SyncEngineTests.kinds)
+    func concurrentEdits(kind: SyncGroup.Kind) throws {
         let home = try TemporaryKeychain()
-        let (devices, _) = try group(.git, home: home)
+        let (devices, _) = try group(kind, home: home)
         try devices[0].add(service: "svc-both", account: "acct", secret: "base")
         syncAll(devices)
         try devices[0].update(service: "svc-both", secret: "edit on 0")
