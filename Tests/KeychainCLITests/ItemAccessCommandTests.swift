@@ -72,4 +72,13 @@ struct ItemAccessCommandTests {
         #expect(sandbox.security("set-keychain-settings", "--access-policy", "maybe", "work").status == 2)
         #expect(try store.secretAccessPolicy() == .open)
     }
+
+    @Test("show-keychain-info prints the access policy: confirm for a new keychain, open once set so")
+    func showKeychainInfoPrintsPolicy() throws {
+        let sandbox = try Sandbox()
+        _ = try workKeychain(sandbox)
+        #expect(sandbox.security("show-keychain-info", "work").stderr.hasPrefix("Keychain \"work\" no-timeout access-policy=confirm "))
+        #expect(sandbox.security("set-keychain-settings", "--access-policy", "open", "work").status == 0)
+        #expect(sandbox.security("show-keychain-info", "work").stderr.hasPrefix("Keychain \"work\" no-timeout access-policy=open "))
+    }
 }

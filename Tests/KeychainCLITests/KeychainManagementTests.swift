@@ -30,7 +30,7 @@ struct KeychainManagementTests {
         create(sandbox, "work")
         #expect(FileSystem.permissions(path(sandbox, "work")) == 0o600)
         #expect(sandbox.security("show-keychain-info", "work")
-            == Outcome(status: 0, stdout: "", stderr: "Keychain \"work\" no-timeout unlocked\n" + Self.unlockKept))
+            == Outcome(status: 0, stdout: "", stderr: "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept))
         #expect(sandbox.security("list-keychains")
             == Outcome(status: 0, stdout: "    \"\(sandbox.location.databasePath)\"\n    \"\(path(sandbox, "work"))\"\n", stderr: ""))
     }
@@ -96,7 +96,7 @@ struct KeychainManagementTests {
         #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n") == Outcome(
             status: 51, stdout: "", stderr: "security: SecKeychainUnlock work: \(authFailed)\n"))
         #expect(fileBytes(path(sandbox, "work")) == before)
-        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout locked\n")
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout access-policy=confirm locked\n")
     }
 
     @Test("Regression: once the unlock throttle applies, unlock-keychain says how long it waits and why")
@@ -230,7 +230,7 @@ struct KeychainManagementTests {
             status: 0, stdout: "", stderr: "password has been deleted.\n"))
         #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "work").status == 44)
         #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").stderr == scope, "adopted once only")
-        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout unlocked\n" + Self.unlockKept)
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
     }
 
     @Test("a keychain without a password whose device key is lost exits 93, says why, and is left untouched")
@@ -347,19 +347,19 @@ struct KeychainManagementTests {
         create(sandbox, "work")
         #expect(sandbox.security("set-keychain-settings", "-t", "300", "work") == Outcome(status: 0, stdout: "", stderr: ""))
         #expect(sandbox.security("show-keychain-info", "work").stderr
-            == "Keychain \"work\" use-lock-interval timeout=300s unlocked\n" + Self.unlockKept)
+            == "Keychain \"work\" use-lock-interval timeout=300s access-policy=confirm unlocked\n" + Self.unlockKept)
         #expect(sandbox.security("set-keychain-settings", "-u", "work") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout unlocked\n" + Self.unlockKept)
+        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
         #expect(sandbox.security("set-keychain-settings", "-l", "work") == Outcome(status: 0, stdout: "", stderr: ""))
         #expect(sandbox.security("show-keychain-info", "work").stderr
-            == "Keychain \"work\" lock-on-sleep no-timeout unlocked\n" + Self.unlockKept)
+            == "Keychain \"work\" lock-on-sleep no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
         #expect(sandbox.security("set-keychain-settings", "-l", "-t", "60", "work").status == 0)
         #expect(sandbox.security("show-keychain-info", "work").stderr
-            == "Keychain \"work\" lock-on-sleep use-lock-interval timeout=60s unlocked\n" + Self.unlockKept)
+            == "Keychain \"work\" lock-on-sleep use-lock-interval timeout=60s access-policy=confirm unlocked\n" + Self.unlockKept)
         // As on macOS, the settings are replaced as a whole: omitting -l turns lock-on-sleep off.
         #expect(sandbox.security("set-keychain-settings", "-t", "60", "work").status == 0)
         #expect(sandbox.security("show-keychain-info", "work").stderr
-            == "Keychain \"work\" use-lock-interval timeout=60s unlocked\n" + Self.unlockKept)
+            == "Keychain \"work\" use-lock-interval timeout=60s access-policy=confirm unlocked\n" + Self.unlockKept)
         #expect(sandbox.security("set-keychain-settings", "-t", "300", "nope") == Outcome(
             status: 50, stdout: "", stderr: "security: SecKeychainSetSettings nope: The specified keychain could not be found.\n"))
     }
@@ -443,8 +443,8 @@ struct KeychainManagementTests {
         let sandbox = keyring.sandbox
         for name in ["a", "b"] { #expect(try keyring.security("create-keychain", "-p", "correct horse", name).status == 0) }
         #expect(try keyring.security("lock-keychain", "-a") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(try keyring.security("show-keychain-info", "a").stderr == "Keychain \"a\" no-timeout locked\n")
-        #expect(try keyring.security("show-keychain-info", "b").stderr == "Keychain \"b\" no-timeout locked\n")
+        #expect(try keyring.security("show-keychain-info", "a").stderr == "Keychain \"a\" no-timeout access-policy=confirm locked\n")
+        #expect(try keyring.security("show-keychain-info", "b").stderr == "Keychain \"b\" no-timeout access-policy=confirm locked\n")
         #expect(sandbox.security("lock-keychain", "nope") == Outcome(
             status: 50, stdout: "", stderr: "security: SecKeychainLock nope: The specified keychain could not be found.\n"))
         #expect(sandbox.security("lock-keychain", "-a", "a").status == 2)

@@ -11,7 +11,10 @@ import Testing
 struct AccessListTests: SecretServiceSuite {
     /// A second application: python3 with GLib's GDBus, one connection per run. `get PATH` prints
     /// `OK <secret>` or `ERR <D-Bus error name>`; `search` prints the unlocked and locked paths of
-    /// `SearchItems({})` on one line each.
+    /// `SearchItems({})` on one line each; `unlock PATH` prints `UNLOCKED <paths>` for `Unlock([PATH])`
+    /// and, when PATH is among them, reads it as `get` does on the same connection; `replace COLLECTION
+    /// VALUE` calls `CreateItem` with `replace` for attributes `{service: mail}` and secret VALUE and
+    /// prints `OK <item path>` or `ERR <D-Bus error name>`.
     static let client = """
         import sys
         from gi.repository import Gio, GLib
@@ -29,6 +32,23 @@ struct AccessListTests: SecretServiceSuite {
             sys.exit(0)
         session = call(service, 'org.freedesktop.Secret.Service', 'OpenSession',
                        GLib.Variant('(sv)', ('plain', GLib.Variant('s', ''))), '(vo)').unpack()[1]
+        if command == 'replace':
+            properties = {'org.freedesktop.Secret.Item.Label': GLib.Variant('s', 'Replaced'),
+                          'org.freedesktop.Secret.Item.Attributes': GLib.Variant('a{ss}', {'service': 'mail'})}
+            try:
+                made = call(sys.argv[3], 'org.freedesktop.Secret.Collection', 'CreateItem',
+                            GLib.Variant('(a{sv}(oayays)b)', (properties, (session, b'', sys.argv[4].encode(),
+                                                                           'text/plain'), True)), '(oo)').unpack()
+                print('OK ' + made[0])
+            except GLib.Error as error:
+                print('ERR ' + (Gio.DBusError.get_remote_error(error) or error.message))
+            sys.exit(0)
+        if command == 'unlock':
+            unlocked = call(service, 'org.freedesktop.Secret.Service', 'Unlock',
+                            GLib.Variant('(ao)', ([sys.argv[3]],)), '(aoo)').unpack()[0]
+            print('UNLOCKED ' + ' '.join(unlocked))
+            if sys.argv[3] not in unlocked:
+                sys.exit(0)
         try:
             secret = call(sys.argv[3], 'org.freedesktop.Secret.Item', 'GetSecret',
                           GLib.Variant('(o)', (session,)), '((oayays))').unpack()[0]
@@ -138,6 +158,95 @@ struct AccessListTests: SecretServiceSuite {
             let stored = try Keystore(location: home.location("login"), create: false).secretItem(1)?.access
             #expect(stored?.allowed == [try Self.pythonIdentity(bus, home)])
             #expect(stored?.owner.hasPrefix("exe:") == true)
+        }
+    }
+
+    @Test(
+        "Unlock of app A's item by app B asks: Deny leaves it out, Allow lets that connection read it, Always Allow is remembered"
+    )
+    func unlockOfAnotherApplicationsItemAsks() throws {
+        try KeychainProviderTests.with { bus, home in
+            let log = home.root + "/pinentry.log"
+            let pinentry = try Self.confirmingPinentry(home, ["deny", "once", "always"], log: log)
+            try bus.startProvider(keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": pinentry])
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(
+                Self.login, label: "Mail password", attributes: ["service": "mail"], secret: "hunter2", session: session
+            )
+            #expect(try Self.runClient(bus, home, ["unlock", item]) == ["UNLOCKED "])
+            let text =
+                ("\(try Self.pythonIdentity(bus, home)) wants to use your confidential information stored in "
+                    + "\"Mail password\" in your keychain.")
+            #expect(Self.log(log) == ["SETDESC " + text, "CONFIRM"])
+            // Allow: unlocked, and the same connection's GetSecret is not asked again.
+            #expect(try Self.runClient(bus, home, ["unlock", item]) == ["UNLOCKED \(item)", "OK hunter2"])
+            #expect(Self.log(log).filter { $0 == "CONFIRM" }.count == 2)
+            // A new connection is asked again; Always Allow is stored, and then nothing asks.
+            #expect(try Self.runClient(bus, home, ["unlock", item]) == ["UNLOCKED \(item)", "OK hunter2"])
+            #expect(Self.log(log).filter { $0 == "CONFIRM" }.count == 3)
+            #expect(try Self.runClient(bus, home, ["unlock", item]) == ["UNLOCKED \(item)", "OK hunter2"])
+            #expect(Self.log(log).filter { $0 == "CONFIRM" }.count == 3)
+            // The creator's own Unlock never asks.
+            let unlocked = try bus.expectReply(
+                "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Unlock", [Variant.objectPaths([item])])
+            defer { g_variant_unref(unlocked) }
+            #expect(Variant.withChild(unlocked, 0, Variant.readStrings) == [item])
+            #expect(Self.log(log).filter { $0 == "CONFIRM" }.count == 3)
+        }
+    }
+
+    @Test("CreateItem with replace over app A's item by app B asks: Deny keeps the item, Always Allow replaces it")
+    func replacingAnotherApplicationsItemAsks() throws {
+        try KeychainProviderTests.with { bus, home in
+            let log = home.root + "/pinentry.log"
+            let pinentry = try Self.confirmingPinentry(home, ["deny", "always"], log: log)
+            try bus.startProvider(keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": pinentry])
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(
+                Self.login, label: "Mail password", attributes: ["service": "mail"], secret: "hunter2", session: session
+            )
+            #expect(
+                try Self.runClient(bus, home, ["replace", Self.login, "stolen"]) == [
+                    "ERR org.freedesktop.DBus.Error.AccessDenied"
+                ])
+            #expect(Self.log(log).first?.hasSuffix("stored in \"Mail password\" in your keychain.") == true)
+            #expect(try KeychainProviderTests.secret(bus, item, session) == "hunter2")
+            #expect(try Self.runClient(bus, home, ["replace", Self.login, "changed"]) == ["OK \(item)"])
+            #expect(try KeychainProviderTests.secret(bus, item, session) == "changed")
+            #expect(Self.log(log).filter { $0 == "CONFIRM" }.count == 2)
+            // The replaced item keeps its owner (app A, this process), with app B added by Always Allow.
+            let stored = try Keystore(location: home.location("login"), create: false).secretItem(1)?.access
+            let python = try Self.pythonIdentity(bus, home)
+            #expect(stored?.owner.hasPrefix("exe:") == true && stored?.owner != python)
+            #expect(stored?.allowed == [python])
+        }
+    }
+
+    @Test(
+        "CreateItem seals the owner in its one write: a kill inside it leaves no item at all, and a new item has its owner"
+    )
+    func ownerSealedInCreateTransaction() throws {
+        let home = try KeychainHome()
+        defer { home.remove() }
+        try home.createKeychain("login", password: nil)
+        try PrivateBus.with(startProvider: false) { bus in
+            try bus.startProvider(
+                keychainHome: home.root, extraEnvironment: ["KEYCHAIN_CRASH_POINT": CrashPoint.secretItemWritten])
+            let killed = try bus.openPlainSession()
+            #expect(KeychainProviderCrashTests.tryCreate(bus, 0, killed) == nil)
+            bus.provider?.waitUntilExit()
+            #expect(bus.provider?.terminationReason == .uncaughtSignal)
+            let keystore = try Keystore(location: home.location("login"), create: false)
+            #expect(try keystore.verifySecretItems() == 0)
+            _ = try keystore.verifyIntegrity()
+
+            try bus.startProvider(keychainHome: home.root)
+            let session = try bus.openPlainSession()
+            let path = try #require(KeychainProviderCrashTests.tryCreate(bus, 1, session))
+            let number = try #require(Int64(path.split(separator: "/").last ?? ""))
+            let owner = try #require(try keystore.secretItem(number)?.access?.owner)
+            #expect(owner.hasPrefix("exe:"))
+            bus.stopProvider()
         }
     }
 

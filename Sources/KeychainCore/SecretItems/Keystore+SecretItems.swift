@@ -36,16 +36,20 @@ extension Keystore {
 
     /// Creates an item, or with `replace` replaces the label and secret of the item whose attribute set
     /// *equals* `attributes` (Secret Service API, `CreateItem`: "same attributes"; never an item that
-    /// merely contains them). One transaction.
-    /// - Parameter now: seconds since the Unix epoch for `Created`/`Modified`.
+    /// merely contains them). One transaction, which also seals a new item's `access` (issue 27: the
+    /// creator's ownership is never a second write).
+    /// - Parameters:
+    ///   - now: seconds since the Unix epoch for `Created`/`Modified`.
+    ///   - access: the new item's access list; a replaced item keeps its own.
     /// - Returns: the item's number and whether it replaced one.
     /// - Throws: `.interactionNotAllowed` while locked; `.dataTooLarge` above 4 MiB; `.diskFull`; `.io`.
     package func createSecretItem(
         label: String, attributes: [String: String], secret: SecretItemSecret, replace: Bool,
-        now: UInt64 = Keystore.secondsNow()
+        now: UInt64 = Keystore.secondsNow(), access: SecretItemAccess? = nil
     ) throws(KeychainFailure) -> (number: Int64, replaced: Bool) {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
-            try s.createSecretItem(label: label, attributes: attributes, secret: secret, replace: replace, now: now)
+            try s.createSecretItem(
+                label: label, attributes: attributes, secret: secret, replace: replace, now: now, access: access)
         }
     }
 

@@ -142,12 +142,15 @@ extension StoreSession {
     // MARK: - Writing (each needs the keychain unlocked)
 
     /// Creates an item, or with `replace` replaces the label, secret and modified time of the first
-    /// item (lowest number) whose attribute set equals `attributes` exactly.
+    /// item (lowest number) whose attribute set equals `attributes` exactly. A new item is sealed with
+    /// `access` (its creator as owner) in the same write, so no kill leaves it without an owner; a
+    /// replaced item keeps its list.
     /// - Returns: the item's number and whether an existing item was replaced.
     /// - Throws: `.interactionNotAllowed` while locked; `.dataTooLarge` for a secret over
     ///   ``StoreSession/maximumSecretBytes``; `.diskFull`, `.io`.
     func createSecretItem(
-        label: String, attributes: [String: String], secret: SecretItemSecret, replace: Bool, now: UInt64
+        label: String, attributes: [String: String], secret: SecretItemSecret, replace: Bool, now: UInt64,
+        access: SecretItemAccess? = nil
     ) throws(KeychainFailure) -> (number: Int64, replaced: Bool) {
         _ = try classKey(.whenUnlocked)
         try checkSecretSize(secret)
@@ -167,8 +170,10 @@ extension StoreSession {
             }
         }
         let number = try nextSecretItemNumber()
-        let item = SecretItem(number: number, label: label, attributes: attributes, created: now, modified: now)
+        let item = SecretItem(
+            number: number, label: label, attributes: attributes, created: now, modified: now, access: access)
         try writeSecretItem(item, secret: secret, replacing: nil, codec)
+        CrashPoint.reach(CrashPoint.secretItemWritten)
         return (number, false)
     }
 

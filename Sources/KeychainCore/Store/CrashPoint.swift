@@ -32,6 +32,10 @@ package enum CrashPoint {
         "sync.git-committed", "sync.pushed",
     ]
 
+    /// The point inside `CreateItem`'s write transaction, after the new Secret Service item and its owner
+    /// are written and before the commit (issue 27: one transaction, so a kill leaves no ownerless item).
+    package static let secretItemWritten = "secret-item.written"
+
     package static func reach(_ name: String) {
         #if DEBUG
         if let armed, armed == name { kill(getpid(), SIGKILL) }

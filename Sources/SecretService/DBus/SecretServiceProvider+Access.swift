@@ -9,15 +9,21 @@ extension SecretServiceProvider {
     /// is asked on a worker thread, and the call is answered when the user has answered: "Always
     /// Allow" adds the caller to the item's list, "Allow" lets this call through, "Deny" leaves the
     /// item out (`single`: the call fails with `org.freedesktop.DBus.Error.AccessDenied`). A call
-    /// whose client leaves the bus first is dropped and its pinentry closed.
+    /// whose client leaves the bus first is dropped and its pinentry closed. With `remember` (`Unlock`
+    /// of items), "Allow" lasts until the client leaves the bus, as an unlocked item stays usable.
     /// - Throws: ``PromptAnswered`` when the answer is deferred; what `operation` throws otherwise.
     func withAccess(
-        _ call: MethodCall, _ caller: Caller, items: [(CollectionID, ItemID)], single: Bool,
+        _ call: MethodCall, _ caller: Caller, items: [(CollectionID, ItemID)], single: Bool, remember: Bool = false,
         _ operation: @escaping ([(CollectionID, ItemID)]) throws -> [OpaquePointer]
     ) throws -> [OpaquePointer] {
         var allowed: [(CollectionID, ItemID)] = []
         var asking: [(collection: CollectionID, item: ItemID, info: ItemInfo)] = []
+        let grants = unlockGrants[call.sender] ?? []
         for (collection, item) in items {
+            if grants.contains(Self.grantKey(collection, item)) {
+                allowed.append((collection, item))
+                continue
+            }
             // An item that cannot be read is left to `operation`, which reports why.
             guard let info = try? store.item(item, in: collection) else {
                 allowed.append((collection, item))
@@ -50,7 +56,11 @@ extension SecretServiceProvider {
                     access.allow(identity)
                     try? self.store.setAccess(access, of: entry.item, in: entry.collection)
                     granted.append((entry.collection, entry.item))
-                case .allowOnce: granted.append((entry.collection, entry.item))
+                case .allowOnce:
+                    if remember {
+                        self.unlockGrants[call.sender, default: []].insert(Self.grantKey(entry.collection, entry.item))
+                    }
+                    granted.append((entry.collection, entry.item))
                 case .deny, nil:
                     if answer == nil { self.logNoPrompter("no pinentry could ask about \(identity)") }
                 }
@@ -73,10 +83,16 @@ extension SecretServiceProvider {
 
     /// Drops the access questions of a client that left the bus (their pinentry closes).
     func endAccessQuestions(of name: String) {
+        unlockGrants[name] = nil
         for (key, job) in accessQuestions where job.owner == name {
             accessQuestions[key] = nil
             job.cancel()
         }
+    }
+
+    /// The key of an item in ``unlockGrants``.
+    static func grantKey(_ collection: CollectionID, _ item: ItemID) -> String {
+        "\(collection.rawValue)/\(item.rawValue)"
     }
 
     /// Whether `caller` sees the item in searches and a collection's `Items` (sandboxed callers only

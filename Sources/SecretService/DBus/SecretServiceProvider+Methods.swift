@@ -101,7 +101,7 @@ extension SecretServiceProvider {
         case (.service, "OpenSession"): return try openSession(call)
         case (.service, "CreateCollection"): return try createCollection(call)
         case (.service, "SearchItems"): return try searchService(call, caller)
-        case (.service, "Unlock"): return try unlock(call)
+        case (.service, "Unlock"): return try unlock(call, caller)
         case (.service, "Lock"): return try lock(call)
         case (.service, "GetSecrets"): return try getSecrets(call, caller)
         case (.service, "ReadAlias"): return readAlias(call)
@@ -291,9 +291,35 @@ extension SecretServiceProvider {
     }
 
     /// `Unlock(ao objects) → (ao unlocked, o prompt)`: objects already unlocked come back at once; the
-    /// others through a prompt, or prompt `/` when there are none (spec: Service.Unlock).
-    private func unlock(_ call: MethodCall) throws -> [OpaquePointer] {
+    /// others through a prompt, or prompt `/` when there are none (spec: Service.Unlock). An item of an
+    /// unlocked collection whose access list does not name the caller is asked about first, as a read
+    /// is (issue 27): "Deny" leaves it out of `unlocked`, "Allow" lets this client use it until it leaves
+    /// the bus, "Always Allow" adds the client to its list.
+    private func unlock(_ call: MethodCall, _ caller: Caller) throws -> [OpaquePointer] {
         let paths = Variant.withChild(call.parameters, 0, Variant.readStrings)
+        var items: [(CollectionID, ItemID)] = []
+        for path in paths {
+            guard case .item(let collection, let item) = resolve(path),
+                (try? store.unlockRequirement(collection)) == UnlockRequirement.none
+            else { continue }
+            items.append((collection, item))
+        }
+        guard !items.isEmpty else { return try unlockCollections(call, paths) }
+        return try withAccess(call, caller, items: items, single: false, remember: true) { [unowned self] granted in
+            let refused = Set(items.map { Self.grantKey($0.0, $0.1) }).subtracting(
+                granted.map { Self.grantKey($0.0, $0.1) })
+            return try self.unlockCollections(
+                call,
+                paths.filter { path in
+                    guard case .item(let collection, let item) = self.resolve(path) else { return true }
+                    return !refused.contains(Self.grantKey(collection, item))
+                })
+        }
+    }
+
+    /// `Unlock` of `paths` once the caller may use their items: collections and items of collections
+    /// that are unlocked come back at once, the others through a prompt.
+    private func unlockCollections(_ call: MethodCall, _ paths: [String]) throws -> [OpaquePointer] {
         var unlocked: [String] = [], pending: [(path: String, id: CollectionID)] = []
         for target in collections(of: paths) {
             do {
@@ -468,18 +494,24 @@ extension SecretServiceProvider {
         }
         let secret = try Variant.withChild(call.parameters, 1) { try decodedSecret($0, sender: call.sender) }
         let replace = Variant.withChild(call.parameters, 2, Variant.readBoolean)
-        do {
-            let created = try store.createItem(
-                in: id, label: label, attributes: attributes, secret: secret, replace: replace)
-            // The creator owns a new item (an item it replaced keeps its list); a caller that could not
-            // be identified owns nothing.
-            if !created.replaced, caller.identity.kind != .unidentified {
-                try? store.setAccess(SecretItemAccess(owner: caller.identity.string), of: created.id, in: id)
+        // The creator owns a new item, sealed in the same write (an item it replaces keeps its list); a
+        // caller that could not be identified owns nothing.
+        let access = caller.identity.kind == .unidentified ? nil : SecretItemAccess(owner: caller.identity.string)
+        let create = { [unowned self] () throws -> [OpaquePointer] in
+            do throws(SecretStoreError) {
+                let created = try self.store.createItem(
+                    in: id, label: label, attributes: attributes, secret: secret, replace: replace, access: access)
+                return [Variant.objectPath(self.itemPath(created.id, in: id)), Variant.objectPath("/")]
+            } catch {
+                throw DBusFailure(error, path: call.path)
             }
-            return [Variant.objectPath(itemPath(created.id, in: id)), Variant.objectPath("/")]
-        } catch {
-            throw DBusFailure(error, path: call.path)
         }
+        // Replacing an item overwrites its secret, so another application's item is asked about as
+        // `SetSecret` is (issue 27); "Deny" fails the call and leaves the item as it was.
+        if replace, let existing = store.search(attributes, in: id).first(where: { $0.1.attributes == attributes }) {
+            return try withAccess(call, caller, items: [(id, existing.1.id)], single: true) { _ in try create() }
+        }
+        return try create()
     }
 
     // MARK: - Item

@@ -73,8 +73,10 @@ package final class SecretServiceProvider {
     var nextPrompt = 1
     /// Who each connection is, looked up on its first call and forgotten when it leaves the bus.
     let callers = CallerRegistry()
-    /// Calls waiting for the user's answer about an item's access list (``withAccess(_:_:items:single:_:)``).
+    /// Calls waiting for the user's answer about an item's access list (``withAccess(_:_:items:single:remember:_:)``).
     var accessQuestions: [ObjectIdentifier: AccessQuestion] = [:]
+    /// Items a client was allowed once through `Unlock`, for as long as it stays on the bus (issue 27).
+    var unlockGrants: [String: Set<String>] = [:]
 
     /// A pending prompt: what it does when the client calls `Prompt`, and who may call it.
     struct Prompt {

@@ -1,4 +1,4 @@
-internal import KeychainCore
+package import KeychainCore
 
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials
@@ -54,18 +54,19 @@ extension KeychainSecretStore {
     }
 
     package func createItem(
-        in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool
+        in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool,
+        access: SecretItemAccess?
     ) throws(SecretStoreError) -> (id: ItemID, replaced: Bool) {
         try refuseIfDamaged(collection)
         guard let keychain = keychains[collection] else {
             return try memory.createItem(
-                in: collection, label: label, attributes: attributes, secret: secret, replace: replace)
+                in: collection, label: label, attributes: attributes, secret: secret, replace: replace, access: access)
         }
         let result: (number: Int64, replaced: Bool)
         do {
             result = try keychain.keystore.createSecretItem(
                 label: label, attributes: attributes,
-                secret: secret, replace: replace)
+                secret: secret, replace: replace, access: access)
         } catch {
             throw observe(error, keychain)
         }

@@ -186,7 +186,8 @@ package final class MemorySecretStore: SecretStore {
     }
 
     package func createItem(
-        in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool
+        in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool,
+        access: SecretItemAccess?
     ) throws(SecretStoreError) -> (id: ItemID, replaced: Bool) {
         // Mutated in place (store[collection]!.…): a local copy would copy every item on write.
         guard let info = store[collection]?.info else { throw .noSuchObject }
@@ -206,7 +207,7 @@ package final class MemorySecretStore: SecretStore {
         let id = ItemID(String(store[collection]!.nextItem))!
         store[collection]!.nextItem += 1
         store[collection]!.items[id] = (
-            ItemInfo(id: id, label: label, attributes: attributes, created: now, modified: now), secret
+            ItemInfo(id: id, label: label, attributes: attributes, created: now, modified: now, access: access), secret
         )
         store[collection]!.order.append(id)
         store[collection]!.indexItem(id, attributes)

@@ -167,10 +167,12 @@ package protocol SecretStore: AnyObject {
     /// Items whose attributes include every pair of `attributes`, in one collection or all of them.
     func search(_ attributes: [String: String], in collection: CollectionID?) -> [(CollectionID, ItemInfo)]
 
-    /// Creates an item, or with `replace` overwrites one whose attribute set equals `attributes`.
+    /// Creates an item, or with `replace` overwrites one whose attribute set equals `attributes`. A new
+    /// item gets `access` in the same write (its creator as owner, issue 27); a replaced one keeps its list.
     /// - Returns: the item's identifier and whether it replaced an existing item.
     func createItem(
-        in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool
+        in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool,
+        access: SecretItemAccess?
     ) throws(SecretStoreError) -> (id: ItemID, replaced: Bool)
     /// An item's secret. - Throws: ``SecretStoreError/isLocked`` while locked.
     func secret(of item: ItemID, in collection: CollectionID) throws(SecretStoreError) -> StoredSecret
