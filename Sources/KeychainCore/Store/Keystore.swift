@@ -59,7 +59,13 @@ package final class Keystore: Sendable {
         } catch {
             throw KeychainFailure(.invalidKeychain, "cannot configure \(path): \(error.databaseMessage)")
         }
-        guard let keychainID = try Meta.blob(database, "keychain_id"), keychainID.count == 16 else {
+        let storedID: [UInt8]?
+        do throws(KeychainFailure) {
+            storedID = try Meta.blob(database, "keychain_id")
+        } catch {
+            throw Self.damageNamed(error, path: path)
+        }
+        guard let keychainID = storedID, keychainID.count == 16 else {
             throw KeychainFailure(.invalidKeychain, "\(path) has no keychain id")
         }
         let keys = SessionKeys(
@@ -73,7 +79,7 @@ package final class Keystore: Sendable {
             try? database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
-            throw error
+            throw Self.damageNamed(error, path: path)
         }
         session = Mutex(StoreSession(database: database, keys: keys))
         // A keychain made before the item record format (or whose conversion was interrupted, or waited
@@ -172,10 +178,18 @@ package final class Keystore: Sendable {
                         Self.backOff(attempt)
                         continue
                     }
-                    throw failure
+                    throw Self.damageNamed(failure, path: location.databasePath)
                 }
             }
         }
+    }
+
+    /// A damaged file found inside a transaction (an inner page: "cannot read the keybag: database
+    /// disk image is malformed") says which file, in the words of ``Schema/validate(_:path:)``, so
+    /// that every front end names the file and how to restore it (tracker issue 24, item 2).
+    private static func damageNamed(_ failure: KeychainFailure, path: String) -> KeychainFailure {
+        guard failure.status == .invalidKeychain, let detail = failure.detail, !detail.hasPrefix(path) else { return failure }
+        return KeychainFailure(.invalidKeychain, "\(path) cannot be read as a keychain: \(detail)", reason: failure.reason)
     }
 
     private static func commit(_ database: Database) throws(KeychainFailure) {
