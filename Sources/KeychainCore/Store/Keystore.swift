@@ -89,15 +89,43 @@ package final class Keystore: Sendable {
     }
 
     /// Creates a keychain at `location` that has a password from the start (`security create-keychain`).
-    /// - Throws: `.duplicateKeychain` when a file exists there; otherwise as ``init(location:create:)``.
+    ///
+    /// With a password, the keychain is built and given its password in a staging file beside
+    /// `location`, which is linked into place only then, and its class keys are made available: no
+    /// other process can open it without its password, and a process killed at any step leaves no
+    /// keychain at `location` (only the staging file).
+    /// - Throws: `.duplicateKeychain` when a file exists there (also when another process made one
+    ///   meanwhile); otherwise as ``init(location:create:)``.
     package static func create(
         location: KeychainLocation, password: SecureBytes?, parameters: KDFParameters = .default
     ) throws(KeychainFailure) -> Keystore {
         if FileSystem.exists(location.databasePath) {
             throw KeychainFailure(.duplicateKeychain, "\(location.databasePath) already exists")
         }
-        let keystore = try Keystore(location: location, create: true)
-        if let password { try keystore.setPassword(password, current: nil, parameters: parameters) }
+        guard let password else { return try Keystore(location: location, create: true) }
+        // The password is set in a file of its own, linked into place only once it has it: no process
+        // ever opens this keychain without its password, and a kill at any step leaves none (issue 25).
+        try FileSystem.makePrivateDirectory(holding: location.databasePath)
+        let staging = KeychainLocation(
+            databasePath: location.databasePath
+                + ".new-pw-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))",
+            deviceKeyPath: location.deviceKeyPath)
+        defer { for suffix in ["", "-wal", "-shm"] { FileSystem.remove(staging.databasePath + suffix) } }
+        let classKeys: [ProtectionClass: ClassKey]
+        do {
+            let building = try Keystore(location: staging, create: true)
+            classKeys = try building.rewrapPasscodeSlot(password, current: nil, parameters: parameters)
+            // Everything in the main file before it is linked: the WAL stays behind under the staging name.
+            try building.session.withLock { (session: inout StoreSession) throws(KeychainFailure) in
+                try session.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
+        CrashPoint.reach(CrashPoint.creationLinking)
+        guard try FileSystem.linkIfAbsent(staging.databasePath, to: location.databasePath) else {
+            throw KeychainFailure(.duplicateKeychain, "\(location.databasePath) already exists")
+        }
+        let keystore = try Keystore(location: location, create: false)
+        try keystore.makeAvailable(classKeys)
         return keystore
     }
 
