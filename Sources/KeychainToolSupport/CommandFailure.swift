@@ -84,19 +84,18 @@ package enum CommandFailure: Error {
             // A keychain file the engine refused (bad mode or owner, not a keychain, newer schema,
             // I/O): a second line with the engine's reason, which names the file and what to do
             // (never a secret or an item's name).
-            if failure.isAdvice || [.invalidKeychain, .wrongSecVersion, .io].contains(failure.status),
+            if failure.status == .diskFull {
+                // Reads still work and nothing was written; a delete too needs room for SQLite's journal (issue 24).
+                io.error.line(
+                    "security: the file system that holds the keychain is full, and nothing was changed; free space on it "
+                        + "(remove other files there) and try again: even a delete needs a little room for its journal")
+            } else if failure.isAdvice || [.invalidKeychain, .wrongSecVersion, .io].contains(failure.status),
                 let detail = failure.detail
             {
                 io.error.line("security: \(detail)")
                 // A damaged file: the same advice as the Secret Service provider gives (issue 24).
-                if failure.status == .invalidKeychain,
-                    let reason = [
-                        " cannot be read as a keychain", " is empty; refusing", " is not a swift-keychain database",
-                    ]
-                    .lazy.compactMap({ detail.firstRange(of: $0) }).first
-                {
+                if let path = DamagedFile.path(of: failure) {
                     // The engine's reason starts with the file's path: the command to type names it.
-                    let path = String(detail[..<reason.lowerBound])
                     io.error.line(
                         "security: the file is left untouched; restore it from a backup with "
                             + "`security restore-keychain -i BACKUP \(Self.shellWord(path))`, or move it away to start a new keychain"

@@ -117,6 +117,8 @@ package enum SecretServiceDaemon {
             return 1
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        // An unlock made here is seen by every process of the user or does not happen (issue 24, item 3).
+        ClassKeyStore.keepsRefusedUnlocksInProcess = false
         let store: any SecretStore = memoryOnly ? MemorySecretStore() : KeychainSecretStore()
         let daemon = RunningDaemon(connection: connection, name: name, idleExit: idleExit, store: store)
         return daemon.run(replace: replace)

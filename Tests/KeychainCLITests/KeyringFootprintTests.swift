@@ -67,8 +67,9 @@ struct KeyringFootprintTests {
         #expect(try keyring.security("lock-keychain", "k0").status == 0)
         #expect(keyring.entries?.count == 2 * count - 1)
 
+        // Regression: `lock-keychain -a` emptied the project keyring but left it in `@u`.
         #expect(try keyring.security("lock-keychain", "-a").status == 0)
-        #expect(keyring.entries == [])
+        #expect(keyring.entries == nil, "the emptied project keyring is unlinked from @u")
         for index in 0..<count {
             #expect(try keyring.security("show-keychain-info", "k\(index)").stderr.hasSuffix(" locked\n"))
         }

@@ -90,13 +90,14 @@ final class PrivateBus {
     }
 
     /// Starts a provider process on this bus and waits until it owns `org.freedesktop.secrets`.
+    /// - Parameter wrapper: a program that runs the provider (its path, then `arguments`) with `exec`.
     func startProvider(
         arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil, extraEnvironment: [String: String] = [:],
-        stderr: Pipe? = nil
+        stderr: Pipe? = nil, wrapper: String? = nil
     ) throws {
         provider = try Self.launchProvider(
             address: address, arguments: arguments, stderr: stderr, keychainHome: keychainHome,
-            extraEnvironment: extraEnvironment)
+            extraEnvironment: extraEnvironment, wrapper: wrapper)
         try waitForOwner()
     }
 
@@ -113,11 +114,11 @@ final class PrivateBus {
     /// with one, its keychains, device key and preferences live under that folder (never the user's).
     static func launchProvider(
         address: String, arguments: [String], stderr: Pipe? = nil, keychainHome: String? = nil,
-        extraEnvironment: [String: String] = [:]
+        extraEnvironment: [String: String] = [:], wrapper: String? = nil
     ) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: providerExecutable)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: wrapper ?? providerExecutable)
+        process.arguments = wrapper == nil ? arguments : [providerExecutable] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         if let keychainHome {

@@ -240,6 +240,24 @@ struct SessionAgentTests {
         }
     }
 
+    @Test("SIGTERM (systemd stopping the unit at the last logout) locks the keychain that asks before the agent exits 0")
+    func sigtermLocks() throws {
+        try withAgent { home, login, other, bus, _ in
+            let agent = try startAgent(home, bus)
+            defer { agent.terminate() }
+            #expect(
+                agent.awaitLine(
+                    Self.prefix + "watching logind: 1 session(s) of uid \(getuid()); holding a sleep delay inhibitor"))
+            #expect(try login.lockState() == .unlocked)
+            #expect(agent.terminate() == .exited(0))
+            #expect(
+                agent.awaitLine(
+                    Self.prefix + "stopping (SIGTERM or SIGINT): " + locked(login.location.databasePath), prefix: true))
+            #expect(try login.lockState() == .locked)
+            #expect(try other.lockState() == .unlocked, "only the keychain set with -l locks")
+        }
+    }
+
     @Test("Without logind on the bus the agent says so once, locks nothing, and starts watching when logind appears")
     func noLogind() throws {
         try withAgent(standIn: false) { home, login, other, bus, _ in

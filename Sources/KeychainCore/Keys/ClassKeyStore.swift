@@ -80,8 +80,20 @@ package enum ClassKeyStore {
     private static let processEpochs = Atomic<Int64>(0)
     /// The project keyring's serial, once found or made; checked again whenever a search misses.
     private static let cachedKeyring = Mutex<KernelKeyring.Serial?>(nil)
-    /// Why the kernel last refused to keep a key (for ``refusalDiagnosis()``).
-    private static let lastRefusal = Mutex<KeyringError?>(nil)
+    /// Why the kernel last refused to keep a key, and whose (for ``refusalDiagnosis()``).
+    private static let lastRefusal = Mutex<(error: KeyringError, keyringID: [UInt8])?>(nil)
+    /// Whether an unlock the kernel refuses is kept in this process (the default); see
+    /// ``keepsRefusedUnlocksInProcess``.
+    private static let processFallback = Atomic<Bool>(true)
+
+    /// Whether an unlock the kernel keyring refuses (or cannot take) is kept in this process's
+    /// memory, `true` by default. The Secret Service provider sets it to `false` (tracker issue 24,
+    /// item 3): an unlock made there is seen by every process of the user or does not happen, so the
+    /// provider never holds class keys that `security lock-keychain` cannot withdraw.
+    package static var keepsRefusedUnlocksInProcess: Bool {
+        get { processFallback.load(ordering: .relaxed) }
+        set { processFallback.store(newValue, ordering: .relaxed) }
+    }
 
     static func description(keyringID: [UInt8], lifetime: Lifetime) -> String {
         "swkc:" + Sodium.hex(keyringID) + ":" + lifetime.rawValue
@@ -95,7 +107,8 @@ package enum ClassKeyStore {
     ///   - keychainPath: recorded in the AfterFirstUnlock entry, for ``sweep(unlocking:at:)``.
     ///   - kernel: `false` keeps them in this process only (and withdraws a kernel entry).
     /// - Returns: where they were kept: `.thisProcess` when the kernel keyring is unavailable or
-    ///   refused them (its quota is full, for instance; ``refusalDiagnosis()`` says why).
+    ///   refused them (its quota is full, for instance; ``refusalDiagnosis()`` says why). While
+    ///   ``keepsRefusedUnlocksInProcess`` is `false`, `.thisProcess` means they were not kept at all.
     @discardableResult
     static func store(
         _ keys: [ProtectionClass: ClassKey], keyringID: [UInt8], lifetime: Lifetime, timeout: UInt32, keychainPath: String,
@@ -110,8 +123,14 @@ package enum ClassKeyStore {
                 _ = processEntries.withLock { $0.removeValue(forKey: name) }
                 return .userSession
             case .failure(let error):
-                lastRefusal.withLock { $0 = error }
+                lastRefusal.withLock { $0 = (error, keyringID) }
             }
+        } else {
+            lastRefusal.withLock { $0 = nil }
+        }
+        guard keepsRefusedUnlocksInProcess else {
+            _ = processEntries.withLock { $0.removeValue(forKey: name) }
+            return .thisProcess
         }
         let expiry = timeout > 0 ? Monotonic.seconds() + UInt64(timeout) : nil
         processEntries.withLock { entries in
@@ -154,6 +173,11 @@ package enum ClassKeyStore {
             case .failure(let error): return .failure(error)
             }
             KernelKeyring.setTimeout(key, seconds: timeout)
+            // Read back: only an entry every process of the user can read counts as kept for them.
+            guard KernelKeyring.isReadableByUser(key) else {
+                KernelKeyring.withdraw(key, from: keyring)
+                return .failure(KeyringError(code: EACCES))
+            }
             if KernelKeyring.findKeyring(named: keyringName) == keyring { return .success(()) }
             cachedKeyring.withLock { $0 = nil }
         }
@@ -224,11 +248,17 @@ package enum ClassKeyStore {
     // MARK: - Every keychain
 
     /// Locks every keychain of the user at once, as a logout does: one `KEYCTL_CLEAR` of the
-    /// project keyring withdraws every entry (WhenUnlocked and AfterFirstUnlock alike), and this
-    /// process forgets the entries it kept itself (`security lock-keychain -a`).
+    /// project keyring withdraws every entry (WhenUnlocked and AfterFirstUnlock alike), this
+    /// process forgets the entries it kept itself (`security lock-keychain -a`), and the emptied
+    /// project keyring is unlinked from `@u`, so that nothing of the project stays there (the next
+    /// unlock makes it again; a process storing into it meanwhile finds it gone and stores again).
     package static func lockAll() {
         if KernelKeyring.isAvailable, case .success(let keyring) = projectKeyring(create: false) {
             KernelKeyring.clear(keyring)
+            cachedKeyring.withLock { cached in
+                KernelKeyring.unlink(keyring, from: KernelKeyring.userKeyring)
+                cached = nil
+            }
         }
         processEntries.withLock { $0.removeAll() }
     }
@@ -310,24 +340,37 @@ package enum ClassKeyStore {
     // MARK: - Diagnosis
 
     /// Why unlocks are kept by this process only, and what to do about it: one paragraph for the
-    /// tools to print once. Names the cause (the kernel keyring is unavailable, or the user's quota
-    /// is full, with the figures of `/proc/key-users`), which keychains hold entries, and the fix.
+    /// tools to print once. Names the cause (the kernel keyring is unavailable; the user's quota is
+    /// full, with the figures of `/proc/key-users`; or permission was denied), says what other
+    /// processes see, checked by reading the refused keychain's entries back from the kernel, which
+    /// keychains hold entries, and the fix. While ``keepsRefusedUnlocksInProcess`` is `false` (the
+    /// Secret Service provider), it says that the unlock did not happen.
     package static func refusalDiagnosis() -> String {
+        let kept = keepsRefusedUnlocksInProcess
         guard KernelKeyring.isAvailable else {
-            return "the kernel keyring is unavailable to this process (a seccomp filter or container forbids keyctl),"
-                + " so unlocks last only for the process that unlocks; other programs see the keychain locked"
+            return "the kernel keyring is unavailable to this process (a seccomp filter or container forbids keyctl), "
+                + (kept
+                    ? "so unlocks last only for the process that unlocks; other programs see the keychain locked"
+                    : "so the unlock was not kept: every program, this one included, sees the keychain locked")
         }
         let refusal = lastRefusal.withLock { $0 }
         var text: String
-        if refusal?.isQuotaFull ?? false {
+        switch refusal?.error.code {
+        case EDQUOT?:
             text = "the kernel refused to keep the unlock because your key quota is full"
             if let usage = KeyQuota.current() {
                 text += " (\(usage.keys)/\(usage.maxKeys) keys, \(usage.bytes)/\(usage.maxBytes) bytes in /proc/key-users)"
             }
-        } else {
-            text = "the kernel keyring refused to keep the unlock (errno \(refusal?.code ?? 0))"
+        case EACCES?:
+            text =
+                "the kernel keyring denied this process permission to share the unlock (errno 13, EACCES): its session"
+                + " keyring does not reach your user keyring (a `su` shell that ended, or `keyctl session`), and your"
+                + " user keyring could not be linked into the process keyring instead"
+        case let code:
+            text = "the kernel keyring refused to keep the unlock (errno \(code ?? 0))"
         }
-        text += ", so it lasts only for this process; other programs still see the keychain locked."
+        text += kept ? ", so it lasts only for this process" : ", so the unlock was not kept"
+        text += "; " + visibility(keyringID: refusal?.keyringID, thisProcess: kept) + "."
         let holders = holders()
         if holders.isEmpty {
             text += " This project holds no entries there: free keys other programs hold (`keyctl show @u`)."
@@ -337,6 +380,25 @@ package enum ClassKeyStore {
                 + ". Free them with `security lock-keychain -a`, or free keys other programs hold (`keyctl show @u`)."
         }
         return text
+    }
+
+    /// What the user's other processes see of the refused keychain, from the project keyring's
+    /// members read back from the kernel: an entry of it still linked there is readable by every
+    /// process that possesses `@u` (a login session's processes do), whatever its permissions.
+    private static func visibility(keyringID: [UInt8]?, thisProcess: Bool) -> String {
+        var readable: [Lifetime] = []
+        if let keyringID, case .success(let keyring) = projectKeyring(create: false) {
+            let present = Set(KernelKeyring.members(of: keyring).compactMap { KernelKeyring.describe($0)?.description })
+            readable = Lifetime.allCases.filter { present.contains(description(keyringID: keyringID, lifetime: $0)) }
+        }
+        guard !readable.isEmpty else {
+            return thisProcess
+                ? "other programs still see the keychain locked (the kernel keyring holds no entry of it they can read)"
+                : "every program, this one included, sees the keychain locked (the kernel keyring holds no entry of it)"
+        }
+        let classes = readable.map { $0 == .whenUnlocked ? "WhenUnlocked" : "AfterFirstUnlock" }.joined(separator: " and ")
+        return "yet an earlier unlock left the \(classes) entry in the kernel keyring, so other programs read those items"
+            + " until `security lock-keychain` locks it"
     }
 
     // MARK: - Private

@@ -18,15 +18,20 @@ package enum KernelKeyring {
 
     /// `KEY_SPEC_USER_KEYRING`: the user keyring `@u`, kept until the user's last process ends.
     package static let userKeyring: Serial = -4
+    /// `KEY_SPEC_PROCESS_KEYRING`: this process's keyring `@p`, made on first use, gone at exit.
+    private static let processKeyring: Serial = -2
 
     private static let getKeyringID: Int32 = 0  // KEYCTL_GET_KEYRING_ID
     private static let setPermissions: Int32 = 5  // KEYCTL_SETPERM
+    private static let linkKey: Int32 = 8  // KEYCTL_LINK
     private static let clearKeyring: Int32 = 7  // KEYCTL_CLEAR
     private static let unlinkKey: Int32 = 9  // KEYCTL_UNLINK
     private static let setTimeoutOperation: Int32 = 15  // KEYCTL_SET_TIMEOUT
     private static let invalidateKey: Int32 = 21  // KEYCTL_INVALIDATE
     /// Possessor: all; user: all.
     private static let permissions: Int = 0x3f3f_0000
+    /// The user bits other processes of the user need to find and read a key: view, read, search.
+    private static let userReadable: UInt32 = 0x000b_0000
 
     /// Whether this process may use the kernel keyring (seccomp filters, some containers and old
     /// kernels forbid it). Asks for the user keyring's serial, which the kernel makes on first use
@@ -44,7 +49,7 @@ package enum KernelKeyring {
     /// - Returns: its serial, or the `errno` of the refusal.
     package static func createKeyring(named name: String, in parent: Serial = userKeyring) -> Result<Serial, KeyringError> {
         let id = ckeyring_add_key("keyring", name, nil, 0, parent)
-        return permitted(id)
+        return permitted(id, in: parent)
     }
 
     /// Stores `payload` as a `user` key described `description` in `keyring`, replacing the payload
@@ -54,7 +59,7 @@ package enum KernelKeyring {
         _ payload: UnsafeRawBufferPointer, description: String, in keyring: Serial
     ) -> Result<Serial, KeyringError> {
         let id = ckeyring_add_key("user", description, payload.baseAddress, payload.count, keyring)
-        return permitted(id)
+        return permitted(id, in: keyring)
     }
 
     /// The `user` key described `description` in `keyring` (or a keyring under it), or `nil` when it
@@ -102,6 +107,18 @@ package enum KernelKeyring {
         return (String(fields[0]), String(fields[4]))
     }
 
+    /// Whether every process of the user can find and read `key`: its permissions (read back from
+    /// the kernel) give the user view, read and search, whatever its possessor bits.
+    package static func isReadableByUser(_ key: Serial) -> Bool {
+        var buffer = [CChar](repeating: 0, count: 4200)
+        let length = buffer.withUnsafeMutableBufferPointer { ckeyring_describe(Int(key), $0.baseAddress, $0.count) }
+        guard length > 0, length <= buffer.count else { return false }
+        let text = String(decoding: buffer.prefix(length - 1).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
+        guard fields.count == 5, let bits = UInt32(fields[3], radix: 16) else { return false }
+        return bits & userReadable == userReadable
+    }
+
     /// Makes `key` expire `seconds` from now (0: never).
     @discardableResult
     package static func setTimeout(_ key: Serial, seconds: UInt32) -> Bool {
@@ -130,16 +147,39 @@ package enum KernelKeyring {
         ckeyring_keyctl2(clearKeyring, Int(keyring), 0) == 0
     }
 
-    /// The key `id` that `add_key` returned, once it has ``permissions``; a key whose permissions
-    /// cannot be set is withdrawn (other processes of the user could not read it).
-    private static func permitted(_ id: Int) -> Result<Serial, KeyringError> {
+    /// The key `id` that `add_key` returned into `keyring`, once it has ``permissions``.
+    ///
+    /// A new key gets the kernel's default permissions (possessor all, user view only), and only a
+    /// possessor may change them. A process whose session keyring does not reach `@u` (revoked when
+    /// a `su` shell ended, or replaced by `keyctl session`) possesses nothing under it (tracker issue
+    /// 24, item 3): the key was written, but the user's other processes could not read it, while
+    /// processes that possess `@u` could. Such a process links `@u` into its own process keyring
+    /// (``gainPossession()``) and tries again. A key whose permissions still cannot be set is
+    /// unlinked (the one change the keyring's user write permission allows), so that no half-visible
+    /// key stays behind.
+    private static func permitted(_ id: Int, in keyring: Serial) -> Result<Serial, KeyringError> {
         guard id > 0 else { return .failure(KeyringError(code: errno)) }
-        guard ckeyring_keyctl2(setPermissions, id, permissions) == 0 else {
-            let code = errno
+        var status = ckeyring_keyctl2(setPermissions, id, permissions)
+        var code = errno
+        if status != 0, code == EACCES, gainPossession() {
+            status = ckeyring_keyctl2(setPermissions, id, permissions)
+            code = errno
+        }
+        guard status == 0 else {
+            _ = ckeyring_keyctl2(unlinkKey, id, Int(keyring))
             _ = ckeyring_keyctl2(invalidateKey, id, 0)
             return .failure(KeyringError(code: code))
         }
         return .success(Serial(truncatingIfNeeded: id))
+    }
+
+    /// Links `@u` into this process's keyring, so that this process possesses every key under it
+    /// whatever became of its session keyring. The process keyring costs one key of the user's quota
+    /// while the process lives; only processes that need it make it.
+    /// - Returns: `false` when the kernel refused (the quota is full, for instance).
+    private static func gainPossession() -> Bool {
+        ckeyring_keyctl2(getKeyringID, Int(processKeyring), 1) > 0
+            && ckeyring_keyctl2(linkKey, Int(userKeyring), Int(processKeyring)) == 0
     }
 
     /// Unlinks `key` from `keyring`.

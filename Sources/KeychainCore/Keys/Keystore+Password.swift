@@ -106,6 +106,19 @@ extension Keystore {
     package func setPassword(
         _ newPassword: SecureBytes?, current: SecureBytes?, parameters: KDFParameters = .default
     ) throws(KeychainFailure) {
+        let classKeys = try rewrapPasscodeSlot(newPassword, current: current, parameters: parameters)
+        if newPassword != nil {
+            try makeAvailable(classKeys)
+        } else {
+            try withdraw(ClassKeyStore.Lifetime.allCases)
+        }
+    }
+
+    /// ``setPassword(_:current:parameters:)`` without making the class keys available or withdrawing
+    /// them. - Returns: the passcode-slot class keys (for ``makeAvailable(_:)``).
+    func rewrapPasscodeSlot(
+        _ newPassword: SecureBytes?, current: SecureBytes?, parameters: KDFParameters
+    ) throws(KeychainFailure) -> [ProtectionClass: ClassKey] {
         guard parameters.isValid else { throw KeychainFailure(.param, "invalid Argon2id parameters") }
         let (existing, keychainID, throttle) = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
             (s.keys.password, s.keys.keychainID, s.keys.throttle)
@@ -165,11 +178,7 @@ extension Keystore {
         }
         CrashPoint.reach("password.committed")
         throttle.reset()
-        if newPassword != nil {
-            try makeAvailable(classKeys)
-        } else {
-            try withdraw(ClassKeyStore.Lifetime.allCases)
-        }
+        return classKeys
     }
 
     /// Writes the migration slot: the index key and the migratable class keys under the password
@@ -387,7 +396,7 @@ extension Keystore {
     /// stands alone. First withdraws the entries of keychains that no longer exist.
     /// - Returns: `.thisProcess` when any of them could be kept by this process only.
     @discardableResult
-    private func makeAvailable(_ classKeys: [ProtectionClass: ClassKey]) throws(KeychainFailure) -> ClassKeyStore.Scope {
+    func makeAvailable(_ classKeys: [ProtectionClass: ClassKey]) throws(KeychainFailure) -> ClassKeyStore.Scope {
         let (timeout, keyringID) = try read { (s: borrowing StoreSession) throws(KeychainFailure) in
             (s.keys.autoLockSeconds, s.keys.keyringID)
         }

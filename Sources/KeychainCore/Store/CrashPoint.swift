@@ -19,6 +19,9 @@ package enum CrashPoint {
     /// (``Keystore/unlock(password:)``).
     package static let adoption = ["adopt.derived", "adopt.rewrapped"]
 
+    /// The point of ``Keystore/create(location:password:parameters:)`` after the password is set in
+    /// the staging file and before it is linked into place; the password change's points come first.
+    package static let creationLinking = "create.linking"
     /// The point right after the session agent lets go of its sleep delay inhibitor
     /// (`keychain-secret-service session-agent`): killed there, it must already have locked.
     package static let sleepInhibitorReleased = "agent.sleep-inhibitor-released"

@@ -59,7 +59,13 @@ package final class Keystore: Sendable {
         } catch {
             throw KeychainFailure(.invalidKeychain, "cannot configure \(path): \(error.databaseMessage)")
         }
-        guard let keychainID = try Meta.blob(database, "keychain_id"), keychainID.count == 16 else {
+        let storedID: [UInt8]?
+        do throws(KeychainFailure) {
+            storedID = try Meta.blob(database, "keychain_id")
+        } catch {
+            throw Self.damageNamed(error, path: path)
+        }
+        guard let keychainID = storedID, keychainID.count == 16 else {
             throw KeychainFailure(.invalidKeychain, "\(path) has no keychain id")
         }
         let keys = SessionKeys(
@@ -73,7 +79,7 @@ package final class Keystore: Sendable {
             try? database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
-            throw error
+            throw Self.damageNamed(error, path: path)
         }
         session = Mutex(StoreSession(database: database, keys: keys))
         // A keychain made before the item record format (or whose conversion was interrupted, or waited
@@ -83,15 +89,43 @@ package final class Keystore: Sendable {
     }
 
     /// Creates a keychain at `location` that has a password from the start (`security create-keychain`).
-    /// - Throws: `.duplicateKeychain` when a file exists there; otherwise as ``init(location:create:)``.
+    ///
+    /// With a password, the keychain is built and given its password in a staging file beside
+    /// `location`, which is linked into place only then, and its class keys are made available: no
+    /// other process can open it without its password, and a process killed at any step leaves no
+    /// keychain at `location` (only the staging file).
+    /// - Throws: `.duplicateKeychain` when a file exists there (also when another process made one
+    ///   meanwhile); otherwise as ``init(location:create:)``.
     package static func create(
         location: KeychainLocation, password: SecureBytes?, parameters: KDFParameters = .default
     ) throws(KeychainFailure) -> Keystore {
         if FileSystem.exists(location.databasePath) {
             throw KeychainFailure(.duplicateKeychain, "\(location.databasePath) already exists")
         }
-        let keystore = try Keystore(location: location, create: true)
-        if let password { try keystore.setPassword(password, current: nil, parameters: parameters) }
+        guard let password else { return try Keystore(location: location, create: true) }
+        // The password is set in a file of its own, linked into place only once it has it: no process
+        // ever opens this keychain without its password, and a kill at any step leaves none (issue 25).
+        try FileSystem.makePrivateDirectory(holding: location.databasePath)
+        let staging = KeychainLocation(
+            databasePath: location.databasePath
+                + ".new-pw-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))",
+            deviceKeyPath: location.deviceKeyPath)
+        defer { for suffix in ["", "-wal", "-shm"] { FileSystem.remove(staging.databasePath + suffix) } }
+        let classKeys: [ProtectionClass: ClassKey]
+        do {
+            let building = try Keystore(location: staging, create: true)
+            classKeys = try building.rewrapPasscodeSlot(password, current: nil, parameters: parameters)
+            // Everything in the main file before it is linked: the WAL stays behind under the staging name.
+            try building.session.withLock { (session: inout StoreSession) throws(KeychainFailure) in
+                try session.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
+        CrashPoint.reach(CrashPoint.creationLinking)
+        guard try FileSystem.linkIfAbsent(staging.databasePath, to: location.databasePath) else {
+            throw KeychainFailure(.duplicateKeychain, "\(location.databasePath) already exists")
+        }
+        let keystore = try Keystore(location: location, create: false)
+        try keystore.makeAvailable(classKeys)
         return keystore
     }
 
@@ -172,10 +206,18 @@ package final class Keystore: Sendable {
                         Self.backOff(attempt)
                         continue
                     }
-                    throw failure
+                    throw Self.damageNamed(failure, path: location.databasePath)
                 }
             }
         }
+    }
+
+    /// A damaged file found inside a transaction (an inner page: "cannot read the keybag: database
+    /// disk image is malformed") says which file, in the words of ``Schema/validate(_:path:)``, so
+    /// that every front end names the file and how to restore it (tracker issue 24, item 2).
+    private static func damageNamed(_ failure: KeychainFailure, path: String) -> KeychainFailure {
+        guard failure.status == .invalidKeychain, let detail = failure.detail, !detail.hasPrefix(path) else { return failure }
+        return KeychainFailure(.invalidKeychain, "\(path) cannot be read as a keychain: \(detail)", reason: failure.reason)
     }
 
     private static func commit(_ database: Database) throws(KeychainFailure) {

@@ -48,6 +48,9 @@ package enum Schema {
         PRAGMA user_version = \(version);
         """
 
+    /// `SQLITE_IOERR_SHMSIZE`: the WAL index (`-shm`) could not be grown, as on a full file system.
+    static let shmSizeError: Int32 = 4874
+
     /// Verifies that an opened file is a keychain this build can use.
     /// - Returns: its schema version: ``version`` or ``legacyRecordVersion``.
     /// - Throws: `.invalidKeychain` for a file that is not an SQLite database, is corrupt, or is
@@ -60,6 +63,12 @@ package enum Schema {
             application = try database.scalar("PRAGMA application_id")
             version = try database.scalar("PRAGMA user_version")
         } catch {
+            // WAL mode makes or grows the `-shm` file at the first read: on a full file system that fails
+            // (SQLITE_IOERR_SHMSIZE, SQLITE_FULL), and the file is not damaged at all (issue 24, item 6).
+            if let code = error.databaseError?.code, code.isFull || code.rawValue == Self.shmSizeError {
+                throw KeychainFailure(
+                    .diskFull, "the file system that holds \(path) is full", reason: error.reason)
+            }
             let reason = error.databaseError?.description ?? error.description
             throw KeychainFailure(.invalidKeychain, "\(path) cannot be read as a keychain: \(reason)")
         }

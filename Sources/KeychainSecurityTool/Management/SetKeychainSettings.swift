@@ -65,7 +65,7 @@ struct SetKeychainSettings: SecuritySubcommand {
             }
             return
         } catch {
-            throw CommandFailure.keychain("SecKeychainSetSettings \(KeychainOperand.display(keychain))", error.status)
+            throw CommandFailure.keychain("SecKeychainSetSettings \(KeychainOperand.display(keychain))", error)
         }
     }
 }

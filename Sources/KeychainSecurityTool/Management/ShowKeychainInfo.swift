@@ -56,7 +56,7 @@ struct ShowKeychainInfo: SecuritySubcommand {
             if try store.needsAdoption() { context.io.error.line("security: \(store.foreignKeychainAdvice)") }
             return
         } catch {
-            throw CommandFailure.keychain("SecKeychainCopySettings \(KeychainOperand.display(keychain))", error.status)
+            throw CommandFailure.keychain("SecKeychainCopySettings \(KeychainOperand.display(keychain))", error)
         }
     }
 }

@@ -127,6 +127,8 @@ extension SecretServiceProvider {
         prompts[id] = nil
         call.reply([])
         g_dbus_connection_flush_sync(connection, nil, nil)
+        // The graphical session's DISPLAY / WAYLAND_DISPLAY, exported after this provider started (issue 24).
+        if !dismiss { ActivationEnvironment.refresh(from: connection) }
         let path = call.path
         if !dismiss, let background = prompt.background {
             background { [unowned self] result in

@@ -14,6 +14,8 @@ internal import CGIO
 /// Every line it logs goes to standard error (the journal under systemd), prefixed with
 /// `keychain-secret-service session-agent:`, and names keychain paths only, never a secret.
 ///
+/// SIGTERM or SIGINT locks the keychains that ask for it (as a logout does) before the agent exits.
+///
 /// Exit statuses: 0 after SIGTERM/SIGINT, or when there is no system bus at all (logged: nothing to
 /// watch, and a restart would not help); 1 on a usage error.
 package enum SessionAgentCommand {
@@ -62,6 +64,9 @@ package enum SessionAgentCommand {
         }
         g_main_loop_run(loop)
         for source in sources { g_source_remove(source) }
+        // systemd stops the unit with SIGTERM when the user's manager ends (the last logout): what a
+        // logout locks is locked now, before the agent goes and nothing is left to lock later.
+        agent.lockKeychains("stopping (SIGTERM or SIGINT)")
         agent.stop()
         return 0
     }

@@ -30,14 +30,18 @@ extension KeychainSecretStore {
         }
 
         /// What every refused use answers and logs.
-        var message: String {
-            "\(reason). The keychain is shown locked and its file is left untouched; restore it from a backup with "
-                + "`security restore-keychain -i BACKUP \(path)`, or move the file away to start a new one"
-        }
+        var message: String { "\(reason). The keychain is shown locked and " + KeychainSecretStore.restoreAdvice(path) }
 
         var info: CollectionInfo {
             CollectionInfo(id: id, label: id.rawValue, locked: true, created: found, modified: found)
         }
+    }
+
+    /// What the provider says about a damaged keychain file, whether found at start or in use (an
+    /// inner page): the same advice as `security` prints.
+    static func restoreAdvice(_ path: String) -> String {
+        "its file is left untouched; restore it from a backup with `security restore-keychain -i BACKUP \(path)`, "
+            + "or move the file away to start a new one"
     }
 
     /// Notes a file that failed to open (logging why), or, when it failed before and has not changed

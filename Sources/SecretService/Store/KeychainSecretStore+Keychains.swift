@@ -207,6 +207,9 @@ extension KeychainSecretStore {
         case .dataTooLarge, .param: .invalidArgument(failure.detail ?? failure.status.message)
         case .unimplemented: .notSupported("\(failure)")
         case .diskFull: .failed("\(failure); free space on that file system and try again")
+        case .invalidKeychain:
+            // Damage found in use (an inner page): the file and how to restore it, as at start.
+            .failed("\(failure)" + (DamagedFile.path(of: failure).map { ". The keychain's " + restoreAdvice($0) } ?? ""))
         default: .failed("\(failure)")
         }
     }

@@ -427,7 +427,14 @@ package final class KeychainSecretStore: SecretStore {
                 return unlockedElsewhereCounts && !isLocked(keystore)
             }
             do {
-                _ = try keystore.unlock(password: password)
+                guard try keystore.unlock(password: password) == .userSession || !isLocked(keystore) else {
+                    // The kernel keyring refused the unlock, and this process keeps none of its own
+                    // (``ClassKeyStore/keepsRefusedUnlocksInProcess``): the prompt fails, and the log says why.
+                    SecretServiceDaemon.printError(
+                        "keychain-secret-service: \(label): the password is right, but "
+                            + ClassKeyStore.refusalDiagnosis())
+                    return false
+                }
                 return true
             } catch  where error.status == .authFailed {
                 retryMessage = Self.wrongPasswordMessage(triesLeft: 2 - attempt)
