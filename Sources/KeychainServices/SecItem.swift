@@ -26,15 +26,16 @@ internal import KeychainCore
 ///   - attributes: `kSecClass`, the item's attributes, and `kSecValueData` (Data) for its secret, or
 ///     `kSecValueRef` for a key, certificate or identity.
 ///     Return keys ask for the new item back in `result`, shaped as for `SecItemCopyMatching`.
-///   - result: receives the requested return values; may be `nil` only when no return key is set.
+///   - result: receives the requested return values; `nil` when the caller does not need them (the
+///     item is added and the return values dropped, as Apple's client does).
 /// - Returns:
 ///   - `errSecSuccess` when the item was added;
 ///   - `errSecDuplicateItem` (-25299) when an item with the same primary key exists;
 ///   - `errSecParam` (-50) for a missing class, a wrongly typed value, a `kSecMatch…` key, a
-///     `kSecValuePersistentRef`, a return key with a `nil` `result`, `kSecReturnRef` as the only return
-///     key of a password, a `kSecAttrAccessible` that contradicts `kSecAttrAccessControl`, a
-///     `kSecValueRef` of another class (or on a password), certificate data that is not DER, or an
-///     identity without a `SecIdentity`;
+///     `kSecValuePersistentRef`, `kSecReturnRef` as the only return key of a password, a
+///     `kSecAttrAccessible` that contradicts `kSecAttrAccessControl`, a `kSecValueRef` of another
+///     class (or on a password), certificate data that is not DER, or an identity without a
+///     `SecIdentity`;
 ///   - `errSecNoSuchClass` (-25306) for an unknown class; `errSecNoSuchAttr` (-25303) for an
 ///     attribute of another class;
 ///   - `errSecDuplicateItem` for a key or certificate whose primary key exists (keys: class,
@@ -54,7 +55,6 @@ internal import KeychainCore
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run(result) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(attributes, .add)
-        if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
         let gateway = ItemGateway(try KeychainContext.current())
         var itemAttributes = request.itemAttributes
         itemAttributes[.accessGroup] = .string(try gateway.groupForNewItem(named: request.accessGroup))
@@ -69,7 +69,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             itemAttributes[.accessControl] = access.storedValue(applicationPassword: applicationPassword)
         }
         let ref = try SecItemCall.add(request, itemAttributes, gateway)
-        guard request.hasReturnKey else { return nil }
+        // Apple's client (SecItem.c, SecItemResultProcess) drops the result when the pointer is NULL.
+        guard request.hasReturnKey, result != nil else { return nil }
         let query = ItemQuery(itemClass: request.itemClass, synchronizable: .any, persistentRef: ref, limit: 1)
         var items = try gateway.search(query, projection: SecItemCall.projection(request))
         var identityKeys: [Data: SecKey] = [:]
@@ -99,6 +100,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///     `kSecReturnPersistentRef` is set; a dictionary (`[String: Any]`, with `kSecValueData` and
 ///     `kSecValuePersistentRef` entries) when `kSecReturnAttributes` or several return keys are set;
 ///     an array of those under `kSecMatchLimitAll` or a numeric limit. Untouched without a return key.
+///     May be `nil` with return keys: the search runs as asked (access-controlled data is still
+///     authorized) and only the status is returned, as Apple's client (SecItem.c) drops the result.
 /// - Returns:
 ///   - `errSecSuccess` when at least one item matched;
 ///   - `errSecItemNotFound` (-25300) when none did (never an empty array);
@@ -111,9 +114,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///     a watch only; a keychain without a password; an invalidated context) or after three wrong
 ///     passwords or a wrong application password; `errSecUserCanceled` (-128) when the user cancels;
 ///   - `errSecItemNotFound` also when `kSecUseAuthenticationUISkip` left out every match;
-///   - `errSecParam` (-50) for a missing class, a wrongly typed value, an unknown limit, a return key
-///     with a `nil` `result`, a persistent reference combined with attributes, `kSecReturnRef` as the
-///     only return key, or a `kSecAttrAccessControl` that is not a `SecAccessControl` or a
+///   - `errSecParam` (-50) for a missing class, a wrongly typed value, an unknown limit, a persistent
+///     reference combined with attributes, `kSecReturnRef` as the only return key, or a
+///     `kSecAttrAccessControl` that is not a `SecAccessControl` or a
 ///     `kSecUseAuthenticationContext` that is not an `LAContext`;
 ///   - `errSecNoSuchClass`, `errSecNoSuchAttr` as for `SecItemAdd`;
 ///   - `errSecInteractionNotAllowed` for `kSecReturnData` on a key with `kSecAttrIsExtractable` `false`.
@@ -132,7 +135,6 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run(result) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .copy)
-        if request.hasReturnKey && result == nil { throw KeychainFailure(.param) }
         let gateway = ItemGateway(try KeychainContext.current())
         var search = try SecItemCall.query(request, gateway)
         let limit = (request.matchLimit ?? .one).maximum
@@ -150,7 +152,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let items = try SecItemCall.authorized(found, request, &authorizer)
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(items, request)
-        guard request.hasReturnKey else { return nil }
+        // A NULL result with return keys is allowed: the search and its authorization run as asked and
+        // the result is dropped (Apple's SecItem.c, SecItemResultProcess).
+        guard request.hasReturnKey, result != nil else { return nil }
         let references = try SecItemCall.references(items, request, identityKeys, built: listed.references)
         return SecItemCall.shape(items, request, references: references)
     }
@@ -187,14 +191,18 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     SecItemCall.run(nil) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .update)
         let changes: (attributes: [String: AttributeValue], secret: Data?)
-        do throws(KeychainStatus) { changes = try SecItemRequest.parseChanges(attributesToUpdate, itemClass: request.itemClass) } catch {
+        do throws(KeychainStatus) {
+            changes = try SecItemRequest.parseChanges(attributesToUpdate, itemClass: request.itemClass)
+        } catch {
             throw KeychainFailure(error)
         }
         if changes.attributes.isEmpty && changes.secret == nil { throw KeychainFailure(.param) }
         let gateway = ItemGateway(try KeychainContext.current())
         if let group = ItemGateway.namedGroup(changes.attributes) { try gateway.checkHeld(group) }
         // Changing an identity would change two items; iOS code updates the certificate or the key.
-        if request.isIdentity { throw KeychainFailure(.unimplemented, "update the certificate or the key of an identity") }
+        if request.isIdentity {
+            throw KeychainFailure(.unimplemented, "update the certificate or the key of an identity")
+        }
         let search = try SecItemCall.query(request, gateway)
         var attributes = changes.attributes
         if attributes[.accessControl] != nil || attributes[.accessible] != nil {

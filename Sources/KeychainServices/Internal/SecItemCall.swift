@@ -1,5 +1,6 @@
 import Foundation
 internal import KeychainCore
+internal import KeychainItems
 
 /// Shared steps of the four SecItem functions: status mapping, access groups, queries, result shapes.
 enum SecItemCall {
@@ -104,12 +105,18 @@ enum SecItemCall {
 
     /// `kSecAttrIsExtractable = false` keys give no data: `kSecReturnData` on one is
     /// `errSecInteractionNotAllowed`, the status `SecKeyCopyExternalRepresentation` gives for such a
-    /// key (SecKey.h: a non-extractable key's bytes cannot leave the keychain).
+    /// key (SecKey.h: a non-extractable key's bytes cannot leave the keychain). A Secure Enclave (TPM)
+    /// key is never extractable, whatever its `extr` attribute was later set to: its data is the TPM blob.
     static func checkExtractable(_ items: [ItemRecord], _ request: SecItemRequest) throws(KeychainFailure) {
         guard request.returnData, request.itemClass == .key else { return }
         for item in items {
+            if item.attributes[.tokenID] == .string(EnclaveKey.tokenID) {
+                throw KeychainFailure(
+                    .interactionNotAllowed, "a Secure Enclave key's private part never leaves the TPM")
+            }
             if case .bool(false)? = item.attributes[.isExtractable] {
-                throw KeychainFailure(.interactionNotAllowed, "the key is not extractable (kSecAttrIsExtractable is false)")
+                throw KeychainFailure(
+                    .interactionNotAllowed, "the key is not extractable (kSecAttrIsExtractable is false)")
             }
         }
     }
@@ -146,7 +153,8 @@ enum SecItemCall {
         for item in try gateway.search(search, projection: .attributes) {
             guard let constraints = item.constraints, constraints.requiresAuthentication else { continue }
             guard try authorizer.authorize(constraints) else {
-                throw KeychainFailure(.interactionNotAllowed, "the item needs authentication to change its access control")
+                throw KeychainFailure(
+                    .interactionNotAllowed, "the item needs authentication to change its access control")
             }
         }
         if case .data(let bytes)? = attributes[.accessControl],
@@ -177,7 +185,8 @@ enum SecItemCall {
         references.reserveCapacity(items.count)
         for item in items {
             guard let reference = built[item.persistentRef] ?? reference(item, request, identityKeys) else {
-                throw KeychainFailure(.decode, "an item's data does not make the key or certificate its attributes name")
+                throw KeychainFailure(
+                    .decode, "an item's data does not make the key or certificate its attributes name")
             }
             references.append(reference)
         }

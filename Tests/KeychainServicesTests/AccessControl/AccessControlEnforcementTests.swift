@@ -2,9 +2,9 @@ import Foundation
 import KeychainCore
 import KeychainServices
 import KeychainTestProcess
+import KeychainTesting
 import LocalAuthentication
 import Testing
-import KeychainTesting
 
 /// kSecAttrAccessControl enforced on use (SecAccessControl.h; "Restricting keychain item
 /// accessibility", https://developer.apple.com/documentation/security/restricting-keychain-item-accessibility;
@@ -61,6 +61,21 @@ struct AccessControlEnforcementTests {
                 readData.merging([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]) { $1 })
             #expect(copy(query).status == errSecInteractionNotAllowed)
             #expect(fixture.pinentry.prompts == 0)
+        }
+    }
+
+    // A nil result drops only the result (Apple's SecItem.c): the data is still authorized first.
+    @Test("kSecReturnData with a nil result pointer still asks for an access-controlled item's data")
+    func nilResultStillAuthorizes() throws {
+        let fixture = try PasswordKeychain()
+        try fixture.run {
+            #expect(add(protected(.devicePasscode), secret: "s") == errSecSuccess)
+            let failing = genericPassword(
+                readData.merging([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]) { $1 })
+            #expect(SecItemCopyMatching(failing as CFDictionary, nil) == errSecInteractionNotAllowed)
+            #expect(fixture.pinentry.prompts == 0)
+            #expect(SecItemCopyMatching(genericPassword(readData) as CFDictionary, nil) == errSecSuccess)
+            #expect(fixture.pinentry.prompts == 1)
         }
     }
 

@@ -79,14 +79,26 @@ struct ValidationTests {
         }
     }
 
-    @Test("A return key with a nil result pointer returns errSecParam (-50)", arguments: [kSecReturnData as String, kSecReturnAttributes as String, kSecReturnPersistentRef as String])
+    // Apple's client (SecItem.c, SecItemResultProcess) drops the result when the pointer is NULL, so
+    // a nil result with return keys answers the status alone; found by issue 30 (-50 here before).
+    @Test(
+        "A return key with a nil result pointer is allowed: CopyMatching answers whether it matched, Add adds",
+        arguments: [kSecReturnData as String, kSecReturnAttributes as String, kSecReturnPersistentRef as String])
     func returnKeyWithoutResult(returnKey: String) throws {
         try withKeychain {
             #expect(add(genericPassword(account: "present"), secret: "x") == errSecSuccess)
-            #expect(SecItemCopyMatching(genericPassword(account: "present", [returnKey: kCFBooleanTrue!]) as CFDictionary, nil) == errSecParam)
-            let attributes = genericPassword(account: "new", [returnKey: kCFBooleanTrue!, kSecValueData as String: Data("y".utf8)])
-            #expect(SecItemAdd(attributes as CFDictionary, nil) == errSecParam)
-            #expect(copy(genericPassword(account: "new")).status == errSecItemNotFound)
+            let present = genericPassword(account: "present", [returnKey: kCFBooleanTrue!])
+            #expect(SecItemCopyMatching(present as CFDictionary, nil) == errSecSuccess)
+            let absent = genericPassword(account: "absent", [returnKey: kCFBooleanTrue!])
+            #expect(SecItemCopyMatching(absent as CFDictionary, nil) == errSecItemNotFound)
+            let all = genericPassword(
+                service: nil, account: nil, [returnKey: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])
+            #expect(SecItemCopyMatching(all as CFDictionary, nil) == errSecSuccess)
+            let attributes = genericPassword(
+                account: "new", [returnKey: kCFBooleanTrue!, kSecValueData as String: Data("y".utf8)])
+            #expect(SecItemAdd(attributes as CFDictionary, nil) == errSecSuccess)
+            #expect(secret(genericPassword(account: "new")) == "y")
+            #expect(SecItemAdd(attributes as CFDictionary, nil) == errSecDuplicateItem)
         }
     }
 

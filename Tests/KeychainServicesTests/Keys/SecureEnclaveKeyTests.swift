@@ -268,6 +268,59 @@ struct SecureEnclaveKeyTests {
         }
     }
 
+    // Apple: "Don't use kSecReturnData for cryptographic key … items, as the key material may not be
+    // extractable" (Item return result keys); an enclave key is kSecAttrIsExtractable false, so its
+    // item's data (here the TPM blob) is refused as any non-extractable key's, and never returned.
+    @Test("kSecReturnData on a stored enclave key returns no TPM blob: errSecInteractionNotAllowed")
+    func returnDataRefused() throws {
+        try Self.withTPM { _, _ in
+            let tag = Data("com.example.enclave-data".utf8)
+            let created = Self.create(
+                Self.enclaveAttributes(privateAttributes: [
+                    kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+                ]))
+            _ = try #require(created.key, "\(created.message)")
+            let byTag: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag]
+            var result: CFTypeRef?
+            let dataAlone = byTag.merging([kSecReturnData as String: true]) { $1 }
+            #expect(SecItemCopyMatching(dataAlone as CFDictionary, &result) == errSecInteractionNotAllowed)
+            #expect(result == nil)
+            let withAttributes = dataAlone.merging([
+                kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll,
+            ]) { $1 }
+            #expect(SecItemCopyMatching(withAttributes as CFDictionary, &result) == errSecInteractionNotAllowed)
+            #expect(result == nil)
+
+            // By persistent reference, the same.
+            let refQuery = byTag.merging([kSecReturnPersistentRef as String: true]) { $1 }
+            #expect(SecItemCopyMatching(refQuery as CFDictionary, &result) == errSecSuccess)
+            let reference = try #require(result as? Data)
+            result = nil
+            let byReference: [String: Any] = [
+                kSecValuePersistentRef as String: reference, kSecReturnData as String: true,
+            ]
+            #expect(SecItemCopyMatching(byReference as CFDictionary, &result) == errSecInteractionNotAllowed)
+            #expect(result == nil)
+
+            // Attributes and the reference come back, without kSecValueData.
+            let refAndAttributes = byTag.merging([
+                kSecReturnAttributes as String: true, kSecReturnRef as String: true,
+            ]) { $1 }
+            #expect(SecItemCopyMatching(refAndAttributes as CFDictionary, &result) == errSecSuccess)
+            let found = try #require(result as? [String: Any])
+            #expect(found[kSecValueData as String] == nil)
+            #expect(found[kSecAttrIsExtractable as String] as? Bool == false)
+            #expect(found[kSecValueRef as String] is SecKey)
+
+            // An extr attribute changed afterwards does not make the blob extractable.
+            let update = [kSecAttrIsExtractable as String: true] as CFDictionary
+            let updated = SecItemUpdate(byTag as CFDictionary, update)
+            #expect(
+                SecItemCopyMatching(dataAlone as CFDictionary, &result) == errSecInteractionNotAllowed, "\(updated)")
+            #expect(result == nil)
+        }
+    }
+
     @Test("a permanent enclave key made by one process signs in another after swtpm restarts")
     func permanentKeyAcrossProcesses() throws {
         let keychain = try TemporaryKeychain()
