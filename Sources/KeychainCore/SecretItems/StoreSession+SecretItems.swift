@@ -16,6 +16,17 @@ extension StoreSession {
         let wrappedKey: [UInt8]
         let secret: [UInt8]
         let tag: [UInt8]
+
+        /// The row at the cursor of a statement that selected ``StoreSession/secretItemColumns`` in order.
+        init(_ statement: Statement) {
+            number = statement.int64(0)
+            serial = statement.int64(1)
+            attributeSet = statement.blob(2)
+            metadata = statement.blob(3)
+            wrappedKey = statement.blob(4)
+            secret = statement.blob(5)
+            tag = statement.blob(6)
+        }
     }
 
     static let secretItemColumns = "id, serial, attribute_set, metadata, wrapped_key, secret, tag"
@@ -89,13 +100,7 @@ extension StoreSession {
         try statement.bind(values)
         defer { statement.finish() }
         var rows: [SecretItemRow] = []
-        while try statement.step() {
-            rows.append(
-                SecretItemRow(
-                    number: statement.int64(0), serial: statement.int64(1), attributeSet: statement.blob(2),
-                    metadata: statement.blob(3), wrappedKey: statement.blob(4), secret: statement.blob(5),
-                    tag: statement.blob(6)))
-        }
+        while try statement.step() { rows.append(SecretItemRow(statement)) }
         return rows
     }
 
@@ -109,7 +114,7 @@ extension StoreSession {
     }
 
     private func secretItemKey(_ row: SecretItemRow, _ codec: SecretItemCodec) throws(KeychainFailure) -> ItemKey {
-        let classKey = try classKey(.whenUnlocked)
+        let classKey = try classKey(SecretItemSchema.protection)
         let ad = codec.associatedData(.key, number: row.number, attributeSet: [])
         guard let key = Sodium.openSecret(row.wrappedKey, key: classKey.bytes, associatedData: ad) else {
             throw KeychainFailure(.decode, "a Secret Service item's key does not authenticate")
@@ -149,7 +154,7 @@ extension StoreSession {
     func createSecretItem(
         label: String, attributes: [String: String], secret: SecretItemSecret, replace: Bool, now: UInt64
     ) throws(KeychainFailure) -> (number: Int64, replaced: Bool) {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         try checkSecretSize(secret)
         try ensureSecretItemTables()
         let codec = try secretItemCodec()
@@ -175,7 +180,7 @@ extension StoreSession {
     /// Replaces an item's secret (and its modified time).
     /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while locked; `.dataTooLarge`.
     func setSecretItemSecret(_ number: Int64, _ secret: SecretItemSecret, now: UInt64) throws(KeychainFailure) {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         try checkSecretSize(secret)
         guard let row = try secretItemRow(number) else { throw KeychainFailure(.itemNotFound) }
         let codec = try secretItemCodec()
@@ -189,7 +194,7 @@ extension StoreSession {
     func updateSecretItem(_ number: Int64, label: String?, attributes: [String: String]?, now: UInt64)
         throws(KeychainFailure)
     {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         guard let row = try secretItemRow(number) else { throw KeychainFailure(.itemNotFound) }
         let codec = try secretItemCodec()
         var item = try codec.openMetadata(row.metadata, number: number, attributeSet: row.attributeSet)
@@ -202,7 +207,7 @@ extension StoreSession {
     /// Deletes an item. - Returns: whether it existed.
     /// - Throws: `.interactionNotAllowed` while locked.
     func deleteSecretItem(_ number: Int64) throws(KeychainFailure) -> Bool {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         guard let row = try secretItemRow(number) else { return false }
         try database.prepare("DELETE FROM ss_items WHERE id = ?").run([.integer(number)])
         try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(number)])
@@ -229,10 +234,7 @@ extension StoreSession {
         defer { statement.finish() }
         var count = 0
         while try statement.step() {
-            let row = SecretItemRow(
-                number: statement.int64(0), serial: statement.int64(1), attributeSet: statement.blob(2),
-                metadata: statement.blob(3), wrappedKey: statement.blob(4), secret: statement.blob(5),
-                tag: statement.blob(6))
+            let row = SecretItemRow(statement)
             let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
             let secret = try codec.openSecret(row.secret, itemKey: try secretItemKey(row, codec), number: row.number)
             try body(item, secret)
@@ -255,7 +257,7 @@ extension StoreSession {
     func restoreSecretItem(
         _ item: SecretItem, _ secret: SecretItemSecret, policy: ConflictPolicy, existing: Int64
     ) throws(KeychainFailure) -> RestoreOutcome {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         try checkSecretSize(secret)
         try ensureSecretItemTables()
         let codec = try secretItemCodec()
@@ -363,7 +365,7 @@ extension StoreSession {
         var wrappedKey: [UInt8]
         var sealedSecret: [UInt8]
         if let secret {
-            let classKey = try classKey(.whenUnlocked)
+            let classKey = try classKey(SecretItemSchema.protection)
             let itemKey = ItemKey.random()
             wrappedKey = Sodium.seal(
                 itemKey.bytes, key: classKey.bytes, associatedData: codec.associatedData(.key, number: item.number, attributeSet: []))
