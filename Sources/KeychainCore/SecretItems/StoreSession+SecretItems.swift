@@ -209,6 +209,7 @@ extension StoreSession {
     func deleteSecretItem(_ number: Int64) throws(KeychainFailure) -> Bool {
         _ = try classKey(SecretItemSchema.protection)
         guard let row = try secretItemRow(number) else { return false }
+        try journalSecretItemDeletion(number)
         try database.prepare("DELETE FROM ss_items WHERE id = ?").run([.integer(number)])
         try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(number)])
         try accumulate(row.tag, .secretService)
@@ -397,6 +398,30 @@ extension StoreSession {
             try index(item, codec)
         }
         try accumulate(old.map { IntegrityAccumulator.delta(from: $0.tag, to: tag) } ?? tag, .secretService)
+        try journalSecretItemWrite(item.number, isNew: old == nil)
+    }
+
+    /// Stores a Secret Service item received from another device (``applySyncChanges(_:now:)``): over item
+    /// `number` when it is given and exists (keeping its number, so its object path), else as a new item. Label,
+    /// attributes, dates, access list and secret are the received ones.
+    /// - Returns: the item's number.
+    /// - Throws: `.interactionNotAllowed` while locked; `.dataTooLarge` for a secret over the limit; `.diskFull`, `.io`.
+    func storeSyncedSecretItem(_ content: SyncPayload.SecretContent, over number: Int64?) throws(KeychainFailure)
+        -> Int64
+    {
+        _ = try classKey(SecretItemSchema.protection)
+        try checkSecretSize(content.secret)
+        try ensureSecretItemTables()
+        let codec = try secretItemCodec()
+        let row = try number.flatMap { (number) throws(KeychainFailure) in try secretItemRow(number) }
+        let received = content.item
+        let itemNumber: Int64
+        if let row { itemNumber = row.number } else { itemNumber = try nextSecretItemNumber() }
+        let item = SecretItem(
+            number: itemNumber, label: received.label, attributes: received.attributes,
+            created: received.created, modified: received.modified, access: received.access)
+        try writeSecretItem(item, secret: content.secret, replacing: row, codec)
+        return item.number
     }
 
     /// The next item number: above every number ever used (`sqlite_sequence`), so never reused.
