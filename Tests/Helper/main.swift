@@ -308,6 +308,18 @@ case "pm-delete":
             try PasswordManager(service: argument(0)).deleteKey(for: argument(1))
             return nil
         })
+case "ss-create":
+    // A Secret Service item in the login keychain, written by this process: prints 0 and the journal's newest
+    // serial after the write (issue 23's change serial across processes).
+    do throws(KeychainFailure) {
+        let keystore = try KeychainContext.current().keystore
+        let secret = SecretItemSecret(value: SecureBytes(copying: Array(argument(3).utf8)), contentType: "text/plain")
+        _ = try keystore.createSecretItem(
+            label: argument(0), attributes: [argument(1): argument(2)], secret: secret, replace: false)
+        print("0 \(try keystore.journalChanges(after: 0).map(\.serial).max() ?? 0)")
+    } catch {
+        print(error.status.rawValue)
+    }
 case "se-create":
     let attributes: [String: Any] = [
         kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,

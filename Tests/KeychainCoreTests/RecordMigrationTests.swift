@@ -42,9 +42,9 @@ struct RecordMigrationTests {
             for itemClass in ItemClass.allCases {
                 for row in try s.candidateRows(ItemQuery(itemClass: itemClass, synchronizable: .any), withSecret: false) {
                     var ad = s.associatedData(.attributes, row)
-                    ad[ItemCodec.partOffset] = ItemCodec.Part.key.rawValue
+                    AssociatedData.relabel(&ad, .item, as: .key)
                     let key = try s.itemKey(row, associatedData: ad)
-                    ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+                    AssociatedData.relabel(&ad, .item, as: .attributes)
                     let plain = Sodium.open(row.attributes, key: key.bytes, associatedData: ad) ?? []
                     if ItemRecordFormat.isRecord(plain) { counts.records += 1 }
                     if ItemCodec.isLegacyAttributes(plain) { counts.legacy += 1 }

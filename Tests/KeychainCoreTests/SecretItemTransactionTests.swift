@@ -34,8 +34,9 @@ struct SecretItemTransactionTests {
         _ = try changes(creating: 1, in: keystore)  // makes the tables and the meta entries
         let one = try changes(creating: 1, in: keystore)
         let four = try changes(creating: 4, in: keystore)
-        // Each further item is its row, its one index entry and the serial: not an accumulator write too.
-        #expect(four - one == 3 * 3, "one: \(one), four: \(four)")
+        // Each further item is its row, its one index entry and the serial, and its change journal entry with the
+        // journal's clock and serial (issue 23): not an accumulator write too (neither ss_ nor sync_accumulator).
+        #expect(four - one == 3 * 6, "one: \(one), four: \(four)")
         #expect(try keystore.verifyIntegrity() == 6)
     }
 

@@ -29,6 +29,29 @@ struct KeychainMultiProcessTests {
         #expect(try HelperProcess.run(["kc-get", "race", "shared"], environment: temp.environment) == "0 \(final)")
     }
 
+    @Test("Secret Service writes from other processes and from this one take strictly increasing change serials from the one journal")
+    func secretItemSerialsAcrossProcesses() throws {
+        let temp = try TemporaryKeychain(opening: true)
+        let keystore = try #require(temp.firstConnection)
+        var serials: [Int64] = []
+        for round in 0..<3 {
+            let line = try HelperProcess.run(
+                ["ss-create", "from a helper \(round)", "round", "helper-\(round)", "secret"],
+                environment: temp.environment)
+            let fields = line.split(separator: " ")
+            #expect(fields.first == "0", "\(line)")
+            serials.append(try #require(fields.last.flatMap { Int64($0) }))
+            _ = try keystore.createSecretItem(
+                label: "from the test \(round)", attributes: ["round": "test-\(round)"],
+                secret: SecretItemSecret(value: SecureBytes(copying: Array("s".utf8)), contentType: ""), replace: false)
+            serials.append(try #require(try keystore.journalChanges(after: 0).map(\.serial).max()))
+        }
+        #expect(zip(serials, serials.dropFirst()).allSatisfy { $0 < $1 }, "\(serials)")
+        let changes = try keystore.journalChanges(after: 0)
+        #expect(changes.map(\.serial) == serials)
+        #expect(try keystore.secretItems(matching: [:]).count == 6)
+    }
+
     @Test("processes racing to create the device identifier all get the same UUID")
     func deviceIdentifierRace() throws {
         let temp = try TemporaryKeychain(opening: true)

@@ -54,30 +54,42 @@ extension Keystore {
             let bindingKey = BackupKeys.deviceBindingKey(deviceKey: try s.keys.boundDeviceKey(), salt: salt)
             try writer.write(BackupMessage.begin(created: Date(), deviceCheck: BackupKeys.deviceCheck(bindingKey)))
             var counts = BackupMessage.Counts()
-            let unreadable = try s.forEachItem(include: { _, protection in
-                if protection == .whenPasscodeSetThisDeviceOnly {
-                    counts.excluded += 1
-                    return false
+            var unreadable = 0
+            // Every kind of row, so that a new kind does not compile until it says whether it travels.
+            for kind in RowKind.allCases {
+                switch kind {
+                case .secItem:
+                    unreadable = try s.forEachItem(include: { _, protection in
+                        if protection == .whenPasscodeSetThisDeviceOnly {
+                            counts.excluded += 1
+                            return false
+                        }
+                        return true
+                    }) { (record: ItemRecord) throws(KeychainFailure) in
+                        if record.protection.isMigratable {
+                            try writer.write(try BackupMessage.item(record))
+                            counts.migratable += 1
+                        } else {
+                            try writer.write(try BackupMessage.deviceBound(record, bindingKey: bindingKey))
+                            counts.deviceBound += 1
+                        }
+                        counts.items += 1
+                    }
+                case .secretService:
+                    // Secret Service items (and the collection's label) are the keychain's too: they travel with it.
+                    if let label = try Meta.blob(s.database, SecretItemSchema.labelMeta) {
+                        try writer.write(BackupMessage.collection(label: String(decoding: label, as: UTF8.self)))
+                    }
+                    try s.forEachSecretItem { (item: SecretItem, secret: SecretItemSecret) throws(KeychainFailure) in
+                        try writer.write(BackupMessage.secretItem(item, secret))
+                        counts.secretService += 1
+                        counts.items += 1
+                    }
+                case .sync:
+                    // The sync journal is this device's view of the sync group (its device id, clocks, sealed
+                    // sync secrets): never in a backup; a restored keychain joins the group as a new device.
+                    break
                 }
-                return true
-            }) { (record: ItemRecord) throws(KeychainFailure) in
-                if record.protection.isMigratable {
-                    try writer.write(try BackupMessage.item(record))
-                    counts.migratable += 1
-                } else {
-                    try writer.write(try BackupMessage.deviceBound(record, bindingKey: bindingKey))
-                    counts.deviceBound += 1
-                }
-                counts.items += 1
-            }
-            // Secret Service items (and the collection's label) are the keychain's too: they travel with it.
-            if let label = try Meta.blob(s.database, SecretItemSchema.labelMeta) {
-                try writer.write(BackupMessage.collection(label: String(decoding: label, as: UTF8.self)))
-            }
-            try s.forEachSecretItem { (item: SecretItem, secret: SecretItemSecret) throws(KeychainFailure) in
-                try writer.write(BackupMessage.secretItem(item, secret))
-                counts.secretService += 1
-                counts.items += 1
             }
             try writer.write(BackupMessage.end(counts), final: true)
             return (counts, unreadable)

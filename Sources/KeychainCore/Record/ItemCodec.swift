@@ -22,9 +22,6 @@ struct ItemCodec {
         var name: [UInt8]
     }
 
-    /// Which of a row's three ciphertexts an associated data is for (``ItemRow/associatedData(_:codec:)``).
-    enum Part: UInt8 { case key = 1, attributes = 2, secret = 3 }
-
     /// The attribute whose digest is in the `name` column: the service, the server, a key's
     /// application label (what identities join on), a certificate's issuer.
     static func nameAttribute(_ itemClass: ItemClass) -> AttributeName {
@@ -95,35 +92,11 @@ struct ItemCodec {
             name: digest(name, attributes[name] ?? .string("")))
     }
 
-    static let itemLabel: [UInt8] = Array("swkc.item.v1".utf8)
-    /// Where ``ItemRow/associatedData(_:codec:)`` puts the part byte.
-    static let partOffset = itemLabel.count
-
     /// 32-byte keyed tag of a whole row as stored, for the accumulator: `columns` are
     /// ``ItemRow/taggedValues`` (every column but rowid and tag, in ``ItemRow/taggedColumns`` order).
+    /// The shared row tag (``RowTag``) under the index key.
     func rowTag(_ columns: [SQLValue]) -> [UInt8] {
-        // The same bytes as before (label, then length ‖ bytes per column), built in one allocation.
-        func length(_ column: SQLValue) -> Int {
-            switch column {
-            case .null: 0
-            case .integer: 8
-            case .blob(let value): value.count
-            case .text(let value): value.utf8.count
-            }
-        }
-        var message: [UInt8] = []
-        message.reserveCapacity(Self.rowLabel.count + columns.reduce(0) { $0 + 4 + length($1) })
-        message.append(contentsOf: Self.rowLabel)
-        for column in columns {
-            withUnsafeBytes(of: UInt32(length(column)).bigEndian) { message.append(contentsOf: $0) }
-            switch column {
-            case .null: break
-            case .integer(let value): withUnsafeBytes(of: value.bigEndian) { message.append(contentsOf: $0) }
-            case .blob(let value): message.append(contentsOf: value)
-            case .text(let value): message.append(contentsOf: value.utf8)
-            }
-        }
-        return Sodium.keyedHash(message, key: indexKey.bytes, length: 32)
+        RowTag.tag(label: Self.rowLabel, key: indexKey.bytes, columns: columns)
     }
 
     static let rowLabel: [UInt8] = Array("swkc.row.v1".utf8)

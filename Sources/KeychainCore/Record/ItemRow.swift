@@ -164,25 +164,18 @@ struct ItemRow {
 
     // MARK: - Sealing
 
-    /// The associated data of one of the row's three ciphertexts. The three differ only in the byte
-    /// at ``ItemCodec/partOffset``, so a caller opening several relabels one copy.
-    func associatedData(_ part: ItemCodec.Part, codec: ItemCodec) -> [UInt8] {
-        var ad: [UInt8] = []
-        ad.reserveCapacity(
-            ItemCodec.itemLabel.count + 1 + codec.keychainID.count + persistentRef.count + 3
-                + digests.accessGroup.count + digests.primaryKey.count + digests.account.count + digests.name.count)
-        ad.append(contentsOf: ItemCodec.itemLabel)
-        ad.append(part.rawValue)
-        ad += codec.keychainID
-        ad += persistentRef
-        ad.append(UInt8(Self.code(itemClass)))
-        ad.append(UInt8(protection.code))
-        ad.append(sync ? 1 : 0)
-        ad += digests.accessGroup
-        ad += digests.primaryKey
-        ad += digests.account
-        ad += digests.name
-        return ad
+    /// The associated data of one of the row's three ciphertexts (``AssociatedData``, domain `.item`):
+    /// the persistent reference, class, protection class, `sync` flag and the four digest columns. The
+    /// three differ only in their part, so a caller opening several relabels one copy
+    /// (``AssociatedData/relabel(_:_:as:)``).
+    func associatedData(_ part: SealedPart, codec: ItemCodec) -> [UInt8] {
+        AssociatedData.bytes(
+            .item, part, keychainID: codec.keychainID,
+            [
+                .persistentRef(persistentRef), .code(Self.code(itemClass)), .code(protection.code), .flag(sync),
+                .digest(digests.accessGroup), .digest(digests.primaryKey), .digest(digests.account),
+                .digest(digests.name),
+            ])
     }
 
     /// A new row for an item: its digests from `attributes`, a fresh item key wrapped by `classKey`,
@@ -201,10 +194,10 @@ struct ItemRow {
         let itemKey = ItemKey.random()
         var ad = identity.associatedData(.key, codec: codec)
         let wrapped = Sodium.seal(itemKey.bytes, key: classKey.bytes, associatedData: ad)
-        ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+        AssociatedData.relabel(&ad, .item, as: .attributes)
         let sealedAttributes = Sodium.seal(
             try ItemCodec.encodeAttributes(attributes), key: itemKey.bytes, associatedData: ad)
-        ad[ItemCodec.partOffset] = ItemCodec.Part.secret.rawValue
+        AssociatedData.relabel(&ad, .item, as: .secret)
         let sealedSecret = Sodium.seal(secret ?? SecureBytes(count: 0) { _ in }, key: itemKey.bytes, associatedData: ad)
         return identity.replacing(wrappedKey: wrapped, attributes: sealedAttributes, secret: sealedSecret, codec: codec)
     }
@@ -229,7 +222,7 @@ struct ItemRow {
         let sealedAttributes = Sodium.seal(record, key: itemKey.bytes, associatedData: ad)
         let sealedSecret: [UInt8]
         if let secret {
-            ad[ItemCodec.partOffset] = ItemCodec.Part.secret.rawValue
+            AssociatedData.relabel(&ad, .item, as: .secret)
             sealedSecret = Sodium.seal(secret, key: itemKey.bytes, associatedData: ad)
         } else {
             guard let kept = self.secret else { throw KeychainFailure(.decode, "an item's secret was not read") }

@@ -78,7 +78,7 @@ extension StoreSession {
                 batch.unopenable += 1
                 continue
             }
-            ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+            AssociatedData.relabel(&ad, .item, as: .attributes)
             guard let plain = Sodium.open(row.attributes, key: key.bytes, associatedData: ad) else {
                 batch.unopenable += 1
                 continue

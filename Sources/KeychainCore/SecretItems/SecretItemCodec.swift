@@ -19,8 +19,6 @@ struct SecretItemCodec {
     let digestKey: SecureBytes
     let tagKey: SecureBytes
 
-    enum Part: UInt8 { case key = 1, metadata = 2, secret = 3 }
-
     /// The byte that starts an access list after the attributes in sealed metadata.
     static let accessListMarker: UInt8 = 0xA1
 
@@ -55,45 +53,82 @@ struct SecretItemCodec {
 
     // MARK: - Sealing
 
-    func associatedData(_ part: Part, number: Int64, attributeSet: [UInt8]) -> [UInt8] {
-        var ad: [UInt8] = Array("swkc.ss.v1".utf8)
-        ad.append(part.rawValue)
-        ad += keychainID
-        withUnsafeBytes(of: number.bigEndian) { ad.append(contentsOf: $0) }
-        if part == .metadata { ad += attributeSet }
-        return ad
+    /// The associated data of one of an item's three ciphertexts (``AssociatedData``, domain
+    /// `.secretService`): the item number, and for the metadata (part `.attributes`) also the
+    /// attribute-set digest, so that editing the `attribute_set` column fails authentication.
+    func associatedData(_ part: SealedPart, number: Int64, attributeSet: [UInt8]) -> [UInt8] {
+        AssociatedData.bytes(
+            .secretService, part, keychainID: keychainID,
+            part == .attributes ? [.number(number), .digest(attributeSet)] : [.number(number)])
     }
 
     func sealMetadata(_ item: SecretItem, attributeSet: [UInt8]) -> [UInt8] {
-        var plain: [UInt8] = [1]
-        withUnsafeBytes(of: item.created.bigEndian) { plain.append(contentsOf: $0) }
-        withUnsafeBytes(of: item.modified.bigEndian) { plain.append(contentsOf: $0) }
-        Self.appendString(item.label, to: &plain)
-        Self.appendLength(item.attributes.count, to: &plain)
-        for name in item.attributes.keys.sorted() {
-            Self.appendString(name, to: &plain)
-            Self.appendString(item.attributes[name]!, to: &plain)
-        }
-        if let access = item.access {
-            // The access list (issue 27): after the attributes, so that metadata sealed before it
-            // (nothing follows the attributes) opens as an item without a list.
-            plain.append(Self.accessListMarker)
-            plain.append(access.anyApplication ? 1 : 0)
-            Self.appendString(access.owner, to: &plain)
-            Self.appendLength(access.allowed.count, to: &plain)
-            for identity in access.allowed { Self.appendString(identity, to: &plain) }
-        }
-        let ad = associatedData(.metadata, number: item.number, attributeSet: attributeSet)
-        return Sodium.seal(plain, key: metadataKey, associatedData: ad)
+        let ad = associatedData(.attributes, number: item.number, attributeSet: attributeSet)
+        return Sodium.seal(Self.encodeMetadata(item), key: metadataKey, associatedData: ad)
     }
 
     /// - Throws: `.decode` when the box does not authenticate or its content is malformed.
     func openMetadata(_ box: [UInt8], number: Int64, attributeSet: [UInt8]) throws(KeychainFailure) -> SecretItem {
-        let ad = associatedData(.metadata, number: number, attributeSet: attributeSet)
-        guard let plain = Sodium.open(box, key: metadataKey, associatedData: ad), plain.first == 1 else {
+        let ad = associatedData(.attributes, number: number, attributeSet: attributeSet)
+        guard let plain = Sodium.open(box, key: metadataKey, associatedData: ad) else {
             throw KeychainFailure(.decode, "a Secret Service item's metadata does not authenticate")
         }
-        let item = plain.withUnsafeBytes { buffer -> SecretItem? in
+        guard let item = Self.decodeMetadata(plain, number: number) else {
+            throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed")
+        }
+        return item
+    }
+
+    /// Seals `contentType` and the secret under `itemKey` (``encodeSecret(_:)``).
+    func sealSecret(_ secret: SecretItemSecret, itemKey: ItemKey, number: Int64) -> [UInt8] {
+        let ad = associatedData(.secret, number: number, attributeSet: [])
+        return Sodium.seal(Self.encodeSecret(secret), key: itemKey.bytes, associatedData: ad)
+    }
+
+    /// - Throws: `.decode` when the box does not authenticate.
+    func openSecret(_ box: [UInt8], itemKey: ItemKey, number: Int64) throws(KeychainFailure) -> SecretItemSecret {
+        let ad = associatedData(.secret, number: number, attributeSet: [])
+        guard let plain = Sodium.openSecret(box, key: itemKey.bytes, associatedData: ad) else {
+            throw KeychainFailure(.decode, "a Secret Service item's secret does not authenticate")
+        }
+        guard let secret = Self.decodeSecret(plain) else {
+            throw KeychainFailure(.decode, "a Secret Service item's secret is malformed")
+        }
+        return secret
+    }
+
+    // MARK: - Plaintexts (also what a sync payload carries; docs/SYNC.md, "Secret Service items")
+
+    /// The metadata's plaintext: `1 ‖ created (u64) ‖ modified (u64) ‖ label ‖ count (u32) ‖ (name,
+    /// value) × count, sorted by name ‖ [0xA1 ‖ any application (u8) ‖ owner ‖ count (u32) ‖ allowed ×
+    /// count]`, each string a u32 length and UTF-8; all integers big-endian.
+    static func encodeMetadata(_ item: SecretItem) -> [UInt8] {
+        var plain: [UInt8] = [1]
+        withUnsafeBytes(of: item.created.bigEndian) { plain.append(contentsOf: $0) }
+        withUnsafeBytes(of: item.modified.bigEndian) { plain.append(contentsOf: $0) }
+        appendString(item.label, to: &plain)
+        appendLength(item.attributes.count, to: &plain)
+        for name in item.attributes.keys.sorted() {
+            appendString(name, to: &plain)
+            appendString(item.attributes[name]!, to: &plain)
+        }
+        if let access = item.access {
+            // The access list (issue 27): after the attributes, so that metadata sealed before it
+            // (nothing follows the attributes) opens as an item without a list.
+            plain.append(accessListMarker)
+            plain.append(access.anyApplication ? 1 : 0)
+            appendString(access.owner, to: &plain)
+            appendLength(access.allowed.count, to: &plain)
+            for identity in access.allowed { appendString(identity, to: &plain) }
+        }
+        return plain
+    }
+
+    /// The item of ``encodeMetadata(_:)``'s plaintext, numbered `number`, or `nil` when it is malformed
+    /// (every length checked against what remains; nothing may follow).
+    static func decodeMetadata(_ plain: [UInt8], number: Int64) -> SecretItem? {
+        guard plain.first == 1 else { return nil }
+        return plain.withUnsafeBytes { buffer -> SecretItem? in
             var reader = ByteReader(buffer, offset: 1)
             guard let created = reader.bigEndian(UInt64.self), let modified = reader.bigEndian(UInt64.self),
                 let label = reader.lengthPrefixedString(), let count = reader.bigEndian(UInt32.self)
@@ -107,7 +142,7 @@ struct SecretItemCodec {
             }
             var access: SecretItemAccess?
             if let marker = reader.byte() {
-                guard marker == Self.accessListMarker, let flags = reader.byte(), flags <= 1,
+                guard marker == accessListMarker, let flags = reader.byte(), flags <= 1,
                     let owner = reader.lengthPrefixedString(), let count = reader.bigEndian(UInt32.self)
                 else { return nil }
                 var allowed: [String] = []
@@ -121,37 +156,30 @@ struct SecretItemCodec {
                 number: number, label: label, attributes: attributes, created: created, modified: modified,
                 access: access)
         }
-        guard let item else { throw KeychainFailure(.decode, "a Secret Service item's metadata is malformed") }
-        return item
     }
 
-    /// Seals `contentType` and the secret under `itemKey`: `u16 length ‖ content type ‖ secret`.
-    func sealSecret(_ secret: SecretItemSecret, itemKey: ItemKey, number: Int64) -> [UInt8] {
+    /// The secret's plaintext: `content type length (u16 BE, at most 255) ‖ content type ‖ secret`.
+    static func encodeSecret(_ secret: SecretItemSecret) -> SecureBytes {
         var header: [UInt8] = [0, 0]
         header.append(contentsOf: secret.contentType.utf8.prefix(255))
         header[1] = UInt8(header.count - 2)
         let value = secret.value
-        let plain = SecureBytes(count: header.count + value.count) { out in
+        return SecureBytes(count: header.count + value.count) { out in
             header.withUnsafeBytes { out.copyMemory(from: $0) }
             value.withUnsafeBytes { bytes in
-                if bytes.count > 0 { (out.baseAddress! + header.count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+                if bytes.count > 0 {
+                    (out.baseAddress! + header.count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                }
             }
         }
-        let ad = associatedData(.secret, number: number, attributeSet: [])
-        return Sodium.seal(plain, key: itemKey.bytes, associatedData: ad)
     }
 
-    /// - Throws: `.decode` when the box does not authenticate.
-    func openSecret(_ box: [UInt8], itemKey: ItemKey, number: Int64) throws(KeychainFailure) -> SecretItemSecret {
-        let ad = associatedData(.secret, number: number, attributeSet: [])
-        guard let plain = Sodium.openSecret(box, key: itemKey.bytes, associatedData: ad), plain.count >= 2 else {
-            throw KeychainFailure(.decode, "a Secret Service item's secret does not authenticate")
-        }
-        return try plain.withUnsafeBytes { (bytes) throws(KeychainFailure) -> SecretItemSecret in
+    /// The secret of ``encodeSecret(_:)``'s plaintext, or `nil` when its length field runs past the end.
+    static func decodeSecret(_ plain: SecureBytes) -> SecretItemSecret? {
+        guard plain.count >= 2 else { return nil }
+        return plain.withUnsafeBytes { (bytes) -> SecretItemSecret? in
             let length = Int(bytes[0]) << 8 | Int(bytes[1])
-            guard 2 + length <= bytes.count else {
-                throw KeychainFailure(.decode, "a Secret Service item's secret is malformed")
-            }
+            guard 2 + length <= bytes.count else { return nil }
             let contentType = String(decoding: bytes[2..<(2 + length)], as: UTF8.self)
             let value = SecureBytes(count: bytes.count - 2 - length) { out in
                 out.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(2 + length)...]))
@@ -160,19 +188,17 @@ struct SecretItemCodec {
         }
     }
 
-    /// 32-byte keyed tag of a row as stored (every column but the tag).
+    /// 32-byte keyed tag of a row as stored (every column but the tag): the shared row tag (``RowTag``)
+    /// under the tag key, with the number and serial as fixed integers.
     func rowTag(number: Int64, serial: Int64, attributeSet: [UInt8], metadata: [UInt8], wrappedKey: [UInt8], secret: [UInt8])
         -> [UInt8]
     {
-        var message: [UInt8] = Array("swkc.ss.row.v1".utf8)
-        withUnsafeBytes(of: number.bigEndian) { message.append(contentsOf: $0) }
-        withUnsafeBytes(of: serial.bigEndian) { message.append(contentsOf: $0) }
-        for column in [attributeSet, metadata, wrappedKey, secret] {
-            Self.appendLength(column.count, to: &message)
-            message += column
-        }
-        return Sodium.keyedHash(message, key: tagKey, length: 32)
+        RowTag.tag(
+            label: Self.rowLabel, key: tagKey, integers: [number, serial],
+            columns: [.blob(attributeSet), .blob(metadata), .blob(wrappedKey), .blob(secret)])
     }
+
+    static let rowLabel: [UInt8] = Array("swkc.ss.row.v1".utf8)
 
     // MARK: - Encoding
 

@@ -19,6 +19,16 @@
 /// ```
 enum SecretItemSchema {
     static let itemsTable = "ss_items"
+    /// The protection class of every Secret Service item: its class key wraps each item key.
+    ///
+    /// WhenUnlocked, because the Secret Service ties a collection's secrets to its lock state
+    /// (`Lock`, `Unlock`, `Locked`; Secret Service API, "Locking and Unlocking"), and a keychain's lock
+    /// state is its WhenUnlocked class key (`lock-keychain`, the session agent): an AfterFirstUnlock
+    /// item would stay readable after the collection reports itself locked. Not `…ThisDeviceOnly`: the
+    /// items are what users move to a new machine (backups) and to their other machines (sync), as
+    /// gnome-keyring's keyring files move. Metadata (label, attributes, dates) is sealed under the index
+    /// key instead, so that it stays readable while locked, as the specification requires.
+    static let protection = ProtectionClass.whenUnlocked
     /// `meta` names.
     static let serialMeta = "ss_serial"
     static let accumulatorMeta = "ss_accumulator"

@@ -5,7 +5,7 @@ extension StoreSession {
     /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while locked; `.decode` when the stored
     ///   metadata does not authenticate.
     func setSecretItemAccess(_ number: Int64, _ access: SecretItemAccess?) throws(KeychainFailure) {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         guard let row = try secretItemRow(number) else { throw KeychainFailure(.itemNotFound) }
         let codec = try secretItemCodec()
         var item = try codec.openMetadata(row.metadata, number: number, attributeSet: row.attributeSet)

@@ -16,6 +16,17 @@ extension StoreSession {
         let wrappedKey: [UInt8]
         let secret: [UInt8]
         let tag: [UInt8]
+
+        /// The row at the cursor of a statement that selected ``StoreSession/secretItemColumns`` in order.
+        init(_ statement: Statement) {
+            number = statement.int64(0)
+            serial = statement.int64(1)
+            attributeSet = statement.blob(2)
+            metadata = statement.blob(3)
+            wrappedKey = statement.blob(4)
+            secret = statement.blob(5)
+            tag = statement.blob(6)
+        }
     }
 
     static let secretItemColumns = "id, serial, attribute_set, metadata, wrapped_key, secret, tag"
@@ -89,13 +100,7 @@ extension StoreSession {
         try statement.bind(values)
         defer { statement.finish() }
         var rows: [SecretItemRow] = []
-        while try statement.step() {
-            rows.append(
-                SecretItemRow(
-                    number: statement.int64(0), serial: statement.int64(1), attributeSet: statement.blob(2),
-                    metadata: statement.blob(3), wrappedKey: statement.blob(4), secret: statement.blob(5),
-                    tag: statement.blob(6)))
-        }
+        while try statement.step() { rows.append(SecretItemRow(statement)) }
         return rows
     }
 
@@ -109,7 +114,7 @@ extension StoreSession {
     }
 
     private func secretItemKey(_ row: SecretItemRow, _ codec: SecretItemCodec) throws(KeychainFailure) -> ItemKey {
-        let classKey = try classKey(.whenUnlocked)
+        let classKey = try classKey(SecretItemSchema.protection)
         let ad = codec.associatedData(.key, number: row.number, attributeSet: [])
         guard let key = Sodium.openSecret(row.wrappedKey, key: classKey.bytes, associatedData: ad) else {
             throw KeychainFailure(.decode, "a Secret Service item's key does not authenticate")
@@ -152,7 +157,7 @@ extension StoreSession {
         label: String, attributes: [String: String], secret: SecretItemSecret, replace: Bool, now: UInt64,
         access: SecretItemAccess? = nil
     ) throws(KeychainFailure) -> (number: Int64, replaced: Bool) {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         try checkSecretSize(secret)
         try ensureSecretItemTables()
         let codec = try secretItemCodec()
@@ -180,7 +185,7 @@ extension StoreSession {
     /// Replaces an item's secret (and its modified time).
     /// - Throws: `.itemNotFound`; `.interactionNotAllowed` while locked; `.dataTooLarge`.
     func setSecretItemSecret(_ number: Int64, _ secret: SecretItemSecret, now: UInt64) throws(KeychainFailure) {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         try checkSecretSize(secret)
         guard let row = try secretItemRow(number) else { throw KeychainFailure(.itemNotFound) }
         let codec = try secretItemCodec()
@@ -194,7 +199,7 @@ extension StoreSession {
     func updateSecretItem(_ number: Int64, label: String?, attributes: [String: String]?, now: UInt64)
         throws(KeychainFailure)
     {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         guard let row = try secretItemRow(number) else { throw KeychainFailure(.itemNotFound) }
         let codec = try secretItemCodec()
         var item = try codec.openMetadata(row.metadata, number: number, attributeSet: row.attributeSet)
@@ -207,8 +212,9 @@ extension StoreSession {
     /// Deletes an item. - Returns: whether it existed.
     /// - Throws: `.interactionNotAllowed` while locked.
     func deleteSecretItem(_ number: Int64) throws(KeychainFailure) -> Bool {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         guard let row = try secretItemRow(number) else { return false }
+        try journalSecretItemDeletion(number)
         try database.prepare("DELETE FROM ss_items WHERE id = ?").run([.integer(number)])
         try database.prepare("DELETE FROM ss_index WHERE item = ?").run([.integer(number)])
         try accumulate(row.tag, .secretService)
@@ -234,10 +240,7 @@ extension StoreSession {
         defer { statement.finish() }
         var count = 0
         while try statement.step() {
-            let row = SecretItemRow(
-                number: statement.int64(0), serial: statement.int64(1), attributeSet: statement.blob(2),
-                metadata: statement.blob(3), wrappedKey: statement.blob(4), secret: statement.blob(5),
-                tag: statement.blob(6))
+            let row = SecretItemRow(statement)
             let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
             let secret = try codec.openSecret(row.secret, itemKey: try secretItemKey(row, codec), number: row.number)
             try body(item, secret)
@@ -260,7 +263,7 @@ extension StoreSession {
     func restoreSecretItem(
         _ item: SecretItem, _ secret: SecretItemSecret, policy: ConflictPolicy, existing: Int64
     ) throws(KeychainFailure) -> RestoreOutcome {
-        _ = try classKey(.whenUnlocked)
+        _ = try classKey(SecretItemSchema.protection)
         try checkSecretSize(secret)
         try ensureSecretItemTables()
         let codec = try secretItemCodec()
@@ -368,7 +371,7 @@ extension StoreSession {
         var wrappedKey: [UInt8]
         var sealedSecret: [UInt8]
         if let secret {
-            let classKey = try classKey(.whenUnlocked)
+            let classKey = try classKey(SecretItemSchema.protection)
             let itemKey = ItemKey.random()
             wrappedKey = Sodium.seal(
                 itemKey.bytes, key: classKey.bytes, associatedData: codec.associatedData(.key, number: item.number, attributeSet: []))
@@ -400,6 +403,30 @@ extension StoreSession {
             try index(item, codec)
         }
         try accumulate(old.map { IntegrityAccumulator.delta(from: $0.tag, to: tag) } ?? tag, .secretService)
+        try journalSecretItemWrite(item.number, isNew: old == nil)
+    }
+
+    /// Stores a Secret Service item received from another device (``applySyncChanges(_:now:)``): over item
+    /// `number` when it is given and exists (keeping its number, so its object path), else as a new item. Label,
+    /// attributes, dates, access list and secret are the received ones.
+    /// - Returns: the item's number.
+    /// - Throws: `.interactionNotAllowed` while locked; `.dataTooLarge` for a secret over the limit; `.diskFull`, `.io`.
+    func storeSyncedSecretItem(_ content: SyncPayload.SecretContent, over number: Int64?) throws(KeychainFailure)
+        -> Int64
+    {
+        _ = try classKey(SecretItemSchema.protection)
+        try checkSecretSize(content.secret)
+        try ensureSecretItemTables()
+        let codec = try secretItemCodec()
+        let row = try number.flatMap { (number) throws(KeychainFailure) in try secretItemRow(number) }
+        let received = content.item
+        let itemNumber: Int64
+        if let row { itemNumber = row.number } else { itemNumber = try nextSecretItemNumber() }
+        let item = SecretItem(
+            number: itemNumber, label: received.label, attributes: received.attributes,
+            created: received.created, modified: received.modified, access: received.access)
+        try writeSecretItem(item, secret: content.secret, replacing: row, codec)
+        return item.number
     }
 
     /// The next item number: above every number ever used (`sqlite_sequence`), so never reused.

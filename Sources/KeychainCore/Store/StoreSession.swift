@@ -111,7 +111,7 @@ package struct StoreSession: ~Copyable {
     }
 
     /// ``ItemRow/associatedData(_:codec:)`` of `row` with this keychain's codec.
-    func associatedData(_ part: ItemCodec.Part, _ row: Row) -> [UInt8] {
+    func associatedData(_ part: SealedPart, _ row: Row) -> [UInt8] {
         row.associatedData(part, codec: codec)
     }
 
@@ -223,11 +223,11 @@ package struct StoreSession: ~Copyable {
             }
             var attributes: [String: AttributeValue] = [:]
             if needsAttributes {
-                ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+                AssociatedData.relabel(&ad, .item, as: .attributes)
                 attributes = try openAttributes(row, itemKey: key, associatedData: ad)
                 guard Self.satisfies(attributes, query) else { continue }
             } else if needsAccessControl {
-                ad[ItemCodec.partOffset] = ItemCodec.Part.attributes.rawValue
+                AssociatedData.relabel(&ad, .item, as: .attributes)
                 guard let access = row.openAccessControl(itemKey: key, associatedData: ad) else {
                     throw KeychainFailure(.decode, "an item's attributes do not authenticate")
                 }
@@ -235,7 +235,7 @@ package struct StoreSession: ~Copyable {
             }
             var secret: SecureBytes?
             if projection.contains(.secret) {
-                ad[ItemCodec.partOffset] = ItemCodec.Part.secret.rawValue
+                AssociatedData.relabel(&ad, .item, as: .secret)
                 secret = try openSecret(row, itemKey: key, associatedData: ad)
             }
             results.append(

@@ -32,6 +32,27 @@ extension Keystore {
         }
     }
 
+    /// Every journaled write after local change serial `serial`, oldest first, of both kinds of item that sync
+    /// (synchronizable SecItem items and Secret Service items) and their tombstones, whether made here or applied
+    /// from another device: "what changed since serial N", one indexed range of the journal (`(local, serial)`).
+    ///
+    /// Every write of a Secret Service item is journaled (create, set secret, set label or attributes, delete),
+    /// whether or not the keychain syncs them; SecItem items only while synchronizable and not `…ThisDeviceOnly`.
+    /// Items written by builds before the journal appear once written again (or once sync adopts them). Serials
+    /// strictly increase over every write of the file, by any process: the serial lives in the file and each write
+    /// takes the next one inside its own write transaction.
+    /// - Parameter serial: the caller's cursor (0 for everything); the last answer's greatest ``JournalChange/serial``.
+    /// - Returns: one ``JournalChange`` per item, in its current state, by increasing serial (empty for a file
+    ///   without the sync tables). Tombstones are reported here and nowhere else.
+    /// - Throws: ``KeychainFailure`` with `.decode` when a journal row was modified outside the keychain; `.io`.
+    package func journalChanges(after serial: Int64) throws(KeychainFailure) -> [JournalChange] {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.journalChanges(after: serial) }
+    }
+
+    /// The plain sync state entry (``syncState(named:)``) that `security sync enable` sets to `[1]` so that this
+    /// keychain's Secret Service items sync, and `disable` removes.
+    package static let secretItemSyncStateName = SyncSchema.secretItemsEnabledState
+
     /// Merges remote changes in one transaction.
     ///
     /// Per item (docs/SYNC.md, "Merge rule"): a repeat or an older version is ignored; a successor is applied; of

@@ -14,6 +14,7 @@ extension StoreSession {
     ) {
         try requireUnlockedForSync()
         try adoptUnjournaledItems()
+        let secretItemsSync = try prepareSecretItemsForSync()
         let statement = try database.prepare(
             "SELECT \(SyncJournalEntry.columns), tag FROM \(SyncSchema.itemsTable) WHERE serial > ? AND local = 1 ORDER BY serial LIMIT ?"
         )
@@ -28,11 +29,20 @@ extension StoreSession {
         for var entry in entries {
             var payload: SecureBytes?
             if let reference = entry.persistentRef {
-                if let content = try localContent(reference, ancestors: entry.ancestors) {
-                    payload = try SyncPayload.encode(
-                        content.itemClass, attributes: content.attributes, secret: content.secret,
-                        ancestors: entry.ancestors)
-                } else {
+                switch SyncReference(reference) {
+                case .item(let persistentRef):
+                    payload = try localContent(persistentRef, ancestors: entry.ancestors).map {
+                        (content) throws(KeychainFailure) in
+                        try SyncPayload.encode(
+                            content.itemClass, attributes: content.attributes, secret: content.secret,
+                            ancestors: entry.ancestors)
+                    }
+                case .secretItem(let number):
+                    // Its content never leaves the device until `security sync enable` (a tombstone carries only the id).
+                    guard secretItemsSync else { continue }
+                    payload = try secretItemPayload(number, ancestors: entry.ancestors)
+                }
+                if payload == nil {
                     // The row went without its journal (a build without the journal deleted it): a delete now.
                     let old = entry
                     entry.persistentRef = nil
@@ -55,15 +65,30 @@ extension StoreSession {
     func applySyncChanges(_ changes: [SyncChange], now: UInt64) throws(KeychainFailure) -> SyncApplyReport {
         try requireUnlockedForSync()
         // Every payload is decoded before anything is written: a malformed one applies nothing.
-        var contents: [SyncPayload.Content?] = []
-        for change in changes { contents.append(try change.payload.map(SyncPayload.decode)) }
+        var decoded: [SyncPayload.Decoded?] = []
+        for change in changes { decoded.append(try change.payload.map(SyncPayload.decodeAny)) }
         try ensureSyncTables()
         syncTables.applying = true
         defer { syncTables.applying = false }
         var report = SyncApplyReport()
-        for (change, content) in zip(changes, contents) {
+        for (change, decoded) in zip(changes, decoded) {
             try receiveSyncClock(change.clock, now: now)
             let held = try journalEntry(item: change.item)
+            let content: SyncPayload.Content?
+            switch decoded {
+            case .item(let item)?: content = item
+            case .secretItem(let secretItem)?:
+                try applySecretItemChange(change, secretItem, held: held, report: &report)
+                continue
+            case nil:
+                // A tombstone: of the kind the held entry names.
+                switch held?.persistentRef.map(SyncReference.init) {
+                case .secretItem?:
+                    try applySecretItemChange(change, nil, held: held, report: &report)
+                    continue
+                case .item?, nil: content = nil
+                }
+            }
             let ancestors = content?.ancestors ?? change.base.map { [$0] } ?? []
             switch SyncMerge.decide(
                 remote: change.clock, ancestors: ancestors, base: change.base, isTombstone: content == nil, held: held)

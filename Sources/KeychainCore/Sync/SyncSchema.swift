@@ -37,6 +37,13 @@ enum SyncSchema {
     static let clockMeta = "sync_clock"
     static let serialMeta = "sync_serial"
     static let adoptedMeta = "sync_adopted"
+    /// `meta`: 1 once every Secret Service item was journaled as a local change after `security sync enable`;
+    /// set back to 0 by the first ``StoreSession/syncChanges(after:limit:)`` after `disable`, so that the next
+    /// `enable` sends every item again (changes made in between were not sent).
+    static let secretItemsAdoptedMeta = "sync_ss_adopted"
+    /// The plain `sync_state` entry that `security sync enable` sets to `[1]`: this keychain's Secret Service items
+    /// sync (``Keystore/secretItemSyncStateName``).
+    static let secretItemsEnabledState = "sync.enabled"
 
     /// The most ancestor clocks a version keeps (older ones are forgotten; see docs/SYNC.md, "Payload").
     static let maximumAncestors = 16

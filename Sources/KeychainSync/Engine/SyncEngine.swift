@@ -13,7 +13,7 @@ package final class SyncEngine {
     static let removedName = "sync.removed"
     static let joiningName = "sync.joining"
     static let lastSyncName = "sync.last"
-    static let enabledName = "sync.enabled"
+    static let enabledName = Keystore.secretItemSyncStateName
     static let signingSeedName = "sync.device-sign-key"
     static let boxSecretName = "sync.device-box-key"
 

@@ -71,11 +71,34 @@ struct SyncPayloadTests {
         let expected: [String: Bool] = [
             "seed-genp.bin": true, "seed-inet-no-secret.bin": true, "thisdeviceonly.bin": false,
             "not-synchronizable.bin": false, "too-many-ancestors.bin": false, "truncated.bin": false,
-            "trailing.bin": false, "huge-length.bin": false,
+            "trailing.bin": false, "huge-length.bin": false, "seed-secret-item.bin": true,
+            "secret-item-unsorted.bin": false,
         ]
         for (name, wellFormed) in expected {
             let seed = Array(try Data(contentsOf: Self.corpus.appendingPathComponent(name)))
             #expect(SyncPayloadParser.parse(seed) == wellFormed, "\(name)")
         }
+    }
+
+    @Test("the committed Secret Service seed (kind 5), written from docs/SYNC.md by an independent encoder, decodes and encodes byte for byte")
+    func goldenSecretItem() throws {
+        let bytes = Array(try Data(contentsOf: Self.corpus.appendingPathComponent("seed-secret-item.bin")))
+        guard case .secretItem(let content) = try SyncPayload.decodeAny(SecureBytes(copying: bytes)) else {
+            Issue.record("the seed is not a Secret Service payload")
+            return
+        }
+        let device = SyncDeviceID(bytes: Array(repeating: 7, count: 16))!
+        #expect(content.ancestors == [SyncClock(milliseconds: 1_700_000_000_000, counter: 3, device: device)])
+        let item = SecretItem(
+            number: 0, label: "Chromium Safe Storage",
+            attributes: ["application": "chromium", "xdg:schema": "chrome_libsecret_os_crypt_password_v2"],
+            created: 1_700_000_000, modified: 1_700_000_100, access: SecretItemAccess(owner: "exe:/usr/bin/chromium"))
+        #expect(content.item == item)
+        #expect(content.secret.contentType == "text/plain; charset=utf8")
+        #expect(content.secret.value.unprotectedCopy == Array("hunter2".utf8))
+        let again = SyncPayload.encodeSecretItem(
+            item, SecretItemSecret(value: secret("hunter2"), contentType: "text/plain; charset=utf8"),
+            ancestors: content.ancestors)
+        #expect(again.unprotectedCopy == bytes)
     }
 }
