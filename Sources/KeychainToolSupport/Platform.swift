@@ -69,20 +69,10 @@ package enum Platform {
     }
 
     /// Runs `program` (an absolute path) with `arguments` and `environment`, on this process's standard
-    /// input, output and error, and waits for it (`posix_spawn`, `waitpid`).
+    /// input, output and error, and waits for it (``ChildProcess/run(_:_:environment:searchPath:input:output:)``).
     /// - Returns: its exit status (128 + the signal when a signal ended it), or `nil` when it could not start.
     package static func run(_ program: String, _ arguments: [String], environment: [String: String]) -> Int32? {
-        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var child: pid_t = 0
-        guard posix_spawn(&child, program, nil, nil, argv, envp) == 0 else { return nil }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 {
-            if errno != EINTR { return nil }
-        }
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+        try? ChildProcess.run(program, arguments, environment: environment, output: .inherit).get().status
     }
 
     /// This program's file (`/proc/self/exe`), or `nil` when it cannot be read.

@@ -164,12 +164,8 @@ package enum SecretServiceDaemon {
         _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 
-    /// The message of a `GError`, which it frees.
-    static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
-        guard let error else { return "unknown error" }
-        defer { g_error_free(error) }
-        return String(cString: error.pointee.message)
-    }
+    /// The message of a `GError`, which it frees (``BusConnection/consume(_:)``).
+    static func consume(_ error: UnsafeMutablePointer<GError>?) -> String { BusConnection.consume(error) }
 }
 
 /// The state of one run: the loop, the provider and the timers. Used only on the main thread.
@@ -185,7 +181,7 @@ private final class RunningDaemon {
     var lastActivity = g_get_monotonic_time()
     var status: Int32 = 0
     var sources: [guint] = []
-    var nameLostSubscription: guint = 0
+    var nameLost: BusSignalSubscription?
 
     init(connection: OpaquePointer, name: String, idleExit: UInt32, store: any SecretStore) {
         self.connection = connection
@@ -199,7 +195,7 @@ private final class RunningDaemon {
 
     deinit {
         for source in sources { g_source_remove(source) }
-        if nameLostSubscription != 0 { g_dbus_connection_signal_unsubscribe(connection, nameLostSubscription) }
+        nameLost?.cancel()
         portal.stop()
         provider.stop()
         g_main_loop_unref(loop)
@@ -217,14 +213,13 @@ private final class RunningDaemon {
         portal.activityHandler = provider.activityHandler
         portal.noPrompterHandler = { [unowned self] in self.provider.logNoPrompter(nil) }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        nameLostSubscription = g_dbus_connection_signal_subscribe(
-            connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameLost", "/org/freedesktop/DBus",
-            name, G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, _, _, _, _, _, userData in
-                let daemon = Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue()
-                SecretServiceDaemon.printError("keychain-secret-service: another provider took \(daemon.name); exiting")
-                g_main_loop_quit(daemon.loop)
-            }, me, nil)
+        nameLost = provider.bus.subscribe(
+            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost",
+            path: "/org/freedesktop/DBus", arg0: name
+        ) { [unowned self] _ in
+            SecretServiceDaemon.printError("keychain-secret-service: another provider took \(self.name); exiting")
+            g_main_loop_quit(self.loop)
+        }
         switch requestName(replace: replace) {
         case .success: break
         case .failure(let error):

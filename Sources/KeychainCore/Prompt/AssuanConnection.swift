@@ -18,7 +18,7 @@ internal import Musl
 /// Lines are read one byte at a time into `sodium_malloc` memory, so a PIN never sits in an
 /// ordinary buffer. This file and `Pinentry.swift` are the only ones here that start processes.
 ///
-/// The child is started with `posix_spawn` (standard input and output on the socket, standard error on
+/// The child is started with ``ChildProcess`` (standard input and output on the socket, standard error on
 /// `/dev/null`, the default signal mask and dispositions) and reaped in `deinit`, here and nowhere else,
 /// so its pid names it for as long as this object lives (``PromptCancellation`` relies on that).
 ///
@@ -33,7 +33,7 @@ final class AssuanConnection {
     /// Longest line read (Assuan's limit is 1000 bytes; pinentry's PINs are shorter).
     static let maxLine = 4096
 
-    private let pid: pid_t
+    private let child: ChildProcess
     private let socket: Int32
 
     /// Starts `program` with `arguments` and reads its greeting.
@@ -46,9 +46,12 @@ final class AssuanConnection {
         socket = pair[0]
         var attempt = 0
         while true {
-            switch Self.spawn(program, arguments, io: pair[1]) {
+            switch ChildProcess.start(
+                program, arguments, input: .descriptor(pair[1]), output: .descriptor(pair[1]), error: .null,
+                defaultSignals: true)
+            {
             case .success(let started):
-                pid = started
+                child = started
             case .failure(let error) where error.code == ETXTBSY && attempt < 20:
                 // The program file is still open for writing somewhere (being installed or replaced,
                 // or inherited by a process forked at that moment): it becomes runnable a moment later.
@@ -73,50 +76,16 @@ final class AssuanConnection {
         close(socket)
         // pinentry exits on BYE or at the end of its input: give it up to 1 s before SIGTERM, so that
         // one which has just answered is not killed while it finishes.
-        var status: Int32 = 0
         for _ in 0..<100 {
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid || (reaped < 0 && errno != EINTR) { return }
+            if child.reapIfExited() { return }
             usleep(10_000)
         }
-        kill(pid, SIGTERM)
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        child.signal(SIGTERM)
+        _ = child.wait()
     }
 
     /// The pinentry's process id (it is reaped only in `deinit`).
-    var processIdentifier: Int32 { pid }
-
-    /// Starts `program` with `arguments`, its standard input and output on `io` and standard error on
-    /// `/dev/null`, in this process's environment, with every signal unblocked and at its default.
-    /// - Returns: the child's pid, or the `errno` of the failed start (`ETXTBSY`, `ENOENT`, `EACCES`…).
-    private static func spawn(_ program: String, _ arguments: [String], io: Int32) -> Result<pid_t, SpawnError> {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, io, 0)
-        posix_spawn_file_actions_adddup2(&actions, io, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var child: pid_t = 0
-        let code = posix_spawn(&child, program, &actions, &attributes, argv, environ)
-        return code == 0 ? .success(child) : .failure(SpawnError(code: code))
-    }
-
-    /// Why `posix_spawn` failed: its `errno`.
-    private struct SpawnError: Error {
-        let code: Int32
-    }
+    var processIdentifier: Int32 { child.pid }
 
     /// Sends one command (never a secret) and reads its reply.
     func transact(_ command: String) throws(KeychainFailure) -> Reply {

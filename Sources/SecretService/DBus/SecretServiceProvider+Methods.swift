@@ -1,27 +1,6 @@
 internal import CGIO
 internal import KeychainCore
 
-/// One incoming method call; it is answered exactly once, by ``reply(_:)`` or ``fail(_:)``.
-struct MethodCall {
-    /// The `GDBusMethodInvocation`; replying consumes its reference.
-    let invocation: OpaquePointer
-    /// The caller's unique bus name.
-    let sender: String
-    let path: String
-    let interface: String
-    let method: String
-    /// The arguments, a tuple GDBus has checked against the introspection XML.
-    let parameters: OpaquePointer
-
-    func reply(_ values: [OpaquePointer]) {
-        g_dbus_method_invocation_return_value(invocation, Variant.tuple(values))
-    }
-
-    func fail(_ failure: DBusFailure) {
-        g_dbus_method_invocation_return_dbus_error(invocation, failure.name, failure.message)
-    }
-}
-
 /// A D-Bus error reply: the spec's error names.
 struct DBusFailure: Error {
     let name: String

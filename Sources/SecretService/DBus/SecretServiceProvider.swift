@@ -47,16 +47,23 @@ package final class SecretServiceProvider {
     /// the daemon restarts its idle clock from it.
     package var activityHandler: (() -> Void)?
 
-    let connection: OpaquePointer
-    private let nodeInfo: UnsafeMutablePointer<GDBusNodeInfo>
-    private let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
+    let bus: BusConnection
+    /// The `GDBusConnection`.
+    var connection: OpaquePointer { bus.pointer }
+    private let nodeInfo = BusNodeInfo(builtIn: SecretServiceInterfaces.xml, "Secret Service")
+    /// The subtrees' handlers (set in ``start()``; they hold this provider `unowned`).
+    private var subtreeHandler: BusSubtreeHandler?
+    private var objectHandler: BusInterfaceHandler?
     /// The handler of a call on a node of a subtree that names no object: every method, and (with no
-    /// property callbacks, so that GDBus hands them to `method_call`) `Properties.Get`, `Set` and `GetAll`,
-    /// answer `UnknownMethod` "Object does not exist at path", as gnome-keyring does.
-    private let unknownObjectVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
-    private let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable>
-    var subtrees: [String: guint] = [:]
-    private var signalSubscription: guint = 0
+    /// property handlers, so that GDBus hands them to its method handler) `Properties.Get`, `Set` and
+    /// `GetAll`, answer `UnknownMethod` "Object does not exist at path", as gnome-keyring does.
+    private let unknownObjectHandler = BusInterfaceHandler { call in
+        g_dbus_method_invocation_return_dbus_error(
+            call.invocation, "org.freedesktop.DBus.Error.UnknownMethod",
+            "Object does not exist at path \u{201C}\(call.path)\u{201D}")
+    }
+    var subtrees: [String: BusRegistration] = [:]
+    private var clientsLeaving: BusSignalSubscription?
     /// Each collection's lock state as last announced, to tell lock changes from other changes.
     private var knownLocked: [CollectionID: Bool] = [:]
     /// Whether ``logNoPrompter(_:)`` has logged (once per process).
@@ -96,35 +103,36 @@ package final class SecretServiceProvider {
     ///   - connection: the bus connection, e.g. from `g_bus_get_sync`.
     ///   - store: the collections and items to serve.
     package init(connection: OpaquePointer, store: any SecretStore) {
-        self.connection = connection
-        g_object_ref(UnsafeMutableRawPointer(connection))
+        bus = BusConnection(connection)
         self.store = store
-        var error: UnsafeMutablePointer<GError>?
-        guard let info = g_dbus_node_info_new_for_xml(SecretServiceInterfaces.xml, &error) else {
-            fatalError("the built-in introspection XML does not parse")
-        }
-        nodeInfo = info
-        interfaceVTable = .allocate(capacity: 1)
-        interfaceVTable.initialize(to: Self.makeInterfaceVTable())
-        unknownObjectVTable = .allocate(capacity: 1)
-        unknownObjectVTable.initialize(to: Self.makeUnknownObjectVTable())
-        subtreeVTable = .allocate(capacity: 1)
-        subtreeVTable.initialize(to: Self.makeSubtreeVTable())
     }
 
-    deinit {
-        stop()
-        g_dbus_node_info_unref(nodeInfo)
-        interfaceVTable.deallocate()
-        unknownObjectVTable.deallocate()
-        subtreeVTable.deallocate()
-        g_object_unref(UnsafeMutableRawPointer(connection))
-    }
+    deinit { stop() }
 
     /// Exports the objects and starts watching clients leave. Call once, before requesting the bus name.
     /// - Throws: ``ProviderError/registration(_:)`` if GDBus refuses a path.
     package func start() throws(ProviderError) {
         store.changeHandler = { [unowned self] change in self.storeChanged(change) }
+        let objectHandler = BusInterfaceHandler(
+            methodCall: { [unowned self] call in self.handle(call) },
+            getProperty: { [unowned self] access in
+                self.property(access.path, access.interface, access.name, sender: access.sender)
+                    .map { .success($0) }
+                    ?? .failure(
+                        BusPropertyFailure(code: G_DBUS_ERROR_UNKNOWN_OBJECT, message: "No such object or property"))
+            },
+            setProperty: { [unowned self] access, value in
+                self.setProperty(access.path, access.interface, access.name, value)
+                    .map { BusPropertyFailure(code: $0.code, message: $0.message) }
+            })
+        self.objectHandler = objectHandler
+        subtreeHandler = BusSubtreeHandler(
+            nodeInfo: nodeInfo, enumerate: { [unowned self] path in self.children(of: path) },
+            introspect: { [unowned self] path, node in self.interfaces(of: path, node: node) },
+            dispatch: { [unowned self] path, node in
+                let full = node.map { self.subtrees[path] != nil ? "\(path)/\($0)" : path } ?? path
+                return self.resolve(full) != nil ? objectHandler : self.unknownObjectHandler
+            })
         for path in [Self.servicePath, Self.collectionPrefix, Self.aliasPrefix, Self.sessionPrefix, Self.promptPrefix] {
             try register(path)
         }
@@ -133,27 +141,15 @@ package final class SecretServiceProvider {
             knownLocked[collection.id] = collection.locked
         }
         syncAliasSubtrees()
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        signalSubscription = g_dbus_connection_signal_subscribe(
-            connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
-            nil, G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, _, _, _, _, parameters, userData in
-                guard let parameters, let userData, Variant.isOfType(parameters, "(sss)") else { return }
-                let name = Variant.withChild(parameters, 0, Variant.readString)
-                let newOwner = Variant.withChild(parameters, 2, Variant.readString)
-                guard newOwner.isEmpty, name.hasPrefix(":") else { return }
-                Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue().clientLeft(name)
-            }, me, nil)
+        clientsLeaving = bus.subscribeToClientsLeaving { [unowned self] name in self.clientLeft(name) }
     }
 
     /// Unexports every object. Idempotent.
     package func stop() {
-        for id in subtrees.values { g_dbus_connection_unregister_subtree(connection, id) }
+        for registration in subtrees.values { registration.cancel() }
         subtrees = [:]
-        if signalSubscription != 0 {
-            g_dbus_connection_signal_unsubscribe(connection, signalSubscription)
-            signalSubscription = 0
-        }
+        clientsLeaving?.cancel()
+        clientsLeaving = nil
         store.changeHandler = nil
     }
 
@@ -281,18 +277,8 @@ package final class SecretServiceProvider {
     }
 
     private func register(_ path: String) throws(ProviderError) {
-        guard subtrees[path] == nil else { return }
-        var error: UnsafeMutablePointer<GError>?
-        let id = g_dbus_connection_register_subtree(
-            connection, path, subtreeVTable, G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
-            Unmanaged.passUnretained(self).toOpaque(), nil,
-            &error)
-        if id == 0 {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown"
-            if let error { g_error_free(error) }
-            throw .registration("\(path): \(message)")
-        }
-        subtrees[path] = id
+        guard subtrees[path] == nil, let subtreeHandler else { return }
+        subtrees[path] = try bus.registerSubtree(path, handler: subtreeHandler)
     }
 
     /// Exports each alias path as a subtree of its own (as each collection is), so that its items
@@ -303,7 +289,7 @@ package final class SecretServiceProvider {
     }
 
     private func unregister(_ path: String) {
-        if let id = subtrees.removeValue(forKey: path) { g_dbus_connection_unregister_subtree(connection, id) }
+        subtrees.removeValue(forKey: path)?.cancel()
     }
 
     // MARK: - Store changes → signals
@@ -368,7 +354,7 @@ package final class SecretServiceProvider {
     }
 
     func emit(_ path: String, _ interface: String, _ signal: String, _ arguments: [OpaquePointer]) {
-        g_dbus_connection_emit_signal(connection, nil, path, interface, signal, Variant.tuple(arguments), nil)
+        bus.emit(path, interface, signal, arguments)
     }
 
     /// `org.freedesktop.DBus.Properties.PropertiesChanged` with the current values of `names`.
@@ -395,87 +381,6 @@ package final class SecretServiceProvider {
         for (id, prompt) in prompts where prompt.owner == name { prompts[id] = nil }
         for (id, job) in backgroundPrompts where job.owner == name { endBackgroundPrompt(id) }
         activityHandler?()
-    }
-
-    // MARK: - C callbacks
-
-    private static func makeUnknownObjectVTable() -> GDBusInterfaceVTable {
-        var table = GDBusInterfaceVTable()
-        table.method_call = { _, _, path, _, _, _, invocation, _ in
-            guard let invocation else { return }
-            g_dbus_method_invocation_return_dbus_error(
-                invocation, "org.freedesktop.DBus.Error.UnknownMethod",
-                "Object does not exist at path \u{201C}\(String(cString: path!))\u{201D}")
-        }
-        return table
-    }
-
-    private static func makeInterfaceVTable() -> GDBusInterfaceVTable {
-        var table = GDBusInterfaceVTable()
-        table.method_call = { _, sender, path, interface, method, parameters, invocation, userData in
-            guard let userData, let invocation else { return }
-            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue()
-            let call = MethodCall(
-                invocation: invocation, sender: sender.map { String(cString: $0) } ?? "",
-                path: String(cString: path!), interface: String(cString: interface!), method: String(cString: method!),
-                parameters: parameters!)
-            provider.handle(call)
-        }
-        table.get_property = { _, sender, path, interface, name, error, userData in
-            guard let userData else { return nil }
-            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue()
-            if let value = provider.property(
-                String(cString: path!), String(cString: interface!), String(cString: name!),
-                sender: sender.map { String(cString: $0) })
-            {
-                return value
-            }
-            g_set_error_literal(
-                error, g_dbus_error_quark(), gint(G_DBUS_ERROR_UNKNOWN_OBJECT.rawValue), "No such object or property")
-            return nil
-        }
-        table.set_property = { _, sender, path, interface, name, value, error, userData in
-            guard let userData, let value else { return 0 }
-            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData).takeUnretainedValue()
-            let failure = provider.setProperty(
-                String(cString: path!), String(cString: interface!), String(cString: name!), value)
-            guard let failure else { return 1 }
-            g_set_error_literal(error, g_dbus_error_quark(), gint(failure.code.rawValue), failure.message)
-            return 0
-        }
-        return table
-    }
-
-    private static func makeSubtreeVTable() -> GDBusSubtreeVTable {
-        var table = GDBusSubtreeVTable()
-        table.enumerate = { _, _, path, userData in
-            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
-            let names = provider.children(of: String(cString: path!))
-            let array = g_malloc0(gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<gchar>?>.stride))!
-                .bindMemory(to: UnsafeMutablePointer<gchar>?.self, capacity: names.count + 1)
-            for (index, name) in names.enumerated() { array[index] = g_strdup(name) }
-            return array
-        }
-        table.introspect = { _, _, path, node, userData in
-            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
-            let names = provider.interfaces(of: String(cString: path!), node: node.map { String(cString: $0) })
-            let array = g_malloc0(
-                gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<GDBusInterfaceInfo>?>.stride))!
-                .bindMemory(to: UnsafeMutablePointer<GDBusInterfaceInfo>?.self, capacity: names.count + 1)
-            for (index, name) in names.enumerated() {
-                array[index] = g_dbus_interface_info_ref(g_dbus_node_info_lookup_interface(provider.nodeInfo, name))
-            }
-            return array
-        }
-        table.dispatch = { _, _, path, _, node, outUserData, userData in
-            let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userData!).takeUnretainedValue()
-            let path = String(cString: path!)
-            let full = node.map { provider.subtrees[path] != nil ? "\(path)/\(String(cString: $0))" : path } ?? path
-            outUserData?.pointee = userData
-            return UnsafePointer(
-                provider.resolve(full) != nil ? provider.interfaceVTable : provider.unknownObjectVTable)
-        }
-        return table
     }
 }
 

@@ -27,7 +27,8 @@ package final class SecretServiceClient {
     /// The error a provider answers for a locked collection or item.
     static let isLockedError = "org.freedesktop.Secret.Error.IsLocked"
 
-    let connection: OpaquePointer
+    let bus: BusConnection
+    var connection: OpaquePointer { bus.pointer }
     let busName: String
     /// Milliseconds each call may take (a provider that answers nothing must not hang the migration).
     let timeoutMilliseconds: Int32
@@ -41,17 +42,15 @@ package final class SecretServiceClient {
     ///   - busName: the provider's well-known name, normally `org.freedesktop.secrets`.
     ///   - timeoutMilliseconds: the longest wait for one reply.
     package init(connection: OpaquePointer, busName: String, timeoutMilliseconds: Int32 = 60_000) {
-        self.connection = connection
+        bus = BusConnection(connection)
         self.busName = busName
         self.timeoutMilliseconds = timeoutMilliseconds
-        g_object_ref(UnsafeMutableRawPointer(connection))
     }
 
     deinit {
         if sessionPath != "/" {
             _ = try? call(sessionPath, "org.freedesktop.Secret.Session", "Close", [])
         }
-        g_object_unref(UnsafeMutableRawPointer(connection))
     }
 
     // MARK: - The bus
@@ -254,18 +253,15 @@ package final class SecretServiceClient {
             var dismissed = true
         }
         let outcome = Outcome()
-        let box = Unmanaged.passRetained(outcome)
-        defer { box.release() }
-        let subscription = g_dbus_connection_signal_subscribe(
-            connection, nil, "org.freedesktop.Secret.Prompt", "Completed", prompt, nil, G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, _, _, _, _, parameters, userData in
-                let outcome = Unmanaged<Outcome>.fromOpaque(userData!).takeUnretainedValue()
-                outcome.done = true
-                if let parameters, Variant.isOfType(parameters, "(bv)") {
-                    outcome.dismissed = Variant.withChild(parameters, 0, Variant.readBoolean)
-                }
-            }, box.toOpaque(), nil)
-        defer { g_dbus_connection_signal_unsubscribe(connection, subscription) }
+        let subscription = bus.subscribe(
+            sender: nil, interface: "org.freedesktop.Secret.Prompt", member: "Completed", path: prompt
+        ) { signal in
+            outcome.done = true
+            if Variant.isOfType(signal.parameters, "(bv)") {
+                outcome.dismissed = Variant.withChild(signal.parameters, 0, Variant.readBoolean)
+            }
+        }
+        defer { subscription.cancel() }
         g_variant_unref(try call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
         let deadline = g_get_monotonic_time() + Int(timeoutSeconds) * 1_000_000
         let context = g_main_context_ref_thread_default()

@@ -79,7 +79,7 @@ package final class SecretPortal {
         </node>
         """
 
-    let connection: OpaquePointer
+    let bus: BusConnection
     let store: any SecretStore
     let vault: any PortalSecretVault
     /// Called on every call; the daemon restarts its idle clock from it.
@@ -87,11 +87,11 @@ package final class SecretPortal {
     /// Called when an unlock prompt could not be shown (no prompter): the provider logs why, once.
     package var noPrompterHandler: (() -> Void)?
 
-    private let nodeInfo: UnsafeMutablePointer<GDBusNodeInfo>
-    private let secretVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
-    private let requestVTable: UnsafeMutablePointer<GDBusInterfaceVTable>
-    private var registration: guint = 0
-    private var signalSubscription: guint = 0
+    private let nodeInfo = BusNodeInfo(builtIn: SecretPortal.xml, "portal")
+    /// The `Close` method of every Request object (set in ``start()``; it holds this backend `unowned`).
+    private var requestHandler: BusInterfaceHandler?
+    private var registration: BusRegistration?
+    private var frontendLeaving: BusSignalSubscription?
     /// Calls in progress, by `handle`.
     var requests: [String: PendingRequest] = [:]
 
@@ -104,18 +104,19 @@ package final class SecretPortal {
         let token: String?
         /// The caller's fd (a duplicate this process owns), closed when the call ends.
         let fd: Int32
-        let invocation: OpaquePointer
-        var registration: guint = 0
+        /// The call, answered when the request ends (a deferred reply).
+        let call: MethodCall
+        var registration: BusRegistration?
         var job: BackgroundPrompt?
         var unlockTried = false
 
-        init(handle: String, owner: String, app: PortalAppID, token: String?, fd: Int32, invocation: OpaquePointer) {
+        init(handle: String, owner: String, app: PortalAppID, token: String?, fd: Int32, call: MethodCall) {
             self.handle = handle
             self.owner = owner
             self.app = app
             self.token = token
             self.fd = fd
-            self.invocation = invocation
+            self.call = call
         }
     }
 
@@ -131,51 +132,35 @@ package final class SecretPortal {
     ///   - store: the provider's store, whose unlock prompt a locked vault uses.
     ///   - vault: where master secrets are kept.
     package init(connection: OpaquePointer, store: any SecretStore, vault: any PortalSecretVault) {
-        self.connection = connection
-        g_object_ref(UnsafeMutableRawPointer(connection))
+        bus = BusConnection(connection)
         self.store = store
         self.vault = vault
-        var error: UnsafeMutablePointer<GError>?
-        guard let info = g_dbus_node_info_new_for_xml(Self.xml, &error) else {
-            fatalError("the built-in portal introspection XML does not parse")
-        }
-        nodeInfo = info
-        secretVTable = .allocate(capacity: 1)
-        secretVTable.initialize(to: Self.makeSecretVTable())
-        requestVTable = .allocate(capacity: 1)
-        requestVTable.initialize(to: Self.makeRequestVTable())
     }
 
-    deinit {
-        stop()
-        g_dbus_node_info_unref(nodeInfo)
-        secretVTable.deallocate()
-        requestVTable.deallocate()
-        g_object_unref(UnsafeMutableRawPointer(connection))
-    }
+    deinit { stop() }
 
     /// Exports the backend object and starts watching the frontend leave. Call once, before the bus
     /// name is requested.
     /// - Throws: ``ProviderError/registration(_:)`` if GDBus refuses the path.
     package func start() throws(ProviderError) {
-        guard registration == 0 else { return }
-        var error: UnsafeMutablePointer<GError>?
-        registration = g_dbus_connection_register_object(
-            connection, Self.objectPath, g_dbus_node_info_lookup_interface(nodeInfo, Self.interface), secretVTable,
-            Unmanaged.passUnretained(self).toOpaque(), nil, &error)
-        if registration == 0 {
-            throw .registration("\(Self.objectPath): \(SecretServiceDaemon.consume(error))")
-        }
-        signalSubscription = g_dbus_connection_signal_subscribe(
-            connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
-            nil, G_DBUS_SIGNAL_FLAGS_NONE,
-            { _, _, _, _, _, parameters, userData in
-                guard let parameters, let userData, Variant.isOfType(parameters, "(sss)") else { return }
-                let name = Variant.withChild(parameters, 0, Variant.readString)
-                let newOwner = Variant.withChild(parameters, 2, Variant.readString)
-                guard newOwner.isEmpty, name.hasPrefix(":") else { return }
-                Unmanaged<SecretPortal>.fromOpaque(userData).takeUnretainedValue().clientLeft(name)
-            }, Unmanaged.passUnretained(self).toOpaque(), nil)
+        guard registration == nil else { return }
+        let secretHandler = BusInterfaceHandler(
+            methodCall: { [unowned self] call in
+                guard call.method == "RetrieveSecret" else {
+                    return call.fail(
+                        DBusFailure(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "No such method"))
+                }
+                self.retrieveSecret(call)
+            },
+            getProperty: { access in
+                access.name == "version"
+                    ? .success(Variant.uint32(SecretPortal.version))
+                    : .failure(BusPropertyFailure(code: G_DBUS_ERROR_UNKNOWN_PROPERTY, message: "No such property"))
+            })
+        requestHandler = BusInterfaceHandler { [unowned self] call in self.closeRequest(call) }
+        registration = try bus.registerObject(
+            Self.objectPath, interface: nodeInfo.interface(Self.interface), handler: secretHandler)
+        frontendLeaving = bus.subscribeToClientsLeaving { [unowned self] name in self.clientLeft(name) }
     }
 
     /// Ends every pending call (as closed), unexports the object. Idempotent.
@@ -184,10 +169,10 @@ package final class SecretPortal {
             request.job?.cancel()
             finish(request, .response(.cancelled, token: nil))
         }
-        if registration != 0 { g_dbus_connection_unregister_object(connection, registration) }
-        registration = 0
-        if signalSubscription != 0 { g_dbus_connection_signal_unsubscribe(connection, signalSubscription) }
-        signalSubscription = 0
+        registration?.cancel()
+        registration = nil
+        frontendLeaving?.cancel()
+        frontendLeaving = nil
     }
 
     /// Calls in progress (the provider is not idle while there are any).
@@ -195,11 +180,12 @@ package final class SecretPortal {
 
     // MARK: - RetrieveSecret
 
-    private func retrieveSecret(_ invocation: OpaquePointer, sender: String, parameters: OpaquePointer) {
+    private func retrieveSecret(_ call: MethodCall) {
         activityHandler?()
+        let sender = call.sender
+        let parameters = call.parameters
         guard isFrontend(sender) else {
-            return Self.fail(
-                invocation,
+            return call.fail(
                 .accessDenied(
                     "\(Self.interface) answers only the portal frontend (the owner of \(Self.frontendBusName))"))
         }
@@ -209,29 +195,28 @@ package final class SecretPortal {
         guard let app = PortalAppID(rawApp) else {
             let shown =
                 rawApp.utf8.count > PortalAppID.maximumBytes ? "an id of \(rawApp.utf8.count) bytes" : "“\(rawApp)”"
-            return Self.fail(
-                invocation,
+            return call.fail(
                 .invalidArgs("\(shown) is not an application id (dot-separated elements of A-Z, a-z, 0-9, _ and -)"))
         }
         let token: String?
         switch Variant.withChild(parameters, 3, { Self.tokenOption($0) }) {
         case .success(let value): token = value
-        case .failure(let failure): return Self.fail(invocation, failure)
+        case .failure(let failure): return call.fail(failure)
         }
         guard requests[handle] == nil else {
-            return Self.fail(invocation, .invalidArgs("a request with handle \(handle) is in progress"))
+            return call.fail(.invalidArgs("a request with handle \(handle) is in progress"))
         }
         let fd: Int32
-        switch Self.takeDescriptor(invocation, index: index) {
+        switch Self.takeDescriptor(call, index: index) {
         case .success(let value): fd = value
-        case .failure(let failure): return Self.fail(invocation, failure)
+        case .failure(let failure): return call.fail(failure)
         }
-        let request = PendingRequest(
-            handle: handle, owner: sender, app: app, token: token, fd: fd, invocation: invocation)
+        let request = PendingRequest(handle: handle, owner: sender, app: app, token: token, fd: fd, call: call)
         requests[handle] = request
-        request.registration = g_dbus_connection_register_object(
-            connection, handle, g_dbus_node_info_lookup_interface(nodeInfo, Self.requestInterface), requestVTable,
-            Unmanaged.passUnretained(self).toOpaque(), nil, nil)
+        if let requestHandler {
+            request.registration = try? bus.registerObject(
+                handle, interface: nodeInfo.interface(Self.requestInterface), handler: requestHandler)
+        }
         proceed(request)
     }
 
@@ -281,30 +266,29 @@ package final class SecretPortal {
     /// Answers the call, closes the fd and unexports its Request object.
     func finish(_ request: PendingRequest, _ outcome: Outcome) {
         guard requests.removeValue(forKey: request.handle) != nil else { return }
-        if request.registration != 0 { g_dbus_connection_unregister_object(connection, request.registration) }
-        request.registration = 0
+        request.registration?.cancel()
+        request.registration = nil
         close(request.fd)
         switch outcome {
         case .response(let response, let token):
             let results = Variant.variantMap(token.map { [("token", Variant.string($0))] } ?? [])
-            g_dbus_method_invocation_return_value(
-                request.invocation, Variant.tuple([Variant.uint32(response.rawValue), results]))
+            request.call.reply([Variant.uint32(response.rawValue), results])
         case .failure(let failure):
-            Self.fail(request.invocation, failure)
+            request.call.fail(failure)
         }
     }
 
     /// `Close` on a Request object: closes its prompt and ends the call cancelled.
-    private func closeRequest(_ invocation: OpaquePointer, sender: String, path: String) {
+    private func closeRequest(_ call: MethodCall) {
         activityHandler?()
-        if let request = requests[path] {
-            guard request.owner == sender else {
-                return Self.fail(invocation, .accessDenied("only the connection that made a request may close it"))
+        if let request = requests[call.path] {
+            guard request.owner == call.sender else {
+                return call.fail(.accessDenied("only the connection that made a request may close it"))
             }
             request.job?.cancel()
             finish(request, .response(.cancelled, token: nil))
         }
-        g_dbus_method_invocation_return_value(invocation, nil)
+        call.reply([])
     }
 
     /// The frontend left the bus: its calls end (their answers go nowhere) and their prompts close.
@@ -320,7 +304,7 @@ package final class SecretPortal {
     /// Whether `sender` owns `org.freedesktop.portal.Desktop` now (`GetNameOwner`).
     private func isFrontend(_ sender: String) -> Bool {
         let reply = g_dbus_connection_call_sync(
-            connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+            bus.pointer, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
             Variant.tuple([Variant.string(Self.frontendBusName)]), nil, G_DBUS_CALL_FLAGS_NONE, 5_000, nil, nil)
         guard let reply else { return false }
         defer { g_variant_unref(reply) }
@@ -338,13 +322,10 @@ package final class SecretPortal {
     }
 
     /// Takes a duplicate of the message's fd at `index`, checked to be open for writing.
-    static func takeDescriptor(_ invocation: OpaquePointer, index: Int32) -> Result<Int32, DBusFailure> {
-        let message = g_dbus_method_invocation_get_message(invocation)
-        guard let list = g_dbus_message_get_unix_fd_list(message), index >= 0,
-            index < g_unix_fd_list_get_length(list)
-        else { return .failure(.invalidArgs("the call carries no file descriptor at index \(index)")) }
-        let fd = g_unix_fd_list_get(list, index, nil)
-        guard fd >= 0 else { return .failure(.invalidArgs("the call's file descriptor cannot be used")) }
+    static func takeDescriptor(_ call: MethodCall, index: Int32) -> Result<Int32, DBusFailure> {
+        guard let fd = call.takeFileDescriptor(at: index) else {
+            return .failure(.invalidArgs("the call carries no usable file descriptor at index \(index)"))
+        }
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, flags & O_ACCMODE != O_RDONLY else {
             close(fd)
@@ -375,43 +356,5 @@ package final class SecretPortal {
             }
             return nil
         }
-    }
-
-    static func fail(_ invocation: OpaquePointer, _ failure: DBusFailure) {
-        g_dbus_method_invocation_return_dbus_error(invocation, failure.name, failure.message)
-    }
-
-    // MARK: - C callbacks
-
-    private static func makeSecretVTable() -> GDBusInterfaceVTable {
-        var table = GDBusInterfaceVTable()
-        table.method_call = { _, sender, _, _, method, parameters, invocation, userData in
-            guard let userData, let invocation, let parameters else { return }
-            let portal = Unmanaged<SecretPortal>.fromOpaque(userData).takeUnretainedValue()
-            guard String(cString: method!) == "RetrieveSecret" else {
-                return SecretPortal.fail(
-                    invocation, DBusFailure(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "No such method")
-                )
-            }
-            portal.retrieveSecret(invocation, sender: sender.map { String(cString: $0) } ?? "", parameters: parameters)
-        }
-        table.get_property = { _, _, _, _, name, error, _ in
-            if String(cString: name!) == "version" { return g_variant_new_uint32(SecretPortal.version) }
-            g_set_error_literal(
-                error, g_dbus_error_quark(), gint(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue), "No such property")
-            return nil
-        }
-        return table
-    }
-
-    private static func makeRequestVTable() -> GDBusInterfaceVTable {
-        var table = GDBusInterfaceVTable()
-        table.method_call = { _, sender, path, _, _, _, invocation, userData in
-            guard let userData, let invocation else { return }
-            Unmanaged<SecretPortal>.fromOpaque(userData).takeUnretainedValue()
-                .closeRequest(
-                    invocation, sender: sender.map { String(cString: $0) } ?? "", path: String(cString: path!))
-        }
-        return table
     }
 }

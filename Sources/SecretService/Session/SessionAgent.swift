@@ -34,14 +34,15 @@ final class SessionAgent {
     /// How often the sessions' `State` is read while logind is there, in milliseconds.
     static let statePollMilliseconds: UInt32 = 1_000
 
-    let connection: OpaquePointer
+    let bus: BusConnection
+    var connection: OpaquePointer { bus.pointer }
     let uid: UInt32
     let log: (String) -> Void
     /// The user's sessions (object paths) and whether each is closing.
     private(set) var sessions: [String: Bool] = [:]
     /// The delay inhibitor's descriptor, -1 when none is held.
     private(set) var inhibitor: Int32 = -1
-    private var subscriptions: [guint] = []
+    private var subscriptions: [BusSignalSubscription] = []
     private var nameWatch: guint = 0
     private var poll: guint = 0
     /// Whether "the user's sessions ended" was acted on (reset when a session opens).
@@ -51,16 +52,12 @@ final class SessionAgent {
     ///   - connection: the system bus (referenced for the agent's life).
     ///   - log: where each line goes (standard error, the journal under systemd).
     init(connection: OpaquePointer, uid: UInt32 = getuid(), log: @escaping (String) -> Void) {
-        self.connection = connection
+        bus = BusConnection(connection)
         self.uid = uid
         self.log = log
-        g_object_ref(UnsafeMutableRawPointer(connection))
     }
 
-    deinit {
-        stop()
-        g_object_unref(UnsafeMutableRawPointer(connection))
-    }
+    deinit { stop() }
 
     /// Starts watching for logind; the work begins when its name appears.
     func start() {
@@ -229,47 +226,38 @@ final class SessionAgent {
     // MARK: - Calls and subscriptions
 
     private func subscribe() {
-        let me = Unmanaged.passUnretained(self).toOpaque()
         func on(
-            _ interface: String, _ member: String, _ path: String?, _ arg0: String?, _ callback: GDBusSignalCallback
+            _ interface: String, _ member: String, _ path: String?, _ arg0: String?,
+            _ body: @escaping (BusSignal) -> Void
         ) {
             subscriptions.append(
-                g_dbus_connection_signal_subscribe(
-                    connection, Self.logind, interface, member, path, arg0, G_DBUS_SIGNAL_FLAGS_NONE, callback, me, nil)
-            )
+                bus.subscribe(sender: Self.logind, interface: interface, member: member, path: path, arg0: arg0, body))
         }
-        on(Self.managerInterface, "PrepareForSleep", Self.managerPath, nil) { _, _, _, _, _, parameters, userData in
-            guard let parameters, Variant.isOfType(parameters, "(b)") else { return }
-            let starting = Variant.withChild(parameters, 0, Variant.readBoolean)
-            Unmanaged<SessionAgent>.fromOpaque(userData!).takeUnretainedValue().prepareForSleep(starting)
+        on(Self.managerInterface, "PrepareForSleep", Self.managerPath, nil) { [unowned self] signal in
+            guard Variant.isOfType(signal.parameters, "(b)") else { return }
+            self.prepareForSleep(Variant.withChild(signal.parameters, 0, Variant.readBoolean))
         }
-        on(Self.managerInterface, "SessionNew", Self.managerPath, nil) { _, _, _, _, _, parameters, userData in
-            guard let parameters, Variant.isOfType(parameters, "(so)") else { return }
-            let path = Variant.withChild(parameters, 1, Variant.readString)
-            Unmanaged<SessionAgent>.fromOpaque(userData!).takeUnretainedValue().sessionNew(path)
+        on(Self.managerInterface, "SessionNew", Self.managerPath, nil) { [unowned self] signal in
+            guard Variant.isOfType(signal.parameters, "(so)") else { return }
+            self.sessionNew(Variant.withChild(signal.parameters, 1, Variant.readString))
         }
-        on(Self.managerInterface, "SessionRemoved", Self.managerPath, nil) { _, _, _, _, _, parameters, userData in
-            guard let parameters, Variant.isOfType(parameters, "(so)") else { return }
-            let path = Variant.withChild(parameters, 1, Variant.readString)
-            Unmanaged<SessionAgent>.fromOpaque(userData!).takeUnretainedValue().sessionRemoved(path)
+        on(Self.managerInterface, "SessionRemoved", Self.managerPath, nil) { [unowned self] signal in
+            guard Variant.isOfType(signal.parameters, "(so)") else { return }
+            self.sessionRemoved(Variant.withChild(signal.parameters, 1, Variant.readString))
         }
-        on(Self.sessionInterface, "Lock", nil, nil) { _, _, path, _, _, _, userData in
-            guard let path else { return }
-            Unmanaged<SessionAgent>.fromOpaque(userData!).takeUnretainedValue()
-                .sessionLocked(String(cString: path), "screen locked")
+        on(Self.sessionInterface, "Lock", nil, nil) { [unowned self] signal in
+            self.sessionLocked(signal.path, "screen locked")
         }
-        on(Self.propertiesInterface, "PropertiesChanged", nil, Self.sessionInterface) {
-            _, _, path, _, _, parameters, userData in
-            guard let path, let parameters, Variant.isOfType(parameters, "(sa{sv}as)") else { return }
-            let changed = Variant.withChild(parameters, 1, Variant.readVariantMap)
+        on(Self.propertiesInterface, "PropertiesChanged", nil, Self.sessionInterface) { [unowned self] signal in
+            guard Variant.isOfType(signal.parameters, "(sa{sv}as)") else { return }
+            let changed = Variant.withChild(signal.parameters, 1, Variant.readVariantMap)
             defer { Variant.release(changed) }
-            Unmanaged<SessionAgent>.fromOpaque(userData!).takeUnretainedValue()
-                .sessionPropertiesChanged(String(cString: path), changed)
+            self.sessionPropertiesChanged(signal.path, changed)
         }
     }
 
     private func unsubscribe() {
-        for subscription in subscriptions { g_dbus_connection_signal_unsubscribe(connection, subscription) }
+        for subscription in subscriptions { subscription.cancel() }
         subscriptions = []
         if poll != 0 { g_source_remove(poll) }
         poll = 0

@@ -1,0 +1,98 @@
+internal import CGIO
+
+/// What a property read or write names.
+struct BusPropertyAccess {
+    /// The caller's unique name (`nil` on a peer-to-peer connection).
+    let sender: String?
+    let path: String
+    let interface: String
+    let name: String
+}
+
+/// The D-Bus error a property read or write answers.
+struct BusPropertyFailure: Error {
+    let code: GDBusError
+    let message: String
+}
+
+/// The method table of one exported interface: Swift handlers behind one GDBus vtable, which this
+/// value owns. Exported with ``BusConnection/registerObject(_:interface:handler:)`` or returned by a
+/// ``BusSubtreeHandler``'s dispatch.
+///
+/// Without property handlers GDBus hands `org.freedesktop.DBus.Properties` calls to ``methodCall``
+/// as well (a handler for objects that do not exist answers them too).
+final class BusInterfaceHandler {
+    /// Answers a method call, now or later (a ``MethodCall`` may be kept and answered once, later).
+    let methodCall: (MethodCall) -> Void
+    /// Reads a property: its value (a floating `GVariant`) or the error to answer.
+    let getProperty: ((BusPropertyAccess) -> Result<OpaquePointer, BusPropertyFailure>)?
+    /// Writes a property (GDBus has checked the value's type): `nil` on success, else the error to answer.
+    let setProperty: ((BusPropertyAccess, OpaquePointer) -> BusPropertyFailure?)?
+    /// The vtable GDBus calls, with this object as its user data.
+    let vtable: UnsafeMutablePointer<GDBusInterfaceVTable>
+
+    init(
+        methodCall: @escaping (MethodCall) -> Void,
+        getProperty: ((BusPropertyAccess) -> Result<OpaquePointer, BusPropertyFailure>)? = nil,
+        setProperty: ((BusPropertyAccess, OpaquePointer) -> BusPropertyFailure?)? = nil
+    ) {
+        self.methodCall = methodCall
+        self.getProperty = getProperty
+        self.setProperty = setProperty
+        vtable = .allocate(capacity: 1)
+        vtable.initialize(to: Self.makeVTable(properties: getProperty != nil, writable: setProperty != nil))
+    }
+
+    deinit { vtable.deallocate() }
+
+    private static func handler(_ data: UnsafeMutableRawPointer?) -> BusInterfaceHandler {
+        Unmanaged<BusInterfaceHandler>.fromOpaque(data!).takeUnretainedValue()
+    }
+
+    private static func access(
+        _ sender: UnsafePointer<gchar>?, _ path: UnsafePointer<gchar>?, _ interface: UnsafePointer<gchar>?,
+        _ name: UnsafePointer<gchar>?
+    ) -> BusPropertyAccess {
+        BusPropertyAccess(
+            sender: sender.map { String(cString: $0) }, path: String(cString: path!),
+            interface: String(cString: interface!), name: String(cString: name!))
+    }
+
+    private static func makeVTable(properties: Bool, writable: Bool) -> GDBusInterfaceVTable {
+        var table = GDBusInterfaceVTable()
+        table.method_call = { _, sender, path, interface, method, parameters, invocation, data in
+            guard let invocation, let parameters else { return }
+            let call = MethodCall(
+                invocation: invocation, sender: sender.map { String(cString: $0) } ?? "",
+                path: String(cString: path!), interface: String(cString: interface!), method: String(cString: method!),
+                parameters: parameters)
+            BusInterfaceHandler.handler(data).methodCall(call)
+        }
+        if properties {
+            table.get_property = { _, sender, path, interface, name, error, data in
+                switch BusInterfaceHandler.handler(data).getProperty!(
+                    BusInterfaceHandler.access(sender, path, interface, name))
+                {
+                case .success(let value): return value
+                case .failure(let failure):
+                    g_set_error_literal(error, g_dbus_error_quark(), gint(failure.code.rawValue), failure.message)
+                    return nil
+                }
+            }
+        }
+        if writable {
+            table.set_property = { _, sender, path, interface, name, value, error, data in
+                guard let value else { return 0 }
+                guard
+                    let failure = BusInterfaceHandler.handler(data).setProperty!(
+                        BusInterfaceHandler.access(sender, path, interface, name), value)
+                else {
+                    return 1
+                }
+                g_set_error_literal(error, g_dbus_error_quark(), gint(failure.code.rawValue), failure.message)
+                return 0
+            }
+        }
+        return table
+    }
+}
