@@ -38,12 +38,12 @@ struct ItemGatewayTests {
         let keychain = try TemporaryKeychain()
         let app = try gateway(keychain)
         #expect(status { _ = try app.groupForNewItem(named: "other") } == .missingEntitlement)
-        #expect(status { _ = try app.searchGroups(named: "other") } == .missingEntitlement)
+        #expect(status { _ = try app.searchScope(named: "other") } == .missingEntitlement)
         #expect(status { _ = try app.upsertGroups(named: "other") } == .missingEntitlement)
         #expect(status { try app.checkHeld("other") } == .missingEntitlement)
         let none = try gateway(keychain, Self.none)
         #expect(status { _ = try none.groupForNewItem(named: nil) } == .missingEntitlement)
-        #expect(status { _ = try none.searchGroups(named: nil) } == .missingEntitlement)
+        #expect(status { _ = try none.searchScope(named: nil) } == .missingEntitlement)
         #expect(status { _ = try none.upsertGroups(named: nil) } == .missingEntitlement)
         #expect(
             status { _ = try none.add(NewItem(.genericPassword, attributes: ["svce": .string("s")], secret: nil)) }
@@ -51,12 +51,12 @@ struct ItemGatewayTests {
     }
 
     @Test("rule 8: a search covers the named group, or every group held; the user's tools see every group")
-    func searchGroups() throws {
+    func searchScope() throws {
         let keychain = try TemporaryKeychain()
-        #expect(try gateway(keychain).searchGroups(named: nil) == ["team.app", "team.shared"])
-        #expect(try gateway(keychain).searchGroups(named: "team.shared") == ["team.shared"])
-        #expect(try gateway(keychain, .manager).searchGroups(named: nil) == nil)
-        #expect(try gateway(keychain, .manager).searchGroups(named: "anything") == ["anything"])
+        #expect(try gateway(keychain).searchScope(named: nil).coverage == .groups(["team.app", "team.shared"]))
+        #expect(try gateway(keychain).searchScope(named: "team.shared").coverage == .groups(["team.shared"]))
+        #expect(try gateway(keychain, .manager).searchScope(named: nil).coverage == .all)
+        #expect(try gateway(keychain, .manager).searchScope(named: "anything").coverage == .groups(["anything"]))
     }
 
     @Test("rule 8: an upsert without a group looks in every group held, default first")
@@ -71,11 +71,11 @@ struct ItemGatewayTests {
         let keychain = try TemporaryKeychain()
         let gateway = try gateway(keychain)
         _ = try gateway.add(NewItem(.genericPassword, attributes: ["svce": .string("s")], secret: secret("x")))
-        let query = ItemQuery(itemClass: .genericPassword, accessGroups: try gateway.searchGroups(named: nil))
+        let query = ItemQuery(itemClass: .genericPassword, scope: try gateway.searchScope(named: nil))
         #expect(
             status { _ = try gateway.update(query, changes: ["agrp": .string("other")], secret: nil) }
                 == .missingEntitlement)
-        #expect(status { _ = try gateway.migrate([query], changes: ["agrp": .string("other")]) } == .missingEntitlement)
+        #expect(status { _ = try gateway.migrate([query], changes: [:], into: "other") } == .missingEntitlement)
         #expect(try gateway.search(query, projection: .attributes).first?.attributes["agrp"] == .string("team.app"))
     }
 
@@ -88,18 +88,18 @@ struct ItemGatewayTests {
         let attributes: [String: AttributeValue] = ["svce": .string("s"), "acct": .string("a")]
         #expect(
             try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: secret("one"))) == .inserted)
-        let query = ItemQuery(itemClass: .genericPassword, accessGroups: try gateway.searchGroups(named: nil))
+        let query = ItemQuery(itemClass: .genericPassword, scope: try gateway.searchScope(named: nil))
         let ref = try gateway.search(query, projection: []).first?.persistentRef
         #expect(
             try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: secret("two"))) == .updated(1))
-        let items = try gateway.search(query, projection: .secret)
+        let items = try gateway.keystore.search(query, projection: .secret)
         #expect(items.count == 1)
         #expect(items.first?.persistentRef == ref)
         #expect(items.first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
         // Without a new secret the stored one is kept (`security add-… -U` without -w).
         #expect(try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: nil)) == .updated(1))
         #expect(
-            try gateway.search(query, projection: .secret).first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
+            try gateway.keystore.search(query, projection: .secret).first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
         // A plain add of the same primary key is errSecDuplicateItem.
         #expect(
             status { _ = try gateway.add(NewItem(.genericPassword, attributes: attributes, secret: nil)) }

@@ -75,7 +75,9 @@ package struct StoreSession: ~Copyable {
             values.append(.integer(protection.code))
         }
         var groupCount = 0
-        if let groups = query.accessGroups {
+        switch query.scope.coverage {
+        case .all: break
+        case .groups(let groups):
             if groups.isEmpty { return [] }
             groupCount = groups.count
             for group in groups { values.append(.blob(codec.digest(.accessGroup, .string(group)))) }
