@@ -56,7 +56,7 @@ extension ItemGateway {
     }
 
     /// The identities among `certificates` (certificate items read with their attributes, and their
-    /// data when `readingSecrets`): each joined with the private key whose `klbl` is its `pkhh`, in
+    /// data when read with `reads`): each joined with the private key whose `klbl` is its `pkhh`, in
     /// the gateway's groups.
     /// - Parameters:
     ///   - certificates: certificate items, in the order to return.

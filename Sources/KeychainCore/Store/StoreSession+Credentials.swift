@@ -24,7 +24,7 @@ extension StoreSession {
     /// - Returns: the items, with their attributes (and secrets when asked); `[]` when none.
     /// - Throws: `.interactionNotAllowed` when a class key is locked; `.decode` when an item fails
     ///   authentication.
-    package func credentials(
+    func credentials(
         in scope: CredentialScope, groups: GroupScope, withSecret: Bool, limit: Int? = nil
     ) throws(KeychainFailure) -> [ItemRecord] {
         var found: [ItemRecord] = []
@@ -64,7 +64,7 @@ extension StoreSession {
     ///     ``SecureBytes/constantTimeEquals(_:)``.
     /// - Returns: the number of items deleted.
     /// - Throws: as ``credentials(in:groups:withSecret:limit:)``.
-    package func deleteCredentials(
+    func deleteCredentials(
         in scope: CredentialScope, groups: GroupScope, where predicate: (ItemRecord) -> Bool
     ) throws(KeychainFailure) -> Int {
         var deleted = 0
@@ -93,7 +93,7 @@ extension StoreSession {
     ///   - searchGroups: the helper's access groups, searched for the items it replaces.
     /// - Returns: whether the item was inserted or updated in place.
     /// - Throws: `.duplicateItem` when another program's item has the primary key; otherwise as ``upsert(_:attributes:secret:groups:now:)``.
-    package func replaceCredential(
+    func replaceCredential(
         in scope: CredentialScope, attributes: [String: AttributeValue], secret: SecureBytes, group: String,
         searchGroups: GroupScope
     ) throws(KeychainFailure) -> UpsertOutcome {
@@ -120,7 +120,7 @@ extension StoreSession {
 
 extension Keystore {
     /// Runs ``StoreSession/credentials(in:groups:withSecret:limit:)`` in one read transaction.
-    package func credentials(
+    func credentials(
         in scope: CredentialScope, groups: GroupScope, withSecret: Bool, limit: Int? = nil
     ) throws(KeychainFailure) -> [ItemRecord] {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in
@@ -130,7 +130,7 @@ extension Keystore {
 
     /// Runs ``StoreSession/deleteCredentials(in:groups:where:)`` in one write transaction: the
     /// comparison and the delete cannot be separated by another process's write.
-    package func deleteCredentials(
+    func deleteCredentials(
         in scope: CredentialScope, groups: GroupScope, where predicate: (ItemRecord) -> Bool
     ) throws(KeychainFailure) -> Int {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
@@ -140,7 +140,7 @@ extension Keystore {
 
     /// Runs ``StoreSession/replaceCredential(in:attributes:secret:group:searchGroups:)`` in one
     /// write transaction.
-    package func replaceCredential(
+    func replaceCredential(
         in scope: CredentialScope, attributes: [String: AttributeValue], secret: SecureBytes, group: String,
         searchGroups: GroupScope
     ) throws(KeychainFailure) -> UpsertOutcome {
@@ -157,7 +157,7 @@ extension Keystore {
     ///   - projection: what to open of the item returned.
     /// - Returns: the deleted item, or `nil` when nothing matched.
     /// - Throws: as ``StoreSession/search(_:projection:)`` and ``StoreSession/delete(_:)``.
-    package func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> ItemRecord? {
+    func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> ItemRecord? {
         var first = query
         first.limit = 1
         return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ItemRecord? in

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+internal import FoundationEssentials
 #else
-package import Foundation
+internal import Foundation
 #endif
 
 /// What ``StoreSession/upsert(_:attributes:secret:groups:now:)`` did.
@@ -37,7 +37,7 @@ extension StoreSession {
     /// - Throws: `.param` when `groups` is empty or the protection class is unknown; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when a class key is locked; `.decode` when a stored item fails
     ///   authentication; `.diskFull`; `.duplicateItem` only if the database's uniqueness check fires.
-    package func upsert(
+    func upsert(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, groups: [String],
         now: Date = Date()
     ) throws(KeychainFailure) -> UpsertOutcome {
@@ -94,7 +94,7 @@ extension StoreSession {
 
 extension Keystore {
     /// Runs ``StoreSession/upsert(_:attributes:secret:groups:now:)`` in one write transaction.
-    package func upsert(
+    func upsert(
         _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, groups: [String]
     ) throws(KeychainFailure) -> UpsertOutcome {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in

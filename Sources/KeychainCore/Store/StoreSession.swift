@@ -1,14 +1,15 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+internal import FoundationEssentials
 #else
-package import Foundation
+internal import Foundation
 #endif
 
 /// One open connection with its unwrapped keys: the item operations of a ``Keystore``.
 ///
 /// Every method runs inside a transaction that ``Keystore`` opened; none commits.
 /// It is `~Copyable` so that exactly one owner (the keystore's mutex) holds the connection.
-package struct StoreSession: ~Copyable {
+/// Internal to KeychainCore: front ends reach items only through ``ItemGateway`` (issue 23, item 2).
+struct StoreSession: ~Copyable {
     let database: Database
     /// The keybag entries and settings this connection holds.
     let keys: SessionKeys
@@ -28,7 +29,7 @@ package struct StoreSession: ~Copyable {
 
     /// Largest secret accepted, in bytes. Larger ones get `errSecDataTooLarge` (-25302).
     /// Apple's securityd logs secrets above 4 KiB and fails on multi-megabyte ones; we allow 1 MiB.
-    package static let maximumSecretBytes = 1 << 20
+    static let maximumSecretBytes = 1 << 20
 
     // MARK: - Rows
 
@@ -154,7 +155,7 @@ package struct StoreSession: ~Copyable {
     /// Only meaningful once its key has failed to open.
     func isOrphaned(_ row: Row) -> Bool { keys.orphanedEntries.contains(.classKey(row.protection)) }
 
-    package static let orphanedMessage =
+    static let orphanedMessage =
         "this ThisDeviceOnly item is bound to the device key of another installation (or of a lost one) and cannot be read here; delete it and add it again"
 
     func openAttributes(_ row: Row, itemKey: ItemKey) throws(KeychainFailure) -> [String: AttributeValue] {
@@ -208,7 +209,7 @@ package struct StoreSession: ~Copyable {
     ///   candidate fails authentication, or when every match was an orphaned `…ThisDeviceOnly` item
     ///   (which is skipped otherwise; see ``itemKeyUnlessOrphaned(_:associatedData:)``). An empty
     ///   result is returned as `[]`; callers map it.
-    package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
         let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
         // Only the access control: its entry is read from the record without building the other attributes.
         let needsAccessControl = !needsAttributes && projection.contains(.accessControl)
@@ -256,7 +257,7 @@ package struct StoreSession: ~Copyable {
     /// - Returns: the stored item's persistent reference.
     /// - Throws: `.duplicateItem` when an item with the same primary key exists; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when the class key is locked; `.diskFull`.
-    package func add(
+    func add(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Data {
         var attributes = Self.normalized(itemClass, input)
@@ -268,7 +269,7 @@ package struct StoreSession: ~Copyable {
     }
 
     /// Fills defaults: every primary-key attribute, `pdmn` and `sync`.
-    package static func normalized(_ itemClass: ItemClass, _ input: [String: AttributeValue]) -> [String: AttributeValue] {
+    static func normalized(_ itemClass: ItemClass, _ input: [String: AttributeValue]) -> [String: AttributeValue] {
         var attributes = input
         for descriptor in itemClass.primaryKey where attributes[descriptor.name] == nil {
             attributes[descriptor.name] = descriptor.defaultValue
@@ -317,7 +318,7 @@ package struct StoreSession: ~Copyable {
     /// Applies `changes` (and a new secret, when given) to every item `query` matches.
     /// - Returns: the number of items updated (0 when nothing matched).
     /// - Throws: `.duplicateItem` when a change would give an item the primary key of another.
-    package func update(
+    func update(
         _ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Int {
         // The stored secret is read only when it is kept (no new one given).
@@ -413,7 +414,7 @@ package struct StoreSession: ~Copyable {
 
     /// Deletes every item `query` matches.
     /// - Returns: the number deleted.
-    package func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
+    func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
         let rows = try candidateRows(query, withSecret: false)
         let covered = Self.isCoveredByIndex(query)
         var deleted = 0
