@@ -79,6 +79,47 @@ struct ItemGatewayTests {
         #expect(try gateway.search(query, projection: .attributes).first?.attributes["agrp"] == .string("team.app"))
     }
 
+    @Test("only the management identity's scope covers every group; an identity made from groups never does")
+    func managementScope() throws {
+        let keychain = try TemporaryKeychain()
+        let all = ApplicationIdentity(accessGroups: ["team.app", "team.shared", "team.other"])
+        #expect(!all.seesAllGroups)
+        #expect(try gateway(keychain, all).searchScope(named: nil).coverage == .groups(all.accessGroups))
+        #expect(try gateway(keychain, Self.none).callerScope.coverage == .groups([]))
+        #expect(try gateway(keychain, .manager).callerScope.coverage == .all)
+        #expect(status { _ = try gateway(keychain).checkPlacement(named: "team.other") } == .missingEntitlement)
+        #expect(status { try gateway(keychain, Self.none).checkPlacement(named: nil) } == .missingEntitlement)
+    }
+
+    // MARK: - Releasing secrets
+
+    @Test("a secret leaves the gateway only through the releasing search, an access-controlled one only when authorized")
+    func secretsOnlyThroughRelease() throws {
+        let keychain = try TemporaryKeychain()
+        let gateway = try gateway(keychain)
+        let guarded = AccessConstraints(rawValue: AccessConstraints.userPresence).encoded
+        _ = try gateway.add(NewItem(.genericPassword, attributes: ["svce": .string("plain")], secret: secret("p")))
+        _ = try gateway.add(
+            NewItem(
+                .genericPassword, attributes: ["svce": .string("guarded"), "accc": .data(Data(guarded))],
+                secret: secret("g")))
+        let query = ItemQuery(itemClass: .genericPassword, scope: gateway.callerScope)
+        // The plain search opens no secret, even when asked for one.
+        let plain = try gateway.search(query, projection: [.attributes, .secret])
+        #expect(plain.count == 2 && plain.allSatisfy { $0.secret == nil })
+        // The keychain has no password, so the user's proof cannot be given here.
+        var skip = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .skip, reason: nil)
+        let skipped = try gateway.search(query, projection: .attributes, release: &skip)
+        #expect(skipped.map { $0.attributes["svce"] } == [.string("plain")])
+        #expect(skipped.first?.secret?.constantTimeEquals(Array("p".utf8)) == true)
+        var fail = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .fail, reason: nil)
+        #expect(status { _ = try gateway.search(query, projection: .attributes, release: &fail) } == .interactionNotAllowed)
+        var withhold = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .fail, reason: nil)
+        let withheld = try gateway.search(query, projection: .attributes, release: &withhold, refusal: .withholdsSecret)
+        #expect(withheld.map { $0.attributes["svce"] } == [.string("plain"), .string("guarded")])
+        #expect(withheld.map { $0.secret == nil } == [false, true])
+    }
+
     // MARK: - Upsert (rule 1)
 
     @Test("rule 1: upsert adds once, then updates the item with the same primary key in place")
