@@ -53,17 +53,7 @@ extension StoreSession {
             guard let row = try rowByPrimaryKey(itemClass, keyAttributes, withSecret: secret == nil) else { continue }
             let key = try itemKey(row)
             let stored = try openAttributes(row, itemKey: key)
-            var attributes = stored
-            for (name, value) in changes { attributes[name] = value }
-            attributes = Self.normalized(itemClass, attributes)
-            attributes[.modificationDate] = .date(now)
-            if Self.keepsRowIdentity(itemClass, stored, attributes) {
-                try reseal(row, itemKey: key, attributes: attributes, secret: secret)
-            } else {
-                let kept: SecureBytes
-                if let secret { kept = secret } else { kept = try openSecret(row, itemKey: key) }
-                try rewrite(row, attributes: attributes, secret: kept)
-            }
+            try apply(changes: changes, to: row, itemKey: key, stored: stored, secret: secret, now: now)
             updated += 1
         }
         if updated > 0 { return .updated(updated) }

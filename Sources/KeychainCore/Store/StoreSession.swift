@@ -332,21 +332,36 @@ struct StoreSession: ~Copyable {
             }
             let stored = try openAttributes(row, itemKey: key)
             guard Self.satisfies(stored, query) else { continue }
-            var attributes = stored
-            for (name, value) in changes { attributes[name] = value }
-            attributes = Self.normalized(row.itemClass, attributes)
-            attributes[.modificationDate] = .date(now)
-            if Self.keepsRowIdentity(row.itemClass, stored, attributes) {
-                try reseal(row, itemKey: key, attributes: attributes, secret: secret)
-            } else {
-                let currentSecret: SecureBytes
-                if let secret { currentSecret = secret } else { currentSecret = try openSecret(row, itemKey: key) }
-                try rewrite(row, attributes: attributes, secret: currentSecret)
-            }
+            try apply(changes: changes, to: row, itemKey: key, stored: stored, secret: secret, now: now)
             updated += 1
         }
         if updated == 0 && skippedOrphans { throw Self.orphanedFailure }
         return updated
+    }
+
+    /// Applies `changes` over one row's `stored` attributes, and the new secret when given (else the
+    /// stored one is kept): the one step of both ``update(_:changes:secret:now:)`` and
+    /// ``upsert(_:attributes:secret:groups:now:)``. Missing primary-key attributes take their
+    /// defaults and `mdat` becomes `now`. The row keeps its item key and columns when its identity
+    /// does not change (``keepsRowIdentity(_:_:_:)``: ``reseal(_:itemKey:attributes:secret:)``), and
+    /// is rewritten whole under a fresh item key otherwise (``rewrite(_:attributes:secret:)``).
+    /// - Throws: `.duplicateItem` when the change gives the item another item's primary key;
+    ///   `.dataTooLarge`; `.decode` when the stored secret fails authentication.
+    func apply(
+        changes: [String: AttributeValue], to row: Row, itemKey key: ItemKey, stored: [String: AttributeValue],
+        secret: SecureBytes?, now: Date
+    ) throws(KeychainFailure) {
+        var attributes = stored
+        for (name, value) in changes { attributes[name] = value }
+        attributes = Self.normalized(row.itemClass, attributes)
+        attributes[.modificationDate] = .date(now)
+        if Self.keepsRowIdentity(row.itemClass, stored, attributes) {
+            try reseal(row, itemKey: key, attributes: attributes, secret: secret)
+        } else {
+            let kept: SecureBytes
+            if let secret { kept = secret } else { kept = try openSecret(row, itemKey: key) }
+            try rewrite(row, attributes: attributes, secret: kept)
+        }
     }
 
     /// Whether an update from `old` to `new` attributes leaves every value the row's index columns and
