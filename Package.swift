@@ -130,7 +130,10 @@ let package = Package(
 
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestProcess", "KeychainTesting"],
+            dependencies: [
+                "KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestProcess", "KeychainTesting",
+                "keychain-bench",
+            ],
             exclude: ["Fixtures"], swiftSettings: strictSettings),
         // The test process itself: its own kernel keyring (CTestKeyring, linked into every suite that
         // depends on this) and the keychain-test-helper processes it starts (HelperProcess).

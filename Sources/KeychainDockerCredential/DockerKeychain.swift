@@ -40,7 +40,7 @@ struct DockerKeychain {
     func store(_ credentials: DockerCredentials) throws(CommandFailure) {
         let url = try RegistryURL(credentials.serverURL)
         // Docker's own message for a caller without a group: the status text without its number.
-        do throws(KeychainFailure) { _ = try gateway.groupForNewItem(named: nil) } catch {
+        do throws(KeychainFailure) { try gateway.checkPlacement(named: nil) } catch {
             throw .message(error.status.message, status: 1)
         }
         let attributes = [String: AttributeValue](named: [
@@ -109,7 +109,7 @@ struct DockerKeychain {
                 ItemQuery(
                     itemClass: .internetPassword,
                     filters: .init(named: [.label: .string(DockerCredentialHelper.label)]),
-                    accessGroups: gateway.helperGroups),
+                    scope: gateway.helperGroups),
                 projection: [.attributes])
         }
         var entries: [String: String] = [:]

@@ -244,9 +244,15 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
         let location = KeychainLocation(databasePath: path, deviceKeyPath: deviceKey)
         if let keystore = try? Keystore(location: location, create: false) {
-            _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
-            _ = try? keystore.search(
-                ItemQuery(itemClass: .internetPassword, synchronizable: .any), projection: [.attributes])
+            // The management identity's gateway reads every group; secrets are opened, and none asks.
+            let gateway = ItemGateway(keystore: keystore, identity: .manager)
+            var authorizer = AccessAuthorizer(keystore: keystore, context: nil, ui: .skip, reason: nil)
+            _ = try? gateway.search(
+                ItemQuery(itemClass: .genericPassword, scope: gateway.callerScope), projection: [.attributes],
+                release: &authorizer)
+            _ = try? gateway.search(
+                ItemQuery(itemClass: .internetPassword, scope: gateway.callerScope, synchronizable: .any),
+                projection: [.attributes])
             _ = try? keystore.verifyIntegrity()
             _ = try? keystore.lockState()
             // Unlocking (and adopting, when the keychain was made with another device key) runs
@@ -261,9 +267,13 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 where name.hasSuffix(".unlock-failures") {
                     try? FileManager.default.removeItem(atPath: directory + "/" + name)
                 }
-                _ = try? keystore.search(ItemQuery(itemClass: .genericPassword), projection: [.attributes, .secret])
-                _ = try? keystore.delete(
-                    ItemQuery(itemClass: .genericPassword, filters: .init(named: [.account: .string("aku")])))
+                _ = try? gateway.search(
+                    ItemQuery(itemClass: .genericPassword, scope: gateway.callerScope), projection: [.attributes],
+                    release: &authorizer)
+                _ = try? gateway.delete(
+                    ItemQuery(
+                        itemClass: .genericPassword, filters: .init(named: [.account: .string("aku")]),
+                        scope: gateway.callerScope))
             }
         }
     }
@@ -300,8 +310,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// Deletes every item of the scratch keystore.
     private static func empty(_ keystore: Keystore) {
+        let gateway = ItemGateway(keystore: keystore, identity: .manager)
         for itemClass in [ItemClass.genericPassword, .internetPassword] {
-            _ = try? keystore.delete(ItemQuery(itemClass: itemClass, synchronizable: .any))
+            _ = try? gateway.delete(ItemQuery(itemClass: itemClass, scope: gateway.callerScope, synchronizable: .any))
         }
     }
 
@@ -333,27 +344,32 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let directory = NSTemporaryDirectory() + "swkc-fuzzseed-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let keystore = try scratchKeystore(in: directory)
-        _ = try keystore.add(
-            .genericPassword,
-            attributes: .init(named: [
-                .accessGroup: .string("team.a"), .service: .string("api"), .account: .string("me"),
-                .accessible: .string("ak"),
-            ]),
-            secret: SecureBytes(copying: Array("s3cret".utf8)))
-        _ = try keystore.add(
-            .internetPassword,
-            attributes: .init(named: [
-                .accessGroup: .string("team.a"), .server: .string("example.com"), .account: .string("me"),
-                .protocol: .string("htps"), .port: .integer(443), .path: .string("/login"), .accessible: .string("ck"),
-            ]),
-            secret: SecureBytes(copying: Array("hunter2".utf8)))
-        _ = try keystore.add(
-            .genericPassword,
-            attributes: .init(named: [
-                .accessGroup: .string("team.a"), .service: .string("local"), .account: .string("me"),
-                .accessible: .string("aku"),
-            ]),
-            secret: SecureBytes(copying: Array("device".utf8)))
+        let gateway = ItemGateway(keystore: keystore, identity: .manager)
+        _ = try gateway.add(
+            NewItem(
+                .genericPassword,
+                attributes: .init(named: [
+                    .accessGroup: .string("team.a"), .service: .string("api"), .account: .string("me"),
+                    .accessible: .string("ak"),
+                ]),
+                secret: SecureBytes(copying: Array("s3cret".utf8))))
+        _ = try gateway.add(
+            NewItem(
+                .internetPassword,
+                attributes: .init(named: [
+                    .accessGroup: .string("team.a"), .server: .string("example.com"), .account: .string("me"),
+                    .protocol: .string("htps"), .port: .integer(443), .path: .string("/login"),
+                    .accessible: .string("ck"),
+                ]),
+                secret: SecureBytes(copying: Array("hunter2".utf8))))
+        _ = try gateway.add(
+            NewItem(
+                .genericPassword,
+                attributes: .init(named: [
+                    .accessGroup: .string("team.a"), .service: .string("local"), .account: .string("me"),
+                    .accessible: .string("aku"),
+                ]),
+                secret: SecureBytes(copying: Array("device".utf8))))
         let passphrase = SecureBytes(copying: Array(backupPassphrase.utf8))
         _ = try keystore.backup(to: path, passphrase: passphrase, parameters: .testing, overwrite: true)
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])

@@ -56,16 +56,18 @@ extension ItemGateway {
     }
 
     /// The identities among `certificates` (certificate items read with their attributes, and their
-    /// data when `readingSecrets`): each joined with the private key whose `klbl` is its `pkhh`, in
+    /// data when read with `reads`): each joined with the private key whose `klbl` is its `pkhh`, in
     /// the gateway's groups.
     /// - Parameters:
     ///   - certificates: certificate items, in the order to return.
     ///   - keyFilters: further filters on the key (a `SecItem` identity query's key attributes).
-    ///   - readingSecrets: read the keys' data too (to build keys: references, data, export).
+    ///   - reads: read the keys' data too, with a releasing search's reads (to build keys: references,
+    ///     data, export; ``ItemGateway/search(_:projection:release:refusal:narrowing:)``); `nil` for
+    ///     attributes only.
     /// - Returns: one identity per certificate that has its private key; `[]` for none.
     /// - Throws: the engine's failures (a locked keychain: `.interactionNotAllowed`).
     package func identities(
-        of certificates: [ItemRecord], keyFilters: [String: AttributeValue] = [:], readingSecrets: Bool
+        of certificates: [ItemRecord], keyFilters: [String: AttributeValue] = [:], reads: SecretReads?
     ) throws(KeychainFailure) -> [IdentityItem] {
         var joined: [IdentityItem] = []
         for certificate in certificates {
@@ -74,10 +76,12 @@ extension ItemGateway {
             filters[.applicationLabel] = hash
             filters[.keyClass] = .integer(1)
             let keyQuery = ItemQuery(
-                itemClass: .key, filters: filters, accessGroups: identity.searchGroups, synchronizable: .any, limit: 1)
-            guard
-                let key = try search(keyQuery, projection: readingSecrets ? [.attributes, .secret] : .attributes).first
-            else { continue }
+                itemClass: .key, filters: filters, scope: callerScope, synchronizable: .any, limit: 1)
+            let keys =
+                if let reads { try reads.search(keyQuery, projection: .attributes) } else {
+                    try search(keyQuery, projection: .attributes)
+                }
+            guard let key = keys.first else { continue }
             joined.append(IdentityItem(certificate: certificate, key: key))
         }
         return joined
@@ -94,7 +98,7 @@ extension ItemGateway {
         _ search: ItemQuery, keyFilters: [String: AttributeValue] = [:]
     ) throws(KeychainFailure) -> Int {
         let found = try identities(
-            of: try self.search(search, projection: .attributes), keyFilters: keyFilters, readingSecrets: false)
+            of: try self.search(search, projection: .attributes), keyFilters: keyFilters, reads: nil)
         var deleted = 0
         for identity in found {
             _ = try delete(references: [

@@ -37,16 +37,22 @@ struct DumpKeychain: SecuritySubcommand {
         }
         for target in context.targets(keychains) {
             do {
-                let store = try context.open(target)
-                // One authorizer per keychain asks at most once for each kind of proof (issue 16).
+                let gateway = try context.gateway(target)
+                let store = gateway.keystore
+                // One authorizer per keychain asks at most once for each kind of proof (issue 16); the
+                // gateway withholds the data of an item whose proof is not given.
                 var authorizer = AccessAuthorizer(
                     keystore: store, context: nil, ui: .allow, reason: "security wants to dump protected keychain items.")
                 for itemClass in [ItemClass.genericPassword, .internetPassword] {
+                    let query = ItemQuery(itemClass: itemClass, scope: gateway.callerScope, synchronizable: .any)
                     let items: [ItemRecord]
                     do {
-                        items = try store.search(
-                            ItemQuery(itemClass: itemClass, synchronizable: .any),
-                            projection: showData ? [.attributes, .secret] : [.attributes])
+                        if showData {
+                            items = try gateway.search(
+                                query, projection: [.attributes], release: &authorizer, refusal: .withholdsSecret)
+                        } else {
+                            items = try gateway.search(query, projection: [.attributes])
+                        }
                     } catch where error.reason == .orphanedItem {
                         // Every item of this class is a ThisDeviceOnly item of another installation:
                         // nothing to show; the other class and keychains still are.
@@ -56,9 +62,7 @@ struct DumpKeychain: SecuritySubcommand {
                         context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
                         if showData {
                             context.io.output.line("data:")
-                            if let constraints = item.constraints, constraints.requiresAuthentication,
-                                (try? authorizer.authorize(constraints)) != true
-                            {
+                            if item.needsAuthentication && item.secret == nil {
                                 withheld += 1
                             } else {
                                 item.secret?.withUnsafeBytes { context.io.output.write(AppleFormat.buffer($0)) }

@@ -14,19 +14,9 @@ enum FindPassword {
         switch lookup.first(in: targets, context: context, withSecret: showPassword) {
         case .failed(let failure):
             throw CommandFailure.keychain("SecKeychainSearchCopyNext", failure)
-        case .found(let item, let target, let gateway):
-            // An access-controlled item's secret is released as SecItemCopyMatching releases it: after
-            // the user proves presence (pinentry), never silently (issue 16).
-            if showPassword && item.needsAuthentication, let constraints = item.constraints {
-                var authorizer = AccessAuthorizer(
-                    keystore: gateway.keystore, context: nil, ui: .allow,
-                    reason: "security wants to show a protected keychain item.")
-                do {
-                    _ = try authorizer.authorize(constraints)
-                } catch {
-                    throw CommandFailure.keychain("SecKeychainItemCopyContent", error)
-                }
-            }
+        case .notReleased(let failure):
+            throw CommandFailure.keychain("SecKeychainItemCopyContent", failure)
+        case .found(let item, let target, _):
             if passwordOnly {
                 item.secret?.withUnsafeBytes { context.io.output.write(bytes: AppleFormat.passwordOnly($0)) }
                 context.io.output.line("")

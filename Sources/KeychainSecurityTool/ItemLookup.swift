@@ -43,29 +43,47 @@ struct ItemLookup {
         /// The item, the keychain it is in, and that keychain opened (for a delete to use).
         case found(ItemRecord, SecurityContext.Target, ItemGateway)
         case failed(KeychainFailure)
+        /// The item was found, but its secret was not released: the user's proof was not given.
+        case notReleased(KeychainFailure)
     }
 
     /// The search in one keychain: the filters, the gateway's groups for `--access-group`
-    /// (``ItemGateway/searchGroups(named:)``: every group without one), any synchronizable state.
+    /// (``ItemGateway/searchScope(named:)``: every group without one), any synchronizable state.
     /// - Parameters:
     ///   - gateway: the keychain's gateway.
     ///   - limit: at most this many items (`nil` for all).
     func query(_ gateway: ItemGateway, limit: Int? = 1) throws(KeychainFailure) -> ItemQuery {
         ItemQuery(
-            itemClass: itemClass, filters: filters, accessGroups: try gateway.searchGroups(named: accessGroup),
+            itemClass: itemClass, filters: filters, scope: try gateway.searchScope(named: accessGroup),
             synchronizable: .any, limit: limit)
     }
 
-    /// The first match across `targets`, with attributes, and the secret when `withSecret`.
+    /// The first match across `targets`, with attributes, and the secret when `withSecret`: released by
+    /// the gateway as SecItemCopyMatching releases it, after the user proves presence (pinentry) for an
+    /// access-controlled item, never silently (issue 16).
     func first(in targets: [SecurityContext.Target], context: SecurityContext, withSecret: Bool) -> Outcome {
         var lastFailure = KeychainFailure(.itemNotFound)
         for target in targets {
+            var searched = false
             do {
                 let gateway = try context.gateway(target)
-                let found = try gateway.search(
-                    try query(gateway), projection: withSecret ? [.attributes, .secret] : [.attributes])
+                let found: [ItemRecord]
+                if withSecret {
+                    var authorizer = AccessAuthorizer(
+                        keystore: gateway.keystore, context: nil, ui: .allow,
+                        reason: "security wants to show a protected keychain item.")
+                    found = try gateway.search(try query(gateway), projection: [.attributes], release: &authorizer) {
+                        found, _ in
+                        searched = true
+                        return found
+                    }
+                } else {
+                    found = try gateway.search(try query(gateway), projection: [.attributes])
+                }
                 if let item = found.first { return .found(item, target, gateway) }
-            } catch  where error.status == .noSuchKeychain && targets.count > 1 {
+            } catch where searched {
+                return .notReleased(error)
+            } catch where error.status == .noSuchKeychain && targets.count > 1 {
                 // A search list entry whose file is gone is skipped: a miss stays "not found" (44).
                 continue
             } catch {

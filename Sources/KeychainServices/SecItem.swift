@@ -57,7 +57,10 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let request = try SecItemCall.parse(attributes, .add)
         let gateway = ItemGateway(try KeychainContext.current())
         var itemAttributes = request.itemAttributes
-        itemAttributes[.accessGroup] = .string(try gateway.groupForNewItem(named: request.accessGroup))
+        // The gateway places the item (the named group when held, else the caller's first); a caller
+        // that cannot add is refused before anything is asked.
+        try gateway.checkPlacement(named: request.accessGroup)
+        if let group = request.accessGroup { itemAttributes[.accessGroup] = .string(group) }
         // One authorizer for the whole call: the application password chosen for the new item also
         // releases its data for the return keys, without asking for it a second time.
         var authorizer = SecItemCall.authorizer(request, gateway)
@@ -71,11 +74,17 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let ref = try SecItemCall.add(request, itemAttributes, gateway)
         // Apple's client (SecItem.c, SecItemResultProcess) drops the result when the pointer is NULL.
         guard request.hasReturnKey, result != nil else { return nil }
-        let query = ItemQuery(itemClass: request.itemClass, synchronizable: .any, persistentRef: ref, limit: 1)
-        var items = try gateway.search(query, projection: SecItemCall.projection(request))
+        let query = ItemQuery(
+            itemClass: request.itemClass, scope: try gateway.searchScope(named: request.accessGroup),
+            synchronizable: .any, persistentRef: ref, limit: 1)
         var identityKeys: [Data: SecKey] = [:]
-        if request.isIdentity { (items, identityKeys) = try SecItemCall.identities(items, request, gateway) }
-        let allowed = try SecItemCall.authorized(items, request, &authorizer)
+        let allowed = try SecItemCall.search(query, request, gateway, &authorizer) {
+            (items, reads) throws(KeychainFailure) -> [ItemRecord] in
+            guard request.isIdentity else { return items }
+            let joined = try SecItemCall.identities(items, request, gateway, reads)
+            identityKeys = joined.keys
+            return joined.records
+        }
         guard !allowed.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(allowed, request)
         let references = try SecItemCall.references(allowed, request, identityKeys)
@@ -141,21 +150,28 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         // Item lists and identity joins filter after the search: the limit applies to what is left.
         let filtersLater = request.itemList != nil || request.isIdentity
         search.limit = filtersLater ? nil : limit
-        var found = try gateway.search(search, projection: SecItemCall.projection(request))
         var identityKeys: [Data: SecKey] = [:]
-        if request.isIdentity { (found, identityKeys) = try SecItemCall.identities(found, request, gateway) }
-        // The references built to compare with the list are the ones kSecReturnRef returns: built once.
-        let listed = SecItemCall.inItemList(found, request, identityKeys: identityKeys)
-        found = listed.items
-        if filtersLater, let limit { found = Array(found.prefix(limit)) }
+        var built: [Data: AnyObject] = [:]
         var authorizer = SecItemCall.authorizer(request, gateway)
-        let items = try SecItemCall.authorized(found, request, &authorizer)
+        // Joins, item lists and the limit narrow what was found before any secret is released, so the
+        // user is asked only about what the call returns.
+        let items = try SecItemCall.search(search, request, gateway, &authorizer) {
+            (found, reads) throws(KeychainFailure) -> [ItemRecord] in
+            var found = found
+            if request.isIdentity { (found, identityKeys) = try SecItemCall.identities(found, request, gateway, reads) }
+            // The references built to compare with the list are the ones kSecReturnRef returns: built once.
+            let listed = SecItemCall.inItemList(found, request, identityKeys: identityKeys)
+            built = listed.references
+            found = listed.items
+            if filtersLater, let limit { found = Array(found.prefix(limit)) }
+            return found
+        }
         guard !items.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(items, request)
         // A NULL result with return keys is allowed: the search and its authorization run as asked and
         // the result is dropped (Apple's SecItem.c, SecItemResultProcess).
         guard request.hasReturnKey, result != nil else { return nil }
-        let references = try SecItemCall.references(items, request, identityKeys, built: listed.references)
+        let references = try SecItemCall.references(items, request, identityKeys, built: built)
         return SecItemCall.shape(items, request, references: references)
     }
 }

@@ -29,6 +29,8 @@ final class FloorStore {
     private let secretKey: [UInt8]
     private var statements: [String: OpaquePointer] = [:]
 
+    /// The engine's `items` table and indexes without its integrity `tag` column
+    /// (Tests/KeychainCoreTests/BenchSchemaTests.swift keeps the two equal).
     static let schema = """
         CREATE TABLE IF NOT EXISTS items (
             rowid INTEGER PRIMARY KEY,

@@ -74,7 +74,9 @@ struct SyncBenchmark {
             let (store, engine) = try device("a", folder)
             let gateway = ItemGateway(keystore: store, identity: .manager)
             _ = try gateway.update(
-                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("service-0")], synchronizable: .yes),
+                ItemQuery(
+                    itemClass: .genericPassword, filters: ["svce": .string("service-0")], scope: gateway.callerScope,
+                    synchronizable: .yes),
                 changes: [:], secret: SecureBytes(copying: Array("changed-\(Date().timeIntervalSince1970)".utf8)))
             let started = Date()
             let report = try engine.syncNow()

@@ -119,7 +119,7 @@ struct CertificateCommandsTests {
         #expect(sandbox.security("find-identity", "-v").stdout.hasSuffix("0 valid identities found\n"))
         #expect(sandbox.security("find-certificate", "-a").status == 44)
         let keystore = try Keystore(location: sandbox.location)
-        #expect(try keystore.search(ItemQuery(itemClass: .key, synchronizable: .any), projection: []).isEmpty)
+        #expect(try keystore.search(ItemQuery(itemClass: .key, scope: .all, synchronizable: .any), projection: []).isEmpty)
         let unknown = folder + "/unknown.bin"
         try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: unknown))
         #expect(sandbox.security("import", unknown).stderr == "security: SecKeychainItemImport: Unknown format in import.\n")

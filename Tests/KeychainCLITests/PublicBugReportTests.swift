@@ -75,9 +75,9 @@ struct PublicBugReportTests {
             protocolCode: "htps", server: "C.Example", port: .exactly(0), path: nil, account: nil,
             ownership: .notLabelled([DockerCredentialHelper.label]))
         let wanted = SecureBytes(copying: Array("old".utf8))
-        #expect(try store.deleteCredentials(in: scope, groups: nil) { $0.secret?.constantTimeEquals(wanted) == true } == 0)
-        #expect(try store.credentials(in: scope, groups: nil, withSecret: false).count == 1)
-        #expect(try store.deleteCredentials(in: scope, groups: nil) { _ in true } == 1)
+        #expect(try store.deleteCredentials(in: scope, groups: .all) { $0.secret?.constantTimeEquals(wanted) == true } == 0)
+        #expect(try store.credentials(in: scope, groups: .all, withSecret: false).count == 1)
+        #expect(try store.deleteCredentials(in: scope, groups: .all) { _ in true } == 1)
     }
 
     @Test("fault 2: add -U adds or updates in one transaction and keeps the secret when none is given")

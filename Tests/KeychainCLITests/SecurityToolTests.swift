@@ -113,7 +113,7 @@ struct SecurityToolTests {
         #expect(added == Outcome(status: 0, stdout: "", stderr: ""))
         let stored = try #require(
             try Keystore(location: sandbox.location).search(
-                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("svc")], accessGroups: nil),
+                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("svc")], scope: .all),
                 projection: [.secret]
             ).first?.secret)
         #expect(stored.withUnsafeBytes { Array($0) } == Array(secret.utf8))

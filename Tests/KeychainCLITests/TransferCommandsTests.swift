@@ -283,7 +283,7 @@ struct TransferCommandsTests {
         #expect(sandbox.security("import-passwords", "--access-group", "team.browser", csv, "work").status == 0)
         let work = try Keystore(location: KeychainLocation.named("work", environment: sandbox.environment), create: false)
         let items = try work.search(
-            ItemQuery(itemClass: .internetPassword, accessGroups: ["team.browser"]), projection: [.attributes])
+            ItemQuery(itemClass: .internetPassword, scope: .groups(["team.browser"])), projection: [.attributes])
         #expect(items.count == 1)
         #expect(items.first?.attributes["srvr"] == .string("example.com"))
         #expect(sandbox.security("find-internet-password", "-s", "example.com", "work").status == 0)
@@ -381,7 +381,7 @@ struct TransferCommandsTests {
         #expect(other.security("import-passwords", path).stdout.hasPrefix(
             "imported \(Self.formulaValues.count) of \(Self.formulaValues.count) rows from \(path) (Chrome/Edge export)\n"))
         let items = try Keystore(location: other.location).search(
-            ItemQuery(itemClass: .internetPassword, accessGroups: nil), projection: [.attributes, .secret])
+            ItemQuery(itemClass: .internetPassword, scope: .all), projection: [.attributes, .secret])
         #expect(items.count == Self.formulaValues.count)
         for (index, value) in Self.formulaValues.enumerated() {
             let item = try #require(items.first { $0.attributes["srvr"] == .string("host\(index).example") })

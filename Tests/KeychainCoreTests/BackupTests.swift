@@ -53,7 +53,7 @@ struct BackupTests {
         var result: [Data: Snapshot] = [:]
         for itemClass in ItemClass.allCases {
             let records = try keystore.search(
-                ItemQuery(itemClass: itemClass, accessGroups: nil, synchronizable: .any), projection: [.attributes, .secret])
+                ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), projection: [.attributes, .secret])
             for record in records {
                 result[record.persistentRef] = Snapshot(
                     itemClass: itemClass, attributes: record.attributes,
@@ -332,7 +332,7 @@ struct BackupTests {
         let (source, path, _) = try makeBackup(temp)
         // Rename every item in the source so their primary keys differ but their references stay.
         for itemClass in ItemClass.allCases {
-            _ = try source.update(ItemQuery(itemClass: itemClass, accessGroups: nil, synchronizable: .any), changes: ["labl": .string("x"), "acct": .string("renamed")], secret: nil)
+            _ = try source.update(ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), changes: ["labl": .string("x"), "acct": .string("renamed")], secret: nil)
         }
         let report = try source.restore(from: path, passphrase: secret(Self.passphrase), policy: .fail)
         #expect(report.restored == 10)

@@ -29,7 +29,7 @@ struct CrashSafetyTests {
     }
 
     func read(_ keystore: Keystore, _ key: String) throws -> String? {
-        let query = ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("stress"), "acct": .string(key)])
+        let query = ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("stress"), "acct": .string(key)], scope: .all)
         return try keystore.search(query, projection: .secret).first.map { item in
             item.secret!.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
@@ -220,7 +220,7 @@ struct PasswordProcessTests {
         let other = expected == "new" ? "old" : "new"
         #expect(throws: KeychainFailure.self) { try keystore.unlock(password: secret(other)) }
         try keystore.unlock(password: secret(expected))
-        let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")]), projection: .secret)
+        let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")], scope: .all), projection: .secret)
         #expect(item.first?.secret?.constantTimeEquals(Array("w:1:x".utf8)) == true)
     }
 
@@ -236,7 +236,7 @@ struct PasswordProcessTests {
         let keystore = try temp.open()
         try keystore.unlock(password: secret("old"))
         #expect(try keystore.verifyIntegrity() == 1)
-        let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")]), projection: .secret)
+        let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")], scope: .all), projection: .secret)
         #expect(item.first?.secret?.constantTimeEquals(Array("w:1:x".utf8)) == true)
     }
 }

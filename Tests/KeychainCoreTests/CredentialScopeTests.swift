@@ -38,8 +38,8 @@ struct CredentialScopeTests {
         #expect(git.contains(item("reg.example", label: "Git: https://reg.example")))
         #expect(git.contains(["srvr": .string("reg.example")]))
         #expect(!git.contains(item("reg.example", label: "Docker Credentials")))
-        #expect(scope("h", port: .exactly(0)).query(groups: nil).filters["port"] == .integer(0))
-        #expect(scope("h", port: .any).query(groups: nil).filters["port"] == nil)
+        #expect(scope("h", port: .exactly(0)).query(groups: .all).filters["port"] == .integer(0))
+        #expect(scope("h", port: .any).query(groups: .all).filters["port"] == nil)
     }
 
     @Test("replaceCredential refuses another program's item with the same primary key and changes nothing")
@@ -51,9 +51,9 @@ struct CredentialScopeTests {
         attributes.removeValue(forKey: "agrp")
         #expect(throws: KeychainFailure.self) {
             _ = try store.replaceCredential(
-                in: scope("h.example"), attributes: attributes, secret: secret("docker"), group: "g", searchGroups: ["g"])
+                in: scope("h.example"), attributes: attributes, secret: secret("docker"), group: "g", searchGroups: .groups(["g"]))
         }
-        let all = try store.search(ItemQuery(itemClass: .internetPassword), projection: [.attributes, .secret])
+        let all = try store.search(ItemQuery(itemClass: .internetPassword, scope: .all), projection: [.attributes, .secret])
         #expect(all.count == 1)
         #expect(all.first?.secret?.constantTimeEquals(Array("git".utf8)) == true)
     }
@@ -68,8 +68,8 @@ struct CredentialScopeTests {
         var attributes = item("h.example", account: "new", label: "Docker Credentials")
         attributes.removeValue(forKey: "agrp")
         #expect(try store.replaceCredential(
-            in: scope("h.example"), attributes: attributes, secret: secret("3"), group: "g", searchGroups: ["g"]) == .inserted)
-        let accounts = try store.search(ItemQuery(itemClass: .internetPassword), projection: [.attributes])
+            in: scope("h.example"), attributes: attributes, secret: secret("3"), group: "g", searchGroups: .groups(["g"])) == .inserted)
+        let accounts = try store.search(ItemQuery(itemClass: .internetPassword, scope: .all), projection: [.attributes])
             .map { String(decoding: $0.attributes["acct"]?.matchBytes ?? [], as: UTF8.self) }.sorted()
         #expect(accounts == ["new", "p"])
     }

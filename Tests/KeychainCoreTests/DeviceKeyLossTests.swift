@@ -184,7 +184,7 @@ struct DeviceKeyLossTests {
         let keystore = try temp.open()
         try keystore.unlock(password: secret(Self.passcode))
 
-        let all = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: [:]), projection: [.attributes])
+        let all = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: [:], scope: .all), projection: [.attributes])
         #expect(Set(all.map(\.protection)) == [.whenUnlocked, .afterFirstUnlock, .always])
         #expect(try keystore.update(query("svc"), changes: ["labl": .string("seen")], secret: nil) == 3)
         #expect(throws: KeychainFailure.self) {
@@ -196,7 +196,7 @@ struct DeviceKeyLossTests {
         #expect(report.unreadableThisDeviceOnly == 3, "aku, cku and dku; akpu is never backed up")
         #expect(report.excludedWhenPasscodeSet == 1)
         // Deleting by a non-indexed attribute skips them, and they stay reported.
-        #expect(try keystore.delete(ItemQuery(itemClass: .genericPassword, filters: ["labl": .string("seen")])) == 3)
+        #expect(try keystore.delete(ItemQuery(itemClass: .genericPassword, filters: ["labl": .string("seen")], scope: .all)) == 3)
         #expect(read(keystore, .alwaysThisDeviceOnly) == "status -26275")
     }
 

@@ -26,7 +26,7 @@ struct GoldenKeychainTests {
         let account = ItemCodec.accountAttribute(item.itemClass)
         return ItemQuery(
             itemClass: item.itemClass,
-            filters: .init(named: [name: item.attributes[name]!, account: item.attributes[account]!]),
+            filters: .init(named: [name: item.attributes[name]!, account: item.attributes[account]!]), scope: .all,
             synchronizable: .any)
     }
 
@@ -42,7 +42,7 @@ struct GoldenKeychainTests {
         }
         var total = 0
         for itemClass in ItemClass.allCases {
-            total += try keystore.search(ItemQuery(itemClass: itemClass, synchronizable: .any), projection: .attributes).count
+            total += try keystore.search(ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), projection: .attributes).count
         }
         #expect(total == items.count)
         #expect(try keystore.verifyIntegrity() == items.count)

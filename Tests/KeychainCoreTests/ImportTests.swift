@@ -54,7 +54,7 @@ struct ImportTests {
     func items(_ keystore: Keystore) throws -> [String: (attributes: [String: AttributeValue], secret: String)] {
         var result: [String: (attributes: [String: AttributeValue], secret: String)] = [:]
         let records = try keystore.search(
-            ItemQuery(itemClass: .internetPassword, accessGroups: nil, synchronizable: .any), projection: [.attributes, .secret])
+            ItemQuery(itemClass: .internetPassword, scope: .all, synchronizable: .any), projection: [.attributes, .secret])
         for record in records {
             guard case .string(let server)? = record.attributes["srvr"] else { continue }
             result[server] = (record.attributes, record.secret!.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })

@@ -38,12 +38,12 @@ struct ItemGatewayTests {
         let keychain = try TemporaryKeychain()
         let app = try gateway(keychain)
         #expect(status { _ = try app.groupForNewItem(named: "other") } == .missingEntitlement)
-        #expect(status { _ = try app.searchGroups(named: "other") } == .missingEntitlement)
+        #expect(status { _ = try app.searchScope(named: "other") } == .missingEntitlement)
         #expect(status { _ = try app.upsertGroups(named: "other") } == .missingEntitlement)
         #expect(status { try app.checkHeld("other") } == .missingEntitlement)
         let none = try gateway(keychain, Self.none)
         #expect(status { _ = try none.groupForNewItem(named: nil) } == .missingEntitlement)
-        #expect(status { _ = try none.searchGroups(named: nil) } == .missingEntitlement)
+        #expect(status { _ = try none.searchScope(named: nil) } == .missingEntitlement)
         #expect(status { _ = try none.upsertGroups(named: nil) } == .missingEntitlement)
         #expect(
             status { _ = try none.add(NewItem(.genericPassword, attributes: ["svce": .string("s")], secret: nil)) }
@@ -51,12 +51,12 @@ struct ItemGatewayTests {
     }
 
     @Test("rule 8: a search covers the named group, or every group held; the user's tools see every group")
-    func searchGroups() throws {
+    func searchScope() throws {
         let keychain = try TemporaryKeychain()
-        #expect(try gateway(keychain).searchGroups(named: nil) == ["team.app", "team.shared"])
-        #expect(try gateway(keychain).searchGroups(named: "team.shared") == ["team.shared"])
-        #expect(try gateway(keychain, .manager).searchGroups(named: nil) == nil)
-        #expect(try gateway(keychain, .manager).searchGroups(named: "anything") == ["anything"])
+        #expect(try gateway(keychain).searchScope(named: nil).coverage == .groups(["team.app", "team.shared"]))
+        #expect(try gateway(keychain).searchScope(named: "team.shared").coverage == .groups(["team.shared"]))
+        #expect(try gateway(keychain, .manager).searchScope(named: nil).coverage == .all)
+        #expect(try gateway(keychain, .manager).searchScope(named: "anything").coverage == .groups(["anything"]))
     }
 
     @Test("rule 8: an upsert without a group looks in every group held, default first")
@@ -71,12 +71,53 @@ struct ItemGatewayTests {
         let keychain = try TemporaryKeychain()
         let gateway = try gateway(keychain)
         _ = try gateway.add(NewItem(.genericPassword, attributes: ["svce": .string("s")], secret: secret("x")))
-        let query = ItemQuery(itemClass: .genericPassword, accessGroups: try gateway.searchGroups(named: nil))
+        let query = ItemQuery(itemClass: .genericPassword, scope: try gateway.searchScope(named: nil))
         #expect(
             status { _ = try gateway.update(query, changes: ["agrp": .string("other")], secret: nil) }
                 == .missingEntitlement)
-        #expect(status { _ = try gateway.migrate([query], changes: ["agrp": .string("other")]) } == .missingEntitlement)
+        #expect(status { _ = try gateway.migrate([query], changes: [:], into: "other") } == .missingEntitlement)
         #expect(try gateway.search(query, projection: .attributes).first?.attributes["agrp"] == .string("team.app"))
+    }
+
+    @Test("only the management identity's scope covers every group; an identity made from groups never does")
+    func managementScope() throws {
+        let keychain = try TemporaryKeychain()
+        let all = ApplicationIdentity(accessGroups: ["team.app", "team.shared", "team.other"])
+        #expect(!all.seesAllGroups)
+        #expect(try gateway(keychain, all).searchScope(named: nil).coverage == .groups(all.accessGroups))
+        #expect(try gateway(keychain, Self.none).callerScope.coverage == .groups([]))
+        #expect(try gateway(keychain, .manager).callerScope.coverage == .all)
+        #expect(status { _ = try gateway(keychain).checkPlacement(named: "team.other") } == .missingEntitlement)
+        #expect(status { try gateway(keychain, Self.none).checkPlacement(named: nil) } == .missingEntitlement)
+    }
+
+    // MARK: - Releasing secrets
+
+    @Test("a secret leaves the gateway only through the releasing search, an access-controlled one only when authorized")
+    func secretsOnlyThroughRelease() throws {
+        let keychain = try TemporaryKeychain()
+        let gateway = try gateway(keychain)
+        let guarded = AccessConstraints(rawValue: AccessConstraints.userPresence).encoded
+        _ = try gateway.add(NewItem(.genericPassword, attributes: ["svce": .string("plain")], secret: secret("p")))
+        _ = try gateway.add(
+            NewItem(
+                .genericPassword, attributes: ["svce": .string("guarded"), "accc": .data(Data(guarded))],
+                secret: secret("g")))
+        let query = ItemQuery(itemClass: .genericPassword, scope: gateway.callerScope)
+        // The plain search opens no secret, even when asked for one.
+        let plain = try gateway.search(query, projection: [.attributes, .secret])
+        #expect(plain.count == 2 && plain.allSatisfy { $0.secret == nil })
+        // The keychain has no password, so the user's proof cannot be given here.
+        var skip = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .skip, reason: nil)
+        let skipped = try gateway.search(query, projection: .attributes, release: &skip)
+        #expect(skipped.map { $0.attributes["svce"] } == [.string("plain")])
+        #expect(skipped.first?.secret?.constantTimeEquals(Array("p".utf8)) == true)
+        var fail = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .fail, reason: nil)
+        #expect(status { _ = try gateway.search(query, projection: .attributes, release: &fail) } == .interactionNotAllowed)
+        var withhold = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .fail, reason: nil)
+        let withheld = try gateway.search(query, projection: .attributes, release: &withhold, refusal: .withholdsSecret)
+        #expect(withheld.map { $0.attributes["svce"] } == [.string("plain"), .string("guarded")])
+        #expect(withheld.map { $0.secret == nil } == [false, true])
     }
 
     // MARK: - Upsert (rule 1)
@@ -88,18 +129,18 @@ struct ItemGatewayTests {
         let attributes: [String: AttributeValue] = ["svce": .string("s"), "acct": .string("a")]
         #expect(
             try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: secret("one"))) == .inserted)
-        let query = ItemQuery(itemClass: .genericPassword, accessGroups: try gateway.searchGroups(named: nil))
+        let query = ItemQuery(itemClass: .genericPassword, scope: try gateway.searchScope(named: nil))
         let ref = try gateway.search(query, projection: []).first?.persistentRef
         #expect(
             try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: secret("two"))) == .updated(1))
-        let items = try gateway.search(query, projection: .secret)
+        let items = try gateway.keystore.search(query, projection: .secret)
         #expect(items.count == 1)
         #expect(items.first?.persistentRef == ref)
         #expect(items.first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
         // Without a new secret the stored one is kept (`security add-… -U` without -w).
         #expect(try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: nil)) == .updated(1))
         #expect(
-            try gateway.search(query, projection: .secret).first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
+            try gateway.keystore.search(query, projection: .secret).first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
         // A plain add of the same primary key is errSecDuplicateItem.
         #expect(
             status { _ = try gateway.add(NewItem(.genericPassword, attributes: attributes, secret: nil)) }

@@ -37,13 +37,13 @@ struct KeyClassTests {
         #expect(keyRef.prefix(4) == Data("keys".utf8))
         #expect(certRef.prefix(4) == Data("cert".utf8))
         let key = try #require(
-            keystore.search(ItemQuery(itemClass: .key, filters: ["klbl": Self.label]), projection: .attributes).first)
+            keystore.search(ItemQuery(itemClass: .key, filters: ["klbl": Self.label], scope: .all), projection: .attributes).first)
         #expect(key.protection == .whenUnlocked)
         #expect(key.attributes["bsiz"] == .integer(0))
         #expect(key.attributes["sdat"] == .date(Date(timeIntervalSinceReferenceDate: 0)))
         #expect(key.attributes["atag"] == .string(""))
         let cert = try #require(
-            keystore.search(ItemQuery(itemClass: .certificate, filters: ["slnr": .data(Data([2]))]), projection: .attributes)
+            keystore.search(ItemQuery(itemClass: .certificate, filters: ["slnr": .data(Data([2]))], scope: .all), projection: .attributes)
                 .first)
         #expect(cert.protection == .always)
         #expect(cert.attributes["ctyp"] == .integer(0))
@@ -56,10 +56,10 @@ struct KeyClassTests {
         _ = try keystore.add(
             .key, attributes: ["agrp": .string("g"), "klbl": Self.label, "kcls": .integer(1), "atag": .string("t")],
             secret: nil)
-        #expect(try keystore.search(ItemQuery(itemClass: .key, filters: ["klbl": Self.label]), projection: []).count == 2)
-        #expect(try keystore.search(ItemQuery(itemClass: .key, filters: ["atag": .string("t")]), projection: []).count == 1)
+        #expect(try keystore.search(ItemQuery(itemClass: .key, filters: ["klbl": Self.label], scope: .all), projection: []).count == 2)
+        #expect(try keystore.search(ItemQuery(itemClass: .key, filters: ["atag": .string("t")], scope: .all), projection: []).count == 1)
         // A password search never sees keys or certificates.
-        #expect(try keystore.search(ItemQuery(itemClass: .genericPassword), projection: []).isEmpty)
+        #expect(try keystore.search(ItemQuery(itemClass: .genericPassword, scope: .all), projection: []).isEmpty)
         #expect(try keystore.verifyIntegrity() == 3)
     }
 }

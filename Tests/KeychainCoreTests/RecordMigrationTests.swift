@@ -40,7 +40,7 @@ struct RecordMigrationTests {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) -> (records: Int, legacy: Int) in
             var counts = (records: 0, legacy: 0)
             for itemClass in ItemClass.allCases {
-                for row in try s.candidateRows(ItemQuery(itemClass: itemClass, synchronizable: .any), withSecret: false) {
+                for row in try s.candidateRows(ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), withSecret: false) {
                     var ad = s.associatedData(.attributes, row)
                     AssociatedData.relabel(&ad, .item, as: .key)
                     let key = try s.itemKey(row, associatedData: ad)
@@ -63,7 +63,7 @@ struct RecordMigrationTests {
                 itemClass: item.itemClass,
                 filters: .init(named: [
                     nameAttribute: item.attributes[nameAttribute]!, .account: item.attributes[.account]!,
-                ]),
+                ]), scope: .all,
                 synchronizable: .any)
             let found = try keystore.search(query, projection: [.attributes, .secret])
             #expect(found.count == 1)
@@ -71,7 +71,7 @@ struct RecordMigrationTests {
             #expect(found.first?.secret?.constantTimeEquals(Array(item.secret.utf8)) == true)
         }
         for itemClass in ItemClass.allCases {
-            total += try keystore.search(ItemQuery(itemClass: itemClass, synchronizable: .any), projection: .attributes).count
+            total += try keystore.search(ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), projection: .attributes).count
         }
         #expect(total == LegacyKeychainFixture.items.count)
     }

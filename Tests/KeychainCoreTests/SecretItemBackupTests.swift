@@ -110,7 +110,7 @@ struct SecretItemBackupTests {
         #expect(try target.secretCollectionLabel() == "Anmeldung ✓")
         #expect(try target.verifyIntegrity() == 4)
         let found = try target.search(
-            ItemQuery(itemClass: .genericPassword, accessGroups: nil, synchronizable: .any), projection: .secret)
+            ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .any), projection: .secret)
         #expect(found.first?.secret?.withUnsafeBytes { Array($0) } == Array("pw-api".utf8))
     }
 

@@ -13,5 +13,5 @@ func genericItem(_ service: String, _ account: String, _ protection: ProtectionC
 func query(_ service: String, _ account: String? = nil) -> ItemQuery {
     var filters: [String: AttributeValue] = ["svce": .string(service)]
     if let account { filters["acct"] = .string(account) }
-    return ItemQuery(itemClass: .genericPassword, filters: filters)
+    return ItemQuery(itemClass: .genericPassword, filters: filters, scope: .all)
 }

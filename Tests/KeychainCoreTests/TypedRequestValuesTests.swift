@@ -26,10 +26,10 @@ struct TypedRequestValuesTests {
             _ = try keystore.add(.genericPassword, attributes: attributes, secret: secret(account))
         }
         func accounts(_ synchronizable: Synchronizable) throws -> Set<String> {
-            let query = ItemQuery(itemClass: .genericPassword, synchronizable: synchronizable)
+            let query = ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: synchronizable)
             return Set(try keystore.search(query, projection: .attributes).compactMap { $0.attributes.string(.account) })
         }
-        #expect(ItemQuery(itemClass: .genericPassword).synchronizable == .no)
+        #expect(ItemQuery(itemClass: .genericPassword, scope: .all).synchronizable == .no)
         #expect(try accounts(.no) == ["local"])
         #expect(try accounts(.yes) == ["synced"])
         #expect(try accounts(.any) == ["local", "synced"])

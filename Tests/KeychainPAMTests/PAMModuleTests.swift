@@ -1,7 +1,8 @@
 import Foundation
-import KeychainCore
 import KeychainTesting
 import Testing
+
+@testable import KeychainCore
 
 /// pam_keychain.so and keychain-pam-helper end to end, as an ordinary user (tracker issue 25's cases).
 @Suite("pam_keychain.so under pam_wrapper", .serialized)

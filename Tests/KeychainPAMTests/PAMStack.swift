@@ -1,7 +1,8 @@
 import Foundation
-import KeychainCore
 import KeychainTesting
 import Testing
+
+@testable import KeychainCore
 
 /// pam_keychain.so loaded by pamtester under cwrap's pam_wrapper, no root needed: service files in a
 /// temporary `PAM_WRAPPER_SERVICE_DIR` put `pam_set_items.so` (which copies `PAM_AUTHTOK` and
@@ -146,6 +147,6 @@ func secret(_ text: String) -> SecureBytes { SecureBytes(copying: Array(text.utf
 
 func readSecret(_ store: Keystore, _ service: String) throws -> String? {
     let records = try store.search(
-        ItemQuery(itemClass: .genericPassword, filters: ["svce": .string(service)]), projection: [.attributes, .secret])
+        ItemQuery(itemClass: .genericPassword, filters: ["svce": .string(service)], scope: .all), projection: [.attributes, .secret])
     return records.first?.secret.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 }

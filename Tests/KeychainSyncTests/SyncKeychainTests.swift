@@ -48,21 +48,28 @@ final class SyncDevice {
 
     func update(service: String, secret: String) throws {
         _ = try gateway.update(
-            ItemQuery(itemClass: .genericPassword, filters: ["svce": .string(service)], synchronizable: .any),
+            ItemQuery(
+                itemClass: .genericPassword, filters: ["svce": .string(service)], scope: gateway.callerScope,
+                synchronizable: .any),
             changes: [:],
             secret: SecureBytes(copying: Array(secret.utf8)))
     }
 
     func delete(service: String) throws {
         _ = try gateway.delete(
-            ItemQuery(itemClass: .genericPassword, filters: ["svce": .string(service)], synchronizable: .any))
+            ItemQuery(
+                itemClass: .genericPassword, filters: ["svce": .string(service)], scope: gateway.callerScope,
+                synchronizable: .any))
     }
 
     /// The secret of the item of `service`, or nil when there is none.
     func secret(service: String) throws -> String? {
+        var authorizer = AccessAuthorizer(keystore: store, context: nil, ui: .fail, reason: nil)
         let found = try gateway.search(
-            ItemQuery(itemClass: .genericPassword, filters: ["svce": .string(service)], synchronizable: .any),
-            projection: [.attributes, .secret])
+            ItemQuery(
+                itemClass: .genericPassword, filters: ["svce": .string(service)], scope: gateway.callerScope,
+                synchronizable: .any),
+            projection: [.attributes], release: &authorizer)
         return found.first?.secret.map { String(decoding: $0.unprotectedCopy, as: UTF8.self) }
     }
 }

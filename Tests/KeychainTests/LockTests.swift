@@ -1,9 +1,9 @@
 import Foundation
-import KeychainCore
+import KeychainTesting
 import Testing
 
 @testable import Keychain
-import KeychainTesting
+@testable import KeychainCore
 
 /// The public lock API on a real lock: class keys in the kernel user keyring (or, where it is
 /// unavailable, in this process), cheap Argon2id parameters, cleanup in `TemporaryKeychain.deinit`.
@@ -151,7 +151,7 @@ struct LockTests {
         let keychain = Keychain(service: "svc").context(temp.context())
         try keychain.set("v", forKey: "k")
         let before = try temp.keystore.search(
-            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k")]), projection: .attributes)
+            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k")], scope: .all), projection: .attributes)
         let newBytes = Array("new password".utf8)
 
         #expect(throws: KeychainError.authFailed) {
@@ -169,7 +169,7 @@ struct LockTests {
         try temp.file.unlock(password: KeychainPassword(copying: newBytes))
         #expect(try keychain.string(forKey: "k") == "v")
         let after = try temp.keystore.search(
-            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k")]), projection: .attributes)
+            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k")], scope: .all), projection: .attributes)
         #expect(after.map(\.attributes) == before.map(\.attributes))
     }
 

@@ -1,9 +1,10 @@
 import Foundation
-import KeychainCore
 import Testing
 
 @testable import Keychain
 import KeychainTesting
+
+@testable import KeychainCore
 
 @Suite("Migration")
 struct MigrationTests {
@@ -23,7 +24,7 @@ struct MigrationTests {
             secret: SecureBytes(copying: Array("pw".utf8)))
         let source = Keychain(server: "example.com").context(context)
         let before = try temp.keystore.search(
-            ItemQuery(itemClass: .internetPassword, filters: ["acct": .string("alice")]), projection: .attributes)[0]
+            ItemQuery(itemClass: .internetPassword, filters: ["acct": .string("alice")], scope: .all), projection: .attributes)[0]
 
         let report = try source.migrate(
             to: source.accessGroup("TEAM.other").accessibility(.afterFirstUnlockThisDeviceOnly))
@@ -31,7 +32,7 @@ struct MigrationTests {
         #expect(report.movedKeys == ["alice"])
         #expect(report.movedItems[0].accessGroup == "TEAM.other")
         let after = try temp.keystore.search(
-            ItemQuery(itemClass: .internetPassword, filters: ["acct": .string("alice")]), projection: [.attributes, .secret])
+            ItemQuery(itemClass: .internetPassword, filters: ["acct": .string("alice")], scope: .all), projection: [.attributes, .secret])
         #expect(after.count == 1)
         var expected = before.attributes
         expected["agrp"] = .string("TEAM.other")

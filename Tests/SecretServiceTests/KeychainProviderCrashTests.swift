@@ -1,8 +1,8 @@
 import CGIO
 import Foundation
-import KeychainCore
 import Testing
 
+@testable import KeychainCore
 @testable import SecretService
 
 /// Crash safety and concurrent writers for keychain-backed collections (issue 17, "Crash and concurrency").
@@ -147,7 +147,7 @@ struct KeychainProviderCrashTests: SecretServiceSuite {
             let keystore = try Keystore(location: location, create: false)
             #expect(try keystore.secretItems(matching: [:]).count == 60)
             let passwords = try keystore.search(
-                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("concurrency")], synchronizable: .any),
+                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("concurrency")], scope: .all, synchronizable: .any),
                 projection: [.attributes])
             #expect(passwords.count == 60)
             #expect(try keystore.verifyIntegrity() == 120)

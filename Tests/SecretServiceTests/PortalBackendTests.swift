@@ -1,9 +1,9 @@
 import CGIO
 import Foundation
-import KeychainCore
 import Synchronization
 import Testing
 
+@testable import KeychainCore
 @testable import SecretService
 
 /// The Secret portal backend (`org.freedesktop.impl.portal.Secret`) over a private bus, called by a
@@ -42,7 +42,7 @@ struct PortalBackendTests: SecretServiceSuite {
     static func portalItems(_ home: KeychainHome) throws(KeychainFailure) -> [ItemRecord] {
         let keystore = try Keystore(location: home.location("login"))
         let query = ItemQuery(
-            itemClass: .genericPassword, filters: ["svce": .string(KeychainSecretStore.portalService)],
+            itemClass: .genericPassword, filters: ["svce": .string(KeychainSecretStore.portalService)], scope: .all,
             synchronizable: .any)
         let found = Result { () throws(KeychainFailure) in try keystore.search(query, projection: .attributes) }
         if case .failure(let error) = found, error.status == .itemNotFound { return [] }

@@ -39,17 +39,28 @@ func attributes(_ key: String) -> [String: AttributeValue] {
     ["svce": .string("stress"), "acct": .string(key), "pdmn": .string("ak"), "agrp": .string("stress")]
 }
 
-func itemQuery(_ key: String) -> ItemQuery {
-    ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("stress"), "acct": .string(key)])
+/// Every item operation goes through the gateway, as the stress processes' group.
+func gateway(_ keystore: Keystore) -> ItemGateway {
+    ItemGateway(keystore: keystore, identity: ApplicationIdentity(accessGroups: ["stress"]))
 }
 
+func itemQuery(_ key: String, _ keystore: Keystore) -> ItemQuery {
+    ItemQuery(
+        itemClass: .genericPassword, filters: ["svce": .string("stress"), "acct": .string(key)],
+        scope: gateway(keystore).callerScope)
+}
+
+/// The item's secret, released as the library releases it (the stress items have no access control).
+func secrets(_ keystore: Keystore, _ key: String) throws(KeychainFailure) -> [SecureBytes] {
+    var authorizer = AccessAuthorizer(keystore: keystore, context: nil, ui: .fail, reason: nil)
+    return try gateway(keystore).search(itemQuery(key, keystore), projection: [], release: &authorizer)
+        .compactMap(\.secret)
+}
+
+/// Updates the item in place or adds it, in one write transaction.
 func upsert(_ keystore: Keystore, _ key: String, _ text: String) throws(KeychainFailure) {
     let secret = SecureBytes(copying: Array(text.utf8))
-    try keystore.write { (session: borrowing StoreSession) throws(KeychainFailure) in
-        if try session.update(itemQuery(key), changes: [:], secret: secret) == 0 {
-            _ = try session.add(.genericPassword, attributes: attributes(key), secret: secret)
-        }
-    }
+    _ = try gateway(keystore).upsert(NewItem(.genericPassword, attributes: attributes(key), secret: secret))
 }
 
 do {
@@ -74,7 +85,7 @@ do {
                 say("ok set \(key) \(text)")
             case 6..<9:
                 say("begin delete \(key) -")
-                _ = try keystore.delete(itemQuery(key))
+                _ = try gateway(keystore).delete(itemQuery(key, keystore))
                 say("ok delete \(key) -")
             default:
                 let next = 1 - passwordIndex
@@ -96,11 +107,14 @@ do {
             if sequence % 10 == 0 {
                 // A key no other writer touches: it must survive whatever the others do.
                 let unique = "u\(id)-\(sequence)"
-                _ = try keystore.add(.genericPassword, attributes: attributes(unique), secret: SecureBytes(copying: Array(value(id, sequence).utf8)))
+                _ = try gateway(keystore).add(
+                    NewItem(
+                        .genericPassword, attributes: attributes(unique),
+                        secret: SecureBytes(copying: Array(value(id, sequence).utf8))))
                 say("ok add \(unique) \(id)")
             }
             if sequence % 5 == 4 {
-                _ = try keystore.delete(itemQuery(key))
+                _ = try gateway(keystore).delete(itemQuery(key, keystore))
                 say("ok delete \(key) \(id)")
             } else {
                 let text = value(id, sequence)
@@ -114,8 +128,8 @@ do {
         var reads = 0
         while Date() < deadline {
             for index in 0..<10 {
-                for item in try keystore.search(itemQuery("k\(index)"), projection: .secret) {
-                    let text = item.secret!.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                for secret in try secrets(keystore, "k\(index)") {
+                    let text = secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
                     guard isWhole(text) else {
                         say("torn k\(index)")
                         exit(3)
@@ -138,9 +152,8 @@ do {
     case "read":
         let keystore = try Keystore(location: location)
         do {
-            let items = try keystore.search(itemQuery(arguments[4]), projection: .secret)
-            if let item = items.first {
-                say("value " + item.secret!.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            if let secret = try secrets(keystore, arguments[4]).first {
+                say("value " + secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
             } else {
                 say("status \(KeychainStatus.itemNotFound.rawValue)")
             }

@@ -54,14 +54,14 @@ extension Keychain {
     }
 
     /// The query for one key (or every key when `key` is `nil`) of this scope, in the gateway's
-    /// search groups for this keychain's access group (``ItemGateway/searchGroups(named:)``).
+    /// search groups for this keychain's access group (``ItemGateway/searchScope(named:)``).
     func query(
         _ gateway: ItemGateway, key: String?, synchronizable: Synchronizable, limit: Int? = nil
     ) throws(KeychainFailure) -> ItemQuery {
         var filters = scopeAttributes
         if let key { filters[.account] = .string(key) }
         return ItemQuery(
-            itemClass: itemClass, filters: filters, accessGroups: try gateway.searchGroups(named: accessGroupName),
+            itemClass: itemClass, filters: filters, scope: try gateway.searchScope(named: accessGroupName),
             synchronizable: synchronizable, limit: limit)
     }
 
@@ -83,7 +83,8 @@ extension Keychain {
     func secret(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> SecureBytes? {
         try perform(operation) { (gateway) throws(KeychainFailure) -> SecureBytes? in
             let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
-            return try releasable(gateway, gateway.search(query, projection: [.secret, .accessControl])).first?.secret
+            var authorizer = Self.authorizer(gateway)
+            return try gateway.search(query, projection: [.accessControl], release: &authorizer).first?.secret
         }
     }
 
@@ -91,15 +92,16 @@ extension Keychain {
     func record(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> ItemRecord? {
         try perform(operation) { (gateway) throws(KeychainFailure) -> ItemRecord? in
             let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
-            return try releasable(gateway, gateway.search(query, projection: [.secret, .attributes])).first
+            var authorizer = Self.authorizer(gateway)
+            return try gateway.search(query, projection: [.attributes], release: &authorizer).first
         }
     }
 
-    /// Access-controlled secrets (an item added through SecItem with `kSecAttrAccessControl`) are released
-    /// only after the user's proof, as `SecItemCopyMatching` releases them with its UI allowed.
-    private func releasable(_ gateway: ItemGateway, _ items: [ItemRecord]) throws(KeychainFailure) -> [ItemRecord] {
-        var authorizer = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .allow, reason: nil)
-        return try ItemGateway.releasable(items, authorizer: &authorizer)
+    /// The gateway releases access-controlled secrets (an item added through SecItem with
+    /// `kSecAttrAccessControl`) only after the user's proof, as `SecItemCopyMatching` releases them with
+    /// its UI allowed.
+    private static func authorizer(_ gateway: ItemGateway) -> AccessAuthorizer {
+        AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .allow, reason: nil)
     }
 
     /// Stores `secret` for `key` with one atomic upsert.
@@ -114,7 +116,8 @@ extension Keychain {
     func add(_ secret: SecureBytes, forKey key: String) throws(KeychainError) {
         try perform(.add) { (gateway) throws(KeychainFailure) in
             var attributes = try itemAttributes(key: key)
-            attributes[.accessGroup] = .string(try gateway.groupForNewItem(named: accessGroupName))
+            // The gateway places the item: the named group when held, else the caller's default.
+            if let accessGroupName { attributes[.accessGroup] = .string(accessGroupName) }
             _ = try gateway.add(NewItem(itemClass, attributes: attributes, secret: secret))
         }
     }

@@ -39,7 +39,6 @@ extension Keychain {
         let records = try perform(.migrate) { (gateway) throws(KeychainFailure) -> [ItemRecord] in
             try ItemGateway.checkSynchronizable(
                 destination.isSynchronizable, protection: destination.itemAccessibility.protectionClass)
-            let targetGroup = try gateway.groupForNewItem(named: destination.accessGroupName)
             let queries: [ItemQuery]
             if let keys {
                 var list: [ItemQuery] = []
@@ -52,12 +51,11 @@ extension Keychain {
             }
             let changes = destination.scopeAttributes.merging(
                 [String: AttributeValue](named: [
-                    .accessGroup: .string(targetGroup),
                     .accessible: destination.itemAccessibility.protectionClass.attribute,
                     .synchronizable: Synchronizable(destination.isSynchronizable).attribute,
                 ])
             ) { _, new in new }
-            return try gateway.migrate(queries, changes: changes)
+            return try gateway.migrate(queries, changes: changes, into: destination.accessGroupName)
         }
         return MigrationReport(movedItems: records.map(KeychainItem.init))
     }

@@ -20,7 +20,8 @@ package struct ApplicationIdentity: Sendable, Equatable {
     /// The process's access groups, in Apple's order. Empty means every call fails with
     /// `errSecMissingEntitlement`.
     package let accessGroups: [String]
-    /// `true` for the user's own management tool (`security`): it sees and manages every group.
+    /// `true` only for ``manager``, the user's own management tool (`security`, Keychain Access's
+    /// role): it sees and manages every group. No other identity can be made with it.
     package let seesAllGroups: Bool
 
     /// The group shared by every process that has no entitlements (unsigned tools).
@@ -29,10 +30,17 @@ package struct ApplicationIdentity: Sendable, Equatable {
     /// A process without an entitlements file: one shared default group.
     package static let unsigned = ApplicationIdentity(accessGroups: [unsignedAccessGroup], seesAllGroups: false)
 
-    /// The `security` tool's view: every group; adds go to the unsigned default group.
+    /// The management identity: the `security` tool's view (Keychain Access's role on macOS), every
+    /// group; adds go to the unsigned default group. The only identity whose gateway builds
+    /// ``GroupScope/Coverage/all``.
     package static let manager = ApplicationIdentity(accessGroups: [unsignedAccessGroup], seesAllGroups: true)
 
-    package init(accessGroups: [String], seesAllGroups: Bool = false) {
+    /// A process holding `accessGroups`, in Apple's order.
+    package init(accessGroups: [String]) {
+        self.init(accessGroups: accessGroups, seesAllGroups: false)
+    }
+
+    private init(accessGroups: [String], seesAllGroups: Bool) {
         self.accessGroups = accessGroups
         self.seesAllGroups = seesAllGroups
     }
@@ -43,8 +51,9 @@ package struct ApplicationIdentity: Sendable, Equatable {
     /// Whether the process may name `group`.
     package func holds(_ group: String) -> Bool { seesAllGroups || accessGroups.contains(group) }
 
-    /// The groups a search without `kSecAttrAccessGroup` covers; `nil` means all.
-    package var searchGroups: [String]? { seesAllGroups ? nil : accessGroups }
+    /// The groups a search without `kSecAttrAccessGroup` covers: every group for ``manager``, else
+    /// the process's own.
+    var searchScope: GroupScope { seesAllGroups ? .all : .groups(accessGroups) }
 
     private struct Entitlements: Decodable {
         var applicationIdentifier: String?

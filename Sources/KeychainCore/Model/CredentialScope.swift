@@ -91,15 +91,15 @@ package struct CredentialScope: Sendable {
     /// The engine query that selects this scope's candidates in `groups`: internet passwords by
     /// protocol, port (when exact), path (when given) and account (when given). The server and the
     /// ownership are checked afterwards by ``contains(_:)``.
-    /// - Parameter groups: the access groups searched; `nil` for all.
+    /// - Parameter groups: the access groups searched (the gateway's, ``ItemGateway/callerScope``).
     /// - Returns: the query (synchronizable `false`, Apple's implicit default).
-    package func query(groups: [String]?) -> ItemQuery {
+    package func query(groups: GroupScope) -> ItemQuery {
         var filters: [String: AttributeValue] = [:]
         if let protocolCode { filters[.`protocol`] = .string(protocolCode) }
         if case .exactly(let number) = port { filters[.port] = .integer(number) }
         if let path { filters[.path] = .string(path) }
         if let account { filters[.account] = account }
-        return ItemQuery(itemClass: .internetPassword, filters: filters, accessGroups: groups)
+        return ItemQuery(itemClass: .internetPassword, filters: filters, scope: groups)
     }
 
     /// Whether an item with these decrypted attributes is in the scope: same server (case-insensitive),

@@ -11,8 +11,9 @@ package struct ItemQuery: Sendable {
     /// Attribute filters by raw name (exact, byte-wise match). `agrp`, `sync` and `pdmn` go in the
     /// dedicated fields below, not here.
     package var filters: [String: AttributeValue]
-    /// Access groups searched; `nil` searches every group (the `security` tool's view).
-    package var accessGroups: [String]?
+    /// The access groups searched: built only by ``ItemGateway`` (``ItemGateway/searchScope(named:)``,
+    /// ``ItemGateway/callerScope``), every group only for the management identity.
+    package var scope: GroupScope
     /// Items of this synchronizable state: `.no` (Apple's implicit default), `.yes`, or `.any` for both
     /// (`kSecAttrSynchronizableAny`).
     package var synchronizable: Synchronizable
@@ -24,13 +25,13 @@ package struct ItemQuery: Sendable {
     package var limit: Int?
 
     package init(
-        itemClass: ItemClass, filters: [String: AttributeValue] = [:], accessGroups: [String]? = nil,
+        itemClass: ItemClass, filters: [String: AttributeValue] = [:], scope: GroupScope,
         synchronizable: Synchronizable = .no, protection: ProtectionClass? = nil, persistentRef: Data? = nil,
         limit: Int? = nil
     ) {
         self.itemClass = itemClass
         self.filters = filters
-        self.accessGroups = accessGroups
+        self.scope = scope
         self.synchronizable = synchronizable
         self.protection = protection
         self.persistentRef = persistentRef

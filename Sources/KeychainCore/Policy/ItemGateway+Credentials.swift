@@ -4,11 +4,10 @@
 extension ItemGateway {
     // MARK: - Package
 
-    /// The groups a credential helper reads, replaces in and deletes from: every group the caller
-    /// holds (`nil`: every group, for a caller that sees them all). Unlike
-    /// ``searchGroups(named:)``, a caller without groups is not refused: it finds nothing, as
+    /// The groups a credential helper reads, replaces in and deletes from: ``callerScope``. Unlike
+    /// ``searchScope(named:)``, a caller without groups is not refused: it finds nothing, as
     /// git's protocol expects of a helper with no credentials.
-    package var helperGroups: [String]? { identity.searchGroups }
+    package var helperGroups: GroupScope { callerScope }
 
     /// The items in `scope` in the caller's groups, oldest first.
     /// - Parameters:
@@ -23,7 +22,7 @@ extension ItemGateway {
         guard withSecret else { return items }
         // Access-controlled secrets are released as SecItemCopyMatching releases them (UI allowed).
         var authorizer = AccessAuthorizer(keystore: keystore, context: nil, ui: .allow, reason: nil)
-        return try Self.releasable(items, authorizer: &authorizer)
+        return try Self.release(items, authorizer: &authorizer, refusal: .omitsItem)
     }
 
     /// Deletes the items in `scope` (in the caller's groups) for which `predicate` holds: a conditional

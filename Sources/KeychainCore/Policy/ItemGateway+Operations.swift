@@ -89,33 +89,65 @@ extension ItemGateway {
         return try keystore.upsert(item.itemClass, attributes: attributes, secret: item.secret, groups: groups)
     }
 
-    /// The items `query` matches (the caller built `query.accessGroups` with ``searchGroups(named:)``).
+    /// The items `query` matches, without their secrets: what ``search(_:projection:release:refusal:narrowing:)``
+    /// alone returns (its scope is the gateway's: ``searchScope(named:)`` or ``callerScope``).
+    /// - Parameter projection: what to open; ``ItemProjection/secret`` is ignored here.
+    /// - Returns: the items, in insertion order; `[]` for none.
     /// - Throws: as ``StoreSession/search(_:projection:)``.
     package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
-        try keystore.search(query, projection: projection)
+        try keystore.search(query, projection: projection.subtracting(.secret))
     }
 
-    /// The items whose secrets may be released: access-controlled ones are authorized by `authorizer`
-    /// (asking the user when its UI allows) or, under `.skip`, left out. Only secrets are guarded:
-    /// attributes of access-controlled items stay readable, as on iOS (SecAccessControl.h). Every front
-    /// end that returns secrets passes its results through here; `items` must carry their access
-    /// control (``ItemProjection/accessControl`` or `.attributes`).
-    /// - Throws: as ``AccessAuthorizer/authorize(_:)``.
-    package static func releasable(_ items: [ItemRecord], authorizer: inout AccessAuthorizer)
-        throws(KeychainFailure) -> [ItemRecord]
-    {
-        var allowed: [ItemRecord] = []
-        allowed.reserveCapacity(items.count)
-        for item in items {
-            // A Secure Enclave (TPM) key's secret is its TPM blob, of no use without that TPM: its access
-            // control is asked at each use of the key instead (KeychainItems' EnclaveKey), as the enclave does.
-            let isEnclaveKey = item.attributes[.tokenID] == .string("com.apple.setoken")
-            if !isEnclaveKey, let constraints = item.constraints, constraints.requiresAuthentication {
-                guard try authorizer.authorize(constraints) else { continue }
-            }
-            allowed.append(item)
+    /// What a release does with an item whose secret `authorizer` does not release.
+    package enum ReleaseRefusal: Sendable {
+        /// The item is left out, and a failure to authorize ends the call: SecItemCopyMatching's rule
+        /// (`kSecUseAuthenticationUISkip` leaves items out; otherwise the failure is the call's status).
+        case omitsItem
+        /// The item stays, without its secret, and the call goes on: `security dump-keychain -d`, which
+        /// says how many items' data it left out.
+        case withholdsSecret
+    }
+
+    /// Secret reads for a release's narrowing step (the identity join reads its keys' secrets with
+    /// them): only a releasing search hands one out, and what its narrowing returns is released.
+    package struct SecretReads: Sendable {
+        let keystore: Keystore
+
+        /// The items `query` matches, with their secrets, not yet released.
+        /// - Throws: as ``StoreSession/search(_:projection:)``.
+        package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+            try keystore.search(query, projection: projection.union([.secret, .accessControl]))
         }
-        return allowed
+    }
+
+    /// The items `query` matches with their secrets, released through `authorizer`: the one way a
+    /// secret leaves the gateway. Access-controlled items (``AccessConstraints/requiresAuthentication``)
+    /// are authorized by `authorizer` (asking the user when its UI allows); only secrets are guarded,
+    /// so attributes of access-controlled items stay readable, as on iOS (SecAccessControl.h).
+    ///
+    /// A Secure Enclave (TPM) key's secret is its TPM blob, of no use without that TPM: its access
+    /// control is asked at each use of the key instead (KeychainItems' `EnclaveKey`), as the enclave does.
+    /// - Parameters:
+    ///   - query: the search (its scope is the gateway's).
+    ///   - projection: what else to open; the secret and the access control are always read.
+    ///   - authorizer: the call's one authorizer (asks at most once for each kind of proof).
+    ///   - refusal: what happens to an item whose secret is not released (``ReleaseRefusal``).
+    ///   - narrowing: runs on the items found before any is released (joins, item lists, limits), so
+    ///     the user is asked only about what the call returns; its ``SecretReads`` reads more items
+    ///     (an identity's key), which are released with the rest when they are part of what it returns.
+    /// - Returns: the items `narrowing` kept, minus (or without the secrets of) those not released.
+    /// - Throws: as ``StoreSession/search(_:projection:)``; under ``ReleaseRefusal/omitsItem`` as
+    ///   ``AccessAuthorizer/authorize(_:)``: `.interactionNotAllowed`, `.authFailed`, `.userCanceled`.
+    package func search(
+        _ query: ItemQuery, projection: ItemProjection, release authorizer: inout AccessAuthorizer,
+        refusal: ReleaseRefusal = .omitsItem,
+        narrowing: (_ found: [ItemRecord], _ reads: SecretReads) throws(KeychainFailure) -> [ItemRecord] = { found, _ in
+            found
+        }
+    ) throws(KeychainFailure) -> [ItemRecord] {
+        let reads = SecretReads(keystore: keystore)
+        let found = try narrowing(try reads.search(query, projection: projection), reads)
+        return try Self.release(found, authorizer: &authorizer, refusal: refusal)
     }
 
     /// Applies `changes` to every item `query` matches, in one write transaction.
@@ -137,14 +169,16 @@ extension ItemGateway {
         try keystore.delete(query)
     }
 
-    /// Deletes the items with these persistent references (each with its class) in one write
-    /// transaction: all of them or none (an identity's certificate and key).
+    /// Deletes the items with these persistent references (each with its class) in the caller's
+    /// groups (``callerScope``), in one write transaction: all of them or none (an identity's
+    /// certificate and key).
     /// - Returns: how many items were deleted.
     package func delete(references: [(ItemClass, Data)]) throws(KeychainFailure) -> Int {
         try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in
             var deleted = 0
             for (itemClass, ref) in references {
-                deleted += try s.delete(ItemQuery(itemClass: itemClass, synchronizable: .any, persistentRef: ref))
+                deleted += try s.delete(
+                    ItemQuery(itemClass: itemClass, scope: callerScope, synchronizable: .any, persistentRef: ref))
             }
             return deleted
         }
@@ -152,20 +186,26 @@ extension ItemGateway {
 
     /// Finds the first item `query` selects and deletes it, in one write transaction, so the item
     /// deleted is exactly the one found.
-    /// - Returns: the deleted item, or `nil` when nothing matched.
+    /// - Returns: the deleted item (without its secret), or `nil` when nothing matched.
     package func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> ItemRecord? {
-        try keystore.deleteFirst(query, projection: projection)
+        try keystore.deleteFirst(query, projection: projection.subtracting(.secret))
     }
 
-    /// Moves the items the queries match: `changes` is applied to each item's attributes and the item
-    /// re-sealed, all in one write transaction (all move, or none). A group in `changes` must be held.
+    /// Moves the items the queries match into ``groupForNewItem(named:)`` of `group`: `changes` is
+    /// applied to each item's attributes and the item re-sealed, all in one write transaction (all
+    /// move, or none).
+    /// - Parameters:
+    ///   - queries: the items to move.
+    ///   - changes: the new attributes, without `agrp` (the gateway places the items).
+    ///   - group: the group the destination names, or `nil` for the caller's default.
     /// - Returns: the moved items with their new attributes and no secret.
     /// - Throws: `.missingEntitlement`; `.duplicateItem` when a moved item would take another's primary
     ///   key; as ``StoreSession/migrate(_:transform:)`` otherwise.
-    package func migrate(_ queries: [ItemQuery], changes: [String: AttributeValue]) throws(KeychainFailure)
-        -> [ItemRecord]
+    package func migrate(_ queries: [ItemQuery], changes: [String: AttributeValue], into group: String?)
+        throws(KeychainFailure) -> [ItemRecord]
     {
-        if let group = Self.namedGroup(changes) { try checkHeld(group) }
+        var changes = changes
+        changes[.accessGroup] = .string(try groupForNewItem(named: group))
         return try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> [ItemRecord] in
             var moved: [ItemRecord] = []
             for query in queries {
@@ -190,6 +230,33 @@ extension ItemGateway {
         -> ImportSummary
     {
         try keystore.importPasswords(fromFile: path, accessGroup: try groupForNewItem(named: group), policy: policy)
+    }
+
+    // MARK: - Internal
+
+    /// The release rule of ``search(_:projection:release:refusal:narrowing:)``, over items read with
+    /// their secrets and access control.
+    static func release(_ found: [ItemRecord], authorizer: inout AccessAuthorizer, refusal: ReleaseRefusal)
+        throws(KeychainFailure) -> [ItemRecord]
+    {
+        var released: [ItemRecord] = []
+        released.reserveCapacity(found.count)
+        for item in found {
+            let isEnclaveKey = item.attributes[.tokenID] == .string("com.apple.setoken")
+            guard !isEnclaveKey, let constraints = item.constraints, constraints.requiresAuthentication else {
+                released.append(item)
+                continue
+            }
+            switch refusal {
+            case .omitsItem:
+                if try authorizer.authorize(constraints) { released.append(item) }
+            case .withholdsSecret:
+                var item = item
+                if (try? authorizer.authorize(constraints)) != true { item.secret = nil }
+                released.append(item)
+            }
+        }
+        return released
     }
 
     // MARK: - Private

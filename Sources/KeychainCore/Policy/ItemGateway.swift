@@ -8,7 +8,7 @@
 /// ``ApplicationIdentity``. The gateway decides, once for all front ends:
 /// - **Access groups** (docs/APPLE-SEMANTICS.md rules 8 and 9): which group a new item goes into
 ///   (``groupForNewItem(named:)``), which groups a search, update or delete covers
-///   (``searchGroups(named:)``), which groups an upsert looks in (``upsertGroups(named:)``), and that
+///   (``searchScope(named:)``), which groups an upsert looks in (``upsertGroups(named:)``), and that
 ///   a named group is held (``checkHeld(_:)``); every refusal is `errSecMissingEntitlement`.
 /// - **Upsert** (``upsert(_:attributes:secret:group:)``): add, or update the item with the same
 ///   primary key in place, in one write transaction, never delete-then-add.
@@ -46,7 +46,7 @@ package struct ItemGateway: Sendable {
     /// - Returns: the group.
     /// - Throws: `.missingEntitlement` for a named group the caller does not hold, or a caller
     ///   without any group (rule 9).
-    package func groupForNewItem(named: String?) throws(KeychainFailure) -> String {
+    func groupForNewItem(named: String?) throws(KeychainFailure) -> String {
         if let named {
             try checkHeld(named)
             return named
@@ -55,20 +55,35 @@ package struct ItemGateway: Sendable {
         return group
     }
 
-    /// The access groups a search, update or delete covers (rule 8): the named group, or every
-    /// group the caller holds (`nil`: every group, for a caller that sees them all).
+    /// Checks that a new item naming `named` (or none) can be placed, before a front end does work
+    /// for it (asks for an application password, parses a request): the gateway places the item
+    /// itself when it is added (``groupForNewItem(named:)``).
     /// - Parameter named: the group the request names, or `nil`.
-    /// - Returns: the groups, or `nil` for all.
+    /// - Throws: as ``groupForNewItem(named:)``.
+    package func checkPlacement(named: String?) throws(KeychainFailure) {
+        _ = try groupForNewItem(named: named)
+    }
+
+    /// The access groups a search, update or delete covers (rule 8): the named group, or every
+    /// group the caller holds (every group for the management identity, ``ApplicationIdentity/manager``).
+    /// The only way a front end gets a ``GroupScope`` for an ``ItemQuery``, besides ``callerScope``.
+    /// - Parameter named: the group the request names, or `nil`.
+    /// - Returns: `.groups([named])`, or ``callerScope``.
     /// - Throws: `.missingEntitlement` for a named group not held, or a caller without groups
     ///   that does not see them all (rule 9).
-    package func searchGroups(named: String?) throws(KeychainFailure) -> [String]? {
+    package func searchScope(named: String?) throws(KeychainFailure) -> GroupScope {
         if let named {
             try checkHeld(named)
-            return [named]
+            return .groups([named])
         }
         guard !identity.accessGroups.isEmpty || identity.seesAllGroups else { throw Self.noGroup }
-        return identity.searchGroups
+        return callerScope
     }
+
+    /// Every group the caller sees, without refusing a caller that has none (it finds nothing): the
+    /// caller's groups, or every group for the management identity. Credential helpers and lookups
+    /// that name no group use it.
+    package var callerScope: GroupScope { identity.searchScope }
 
     /// The groups an upsert looks in, in order, the first being where a new item goes (rule 8):
     /// the named group, or the caller's groups in Apple's order (default group first). The items

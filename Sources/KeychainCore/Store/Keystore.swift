@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+internal import FoundationEssentials
 #else
-package import Foundation
+internal import Foundation
 #endif
 internal import Synchronization
 
@@ -163,7 +163,7 @@ package final class Keystore: Sendable {
     /// Runs `body` in one read transaction (a consistent WAL snapshot).
     /// - Parameter foreign: also run while the keychain is foreign (``SessionKeys/isForeign``); by
     ///   default such a keychain answers `.interactionNotAllowed` without running `body`.
-    package func read<R: Sendable>(
+    func read<R: Sendable>(
         foreign: Bool = false, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
     ) throws(KeychainFailure) -> R {
         try transaction(begin: "BEGIN DEFERRED", foreign: foreign, body)
@@ -171,7 +171,7 @@ package final class Keystore: Sendable {
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it commits, or none.
     /// - Parameter foreign: as for ``read(foreign:_:)``.
-    package func write<R: Sendable>(
+    func write<R: Sendable>(
         foreign: Bool = false, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
     ) throws(KeychainFailure) -> R {
         try transaction(begin: "BEGIN IMMEDIATE", foreign: foreign, body)
@@ -231,23 +231,26 @@ package final class Keystore: Sendable {
 
     // MARK: - Item operations (one transaction each)
 
+    // Internal, as are the transactions above: front ends reach items only through ``ItemGateway``,
+    // which decides the groups and releases secrets (issue 23, item 2).
+
     /// Adds an item. See ``StoreSession/add(_:attributes:secret:now:)``.
-    package func add(_ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure) -> Data {
+    func add(_ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure) -> Data {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.add(itemClass, attributes: attributes, secret: secret) }
     }
 
     /// Finds items; an empty result is `[]`.
-    package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.search(query, projection: projection) }
     }
 
     /// Updates every match; returns how many.
-    package func update(_ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure) -> Int {
+    func update(_ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure) -> Int {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.update(query, changes: changes, secret: secret) }
     }
 
     /// Deletes every match; returns how many.
-    package func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
+    func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.delete(query) }
     }
 }

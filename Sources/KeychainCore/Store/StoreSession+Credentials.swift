@@ -18,14 +18,14 @@ extension StoreSession {
     /// items stored in another letter case) only when those are too few.
     /// - Parameters:
     ///   - scope: what the request selects.
-    ///   - groups: the access groups searched; `nil` for all.
+    ///   - groups: the access groups searched (the gateway's).
     ///   - withSecret: also open each item's secret.
     ///   - limit: at most this many items; `nil` for all.
     /// - Returns: the items, with their attributes (and secrets when asked); `[]` when none.
     /// - Throws: `.interactionNotAllowed` when a class key is locked; `.decode` when an item fails
     ///   authentication.
-    package func credentials(
-        in scope: CredentialScope, groups: [String]?, withSecret: Bool, limit: Int? = nil
+    func credentials(
+        in scope: CredentialScope, groups: GroupScope, withSecret: Bool, limit: Int? = nil
     ) throws(KeychainFailure) -> [ItemRecord] {
         var found: [ItemRecord] = []
         var candidates: [ItemRecord]?
@@ -45,7 +45,7 @@ extension StoreSession {
             var record = record
             if withSecret {
                 let query = ItemQuery(
-                    itemClass: .internetPassword, accessGroups: groups, synchronizable: .any,
+                    itemClass: .internetPassword, scope: groups, synchronizable: .any,
                     persistentRef: record.persistentRef)
                 record.secret = try search(query, projection: [.secret]).first?.secret
             }
@@ -59,19 +59,19 @@ extension StoreSession {
     /// after the comparison is never removed).
     /// - Parameters:
     ///   - scope: what the request selects.
-    ///   - groups: the access groups searched; `nil` for all.
+    ///   - groups: the access groups searched (the gateway's).
     ///   - predicate: decides on each item, with its attributes and secret. Compare secrets with
     ///     ``SecureBytes/constantTimeEquals(_:)``.
     /// - Returns: the number of items deleted.
     /// - Throws: as ``credentials(in:groups:withSecret:limit:)``.
-    package func deleteCredentials(
-        in scope: CredentialScope, groups: [String]?, where predicate: (ItemRecord) -> Bool
+    func deleteCredentials(
+        in scope: CredentialScope, groups: GroupScope, where predicate: (ItemRecord) -> Bool
     ) throws(KeychainFailure) -> Int {
         var deleted = 0
         for record in try credentials(in: scope, groups: groups, withSecret: true) where predicate(record) {
             deleted += try delete(
                 ItemQuery(
-                    itemClass: .internetPassword, accessGroups: groups, synchronizable: .any,
+                    itemClass: .internetPassword, scope: groups, synchronizable: .any,
                     persistentRef: record.persistentRef))
         }
         return deleted
@@ -90,12 +90,12 @@ extension StoreSession {
     ///   - attributes: the new item's attributes, without `agrp`.
     ///   - secret: the new secret.
     ///   - group: the access group the item goes into.
-    ///   - searchGroups: the helper's access groups, searched for the items it replaces; `nil` for all.
+    ///   - searchGroups: the helper's access groups, searched for the items it replaces.
     /// - Returns: whether the item was inserted or updated in place.
     /// - Throws: `.duplicateItem` when another program's item has the primary key; otherwise as ``upsert(_:attributes:secret:groups:now:)``.
-    package func replaceCredential(
+    func replaceCredential(
         in scope: CredentialScope, attributes: [String: AttributeValue], secret: SecureBytes, group: String,
-        searchGroups: [String]?
+        searchGroups: GroupScope
     ) throws(KeychainFailure) -> UpsertOutcome {
         var key = Self.normalized(.internetPassword, attributes)
         key[.accessGroup] = .string(group)
@@ -111,7 +111,7 @@ extension StoreSession {
         where Array(record.persistentRef) != keep {
             _ = try delete(
                 ItemQuery(
-                    itemClass: .internetPassword, accessGroups: searchGroups, synchronizable: .any,
+                    itemClass: .internetPassword, scope: searchGroups, synchronizable: .any,
                     persistentRef: record.persistentRef))
         }
         return try upsert(.internetPassword, attributes: attributes, secret: secret, groups: [group])
@@ -120,8 +120,8 @@ extension StoreSession {
 
 extension Keystore {
     /// Runs ``StoreSession/credentials(in:groups:withSecret:limit:)`` in one read transaction.
-    package func credentials(
-        in scope: CredentialScope, groups: [String]?, withSecret: Bool, limit: Int? = nil
+    func credentials(
+        in scope: CredentialScope, groups: GroupScope, withSecret: Bool, limit: Int? = nil
     ) throws(KeychainFailure) -> [ItemRecord] {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in
             try s.credentials(in: scope, groups: groups, withSecret: withSecret, limit: limit)
@@ -130,8 +130,8 @@ extension Keystore {
 
     /// Runs ``StoreSession/deleteCredentials(in:groups:where:)`` in one write transaction: the
     /// comparison and the delete cannot be separated by another process's write.
-    package func deleteCredentials(
-        in scope: CredentialScope, groups: [String]?, where predicate: (ItemRecord) -> Bool
+    func deleteCredentials(
+        in scope: CredentialScope, groups: GroupScope, where predicate: (ItemRecord) -> Bool
     ) throws(KeychainFailure) -> Int {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
             try s.deleteCredentials(in: scope, groups: groups, where: predicate)
@@ -140,9 +140,9 @@ extension Keystore {
 
     /// Runs ``StoreSession/replaceCredential(in:attributes:secret:group:searchGroups:)`` in one
     /// write transaction.
-    package func replaceCredential(
+    func replaceCredential(
         in scope: CredentialScope, attributes: [String: AttributeValue], secret: SecureBytes, group: String,
-        searchGroups: [String]?
+        searchGroups: GroupScope
     ) throws(KeychainFailure) -> UpsertOutcome {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
             try s.replaceCredential(
@@ -157,13 +157,13 @@ extension Keystore {
     ///   - projection: what to open of the item returned.
     /// - Returns: the deleted item, or `nil` when nothing matched.
     /// - Throws: as ``StoreSession/search(_:projection:)`` and ``StoreSession/delete(_:)``.
-    package func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> ItemRecord? {
+    func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> ItemRecord? {
         var first = query
         first.limit = 1
         return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ItemRecord? in
             guard let item = try s.search(first, projection: projection).first else { return nil }
             _ = try s.delete(
-                ItemQuery(itemClass: item.itemClass, synchronizable: .any, persistentRef: item.persistentRef))
+                ItemQuery(itemClass: item.itemClass, scope: first.scope, synchronizable: .any, persistentRef: item.persistentRef))
             return item
         }
     }

@@ -22,7 +22,7 @@ extension StoreSession {
     ///   caller's transaction then rolls back every move); `.interactionNotAllowed` when a source or
     ///   target class key is locked; `.decode` when an item fails authentication; `.param` for an
     ///   unknown protection class.
-    package func migrate(
+    func migrate(
         _ query: ItemQuery, transform: (inout [String: AttributeValue]) -> Void
     ) throws(KeychainFailure) -> [ItemRecord] {
         let rows = try candidateRows(query, withSecret: true)

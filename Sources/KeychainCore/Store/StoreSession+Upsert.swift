@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+internal import FoundationEssentials
 #else
-package import Foundation
+internal import Foundation
 #endif
 
 /// What ``StoreSession/upsert(_:attributes:secret:groups:now:)`` did.
@@ -37,7 +37,7 @@ extension StoreSession {
     /// - Throws: `.param` when `groups` is empty or the protection class is unknown; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when a class key is locked; `.decode` when a stored item fails
     ///   authentication; `.diskFull`; `.duplicateItem` only if the database's uniqueness check fires.
-    package func upsert(
+    func upsert(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, groups: [String],
         now: Date = Date()
     ) throws(KeychainFailure) -> UpsertOutcome {
@@ -53,17 +53,7 @@ extension StoreSession {
             guard let row = try rowByPrimaryKey(itemClass, keyAttributes, withSecret: secret == nil) else { continue }
             let key = try itemKey(row)
             let stored = try openAttributes(row, itemKey: key)
-            var attributes = stored
-            for (name, value) in changes { attributes[name] = value }
-            attributes = Self.normalized(itemClass, attributes)
-            attributes[.modificationDate] = .date(now)
-            if Self.keepsRowIdentity(itemClass, stored, attributes) {
-                try reseal(row, itemKey: key, attributes: attributes, secret: secret)
-            } else {
-                let kept: SecureBytes
-                if let secret { kept = secret } else { kept = try openSecret(row, itemKey: key) }
-                try rewrite(row, attributes: attributes, secret: kept)
-            }
+            try apply(changes: changes, to: row, itemKey: key, stored: stored, secret: secret, now: now)
             updated += 1
         }
         if updated > 0 { return .updated(updated) }
@@ -94,7 +84,7 @@ extension StoreSession {
 
 extension Keystore {
     /// Runs ``StoreSession/upsert(_:attributes:secret:groups:now:)`` in one write transaction.
-    package func upsert(
+    func upsert(
         _ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?, groups: [String]
     ) throws(KeychainFailure) -> UpsertOutcome {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in

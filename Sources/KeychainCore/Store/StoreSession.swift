@@ -1,14 +1,15 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+internal import FoundationEssentials
 #else
-package import Foundation
+internal import Foundation
 #endif
 
 /// One open connection with its unwrapped keys: the item operations of a ``Keystore``.
 ///
 /// Every method runs inside a transaction that ``Keystore`` opened; none commits.
 /// It is `~Copyable` so that exactly one owner (the keystore's mutex) holds the connection.
-package struct StoreSession: ~Copyable {
+/// Internal to KeychainCore: front ends reach items only through ``ItemGateway`` (issue 23, item 2).
+struct StoreSession: ~Copyable {
     let database: Database
     /// The keybag entries and settings this connection holds.
     let keys: SessionKeys
@@ -28,7 +29,7 @@ package struct StoreSession: ~Copyable {
 
     /// Largest secret accepted, in bytes. Larger ones get `errSecDataTooLarge` (-25302).
     /// Apple's securityd logs secrets above 4 KiB and fails on multi-megabyte ones; we allow 1 MiB.
-    package static let maximumSecretBytes = 1 << 20
+    static let maximumSecretBytes = 1 << 20
 
     // MARK: - Rows
 
@@ -75,7 +76,9 @@ package struct StoreSession: ~Copyable {
             values.append(.integer(protection.code))
         }
         var groupCount = 0
-        if let groups = query.accessGroups {
+        switch query.scope.coverage {
+        case .all: break
+        case .groups(let groups):
             if groups.isEmpty { return [] }
             groupCount = groups.count
             for group in groups { values.append(.blob(codec.digest(.accessGroup, .string(group)))) }
@@ -152,7 +155,7 @@ package struct StoreSession: ~Copyable {
     /// Only meaningful once its key has failed to open.
     func isOrphaned(_ row: Row) -> Bool { keys.orphanedEntries.contains(.classKey(row.protection)) }
 
-    package static let orphanedMessage =
+    static let orphanedMessage =
         "this ThisDeviceOnly item is bound to the device key of another installation (or of a lost one) and cannot be read here; delete it and add it again"
 
     func openAttributes(_ row: Row, itemKey: ItemKey) throws(KeychainFailure) -> [String: AttributeValue] {
@@ -206,7 +209,7 @@ package struct StoreSession: ~Copyable {
     ///   candidate fails authentication, or when every match was an orphaned `…ThisDeviceOnly` item
     ///   (which is skipped otherwise; see ``itemKeyUnlessOrphaned(_:associatedData:)``). An empty
     ///   result is returned as `[]`; callers map it.
-    package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
         let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
         // Only the access control: its entry is read from the record without building the other attributes.
         let needsAccessControl = !needsAttributes && projection.contains(.accessControl)
@@ -254,7 +257,7 @@ package struct StoreSession: ~Copyable {
     /// - Returns: the stored item's persistent reference.
     /// - Throws: `.duplicateItem` when an item with the same primary key exists; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when the class key is locked; `.diskFull`.
-    package func add(
+    func add(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Data {
         var attributes = Self.normalized(itemClass, input)
@@ -266,7 +269,7 @@ package struct StoreSession: ~Copyable {
     }
 
     /// Fills defaults: every primary-key attribute, `pdmn` and `sync`.
-    package static func normalized(_ itemClass: ItemClass, _ input: [String: AttributeValue]) -> [String: AttributeValue] {
+    static func normalized(_ itemClass: ItemClass, _ input: [String: AttributeValue]) -> [String: AttributeValue] {
         var attributes = input
         for descriptor in itemClass.primaryKey where attributes[descriptor.name] == nil {
             attributes[descriptor.name] = descriptor.defaultValue
@@ -315,7 +318,7 @@ package struct StoreSession: ~Copyable {
     /// Applies `changes` (and a new secret, when given) to every item `query` matches.
     /// - Returns: the number of items updated (0 when nothing matched).
     /// - Throws: `.duplicateItem` when a change would give an item the primary key of another.
-    package func update(
+    func update(
         _ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
     ) throws(KeychainFailure) -> Int {
         // The stored secret is read only when it is kept (no new one given).
@@ -329,21 +332,36 @@ package struct StoreSession: ~Copyable {
             }
             let stored = try openAttributes(row, itemKey: key)
             guard Self.satisfies(stored, query) else { continue }
-            var attributes = stored
-            for (name, value) in changes { attributes[name] = value }
-            attributes = Self.normalized(row.itemClass, attributes)
-            attributes[.modificationDate] = .date(now)
-            if Self.keepsRowIdentity(row.itemClass, stored, attributes) {
-                try reseal(row, itemKey: key, attributes: attributes, secret: secret)
-            } else {
-                let currentSecret: SecureBytes
-                if let secret { currentSecret = secret } else { currentSecret = try openSecret(row, itemKey: key) }
-                try rewrite(row, attributes: attributes, secret: currentSecret)
-            }
+            try apply(changes: changes, to: row, itemKey: key, stored: stored, secret: secret, now: now)
             updated += 1
         }
         if updated == 0 && skippedOrphans { throw Self.orphanedFailure }
         return updated
+    }
+
+    /// Applies `changes` over one row's `stored` attributes, and the new secret when given (else the
+    /// stored one is kept): the one step of both ``update(_:changes:secret:now:)`` and
+    /// ``upsert(_:attributes:secret:groups:now:)``. Missing primary-key attributes take their
+    /// defaults and `mdat` becomes `now`. The row keeps its item key and columns when its identity
+    /// does not change (``keepsRowIdentity(_:_:_:)``: ``reseal(_:itemKey:attributes:secret:)``), and
+    /// is rewritten whole under a fresh item key otherwise (``rewrite(_:attributes:secret:)``).
+    /// - Throws: `.duplicateItem` when the change gives the item another item's primary key;
+    ///   `.dataTooLarge`; `.decode` when the stored secret fails authentication.
+    func apply(
+        changes: [String: AttributeValue], to row: Row, itemKey key: ItemKey, stored: [String: AttributeValue],
+        secret: SecureBytes?, now: Date
+    ) throws(KeychainFailure) {
+        var attributes = stored
+        for (name, value) in changes { attributes[name] = value }
+        attributes = Self.normalized(row.itemClass, attributes)
+        attributes[.modificationDate] = .date(now)
+        if Self.keepsRowIdentity(row.itemClass, stored, attributes) {
+            try reseal(row, itemKey: key, attributes: attributes, secret: secret)
+        } else {
+            let kept: SecureBytes
+            if let secret { kept = secret } else { kept = try openSecret(row, itemKey: key) }
+            try rewrite(row, attributes: attributes, secret: kept)
+        }
     }
 
     /// Whether an update from `old` to `new` attributes leaves every value the row's index columns and
@@ -411,7 +429,7 @@ package struct StoreSession: ~Copyable {
 
     /// Deletes every item `query` matches.
     /// - Returns: the number deleted.
-    package func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
+    func delete(_ query: ItemQuery) throws(KeychainFailure) -> Int {
         let rows = try candidateRows(query, withSecret: false)
         let covered = Self.isCoveredByIndex(query)
         var deleted = 0

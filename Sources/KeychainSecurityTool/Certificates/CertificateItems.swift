@@ -38,20 +38,22 @@ enum CertificateItems {
     static func all(in gateway: ItemGateway, identities: Bool, readingKeys: Bool = false) throws(KeychainFailure)
         -> [Found]
     {
-        let query = ItemQuery(
-            itemClass: .certificate, accessGroups: gateway.identity.searchGroups, synchronizable: .any)
+        let query = ItemQuery(itemClass: .certificate, scope: gateway.callerScope, synchronizable: .any)
         var authorizer = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .allow, reason: reason)
-        let certificates = try gateway.search(query, projection: [.attributes, .secret])
         guard identities else {
-            return try ItemGateway.releasable(certificates, authorizer: &authorizer).compactMap { item in
+            return try gateway.search(query, projection: [.attributes], release: &authorizer).compactMap { item in
                 guard let parsed = item.secret.flatMap({ CertificateItem(secret: $0) }) else { return nil }
                 return Found(
                     certificate: parsed.certificate, persistentRef: item.persistentRef, label: label(item.attributes))
             }
         }
-        let joined = try gateway.identities(of: certificates, readingSecrets: readingKeys)
+        var joined: [IdentityItem] = []
         let released = Set(
-            try ItemGateway.releasable(joined.map(\.record), authorizer: &authorizer).map(\.persistentRef))
+            try gateway.search(query, projection: [.attributes], release: &authorizer) {
+                (certificates, reads) throws(KeychainFailure) -> [ItemRecord] in
+                joined = try gateway.identities(of: certificates, reads: readingKeys ? reads : nil)
+                return joined.map(\.record)
+            }.map(\.persistentRef))
         return joined.compactMap { identity in
             guard released.contains(identity.certificate.persistentRef), let parsed = identity.certificateItem else {
                 return nil

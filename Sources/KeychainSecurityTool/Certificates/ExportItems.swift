@@ -106,11 +106,10 @@ struct ExportItems: SecuritySubcommand {
     static func publicKeys(_ gateway: ItemGateway) throws(KeychainFailure) -> [[UInt8]] {
         let query = ItemQuery(
             itemClass: .key, filters: [AttributeName.keyClass.rawValue: .integer(0)],
-            accessGroups: gateway.identity.searchGroups, synchronizable: .any)
+            scope: gateway.callerScope, synchronizable: .any)
         var authorizer = AccessAuthorizer(
             keystore: gateway.keystore, context: nil, ui: .allow, reason: CertificateItems.reason)
-        let items = try ItemGateway.releasable(
-            try gateway.search(query, projection: [.attributes, .secret]), authorizer: &authorizer)
+        let items = try gateway.search(query, projection: [.attributes], release: &authorizer)
         return items.compactMap { item in
             guard let key = item.secret.flatMap({ KeyItem(attributes: item.attributes, secret: $0) }) else {
                 return nil

@@ -44,17 +44,19 @@ extension SecItemCall {
     }
 
     /// The identities among `certificates` (certificate items read with their attributes, and their
-    /// data when a reference or data is returned), joined by ``ItemGateway/identities(of:keyFilters:readingSecrets:)``.
+    /// data when a reference or data is returned), joined by ``ItemGateway/identities(of:keyFilters:reads:)``.
     /// An identity's attributes are the key's with the certificate's added, `class` is `idnt` when
     /// returned, and its reference is a `SecIdentity`.
     /// - Returns: the identity records, and the private keys by certificate persistent reference (to
     ///   build the `SecIdentity` objects; only when a reference or data was asked for).
-    static func identities(_ certificates: [ItemRecord], _ request: SecItemRequest, _ gateway: ItemGateway)
-        throws(KeychainFailure) -> (records: [ItemRecord], keys: [Data: SecKey])
-    {
-        let withSecret = request.returnRef || request.returnData
+    /// - Parameter reads: the releasing search's reads, when the certificates were read with their data.
+    static func identities(
+        _ certificates: [ItemRecord], _ request: SecItemRequest, _ gateway: ItemGateway,
+        _ reads: ItemGateway.SecretReads?
+    ) throws(KeychainFailure) -> (records: [ItemRecord], keys: [Data: SecKey]) {
+        let withSecret = (request.returnRef || request.returnData) && reads != nil
         let joined = try gateway.identities(
-            of: certificates, keyFilters: request.identityKeyFilters, readingSecrets: withSecret)
+            of: certificates, keyFilters: request.identityKeyFilters, reads: withSecret ? reads : nil)
         var keys: [Data: SecKey] = [:]
         if withSecret {
             for identity in joined {

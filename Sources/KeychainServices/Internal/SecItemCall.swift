@@ -25,9 +25,9 @@ enum SecItemCall {
     }
 
     /// The engine query for a parsed copy, update or delete; its access groups are the gateway's
-    /// (``ItemGateway/searchGroups(named:)``).
+    /// (``ItemGateway/searchScope(named:)``).
     static func query(_ request: SecItemRequest, _ gateway: ItemGateway) throws(KeychainFailure) -> ItemQuery {
-        let groups = try gateway.searchGroups(named: request.accessGroup)
+        let groups = try gateway.searchScope(named: request.accessGroup)
         var filters = request.attributes
         if var reference = request.valueRef {
             // An identity stands for its certificate's primary key.
@@ -37,7 +37,7 @@ enum SecItemCall {
         // A query by persistent reference skips the implicit non-synchronizable filter (rule 13).
         let synchronizable: Synchronizable = request.persistentRef != nil ? .any : request.synchronizable ?? .no
         return ItemQuery(
-            itemClass: request.itemClass, filters: filters, accessGroups: groups, synchronizable: synchronizable,
+            itemClass: request.itemClass, filters: filters, scope: groups, synchronizable: synchronizable,
             protection: request.protection, persistentRef: request.persistentRef, limit: nil)
     }
 
@@ -121,16 +121,27 @@ enum SecItemCall {
         }
     }
 
-    /// The items whose secrets may be returned: access-controlled ones are authorized (asking the
-    /// user when the call allows it) or, under `kSecUseAuthenticationUISkip`, left out.
-    /// Only secrets are guarded: attributes of access-controlled items are readable, as on iOS.
-    /// `authorizer` is the call's one ``AccessAuthorizer`` (``authorizer(_:_:)``), so that what the user
-    /// proved earlier in the call (the application password `SecItemAdd` asked for) is not asked again.
-    static func authorized(_ items: [ItemRecord], _ request: SecItemRequest, _ authorizer: inout AccessAuthorizer)
-        throws(KeychainFailure) -> [ItemRecord]
-    {
-        guard request.returnData || needsReferences(request) else { return items }
-        return try ItemGateway.releasable(items, authorizer: &authorizer)
+    /// The items `query` finds for `request`, narrowed by `narrowing` (identity joins, item lists, the
+    /// limit); when their data or references are asked for, read with their secrets and released by the
+    /// gateway through `authorizer` (``ItemGateway/search(_:projection:release:refusal:narrowing:)``):
+    /// access-controlled ones are authorized (asking the user when the call allows it) or, under
+    /// `kSecUseAuthenticationUISkip`, left out. Only secrets are guarded: attributes of access-controlled
+    /// items are readable, as on iOS. `authorizer` is the call's one ``AccessAuthorizer``
+    /// (``authorizer(_:_:)``), so that what the user proved earlier in the call (the application password
+    /// `SecItemAdd` asked for) is not asked again.
+    /// - Parameter narrowing: given the items found and, when secrets are read, the release's reads.
+    static func search(
+        _ query: ItemQuery, _ request: SecItemRequest, _ gateway: ItemGateway, _ authorizer: inout AccessAuthorizer,
+        narrowing: ([ItemRecord], ItemGateway.SecretReads?) throws(KeychainFailure) -> [ItemRecord]
+    ) throws(KeychainFailure) -> [ItemRecord] {
+        let projection = Self.projection(request)
+        guard projection.contains(.secret) else {
+            return try narrowing(try gateway.search(query, projection: projection), nil)
+        }
+        return try gateway.search(query, projection: projection, release: &authorizer) {
+            (found, reads) throws(KeychainFailure) -> [ItemRecord] in
+            try narrowing(found, reads)
+        }
     }
 
     /// The access authorizer of one SecItem call: its context (`kSecUseAuthenticationContext`), UI

@@ -410,6 +410,22 @@ private func parse(_ algorithm: SecKeyAlgorithm) -> KeyAlgorithm? {
     KeyAlgorithm(rawValue: String(describing: algorithm.rawValue))
 }
 
+/// The one scaffold of the key operations (sign, verify, encrypt, decrypt, exchange): the algorithm
+/// parsed, or `errSecUnimplemented` (-4) for one this library does not implement; then `operation`,
+/// whose failure is reported in `error` as its `OSStatus` (Apple's `CFError` in `kCFErrorDomainOSStatus`).
+/// - Returns: the operation's result, or `nil` with `error` set.
+private func keyOperation<R>(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?,
+    _ operation: (KeyAlgorithm) throws(CryptoError) -> R
+) -> R? {
+    guard let parsed = parse(algorithm) else {
+        return CFError.report(errSecUnimplemented, "algorithm not supported by the key \(key)", to: error)
+    }
+    do { return try operation(parsed) } catch let failure {
+        return failure.report(to: error)
+    }
+}
+
 /// Signs data with a private key.
 ///
 /// Follows Apple's `SecKeyCreateSignature` (SecKey.h). `…Message…` algorithms hash `dataToSign`
@@ -427,11 +443,8 @@ public func SecKeyCreateSignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    guard let parsed = parse(algorithm) else {
-        return CFError.report(errSecUnimplemented, "algorithm not supported by the key \(key)", to: error)
-    }
-    do { return cfData(try key.key.sign(bytes(of: dataToSign), algorithm: parsed)) } catch let failure {
-        return failure.report(to: error)
+    keyOperation(key, algorithm, error) { (parsed) throws(CryptoError) -> CFData in
+        cfData(try key.key.sign(bytes(of: dataToSign), algorithm: parsed))
     }
 }
 
@@ -451,17 +464,10 @@ public func SecKeyVerifySignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> Bool {
-    guard let parsed = parse(algorithm) else {
-        let _: Bool? = CFError.report(errSecUnimplemented, "algorithm not supported by the key \(key)", to: error)
-        return false
-    }
-    do {
+    keyOperation(key, algorithm, error) { (parsed) throws(CryptoError) -> Bool in
         try key.key.verify(bytes(of: signature), for: bytes(of: signedData), algorithm: parsed)
         return true
-    } catch let failure {
-        let _: Bool? = failure.report(to: error)
-        return false
-    }
+    } ?? false
 }
 
 /// Encrypts data with a public key.
@@ -479,11 +485,8 @@ public func SecKeyCreateEncryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    guard let parsed = parse(algorithm) else {
-        return CFError.report(errSecUnimplemented, "algorithm not supported by the key \(key)", to: error)
-    }
-    do { return cfData(try key.key.encrypt(bytes(of: plaintext), algorithm: parsed)) } catch let failure {
-        return failure.report(to: error)
+    keyOperation(key, algorithm, error) { (parsed) throws(CryptoError) -> CFData in
+        cfData(try key.key.encrypt(bytes(of: plaintext), algorithm: parsed))
     }
 }
 
@@ -503,13 +506,8 @@ public func SecKeyCreateDecryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    guard let parsed = parse(algorithm) else {
-        return CFError.report(errSecUnimplemented, "algorithm not supported by the key \(key)", to: error)
-    }
-    do {
-        return try key.key.decrypt(bytes(of: ciphertext), algorithm: parsed).withUnsafeBytes { cfData($0) }
-    } catch let failure {
-        return failure.report(to: error)
+    keyOperation(key, algorithm, error) { (parsed) throws(CryptoError) -> CFData in
+        try key.key.decrypt(bytes(of: ciphertext), algorithm: parsed).withUnsafeBytes { cfData($0) }
     }
 }
 
@@ -531,17 +529,12 @@ public func SecKeyCopyKeyExchangeResult(
     _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    guard let parsed = parse(algorithm) else {
-        return CFError.report(errSecUnimplemented, "algorithm not supported by the key \(privateKey)", to: error)
-    }
     let parameters = KeyParameters(parameters)
-    do {
+    return keyOperation(privateKey, algorithm, error) { (parsed) throws(CryptoError) -> CFData in
         let secret = try privateKey.key.keyExchange(
             with: publicKey.key, algorithm: parsed,
             requestedSize: parameters.int(SecKeyKeyExchangeParameter.requestedSize.rawValue),
             sharedInfo: parameters.data(SecKeyKeyExchangeParameter.sharedInfo.rawValue))
         return secret.withUnsafeBytes { cfData($0) }
-    } catch let failure {
-        return failure.report(to: error)
     }
 }

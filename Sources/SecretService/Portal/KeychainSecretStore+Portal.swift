@@ -28,14 +28,18 @@ extension KeychainSecretStore: PortalSecretVault {
         var filters: [String: AttributeValue] = [:]
         filters[.service] = .string(Self.portalService)
         filters[.account] = .string(app.rawValue)
+        // The app's own gateway: its group only, so the app's secret is found and placed there.
+        let gateway = ItemGateway(
+            keystore: keychain.keystore, identity: ApplicationIdentity(accessGroups: [app.accessGroup]))
         let query = ItemQuery(
-            itemClass: .genericPassword, filters: filters, accessGroups: [app.accessGroup], synchronizable: .any,
-            limit: 1)
+            itemClass: .genericPassword, filters: filters, scope: gateway.callerScope, synchronizable: .any, limit: 1)
+        // The master secret has no access control; one that gained some is refused, never released silently.
+        var authorizer = AccessAuthorizer(keystore: keychain.keystore, context: nil, ui: .fail, reason: nil)
         // Two tries: another provider may add the same app's secret between the search and the add.
         for _ in 0..<2 {
             let found: [ItemRecord]
             do {
-                found = try keychain.keystore.search(query, projection: [.attributes, .secret])
+                found = try gateway.search(query, projection: [.attributes], release: &authorizer)
             } catch  where error.status == .itemNotFound {
                 found = []
             } catch {
@@ -54,12 +58,11 @@ extension KeychainSecretStore: PortalSecretVault {
             if token != nil { throw MemoryPortalVault.unknownToken(app) }
             let made = PortalMasterSecret(secret: SecureBytes.random(count: Self.secretBytes), token: Self.newToken())
             var attributes = filters
-            attributes[.accessGroup] = .string(app.accessGroup)
             attributes[.accessible] = ProtectionClass.afterFirstUnlock.attribute
             attributes[.label] = .string("Secret portal: \(app.rawValue)")
             attributes[.generic] = .data(Data(made.token.utf8))
             do {
-                _ = try keychain.keystore.add(.genericPassword, attributes: attributes, secret: made.secret)
+                _ = try gateway.add(NewItem(.genericPassword, attributes: attributes, secret: made.secret))
                 return made
             } catch  where error.status == .duplicateItem {
                 continue

@@ -50,9 +50,6 @@ package final class KeychainSecretStore: SecretStore {
         package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
             -> Configuration
         {
-            let config =
-                environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-                ?? (environment["HOME"] ?? FileSystem.homeDirectory()) + "/.config"
             let (kdf, refused) = KDFParameters.forNewPassword(environment: environment)
             if refused {
                 SecretServiceDaemon.printError("keychain-secret-service: " + KDFParameters.refusedTestingWarning)
@@ -60,7 +57,7 @@ package final class KeychainSecretStore: SecretStore {
             return Configuration(
                 directory: KeychainLocation.keychainDirectory(environment: environment),
                 deviceKeyPath: KeychainLocation.defaultDeviceKeyPath(environment: environment),
-                preferencesPath: config + "/swift-keychain/keychains.conf",
+                preferencesPath: KeychainPreferences.path(environment: environment),
                 kdf: kdf)
         }
     }

@@ -200,6 +200,6 @@ struct SyncMergeTests {
             #expect(failure?.status == .decode)
         }
         #expect(
-            try devices[1].search(ItemQuery(itemClass: .genericPassword, synchronizable: .any), projection: []).isEmpty)
+            try devices[1].search(ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .any), projection: []).isEmpty)
     }
 }

@@ -24,7 +24,7 @@ func syncSecret(_ keystore: Keystore, _ service: String, _ account: String) thro
 /// Every synchronizable generic password as "service/account=secret", sorted.
 func syncContents(_ keystore: Keystore) throws -> [String] {
     let items = try keystore.search(
-        ItemQuery(itemClass: .genericPassword, synchronizable: .yes), projection: [.attributes, .secret])
+        ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .yes), projection: [.attributes, .secret])
     return items.map { item in
         let service = item.attributes["svce"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "?"
         let account = item.attributes["acct"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "?"

@@ -5,7 +5,7 @@ import KeychainServices
 import Testing
 
 /// The high-level `Keychain` API on items that SecItem callers protected with `kSecAttrAccessControl`
-/// (review of issue 17): their secrets are released only through `ItemGateway.releasable`, with the
+/// (review of issue 17): their secrets are released only through the gateway's releasing search, with the
 /// user's proof, as `SecItemCopyMatching` releases them with its UI allowed. This suite links both
 /// `KeychainServices` (to add the item as iOS code does) and `Keychain`.
 @Suite("Access-controlled items through the Keychain API")
