@@ -131,6 +131,10 @@ struct CallerIdentityTests {
                 #expect(caller.identity.string == "flatpak:org.example.Notes")
                 #expect(caller.identity.isSandboxed)
                 #expect(caller.identity.accessGroup == "flatpak:org.example.Notes")
+                // The same without pidfd_open: the start-time fallback reads the same sandbox.
+                let registry = CallerRegistry()
+                registry.openPidfd = Self.noPidfdOpen
+                #expect(try registry.caller(name, on: bus.client!).identity == caller.identity)
             }
         }
     }
@@ -183,6 +187,87 @@ struct CallerIdentityTests {
         }
         let handle = try ProcessHandle(pid: second.processIdentifier)
         #expect(handle.link("exe") == URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path)
+    }
+
+    /// A pidfd opener failing as `pidfd_open` does on a kernel before 5.3 or under valgrind 3.19.
+    private static let noPidfdOpen: ProcessHandle.PidfdOpener = { _ in (-1, ENOSYS) }
+
+    @Test("Without pidfd_open (ENOSYS) a client is identified through its start time, as with a pidfd")
+    func noPidfdOpenSameIdentity() throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            let name = uniqueName(bus.client!)
+            let withPidfd = try CallerRegistry().caller(name, on: bus.client!)
+            let registry = CallerRegistry()
+            registry.openPidfd = Self.noPidfdOpen
+            let withoutPidfd = try registry.caller(name, on: bus.client!)
+            #expect(withoutPidfd.pid == getpid())
+            #expect(withoutPidfd.identity == withPidfd.identity)
+            #expect(withoutPidfd.identity.string.hasPrefix("exe:"))
+        }
+    }
+
+    @Test(
+        "Only ENOSYS and EPERM of pidfd_open take the start-time fallback; other errors refuse the caller",
+        arguments: [(ENOSYS, true), (EPERM, true), (EINVAL, false), (EMFILE, false)] as [(Int32, Bool)])
+    func pidfdOpenFailures(error: Int32, fallsBack: Bool) throws {
+        let process = try sleeper()
+        defer {
+            stop(process)
+        }
+        let pid = process.processIdentifier
+        if fallsBack {
+            let handle = try ProcessHandle(pid: pid, openPidfd: { _ in (-1, error) })
+            #expect(handle.heldByStartTime)
+            #expect(handle.link("exe") == URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path)
+        } else {
+            #expect(throws: CallerLookupError.system("pidfd_open(\(pid))", error)) {
+                _ = try ProcessHandle(pid: pid, openPidfd: { _ in (-1, error) })
+            }
+        }
+    }
+
+    @Test("Without pidfd_open a process that exits after it was opened is refused as gone")
+    func noPidfdOpenExitedProcessRefused() throws {
+        let process = try sleeper()
+        let handle = try ProcessHandle(pid: process.processIdentifier, openPidfd: Self.noPidfdOpen)
+        try handle.verify()
+        stop(process)
+        // Reaped: its /proc directory reads fail, and its pid names no process or a newer one.
+        #expect(throws: CallerLookupError.processGone(process.processIdentifier)) { try handle.verify() }
+        #expect(throws: CallerLookupError.processGone(process.processIdentifier)) {
+            _ = try ProcessHandle(pid: process.processIdentifier, openPidfd: Self.noPidfdOpen)
+        }
+    }
+
+    @Test("Without pidfd_open a pid whose start time changed is refused as reused")
+    func noPidfdOpenStartTimeChangedRefused() throws {
+        let first = try sleeper()
+        defer {
+            stop(first)
+        }
+        let handle = try ProcessHandle(pid: first.processIdentifier, openPidfd: Self.noPidfdOpen)
+        try handle.verify()
+        // A start time other than the one read when the handle was opened: as if the pid had been reused
+        // by a newer process between the bus's answer and the end of the lookup.
+        let started = try #require(ProcessHandle.startTime(open("/proc/\(first.processIdentifier)/stat", O_RDONLY)))
+        #expect(throws: CallerLookupError.processGone(first.processIdentifier)) {
+            try handle.verify(startedAt: started &+ 1)
+        }
+        try handle.verify(startedAt: started)
+    }
+
+    @Test(
+        "The start time is field 22 of /proc/<pid>/stat, counted after the command name's last parenthesis",
+        arguments: [
+            (
+                "1234 (sleep) S 1 1234 1234 0 -1 4194304 90 0 0 0 0 0 0 0 20 0 1 0 987654 5623808 224 18446744073709551615",
+                987654
+            ),
+            ("42 (a) b (c) ) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 31337 0 0\n", 31337),
+            ("42 (short) S 1 2 3", nil), ("no parenthesis", nil),
+        ] as [(String, UInt64?)])
+    func startTimeField(stat: String, startTime: UInt64?) {
+        #expect(ProcessHandle.startTime(stat: Array(stat.utf8)) == startTime)
     }
 
     @Test("The systemd unit is the last .service or .scope of the cgroup v2 path")

@@ -9,7 +9,8 @@
 /// lookup (issue 27: "cached per connection").
 ///
 /// A lookup asks the bus daemon for the connection's credentials, refuses another Unix user, then
-/// reads the process through a pidfd (``ProcessHandle``, ``ProcessIdentifier``).
+/// reads the process through a pidfd, or its start time without `pidfd_open` (``ProcessHandle``,
+/// ``ProcessIdentifier``).
 ///
 /// Not `Sendable`: used on the provider's main context only.
 final class CallerRegistry {
@@ -19,6 +20,9 @@ final class CallerRegistry {
     private let digests = ExecutableDigest()
     /// Replaces the bus and `/proc` lookup (tests of callers the test process cannot be).
     var lookup: ((String) throws(CallerLookupError) -> Caller)?
+    /// Opens a caller's pidfd when the bus daemon gives none (tests: one failing as on a kernel
+    /// without `pidfd_open`, to take the start-time fallback of ``ProcessHandle``).
+    var openPidfd: ProcessHandle.PidfdOpener = ProcessHandle.systemPidfdOpener
 
     init(uid: UInt32 = getuid()) {
         self.uid = uid
@@ -52,7 +56,7 @@ final class CallerRegistry {
             return Caller(uniqueName: uniqueName, uid: callerUID, identity: CallerIdentity(kind: .unidentified))
         }
         let processFD = credentials.takeProcessFD()
-        let process = try ProcessHandle(pid: pid, pidfd: processFD >= 0 ? processFD : nil)
+        let process = try ProcessHandle(pid: pid, pidfd: processFD >= 0 ? processFD : nil, openPidfd: openPidfd)
         let identity = try ProcessIdentifier.identify(
             process, securityLabel: credentials.securityLabel, digests: digests)
         return Caller(uniqueName: uniqueName, uid: callerUID, pid: pid, identity: identity)

@@ -15,48 +15,113 @@ internal import CPidfd
 /// `Pid:` line in `/proc/self/fdinfo` must still equal the pid (the kernel shows `-1` once the process
 /// has exited) and the process must still accept signal 0. Called after opening and again after reading.
 ///
-/// Not `Sendable`: it owns two file descriptors, closed in `deinit`.
+/// Without `pidfd_open` (`ENOSYS`: a kernel before 5.3, or valgrind 3.19; `EPERM`: a seccomp filter,
+/// since the call itself never fails so), the process is held by its start time instead: field 22 of
+/// `/proc/<pid>/stat`, read through the directory when it is opened and compared, in ``verify()``, with
+/// the same field read through the directory and through the path `/proc/<pid>`. A changed or missing
+/// start time means the pid now names another process, or none. This is weaker only in that a pid freed
+/// and reused within one clock tick (`_SC_CLK_TCK`, 10 ms) would show the same start time; the
+/// directory's reads failing once its process is gone still catch that case (docs/SECURITY.md).
+///
+/// Not `Sendable`: it owns its file descriptors, closed in `deinit`.
 final class ProcessHandle {
+    /// Opens a pidfd for a pid: the descriptor, or `-1` and the `errno` of the failure.
+    typealias PidfdOpener = @Sendable (Int32) -> (fd: Int32, error: Int32)
+
+    /// `pidfd_open(2)`.
+    static let systemPidfdOpener: PidfdOpener = { pid in
+        let fd = pidfd_open(pid, 0)
+        return (fd, fd >= 0 ? 0 : errno)
+    }
+
+    /// What ties the handle to its process.
+    private enum Anchor {
+        /// A pidfd, owned and closed by the handle.
+        case pidfd(Int32)
+        /// The process's start time (clock ticks after boot), when no pidfd can be opened.
+        case startTime(UInt64)
+    }
+
     let pid: Int32
-    private let pidfd: Int32
+    private let anchor: Anchor
     private let directory: Int32
 
     /// Holds process `pid`.
     /// - Parameters:
     ///   - pid: the process id (from the bus daemon).
     ///   - pidfd: a pidfd for it (the daemon's `ProcessFD`), which this handle then owns and closes; `nil`:
-    ///     one is opened with `pidfd_open(2)`.
+    ///     one is opened with `openPidfd`.
+    ///   - openPidfd: opens the pidfd (`pidfd_open(2)`; tests give one that fails as an old kernel does).
+    ///     When it fails with `ENOSYS` or `EPERM`, the process is held by its start time instead.
     /// - Throws: ``CallerLookupError/processGone(_:)`` when `pid` no longer names the process of the
-    ///   pidfd (it exited, or the pidfd is another process's); ``CallerLookupError/system(_:_:)`` when
-    ///   `pidfd_open` or opening `/proc/<pid>` fails otherwise.
-    init(pid: Int32, pidfd: Int32? = nil) throws(CallerLookupError) {
+    ///   pidfd (it exited, or the pidfd is another process's) or no process at all;
+    ///   ``CallerLookupError/system(_:_:)`` when `pidfd_open` fails otherwise (`EINVAL`, `EMFILE`, …), or
+    ///   opening `/proc/<pid>` or reading its `stat` fails for another reason than the process being gone.
+    init(
+        pid: Int32, pidfd: Int32? = nil, openPidfd: PidfdOpener = ProcessHandle.systemPidfdOpener
+    ) throws(CallerLookupError) {
         self.pid = pid
-        let fd = pidfd ?? pidfd_open(pid, 0)
-        guard fd >= 0 else {
-            throw errno == ESRCH ? .processGone(pid) : .system("pidfd_open(\(pid))", errno)
+        var fd = pidfd ?? -1
+        if pidfd == nil {
+            let opened = openPidfd(pid)
+            fd = opened.fd
+            if fd < 0 && opened.error == ESRCH { throw .processGone(pid) }
+            // ENOSYS: no such call; EPERM: never the call's own answer, so a seccomp filter's. EINVAL
+            // (bad flags, or a thread that is not a process's leader) means a wrong pid: refused.
+            if fd < 0 && opened.error != ENOSYS && opened.error != EPERM {
+                throw .system("pidfd_open(\(pid))", opened.error)
+            }
         }
         let directory = open("/proc/\(pid)", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else {
             let code = errno
-            close(fd)
+            if fd >= 0 { close(fd) }
             throw code == ENOENT ? .processGone(pid) : .system("open /proc/\(pid)", code)
         }
-        self.pidfd = fd
         self.directory = directory
+        if fd >= 0 {
+            anchor = .pidfd(fd)
+        } else {
+            guard let started = Self.startTime(openat(directory, "stat", O_RDONLY | O_CLOEXEC)) else {
+                close(directory)
+                throw .processGone(pid)
+            }
+            anchor = .startTime(started)
+        }
         try verify()
     }
 
     deinit {
         close(directory)
-        close(pidfd)
+        if case .pidfd(let fd) = anchor { close(fd) }
     }
 
-    /// Checks that the pidfd's process is alive and is still process ``pid``.
+    /// Whether the process is held by its start time because no pidfd could be opened.
+    var heldByStartTime: Bool {
+        if case .startTime = anchor { true } else { false }
+    }
+
+    /// Checks that the handle's process is alive and is still process ``pid``.
     /// - Throws: ``CallerLookupError/processGone(_:)`` otherwise.
     func verify() throws(CallerLookupError) {
-        guard Self.pidfdTarget(pidfd) == pid, pidfd_send_signal(pidfd, 0, nil, 0) == 0 else {
-            throw .processGone(pid)
+        switch anchor {
+        case .pidfd(let fd):
+            guard Self.pidfdTarget(fd) == pid, pidfd_send_signal(fd, 0, nil, 0) == 0 else {
+                throw .processGone(pid)
+            }
+        case .startTime(let started):
+            try verify(startedAt: started)
         }
+    }
+
+    /// Checks that the process the directory was opened for, and the one ``pid`` names now, both
+    /// started at `started`: reads through the directory fail once its process is gone, and the path
+    /// `/proc/<pid>` reaches whichever process has the pid now.
+    /// - Throws: ``CallerLookupError/processGone(_:)`` when either start time differs or cannot be read.
+    func verify(startedAt started: UInt64) throws(CallerLookupError) {
+        let held = Self.startTime(openat(directory, "stat", O_RDONLY | O_CLOEXEC))
+        let named = Self.startTime(open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC))
+        guard held == started, named == started else { throw .processGone(pid) }
     }
 
     /// A new pidfd for `pid` (`pidfd_open(2)`), or `-1` with `errno` set; the caller closes it.
@@ -72,6 +137,22 @@ final class ProcessHandle {
             return Int32(value)
         }
         return nil
+    }
+
+    /// The start time (field 22, clock ticks after boot) from a `stat` file open at `fd`, which this
+    /// closes; `nil` when it cannot be opened or read (the process is gone) or the field is missing.
+    static func startTime(_ fd: Int32) -> UInt64? {
+        guard fd >= 0, let bytes = readAll(fd, limit: 4096) else { return nil }
+        return startTime(stat: bytes)
+    }
+
+    /// Field 22 of a `/proc/<pid>/stat` line. The command name (field 2) is in parentheses and may
+    /// itself hold spaces and parentheses, so the fields are counted after its last `)`: field 3 first.
+    static func startTime(stat: [UInt8]) -> UInt64? {
+        guard let end = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = stat[(end + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 19 else { return nil }
+        return UInt64(String(decoding: fields[fields.startIndex + 19], as: UTF8.self).trimmingSpaces)
     }
 
     /// The bytes of `/proc/<pid>/<name>` (at most `limit`), or `nil` when it cannot be read.
