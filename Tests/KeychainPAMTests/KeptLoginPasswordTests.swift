@@ -61,6 +61,24 @@ struct KeptLoginPasswordTests {
         #expect(!setup.markerExists)
     }
 
+    @Test("Regression: the kept login password is in no file of the keychain folders, nor in the helper's line")
+    func keptNowhereElse() throws {
+        let setup = try Setup()
+        let password = "kept-login-password-\(UUID().uuidString.prefix(8))"
+        let outcome = LoginHelper(environment: setup.environment).run(
+            HelperMessage(operation: .unlock, tokens: [secret(password)]))
+        #expect(outcome.status == 1)
+        #expect(!outcome.line.contains(password))
+        #expect(setup.kept == password)
+        let needle = Data(password.utf8)
+        let files = FileManager.default.enumerator(atPath: setup.directory)?.compactMap { $0 as? String } ?? []
+        #expect(!files.isEmpty)
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: setup.directory + "/" + file) else { continue }
+            #expect(data.range(of: needle) == nil, "the password is in \(file)")
+        }
+    }
+
     @Test("chauthtok without the old password keeps the new login password beside the marker")
     func changeWithoutOldKeeps() throws {
         let setup = try Setup()
