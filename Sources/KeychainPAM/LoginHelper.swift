@@ -45,7 +45,7 @@ package struct LoginHelper {
             switch message.operation {
             case .unlock: return try unlock(message.tokens[0])
             case .change: return try change(old: message.tokens[0], new: message.tokens[1])
-            case .changedWithoutOld: return try recordChange()
+            case .changedWithoutOld: return try recordChange(message.tokens[0])
             case .lockIfLastSession: return lockIfLastSession()
             }
         } catch {
@@ -56,6 +56,14 @@ package struct LoginHelper {
     // MARK: - Operations
 
     private var kdfParameters: KDFParameters { KDFParameters.forNewPassword(environment: environment).parameters }
+
+    /// How long the login password is kept for the repair: `KEYCHAIN_KEPT_PASSWORD_TIMEOUT` seconds in
+    /// tests, else ``KeptLoginPassword/defaultTimeout``.
+    private var keptTimeout: UInt32 {
+        environment["KEYCHAIN_KEPT_PASSWORD_TIMEOUT"].flatMap { UInt32($0) } ?? KeptLoginPassword.defaultTimeout
+    }
+
+    private var keptKeyring: String { KeptLoginPassword.keyringName(environment: environment) }
 
     private var markerPath: String {
         KeychainLocation.keychainDirectory(environment: environment) + "/" + Self.changeMarkerName
@@ -76,12 +84,15 @@ package struct LoginHelper {
             }
         } catch  where error.status == .authFailed {
             try writeMarker("the login password did not open the login keychain")
+            let kept = KeptLoginPassword.keep(password, timeout: keptTimeout, keyring: keptKeyring)
             return .failed(
                 1,
                 "the login password does not open the login keychain \(location.databasePath) (was it changed "
-                    + "elsewhere?); it stays locked, and its next unlock prompt offers to bring the two in line")
+                    + "elsewhere?); it stays locked, and its next unlock prompt offers to bring the two in line"
+                    + (kept ? "" : " (the kernel keyring refused to keep the login password meanwhile)"))
         }
         if FileSystem.exists(markerPath) { FileSystem.remove(markerPath) }
+        KeptLoginPassword.withdraw(keyring: keptKeyring)
         return .done("unlocked the login keychain \(location.databasePath) for every process of the user")
     }
 
@@ -102,17 +113,22 @@ package struct LoginHelper {
                 skipped += 1
             }
         }
-        if !rekeyed.isEmpty, FileSystem.exists(markerPath) { FileSystem.remove(markerPath) }
+        if !rekeyed.isEmpty, FileSystem.exists(markerPath) {
+            FileSystem.remove(markerPath)
+            KeptLoginPassword.withdraw(keyring: keptKeyring)
+        }
         let others =
             skipped == 0 ? "" : "; \(skipped) other keychain(s) do not open with the old password and keep theirs"
         return .done("re-keyed \(rekeyed.count) keychain(s) to the new login password\(others)")
     }
 
-    private func recordChange() throws(KeychainFailure) -> Outcome {
+    private func recordChange(_ new: SecureBytes) throws(KeychainFailure) -> Outcome {
         try writeMarker("the login password was changed without the old one")
+        let kept = KeptLoginPassword.keep(new, timeout: keptTimeout, keyring: keptKeyring)
         return .done(
             "recorded that the login password changed without the old one; the next unlock of the login keychain "
-                + "with its old password offers to bring it in line")
+                + "with its old password offers to bring it in line"
+                + (kept ? "" : " (the kernel keyring refused to keep the new login password meanwhile)"))
     }
 
     private func lockIfLastSession() -> Outcome {

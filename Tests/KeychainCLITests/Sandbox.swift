@@ -19,7 +19,7 @@ struct Outcome: Equatable, CustomStringConvertible {
 final class Sandbox {
     let directory: String
     let location: KeychainLocation
-    let environment: [String: String]
+    var environment: [String: String]
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.path + "/kccli-" + UUID().uuidString

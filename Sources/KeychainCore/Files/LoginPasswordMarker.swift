@@ -21,4 +21,14 @@ package enum LoginPasswordMarker {
         guard databasePath.hasSuffix("/login.keychain-db") else { return false }
         return FileSystem.exists(FileSystem.directory(of: databasePath) + "/" + name)
     }
+
+    /// The question the next unlock with the old password asks while the login password is kept
+    /// (``KeptLoginPassword``).
+    package static let repairQuestion = mismatchMessage + " Change the keychain password to your login password?"
+
+    /// Removes the marker beside the keychain at `databasePath`, if any.
+    package static func remove(forKeychainAt databasePath: String) {
+        let path = FileSystem.directory(of: databasePath) + "/" + name
+        if FileSystem.exists(path) { FileSystem.remove(path) }
+    }
 }

@@ -17,6 +17,9 @@ internal import KeychainToolSupport
 /// - `-u` (macOS: ask the SecurityAgent) prompts on the terminal; without one, `… User interaction is
 ///   not allowed.`, exit 36.
 /// Unlocking only reads the keychain: a failed or cancelled unlock never changes the file.
+/// - Login keychain after a changed login password (``LoginPasswordMarker`` and ``KeptLoginPassword``
+///   there): once the old password unlocked it, asks y/N on the terminal whether to re-key it to the login
+///   password (gnome-keyring's repair; docs/PAM.md); without a terminal, says how and changes nothing.
 struct UnlockKeychain: SecuritySubcommand {
     static let spec = CommandSpec(
         name: "unlock-keychain", synopsis: "[-u] [-p password] [keychain]",
@@ -69,9 +72,45 @@ struct UnlockKeychain: SecuritySubcommand {
             let outcome = try store.unlockReportingAdoption(password: secret)
             if outcome.scope == .thisProcess { context.io.error.line(Self.thisProcessNotice) }
             if outcome.adopted { context.io.error.line(Self.adoptedNotice) }
-            return
         } catch {
             throw CommandFailure.keychain(operation, error)
         }
+        try offerRepair(store, oldPassword: secret, input: input, context: context)
+    }
+
+    /// What the command says when it declines the repair for want of a terminal.
+    static let repairWithoutTerminal =
+        "security: \(LoginPasswordMarker.mismatchMessage) Run security unlock-keychain on a terminal within 10 "
+        + "minutes of logging in to change it to your login password, or run security set-keychain-password "
+        + "(old password, then your login password); nothing was changed"
+
+    /// After an unlock of the login keychain with its old password while the PAM helper keeps the new
+    /// login password (``KeptLoginPassword``, beside ``LoginPasswordMarker``): asks once, y/N, on the
+    /// terminal and on yes re-keys the keychain to the login password in one transaction, then withdraws the
+    /// kept password and the marker. A no leaves both until the entry expires; without a terminal it
+    /// changes nothing and says how (gnome-keyring's repair; tracker issue 25, docs/PAM.md).
+    private func offerRepair(
+        _ store: Keystore, oldPassword: SecureBytes, input: PasswordInput, context: SecurityContext
+    ) throws(CommandFailure) {
+        let path = store.location.databasePath
+        let keyring = KeptLoginPassword.keyringName(environment: context.io.environment)
+        guard LoginPasswordMarker.applies(toKeychainAt: path), let login = KeptLoginPassword.read(keyring: keyring)
+        else { return }
+        guard !login.constantTimeEquals(oldPassword) else { return }
+        guard input.isInteractive else {
+            context.io.error.line(Self.repairWithoutTerminal)
+            return
+        }
+        let answer = context.io.terminal.readSecret(prompt: LoginPasswordMarker.repairQuestion + " [y/N] ")
+        guard let answer, answer.constantTimeEquals(Array("y".utf8)) || answer.constantTimeEquals(Array("yes".utf8))
+        else { return }
+        do {
+            try store.setPassword(login, current: oldPassword, parameters: context.kdfParameters)
+        } catch {
+            throw CommandFailure.keychain("SecKeychainChangePassword \(KeychainOperand.display(keychain))", error)
+        }
+        KeptLoginPassword.withdraw(keyring: keyring)
+        LoginPasswordMarker.remove(forKeychainAt: path)
+        context.io.error.line("security: the login keychain's password is now your login password")
     }
 }
