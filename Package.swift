@@ -46,13 +46,15 @@ let package = Package(
         .target(name: "KeychainSecureMemory", dependencies: ["CSodium"], swiftSettings: strictSettings),
         // The engine: item store, keybag, crypto, query model, entitlements.
         .target(
-            name: "KeychainCore", dependencies: ["KeychainSecureMemory", "CSodium", "CSQLite", "CKeyring", "KeychainTPM"],
+            name: "KeychainCore",
+            dependencies: ["KeychainSecureMemory", "CSodium", "CSQLite", "CKeyring", "KeychainTPM"],
             swiftSettings: strictSettings),
         // The device key sealed by a TPM 2.0 (docs/ARCHITECTURE.md, "Device key"): every process that opens
         // a keychain may need to unseal it, so it links where KeychainCore does.
         .target(name: "KeychainTPM", dependencies: ["CTSS2"], swiftSettings: strictSettings),
         // Keys, certificates and PKCS #12 over libcrypto: the engine behind SecKey, SecCertificate, SecIdentity.
-        .target(name: "KeychainCrypto", dependencies: ["KeychainSecureMemory", "COpenSSL"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainCrypto", dependencies: ["KeychainSecureMemory", "COpenSSL"], swiftSettings: strictSettings),
         // Key, certificate and identity items below SecItem, without Foundation: derived attributes and
         // the identity join, shared by KeychainServices and the security tool's certificate commands.
         .target(
@@ -82,7 +84,8 @@ let package = Package(
             name: "KeychainDockerCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
             swiftSettings: strictSettings),
         .executableTarget(
-            name: "security", dependencies: ["KeychainSecurityTool", "KeychainToolSupport"], swiftSettings: strictSettings),
+            name: "security", dependencies: ["KeychainSecurityTool", "KeychainToolSupport"],
+            swiftSettings: strictSettings),
         .executableTarget(
             name: "git-credential-keychain", dependencies: ["KeychainGitCredential", "KeychainToolSupport"],
             swiftSettings: strictSettings),
@@ -90,14 +93,19 @@ let package = Package(
             name: "docker-credential-keychain", dependencies: ["KeychainDockerCredential", "KeychainToolSupport"],
             swiftSettings: strictSettings),
         .executableTarget(
-            name: "keychain-bench", dependencies: ["KeychainCore", "KeychainServices", "KeychainTesting", "CSodium", "CSQLite"],
+            name: "keychain-bench",
+            dependencies: ["KeychainCore", "KeychainServices", "KeychainTesting", "CSodium", "CSQLite"],
             swiftSettings: strictSettings),
         // End-to-end encrypted sync of synchronizable items over git or a synced folder (docs/SYNC.md, issue 26).
-        .target(name: "KeychainSync", dependencies: ["KeychainCore", "KeychainSecureMemory", "CSodium"], swiftSettings: strictSettings),
+        .target(
+            name: "KeychainSync", dependencies: ["KeychainCore", "KeychainSecureMemory", "CSodium"],
+            swiftSettings: strictSettings),
         // The freedesktop Secret Service provider (org.freedesktop.secrets over GDBus) and its thin main.
         .target(
-            name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL", "CPidfd"], swiftSettings: strictSettings),
-        .executableTarget(name: "keychain-secret-service", dependencies: ["SecretService"], swiftSettings: strictSettings),
+            name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL", "CPidfd"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "keychain-secret-service", dependencies: ["SecretService"], swiftSettings: strictSettings),
         // What pam_keychain.so asks at login, logout and password changes (docs/PAM.md), and its thin main.
         .target(name: "KeychainPAM", dependencies: ["KeychainCore"], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-pam-helper", dependencies: ["KeychainPAM"], swiftSettings: strictSettings),
@@ -109,7 +117,8 @@ let package = Package(
         .target(
             name: "KeychainFuzzing",
             dependencies: [
-                "KeychainCore", "KeychainServices", "KeychainToolSupport", "KeychainSecurityTool", "KeychainGitCredential",
+                "KeychainCore", "KeychainServices", "KeychainToolSupport", "KeychainSecurityTool",
+                "KeychainGitCredential",
                 "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO", "KeychainSync",
             ], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
@@ -120,7 +129,8 @@ let package = Package(
         .executableTarget(name: "keychain-floor-open", dependencies: ["CSQLite"], swiftSettings: strictSettings),
         // A small program the tests start as a second (third, …) process.
         .executableTarget(
-            name: "keychain-test-helper", dependencies: ["KeychainServices", "Keychain", "KeychainCore", "KeychainTesting"],
+            name: "keychain-test-helper",
+            dependencies: ["KeychainServices", "Keychain", "KeychainCore", "KeychainTesting"],
             path: "Tests/Helper", swiftSettings: strictSettings),
 
         // Writer and reader processes for the crash-safety and concurrency suites.
@@ -131,16 +141,21 @@ let package = Package(
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: [
-                "KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestProcess", "KeychainTesting",
+                "KeychainCore", "KeychainFuzzing", "CSQLite", "keychain-stress", "KeychainTestProcess",
+                "KeychainTesting",
                 "keychain-bench",
             ],
             exclude: ["Fixtures"], swiftSettings: strictSettings),
         // The test process itself: its own kernel keyring (CTestKeyring, linked into every suite that
         // depends on this) and the keychain-test-helper processes it starts (HelperProcess).
-        .target(name: "KeychainTestProcess", dependencies: ["CTestKeyring"], path: "Tests/TestProcess", swiftSettings: strictSettings),
+        .target(
+            name: "KeychainTestProcess", dependencies: ["CTestKeyring"], path: "Tests/TestProcess",
+            swiftSettings: strictSettings),
         // Test support shared by the suites, the benchmark, the stress tool and the test helper:
         // reproducible randomness and the one temporary-keychain helper; never linked into the shipped tools.
-        .target(name: "KeychainTesting", dependencies: ["KeychainCore"], path: "Tests/Testing", swiftSettings: strictSettings),
+        .target(
+            name: "KeychainTesting", dependencies: ["KeychainCore"], path: "Tests/Testing",
+            swiftSettings: strictSettings),
         // The test run's own kernel keyring ($KEYCHAIN_KEYRING), made at start-up and removed at exit.
         .target(name: "CTestKeyring", path: "Tests/TestKeyring"),
         .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto"], swiftSettings: strictSettings),
@@ -154,7 +169,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainTests",
-            dependencies: ["Keychain", "KeychainCore", "KeychainTestProcess", "KeychainTesting", "keychain-test-helper"],
+            dependencies: [
+                "Keychain", "KeychainCore", "KeychainTestProcess", "KeychainTesting", "keychain-test-helper",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "KeychainCLITests",
@@ -166,7 +183,8 @@ let package = Package(
         .testTarget(
             name: "SecretServiceTests",
             dependencies: [
-                "SecretService", "KeychainCore", "KeychainTesting", "KeychainFuzzing", "CGIO", "keychain-secret-service",
+                "SecretService", "KeychainCore", "KeychainTesting", "KeychainFuzzing", "CGIO",
+                "keychain-secret-service",
             ],
             swiftSettings: strictSettings),
         // The sync protocol (issue 26): formats, the engine over folders and git remotes, hostile remotes.

@@ -1,3 +1,6 @@
+internal import KeychainCore
+internal import KeychainToolSupport
+
 /// A registry server URL split as docker's `registryurl.Parse` and osxkeychain's `splitServer` split it.
 ///
 /// The parts are kept in one canonical form, used by both helpers and shown by `security`: the
@@ -129,6 +132,3 @@ struct RegistryURL: Equatable {
         return String(validating: bytes, as: UTF8.self) ?? text
     }
 }
-
-internal import KeychainCore
-internal import KeychainToolSupport

@@ -1,11 +1,11 @@
 package import Foundation
+package import KeychainCore
+import KeychainCrypto
 import KeychainDockerCredential
 import KeychainGitCredential
 import KeychainSecurityTool
-import KeychainToolSupport
-package import KeychainCore
-import KeychainCrypto
 import KeychainServices
+import KeychainToolSupport
 
 /// The libFuzzer targets (tracker issue 8): each takes arbitrary bytes and must return without
 /// crashing, whatever the bytes. `keychain-fuzz` runs them under libFuzzer; the test suite replays
@@ -74,7 +74,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .entitlements: _ = try? ApplicationIdentity(entitlementsPlist: data)
         case .database: FuzzTarget.database(data)
         case .gitCredential: FuzzTarget.helper(data, actions: ["store", "get", "erase"], GitCredentialHelper.run)
-        case .dockerJSON: FuzzTarget.helper(data, actions: ["store", "get", "erase", "list"], DockerCredentialHelper.run)
+        case .dockerJSON:
+            FuzzTarget.helper(data, actions: ["store", "get", "erase", "list"], DockerCredentialHelper.run)
         case .csv: FuzzTarget.csv(data)
         case .backup: FuzzTarget.backup(data)
         case .record: _ = ItemRecordParser.parse(Array(data))
@@ -150,12 +151,19 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 return
             }
             let single = try decoder.singleValueContainer()
-            if let value = try? single.decode(Bool.self) { self = .value(value) }
-            else if let value = try? single.decode(Int.self) { self = .value(value) }
-            else if let value = try? single.decode(String.self) { self = .value(value) }
-            else if let value = try? single.decode(Data.self) { self = .value(value) }
-            else if let value = try? single.decode(Date.self) { self = .value(value) }
-            else { self = .value(try single.decode(Double.self)) }
+            if let value = try? single.decode(Bool.self) {
+                self = .value(value)
+            } else if let value = try? single.decode(Int.self) {
+                self = .value(value)
+            } else if let value = try? single.decode(String.self) {
+                self = .value(value)
+            } else if let value = try? single.decode(Data.self) {
+                self = .value(value)
+            } else if let value = try? single.decode(Date.self) {
+                self = .value(value)
+            } else {
+                self = .value(try single.decode(Double.self))
+            }
         }
     }
 
@@ -223,7 +231,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     ) {
         let environment = ["HOME": NSTemporaryDirectory() + "swkc-fuzzhelper-\(getpid())"]
         for action in actions {
-            let io = CommandIO(input: MemoryInput(Array(data)), environment: environment, terminal: ScriptedPrompter([]))
+            let io = CommandIO(
+                input: MemoryInput(Array(data)), environment: environment, terminal: ScriptedPrompter([]))
             _ = run([action], io, helperLocation)
         }
     }
@@ -238,10 +247,12 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let path = directory + "/input.keychain-db"
         let deviceKey = directory + "/device.key"
         if !FileManager.default.fileExists(atPath: deviceKey) {
-            _ = FileManager.default.createFile(atPath: deviceKey, contents: corpusDeviceKey, attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(
+                atPath: deviceKey, contents: corpusDeviceKey, attributes: [.posixPermissions: 0o600])
         }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+        else { return }
         let location = KeychainLocation(databasePath: path, deviceKeyPath: deviceKey)
         if let keystore = try? Keystore(location: location, create: false) {
             // The management identity's gateway reads every group; secrets are opened, and none asks.
@@ -418,7 +429,9 @@ extension FuzzTarget {
         var keys: [CryptoKey] = []
         for rsa in [false, true] {
             for isPrivate in [false, true] {
-                if let key = try? CryptoKey(externalRepresentation: bytes, rsa: rsa, isPrivate: isPrivate) { keys.append(key) }
+                if let key = try? CryptoKey(externalRepresentation: bytes, rsa: rsa, isPrivate: isPrivate) {
+                    keys.append(key)
+                }
             }
         }
         if let key = try? CryptoKey(subjectPublicKeyInfo: bytes) { keys.append(key) }
@@ -433,8 +446,12 @@ extension FuzzTarget {
             let algorithms: [KeyAlgorithm] =
                 switch key.kind {
                 case .ec:
-                    [.ecdsaSignatureMessageX962(.sha256), .ecdsaSignatureRFC4754, .ecies(cofactor: false, variableIV: true, hash: .sha256)]
-                case .rsa: [.rsaSignatureMessagePSS(.sha256), .rsaSignatureDigestPKCS1v15Raw, .rsaEncryptionOAEP(.sha1)]
+                    [
+                        .ecdsaSignatureMessageX962(.sha256), .ecdsaSignatureRFC4754,
+                        .ecies(cofactor: false, variableIV: true, hash: .sha256),
+                    ]
+                case .rsa:
+                    [.rsaSignatureMessagePSS(.sha256), .rsaSignatureDigestPKCS1v15Raw, .rsaEncryptionOAEP(.sha1)]
                 }
             for algorithm in algorithms {
                 let message = Array(bytes.prefix(32))
@@ -451,9 +468,9 @@ extension FuzzTarget {
                 }
             }
             if case .ec = key.kind, let peer = try? key.publicKey() {
-                _ = try? key.keyExchange(with: peer, algorithm: .ecdh(cofactor: true, kdf: .sha256), requestedSize: 32, sharedInfo: bytes)
+                _ = try? key.keyExchange(
+                    with: peer, algorithm: .ecdh(cofactor: true, kdf: .sha256), requestedSize: 32, sharedInfo: bytes)
             }
         }
     }
 }
-

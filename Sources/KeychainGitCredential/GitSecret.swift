@@ -25,7 +25,8 @@ struct GitSecret {
             var fields: [(String, [UInt8])] = []
             for line in lines.dropFirst() {
                 let key = line.firstIndex(of: UInt8(ascii: "=")).map { String(decoding: line[..<$0], as: UTF8.self) }
-                guard let key, let equals = line.firstIndex(of: UInt8(ascii: "=")), Self.metadataKeys.contains(key) else {
+                guard let key, let equals = line.firstIndex(of: UInt8(ascii: "=")), Self.metadataKeys.contains(key)
+                else {
                     // Not this helper's format after all: the whole secret is the password.
                     for index in fields.indices { fields[index].1.wipe() }
                     return (Array(bytes), [])

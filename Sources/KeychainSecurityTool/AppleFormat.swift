@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// The byte formats of macOS `security`, from Apple's `SecurityTool` sources
@@ -90,7 +90,8 @@ package enum AppleFormat {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        let text = pad(year, 4) + pad(month, 2) + pad(day, 2) + pad(secondsOfDay / 3600, 2)
+        let text =
+            pad(year, 4) + pad(month, 2) + pad(day, 2) + pad(secondsOfDay / 3600, 2)
             + pad(secondsOfDay / 60 % 60, 2) + pad(secondsOfDay % 60, 2) + "Z"
         return Array(text.utf8) + [0]
     }

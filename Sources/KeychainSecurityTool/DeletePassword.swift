@@ -18,7 +18,7 @@ enum DeletePassword {
                 context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
                 context.io.error.line("password has been deleted.")
                 return
-            } catch where error.status == .noSuchKeychain && targets.count > 1 {
+            } catch  where error.status == .noSuchKeychain && targets.count > 1 {
                 continue  // a search list entry whose file is gone, as for find
             } catch {
                 lastFailure = error

@@ -42,7 +42,8 @@ struct DumpKeychain: SecuritySubcommand {
                 // One authorizer per keychain asks at most once for each kind of proof (issue 16); the
                 // gateway withholds the data of an item whose proof is not given.
                 var authorizer = AccessAuthorizer(
-                    keystore: store, context: nil, ui: .allow, reason: "security wants to dump protected keychain items.")
+                    keystore: store, context: nil, ui: .allow,
+                    reason: "security wants to dump protected keychain items.")
                 for itemClass in [ItemClass.genericPassword, .internetPassword] {
                     let query = ItemQuery(itemClass: itemClass, scope: gateway.callerScope, synchronizable: .any)
                     let items: [ItemRecord]
@@ -53,13 +54,14 @@ struct DumpKeychain: SecuritySubcommand {
                         } else {
                             items = try gateway.search(query, projection: [.attributes])
                         }
-                    } catch where error.reason == .orphanedItem {
+                    } catch  where error.reason == .orphanedItem {
                         // Every item of this class is a ThisDeviceOnly item of another installation:
                         // nothing to show; the other class and keychains still are.
                         continue
                     }
                     for item in items {
-                        context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
+                        context.io.output.write(
+                            ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
                         if showData {
                             context.io.output.line("data:")
                             if item.needsAuthentication && item.secret == nil {

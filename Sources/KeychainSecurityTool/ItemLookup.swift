@@ -81,9 +81,9 @@ struct ItemLookup {
                     found = try gateway.search(try query(gateway), projection: [.attributes])
                 }
                 if let item = found.first { return .found(item, target, gateway) }
-            } catch where searched {
+            } catch  where searched {
                 return .notReleased(error)
-            } catch where error.status == .noSuchKeychain && targets.count > 1 {
+            } catch  where error.status == .noSuchKeychain && targets.count > 1 {
                 // A search list entry whose file is gone is skipped: a miss stays "not found" (44).
                 continue
             } catch {

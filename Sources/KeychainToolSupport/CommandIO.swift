@@ -57,7 +57,9 @@ package final class OutputBuffer {
     package func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
 
     /// Appends raw bytes.
-    package func write<Bytes: Sequence>(bytes more: Bytes) where Bytes.Element == UInt8 { bytes.append(contentsOf: more) }
+    package func write<Bytes: Sequence>(bytes more: Bytes) where Bytes.Element == UInt8 {
+        bytes.append(contentsOf: more)
+    }
 
     /// Appends `string` and a newline.
     package func line(_ string: String) {

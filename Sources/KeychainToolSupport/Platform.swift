@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 internal import KeychainCore
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
 
 /// Every libc call the command-line tools make: terminal checks, no-echo prompts, raw reads and
 /// writes on file descriptors, and process exit. Nothing else in `KeychainCLI` touches libc.
@@ -33,7 +34,8 @@ package enum Platform {
                 guard let equals = buffer.firstIndex(of: UInt8(ascii: "=")) else { return }
                 let name = String(decoding: UnsafeBufferPointer(rebasing: buffer[..<equals]), as: UTF8.self)
                 if result[name] == nil {
-                    result[name] = String(decoding: UnsafeBufferPointer(rebasing: buffer[(equals + 1)...]), as: UTF8.self)
+                    result[name] = String(
+                        decoding: UnsafeBufferPointer(rebasing: buffer[(equals + 1)...]), as: UTF8.self)
                 }
             }
             entry += 1
@@ -146,15 +148,27 @@ package enum Platform {
 
 // Module-qualified names so the wrappers above do not call themselves.
 #if canImport(Glibc)
-private func Glibc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { Glibc.read(fd, buffer, count) }
-private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { Glibc.write(fd, buffer, count) }
-private func Glibc_exit(_ status: Int32) -> Never { Glibc.exit(status) }
+    private func Glibc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        Glibc.read(fd, buffer, count)
+    }
+    private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+        Glibc.write(fd, buffer, count)
+    }
+    private func Glibc_exit(_ status: Int32) -> Never { Glibc.exit(status) }
 #elseif canImport(Musl)
-private func Glibc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { Musl.read(fd, buffer, count) }
-private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { Musl.write(fd, buffer, count) }
-private func Glibc_exit(_ status: Int32) -> Never { Musl.exit(status) }
+    private func Glibc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        Musl.read(fd, buffer, count)
+    }
+    private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+        Musl.write(fd, buffer, count)
+    }
+    private func Glibc_exit(_ status: Int32) -> Never { Musl.exit(status) }
 #elseif canImport(Darwin)
-private func Glibc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { Darwin.read(fd, buffer, count) }
-private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { Darwin.write(fd, buffer, count) }
-private func Glibc_exit(_ status: Int32) -> Never { Darwin.exit(status) }
+    private func Glibc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        Darwin.read(fd, buffer, count)
+    }
+    private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+        Darwin.write(fd, buffer, count)
+    }
+    private func Glibc_exit(_ status: Int32) -> Never { Darwin.exit(status) }
 #endif

@@ -1,9 +1,11 @@
 import KeychainDockerCredential
 import KeychainToolSupport
+
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
-Platform.exit(DockerCredentialHelper.main(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment))
+Platform.exit(
+    DockerCredentialHelper.main(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment))

@@ -1,9 +1,11 @@
 import KeychainGitCredential
 import KeychainToolSupport
+
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
-Platform.exit(GitCredentialHelper.main(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment))
+Platform.exit(
+    GitCredentialHelper.main(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment))

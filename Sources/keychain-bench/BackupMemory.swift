@@ -18,8 +18,10 @@ enum BackupMemoryBenchmark {
             return 64
         }
         let folder = arguments[2]
-        let source = KeychainLocation(databasePath: folder + "/source.keychain-db", deviceKeyPath: folder + "/device.key")
-        let target = KeychainLocation(databasePath: folder + "/restored.keychain-db", deviceKeyPath: folder + "/device.key")
+        let source = KeychainLocation(
+            databasePath: folder + "/source.keychain-db", deviceKeyPath: folder + "/device.key")
+        let target = KeychainLocation(
+            databasePath: folder + "/restored.keychain-db", deviceKeyPath: folder + "/device.key")
         let backupPath = folder + "/keychain.swkcbackup"
         let passphrase = SecureBytes(copying: Array("benchmark passphrase".utf8))
         let start = Date()
@@ -30,11 +32,13 @@ enum BackupMemoryBenchmark {
             case "populate":
                 try populate(source, count: count)
             case "backup":
-                let report = try Keystore(location: source).backup(to: backupPath, passphrase: passphrase, parameters: .testing, overwrite: true)
+                let report = try Keystore(location: source).backup(
+                    to: backupPath, passphrase: passphrase, parameters: .testing, overwrite: true)
                 print(report, "-", report.bytes, "bytes")
             case "restore":
                 FileSystem.remove(target.databasePath)
-                let report = try Keystore(location: target).restore(from: backupPath, passphrase: passphrase, policy: .fail)
+                let report = try Keystore(location: target).restore(
+                    from: backupPath, passphrase: passphrase, policy: .fail)
                 print(report)
             default:
                 print("unknown step \(arguments[0])")
@@ -44,7 +48,10 @@ enum BackupMemoryBenchmark {
             print("failed: \(error)")
             return 1
         }
-        print(String(format: "%@ %d items: %.1f s, VmHWM %@", arguments[0], count, Date().timeIntervalSince(start), peakMemory()))
+        print(
+            String(
+                format: "%@ %d items: %.1f s, VmHWM %@", arguments[0], count, Date().timeIntervalSince(start),
+                peakMemory()))
         return 0
     }
 
@@ -53,14 +60,17 @@ enum BackupMemoryBenchmark {
     static func populate(_ location: KeychainLocation, count: Int) throws {
         FileSystem.remove(location.databasePath)
         let keystore = try Keystore(location: location)
-        let classes: [ProtectionClass] = [.whenUnlocked, .afterFirstUnlock, .whenUnlockedThisDeviceOnly, .alwaysThisDeviceOnly]
+        let classes: [ProtectionClass] = [
+            .whenUnlocked, .afterFirstUnlock, .whenUnlockedThisDeviceOnly, .alwaysThisDeviceOnly,
+        ]
         for (index, protection) in classes.enumerated() {
             var csv = "name,url,username,password,note\n"
             for item in stride(from: index, to: count, by: classes.count) {
                 csv += "Site \(item),https://site\(item).example.com/login,user\(item)@example.com,"
                 csv += "pw-\(item)-\(UInt64.random(in: 0...UInt64.max)),note for item \(item)\n"
             }
-            let summary = try keystore.importPasswords(csv: SecureBytes(copying: Array(csv.utf8)), accessGroup: "bench", protection: protection)
+            let summary = try keystore.importPasswords(
+                csv: SecureBytes(copying: Array(csv.utf8)), accessGroup: "bench", protection: protection)
             print(summary)
         }
     }

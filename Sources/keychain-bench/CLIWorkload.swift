@@ -2,9 +2,9 @@ import Foundation
 import KeychainCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The result of one child process.

@@ -12,7 +12,8 @@ if arguments.count > 1, arguments[1] == "migrate" {
     // login keychain.
     exit(
         MigrationCommand.main(
-            arguments: Array(arguments.dropFirst(2)), makeStore: { dryRun in KeychainSecretStore(createsLogin: !dryRun) }))
+            arguments: Array(arguments.dropFirst(2)),
+            makeStore: { dryRun in KeychainSecretStore(createsLogin: !dryRun) }))
 }
 if arguments.count > 1, arguments[1] == "portal-migrate" {
     exit(PortalMigrateCommand.main(arguments: Array(arguments.dropFirst(2))))

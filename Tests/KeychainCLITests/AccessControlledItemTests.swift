@@ -2,11 +2,11 @@ import Foundation
 import KeychainServices
 import Testing
 
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 /// The `security` tool releases an access-controlled item's secret as `SecItemCopyMatching` does:
 /// only after the user's proof (the keychain password through the prompter), never silently
@@ -35,10 +35,12 @@ struct AccessControlledItemTests {
         let keystore = try Keystore(location: sandbox.location)
         try KeychainContext.withOverride(KeychainContext(keystore: keystore, identity: .unsigned)) {
             var error: Unmanaged<CFError>?
-            let access = try #require(SecAccessControlCreateWithFlags(
-                kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, &error))
+            let access = try #require(
+                SecAccessControlCreateWithFlags(
+                    kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, &error))
             let protected: [String: Any] = [
-                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "ac", kSecAttrAccount as String: "me",
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "ac",
+                kSecAttrAccount as String: "me",
                 kSecAttrAccessControl as String: access, kSecValueData as String: Data("s3cret".utf8),
             ]
             #expect(Prompters.withOverride(NoPrompt()) { SecItemAdd(protected as CFDictionary, nil) } == errSecSuccess)
@@ -47,7 +49,8 @@ struct AccessControlledItemTests {
                 kSecAttrAccount as String: "me", kSecAttrProtocol as String: kSecAttrProtocolHTTPS,
                 kSecAttrAccessControl as String: access, kSecValueData as String: Data("w3bsecret".utf8),
             ]
-            #expect(Prompters.withOverride(NoPrompt()) { SecItemAdd(protectedWeb as CFDictionary, nil) } == errSecSuccess)
+            #expect(
+                Prompters.withOverride(NoPrompt()) { SecItemAdd(protectedWeb as CFDictionary, nil) } == errSecSuccess)
         }
         #expect(sandbox.security("add-internet-password", "-s", "plain.example", "-a", "me", "-w", "open").status == 0)
         return sandbox
@@ -59,7 +62,9 @@ struct AccessControlledItemTests {
         let refused = Prompters.withOverride(NoPrompt()) { sandbox.security("find-generic-password", "-s", "ac", "-w") }
         #expect(refused.status == 36)
         #expect(!refused.stdout.contains("s3cret") && !refused.stderr.contains("s3cret"))
-        let wrong = Prompters.withOverride(Types(password: "wrong")) { sandbox.security("find-generic-password", "-s", "ac", "-w") }
+        let wrong = Prompters.withOverride(Types(password: "wrong")) {
+            sandbox.security("find-generic-password", "-s", "ac", "-w")
+        }
         #expect(wrong.status == 51)
         #expect(!wrong.stdout.contains("s3cret"))
         let allowed = Prompters.withOverride(Types(password: "correct horse")) {
@@ -67,7 +72,8 @@ struct AccessControlledItemTests {
         }
         #expect(allowed == Outcome(status: 0, stdout: "s3cret\n", stderr: ""))
         // Attributes alone need no proof, as on iOS.
-        #expect(Prompters.withOverride(NoPrompt()) { sandbox.security("find-generic-password", "-s", "ac") }.status == 0)
+        #expect(
+            Prompters.withOverride(NoPrompt()) { sandbox.security("find-generic-password", "-s", "ac") }.status == 0)
     }
 
     @Test("git-credential-keychain get releases an access-controlled password only after the user's proof")
@@ -94,7 +100,8 @@ struct AccessControlledItemTests {
         let export = Prompters.withOverride(NoPrompt()) { sandbox.security("export-passwords", "-o", csv) }
         #expect(export.status == 0)
         let written = try String(contentsOfFile: csv, encoding: .utf8)
-        #expect(written.contains("plain.example") && !written.contains("w3bsecret") && !written.contains("guarded.example"))
+        #expect(
+            written.contains("plain.example") && !written.contains("w3bsecret") && !written.contains("guarded.example"))
         #expect(export.stdout.contains("    left out, access-controlled (they need authentication): 1\n"))
     }
 }

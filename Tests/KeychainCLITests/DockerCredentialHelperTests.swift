@@ -1,15 +1,17 @@
 import Foundation
 import Testing
+
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 @Suite("docker-credential-keychain")
 struct DockerCredentialHelperTests {
     func store(_ sandbox: Sandbox, _ url: String, _ user: String = "hello", _ secret: String = "world") {
-        let outcome = sandbox.docker("store", stdin: "{\"ServerURL\":\"\(url)\",\"Username\":\"\(user)\",\"Secret\":\"\(secret)\"}")
+        let outcome = sandbox.docker(
+            "store", stdin: "{\"ServerURL\":\"\(url)\",\"Username\":\"\(user)\",\"Secret\":\"\(secret)\"}")
         #expect(outcome == Outcome(status: 0, stdout: "", stderr: ""))
     }
 
@@ -17,9 +19,13 @@ struct DockerCredentialHelperTests {
     func roundTrip() throws {
         let sandbox = try Sandbox()
         store(sandbox, "https://foobar.docker.io:2376/v1", "foobar", "foobarbaz")
-        #expect(sandbox.docker("get", stdin: "https://foobar.docker.io:2376/v1\n") == Outcome(
-            status: 0, stdout: "{\"ServerURL\":\"https://foobar.docker.io:2376/v1\",\"Username\":\"foobar\",\"Secret\":\"foobarbaz\"}\n",
-            stderr: ""))
+        #expect(
+            sandbox.docker("get", stdin: "https://foobar.docker.io:2376/v1\n")
+                == Outcome(
+                    status: 0,
+                    stdout:
+                        "{\"ServerURL\":\"https://foobar.docker.io:2376/v1\",\"Username\":\"foobar\",\"Secret\":\"foobarbaz\"}\n",
+                    stderr: ""))
     }
 
     @Test("not found prints exactly docker's message to stdout and exits 1")
@@ -33,54 +39,70 @@ struct DockerCredentialHelperTests {
     @Test("store without a server URL or username fails with docker's messages")
     func invalid() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.docker("store", stdin: "{\"Username\":\"u\",\"Secret\":\"s\"}")
-            == Outcome(status: 1, stdout: "no credentials server URL\n", stderr: ""))
-        #expect(sandbox.docker("store", stdin: "{\"ServerURL\":\"https://x.io\",\"Secret\":\"s\"}")
-            == Outcome(status: 1, stdout: "no credentials username\n", stderr: ""))
-        #expect(sandbox.docker("get", stdin: "  \n") == Outcome(status: 1, stdout: "no credentials server URL\n", stderr: ""))
+        #expect(
+            sandbox.docker("store", stdin: "{\"Username\":\"u\",\"Secret\":\"s\"}")
+                == Outcome(status: 1, stdout: "no credentials server URL\n", stderr: ""))
+        #expect(
+            sandbox.docker("store", stdin: "{\"ServerURL\":\"https://x.io\",\"Secret\":\"s\"}")
+                == Outcome(status: 1, stdout: "no credentials username\n", stderr: ""))
+        #expect(
+            sandbox.docker("get", stdin: "  \n")
+                == Outcome(status: 1, stdout: "no credentials server URL\n", stderr: ""))
     }
 
     @Test("JSON keys match case-insensitively, as Go's decoder matches them")
     func caseInsensitive() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.docker("store", stdin: "{\"serverurl\":\"x.io\",\"username\":\"u\",\"secret\":\"s\"}").status == 0)
-        #expect(sandbox.docker("get", stdin: "x.io").stdout == "{\"ServerURL\":\"x.io\",\"Username\":\"u\",\"Secret\":\"s\"}\n")
+        #expect(
+            sandbox.docker("store", stdin: "{\"serverurl\":\"x.io\",\"username\":\"u\",\"secret\":\"s\"}").status == 0)
+        #expect(
+            sandbox.docker("get", stdin: "x.io").stdout
+                == "{\"ServerURL\":\"x.io\",\"Username\":\"u\",\"Secret\":\"s\"}\n")
     }
 
-    @Test("stored URLs are found through osxkeychain's aliases", arguments: [
-        ("https://foobar.docker.io:2376", "https://foobar.docker.io"),
-        ("https://foobar.docker.io:2376", "foobar.docker.io"),
-        ("https://foobar.docker.io:1234/one/two", "https://foobar.docker.io:1234"),
-    ])
+    @Test(
+        "stored URLs are found through osxkeychain's aliases",
+        arguments: [
+            ("https://foobar.docker.io:2376", "https://foobar.docker.io"),
+            ("https://foobar.docker.io:2376", "foobar.docker.io"),
+            ("https://foobar.docker.io:1234/one/two", "https://foobar.docker.io:1234"),
+        ])
     func aliases(_ stored: String, _ read: String) throws {
         let sandbox = try Sandbox()
         store(sandbox, stored)
         #expect(sandbox.docker("get", stdin: read).status == 0)
     }
 
-    @Test("matching is strict on protocol, port and path, as osxkeychain's tests require", arguments: [
-        ("https://foobar.docker.io:2376", "http://foobar.docker.io:2376"),
-        ("http://foobar.docker.io:2376", "https://foobar.docker.io:2376"),
-        ("http://foobar.docker.io", "foobar.docker.io:5678"),
-        ("https://foobar.docker.io:1234", "https://foobar.docker.io:5678"),
-        ("https://foobar.docker.io:1234/one/two", "https://foobar.docker.io:1234/five/six"),
-    ])
+    @Test(
+        "matching is strict on protocol, port and path, as osxkeychain's tests require",
+        arguments: [
+            ("https://foobar.docker.io:2376", "http://foobar.docker.io:2376"),
+            ("http://foobar.docker.io:2376", "https://foobar.docker.io:2376"),
+            ("http://foobar.docker.io", "foobar.docker.io:5678"),
+            ("https://foobar.docker.io:1234", "https://foobar.docker.io:5678"),
+            ("https://foobar.docker.io:1234/one/two", "https://foobar.docker.io:1234/five/six"),
+        ])
     func strict(_ stored: String, _ read: String) throws {
         let sandbox = try Sandbox()
         store(sandbox, stored)
-        #expect(sandbox.docker("get", stdin: read) == Outcome(status: 1, stdout: "credentials not found in native keychain\n", stderr: ""))
+        #expect(
+            sandbox.docker("get", stdin: read)
+                == Outcome(status: 1, stdout: "credentials not found in native keychain\n", stderr: ""))
     }
 
     @Test("each URL reads back its own credential after later stores (osxkeychain StoreRetrieve)")
     func storeRetrieve() throws {
         let sandbox = try Sandbox()
-        let urls = ["foobar.docker.io", "foobar.docker.io:2376", "//foobar.docker.io:2376", "https://foobar.docker.io:2376",
+        let urls = [
+            "foobar.docker.io", "foobar.docker.io:2376", "//foobar.docker.io:2376", "https://foobar.docker.io:2376",
             "http://foobar.docker.io:2376", "https://foobar.docker.io:2376/some/path",
-            "https://foobar.docker.io:2376/some/other/path", "https://foobar.docker.io:2376/some/other/path?foo=bar"]
+            "https://foobar.docker.io:2376/some/other/path", "https://foobar.docker.io:2376/some/other/path?foo=bar",
+        ]
         for (index, url) in urls.enumerated() {
             store(sandbox, url, "user-\(index)", "secret-\(index)")
-            #expect(sandbox.docker("get", stdin: url).stdout
-                == "{\"ServerURL\":\"\(url)\",\"Username\":\"user-\(index)\",\"Secret\":\"secret-\(index)\"}\n")
+            #expect(
+                sandbox.docker("get", stdin: url).stdout
+                    == "{\"ServerURL\":\"\(url)\",\"Username\":\"user-\(index)\",\"Secret\":\"secret-\(index)\"}\n")
         }
     }
 
@@ -89,7 +111,9 @@ struct DockerCredentialHelperTests {
         let sandbox = try Sandbox()
         store(sandbox, "https://r.io", "old", "1")
         store(sandbox, "https://r.io", "new", "2")
-        #expect(sandbox.docker("get", stdin: "https://r.io").stdout == "{\"ServerURL\":\"https://r.io\",\"Username\":\"new\",\"Secret\":\"2\"}\n")
+        #expect(
+            sandbox.docker("get", stdin: "https://r.io").stdout
+                == "{\"ServerURL\":\"https://r.io\",\"Username\":\"new\",\"Secret\":\"2\"}\n")
         #expect(sandbox.docker("list").stdout == "{\"https://r.io\":\"new\"}\n")
     }
 
@@ -100,8 +124,12 @@ struct DockerCredentialHelperTests {
         store(sandbox, "https://foobar.docker.io:2376/v1", "foobar")
         store(sandbox, "https://b.io", "bee")
         sandbox.security("add-internet-password", "-a", "x", "-s", "other.io", "-r", "htps", "-w", "p")
-        #expect(sandbox.docker("list").stdout == "{\"https://b.io\":\"bee\",\"https://foobar.docker.io:2376/v1\":\"foobar\"}\n")
-        #expect(sandbox.security("find-internet-password", "-s", "b.io").stdout.contains("0x00000007 <blob>=\"Docker Credentials\"\n"))
+        #expect(
+            sandbox.docker("list").stdout
+                == "{\"https://b.io\":\"bee\",\"https://foobar.docker.io:2376/v1\":\"foobar\"}\n")
+        #expect(
+            sandbox.security("find-internet-password", "-s", "b.io").stdout.contains(
+                "0x00000007 <blob>=\"Docker Credentials\"\n"))
         #expect(sandbox.docker("erase", stdin: "https://b.io") == Outcome(status: 0, stdout: "", stderr: ""))
         #expect(sandbox.docker("list").stdout == "{\"https://foobar.docker.io:2376/v1\":\"foobar\"}\n")
     }
@@ -109,24 +137,35 @@ struct DockerCredentialHelperTests {
     @Test("secrets are escaped as Go's encoding/json escapes them")
     func escaping() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.docker("store", stdin: "{\"ServerURL\":\"x.io\",\"Username\":\"u\",\"Secret\":\"a\\\"<&>\\n\\u00e9\"}").status == 0)
-        #expect(sandbox.docker("get", stdin: "x.io").stdout
-            == "{\"ServerURL\":\"x.io\",\"Username\":\"u\",\"Secret\":\"a\\\"\\u003c\\u0026\\u003e\\né\"}\n")
+        #expect(
+            sandbox.docker(
+                "store", stdin: "{\"ServerURL\":\"x.io\",\"Username\":\"u\",\"Secret\":\"a\\\"<&>\\n\\u00e9\"}"
+            ).status == 0)
+        #expect(
+            sandbox.docker("get", stdin: "x.io").stdout
+                == "{\"ServerURL\":\"x.io\",\"Username\":\"u\",\"Secret\":\"a\\\"\\u003c\\u0026\\u003e\\né\"}\n")
     }
 
     @Test("version, usage and unknown actions")
     func misc() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.docker("version") == Outcome(status: 0, stdout: "docker-credential-keychain (swift-keychain) 0.1.0\n", stderr: ""))
-        #expect(sandbox.docker() == Outcome(status: 1, stdout: "Usage: docker-credential-keychain <store|get|erase|list|version>\n", stderr: ""))
+        #expect(
+            sandbox.docker("version")
+                == Outcome(status: 0, stdout: "docker-credential-keychain (swift-keychain) 0.1.0\n", stderr: ""))
+        #expect(
+            sandbox.docker()
+                == Outcome(
+                    status: 1, stdout: "Usage: docker-credential-keychain <store|get|erase|list|version>\n", stderr: "")
+        )
         #expect(sandbox.docker("frob") == Outcome(status: 1, stdout: "Unknown credential action `frob`\n", stderr: ""))
         for flag in ["--help", "-h"] {
             let help = sandbox.docker(flag, stdin: "not read")
             #expect(help == Outcome(status: 0, stdout: DockerCredentialHelper.help, stderr: ""))
             #expect(help.stdout.hasPrefix("Usage: docker-credential-keychain <store|get|erase|list|version>\n"))
         }
-        #expect(sandbox.docker("store", stdin: "{\"ServerURL\":\"ftp://x.io\",\"Username\":\"u\"}")
-            == Outcome(status: 1, stdout: "unsupported scheme: ftp\n", stderr: ""))
+        #expect(
+            sandbox.docker("store", stdin: "{\"ServerURL\":\"ftp://x.io\",\"Username\":\"u\"}")
+                == Outcome(status: 1, stdout: "unsupported scheme: ftp\n", stderr: ""))
     }
 
     @Test(
@@ -176,10 +215,12 @@ struct DockerCredentialHelperTests {
     @Test("a secret that is not a string is refused with Go's message")
     func secretNotAString() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.docker("store", stdin: #"{"ServerURL":"x.io","Username":"u","Secret":12}"#)
-            == Outcome(
-                status: 1,
-                stdout: "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string\n",
-                stderr: ""))
+        #expect(
+            sandbox.docker("store", stdin: #"{"ServerURL":"x.io","Username":"u","Secret":12}"#)
+                == Outcome(
+                    status: 1,
+                    stdout:
+                        "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string\n",
+                    stderr: ""))
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import KeychainCore
+import Testing
+
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-import KeychainCore
-import Testing
 
 /// Runs the built executables as separate processes, as users and git run them.
 @Suite("end-to-end: built binaries")
@@ -54,46 +55,73 @@ struct EndToEndTests {
         let sandbox = try Sandbox()
         let security = try Self.tool("security")
         let env = sandbox.environment
-        #expect(try Self.run(security, ["add-generic-password", "-a", "me", "-s", "demo", "-w"], stdin: "correct horse\n", environment: env)
-            == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(try Self.run(security, ["find-generic-password", "-a", "me", "-s", "demo", "-w"], environment: env)
-            == Outcome(status: 0, stdout: "correct horse\n", stderr: ""))
-        #expect(try Self.run(security, ["find-generic-password", "-s", "missing"], environment: env)
-            == Outcome(status: 44, stdout: "", stderr: notFoundLine))
+        #expect(
+            try Self.run(
+                security, ["add-generic-password", "-a", "me", "-s", "demo", "-w"], stdin: "correct horse\n",
+                environment: env)
+                == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            try Self.run(security, ["find-generic-password", "-a", "me", "-s", "demo", "-w"], environment: env)
+                == Outcome(status: 0, stdout: "correct horse\n", stderr: ""))
+        #expect(
+            try Self.run(security, ["find-generic-password", "-s", "missing"], environment: env)
+                == Outcome(status: 44, stdout: "", stderr: notFoundLine))
         #expect(FileManager.default.fileExists(atPath: sandbox.directory + "/data/keychains/login.keychain-db"))
     }
 
-    @Test("moving a keychain: backup-keychain writes login.swkcbackup in the current directory; restore-keychain on another installation reads it")
+    @Test(
+        "moving a keychain: backup-keychain writes login.swkcbackup in the current directory; restore-keychain on another installation reads it"
+    )
     func moveKeychain() throws {
         let old = try Sandbox(), new = try Sandbox()
         let security = try Self.tool("security")
-        #expect(try Self.run(security, ["add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret"], environment: old.environment).status == 0)
+        #expect(
+            try Self.run(
+                security, ["add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret"],
+                environment: old.environment
+            ).status == 0)
         // A Secret Service item, as libsecret programs keep them (issue 23: backups left these out).
         let chromium = ["application": "chrome", "xdg:schema": "chrome_libsecret_os_crypt_password_v2"]
         _ = try Keystore(location: old.location).createSecretItem(
             label: "Chromium Safe Storage", attributes: chromium,
             secret: SecretItemSecret(value: SecureBytes(copying: Array("browser key".utf8)), contentType: "text/plain"),
             replace: false, now: 1_700_000_000)
-        #expect(try Self.run(security, ["backup-keychain"], stdin: "pass phrase\n", environment: old.environment, directory: old.directory)
-            == Outcome(
-                status: 0,
-                stdout: "backed up 2 items to login.swkcbackup (\(FileManager.default.contents(atPath: old.directory + "/login.swkcbackup")?.count ?? -1) bytes)\n"
-                    + "    restore onto any installation: 1\n    ThisDeviceOnly, restore onto this installation only: 0\n"
-                    + "    WhenPasscodeSetThisDeviceOnly, never backed up: 0\n"
-                    + "    Secret Service items, restore onto any installation: 1\n",
-                stderr: ""))
-        try FileManager.default.copyItem(atPath: old.directory + "/login.swkcbackup", toPath: new.directory + "/login.swkcbackup")
-        #expect(try Self.run(security, ["restore-keychain"], stdin: "wrong\n", environment: new.environment, directory: new.directory)
-            == Outcome(status: 51, stdout: "", stderr: "security: restore-keychain login.swkcbackup: The user name or passphrase you entered is not correct.\n"))
-        #expect(try Self.run(security, ["restore-keychain"], stdin: "pass phrase\n", environment: new.environment, directory: new.directory)
-            == Outcome(
-                status: 0,
-                stdout: "restored 2 of 2 items from login.swkcbackup\n    of them Secret Service items: 1\n"
-                    + "    replaced existing items: 0\n"
-                    + "    skipped, already in the keychain: 0\n    skipped, ThisDeviceOnly from another installation: 0\n",
-                stderr: ""))
-        #expect(try Self.run(security, ["find-generic-password", "-s", "api", "-w"], environment: new.environment)
-            == Outcome(status: 0, stdout: "s3cret\n", stderr: ""))
+        #expect(
+            try Self.run(
+                security, ["backup-keychain"], stdin: "pass phrase\n", environment: old.environment,
+                directory: old.directory)
+                == Outcome(
+                    status: 0,
+                    stdout:
+                        "backed up 2 items to login.swkcbackup (\(FileManager.default.contents(atPath: old.directory + "/login.swkcbackup")?.count ?? -1) bytes)\n"
+                        + "    restore onto any installation: 1\n    ThisDeviceOnly, restore onto this installation only: 0\n"
+                        + "    WhenPasscodeSetThisDeviceOnly, never backed up: 0\n"
+                        + "    Secret Service items, restore onto any installation: 1\n",
+                    stderr: ""))
+        try FileManager.default.copyItem(
+            atPath: old.directory + "/login.swkcbackup", toPath: new.directory + "/login.swkcbackup")
+        #expect(
+            try Self.run(
+                security, ["restore-keychain"], stdin: "wrong\n", environment: new.environment, directory: new.directory
+            )
+                == Outcome(
+                    status: 51, stdout: "",
+                    stderr:
+                        "security: restore-keychain login.swkcbackup: The user name or passphrase you entered is not correct.\n"
+                ))
+        #expect(
+            try Self.run(
+                security, ["restore-keychain"], stdin: "pass phrase\n", environment: new.environment,
+                directory: new.directory)
+                == Outcome(
+                    status: 0,
+                    stdout: "restored 2 of 2 items from login.swkcbackup\n    of them Secret Service items: 1\n"
+                        + "    replaced existing items: 0\n"
+                        + "    skipped, already in the keychain: 0\n    skipped, ThisDeviceOnly from another installation: 0\n",
+                    stderr: ""))
+        #expect(
+            try Self.run(security, ["find-generic-password", "-s", "api", "-w"], environment: new.environment)
+                == Outcome(status: 0, stdout: "s3cret\n", stderr: ""))
         let restored = try Keystore(location: new.location)
         let items = try restored.secretItems(matching: ["application": "chrome"])
         #expect(items.map(\.label) == ["Chromium Safe Storage"])
@@ -111,26 +139,46 @@ struct EndToEndTests {
         let security = try Self.tool("security")
         let helper = try Self.tool("git-credential-keychain")
         let env = sandbox.environment
-        #expect(try Self.run(security, ["create-keychain", "work"], stdin: "correct horse\n", environment: env)
-            == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            try Self.run(security, ["create-keychain", "work"], stdin: "correct horse\n", environment: env)
+                == Outcome(status: 0, stdout: "", stderr: ""))
         #expect(try Self.run(security, ["default-keychain", "-s", "work"], environment: env).status == 0)
-        #expect(try Self.run(helper, ["store"], stdin: "protocol=https\nhost=example.com\nusername=me\npassword=pw\n\n", environment: env)
-            == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(try Self.run(security, ["lock-keychain"], environment: env) == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            try Self.run(
+                helper, ["store"], stdin: "protocol=https\nhost=example.com\nusername=me\npassword=pw\n\n",
+                environment: env)
+                == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            try Self.run(security, ["lock-keychain"], environment: env) == Outcome(status: 0, stdout: "", stderr: ""))
         // Standard input is a pipe: no prompt, macOS's message and the low 8 bits of -25308.
-        #expect(try Self.run(security, ["find-internet-password", "-s", "example.com", "-w"], stdin: "correct horse\n", environment: env)
-            == Outcome(status: 36, stdout: "", stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n"))
-        #expect(try Self.run(helper, ["get"], stdin: "protocol=https\nhost=example.com\n\n", environment: env) == Outcome(
-            status: 1, stdout: "", stderr: "git-credential-keychain: failed to get: User interaction is not allowed. (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n"))
-        #expect(try Self.run(security, ["unlock-keychain", "work"], stdin: "wrong\n", environment: env) == Outcome(
-            status: 51, stdout: "", stderr: "security: SecKeychainUnlock work: The user name or passphrase you entered is not correct.\n"))
+        #expect(
+            try Self.run(
+                security, ["find-internet-password", "-s", "example.com", "-w"], stdin: "correct horse\n",
+                environment: env)
+                == Outcome(
+                    status: 36, stdout: "",
+                    stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n"))
+        #expect(
+            try Self.run(helper, ["get"], stdin: "protocol=https\nhost=example.com\n\n", environment: env)
+                == Outcome(
+                    status: 1, stdout: "",
+                    stderr:
+                        "git-credential-keychain: failed to get: User interaction is not allowed. (-25308) The keychain is locked: unlock it with `security unlock-keychain`.\n"
+                ))
+        #expect(
+            try Self.run(security, ["unlock-keychain", "work"], stdin: "wrong\n", environment: env)
+                == Outcome(
+                    status: 51, stdout: "",
+                    stderr:
+                        "security: SecKeychainUnlock work: The user name or passphrase you entered is not correct.\n"))
         let unlocked = try Self.run(security, ["unlock-keychain"], stdin: "correct horse\n", environment: env)
         #expect(unlocked.status == 0)
         // With the kernel keyring the unlock outlives the unlocking process; without it, the tool says so.
         if ClassKeyStore.scope == .userSession {
             #expect(unlocked.stderr == "")
-            #expect(try Self.run(helper, ["get"], stdin: "protocol=https\nhost=example.com\n\n", environment: env)
-                == Outcome(status: 0, stdout: "username=me\npassword=pw\n", stderr: ""))
+            #expect(
+                try Self.run(helper, ["get"], stdin: "protocol=https\nhost=example.com\n\n", environment: env)
+                    == Outcome(status: 0, stdout: "username=me\npassword=pw\n", stderr: ""))
         } else {
             #expect(unlocked.stderr.contains("lasts only for this process"))
         }
@@ -148,17 +196,24 @@ struct EndToEndTests {
         let git = "/usr/bin/git"
         try #require(FileManager.default.isExecutableFile(atPath: git), "git is needed for this test")
         let config = ["-c", "credential.helper=", "-c", "credential.helper=\(helper)"]
-        let approved = try Self.run(git, config + ["credential", "approve"],
+        let approved = try Self.run(
+            git, config + ["credential", "approve"],
             stdin: "protocol=https\nhost=git.example.com\nusername=alice\npassword=p a=ss\n\n", environment: env)
         #expect(approved == Outcome(status: 0, stdout: "", stderr: ""))
-        let filled = try Self.run(git, config + ["credential", "fill"], stdin: "protocol=https\nhost=git.example.com\n\n", environment: env)
-        #expect(filled == Outcome(
-            status: 0, stdout: "protocol=https\nhost=git.example.com\nusername=alice\npassword=p a=ss\n", stderr: ""))
-        let rejected = try Self.run(git, config + ["credential", "reject"],
+        let filled = try Self.run(
+            git, config + ["credential", "fill"], stdin: "protocol=https\nhost=git.example.com\n\n", environment: env)
+        #expect(
+            filled
+                == Outcome(
+                    status: 0, stdout: "protocol=https\nhost=git.example.com\nusername=alice\npassword=p a=ss\n",
+                    stderr: ""))
+        let rejected = try Self.run(
+            git, config + ["credential", "reject"],
             stdin: "protocol=https\nhost=git.example.com\nusername=alice\npassword=p a=ss\n\n", environment: env)
         #expect(rejected.status == 0)
         // Nothing stored any more: fill has no terminal to ask and fails.
-        let after = try Self.run(git, config + ["credential", "fill"], stdin: "protocol=https\nhost=git.example.com\n\n", environment: env)
+        let after = try Self.run(
+            git, config + ["credential", "fill"], stdin: "protocol=https\nhost=git.example.com\n\n", environment: env)
         #expect(after.status != 0)
         #expect(after.stdout == "")
     }
@@ -169,11 +224,15 @@ struct EndToEndTests {
         let git = try Self.tool("git-credential-keychain")
         let docker = try Self.tool("docker-credential-keychain")
         let env = sandbox.environment
-        #expect(try Self.run(git, ["--help"], environment: env) == Outcome(status: 0, stdout: GitCredentialHelper.help, stderr: ""))
-        #expect(try Self.run(docker, ["--help"], environment: env)
-            == Outcome(status: 0, stdout: DockerCredentialHelper.help, stderr: ""))
-        #expect(try Self.run(git, [], environment: env)
-            == Outcome(status: 1, stdout: "", stderr: "usage: git credential-keychain <get|store|erase>\n"))
+        #expect(
+            try Self.run(git, ["--help"], environment: env)
+                == Outcome(status: 0, stdout: GitCredentialHelper.help, stderr: ""))
+        #expect(
+            try Self.run(docker, ["--help"], environment: env)
+                == Outcome(status: 0, stdout: DockerCredentialHelper.help, stderr: ""))
+        #expect(
+            try Self.run(git, [], environment: env)
+                == Outcome(status: 1, stdout: "", stderr: "usage: git credential-keychain <get|store|erase>\n"))
     }
 
     @Test("docker-credential-keychain answers docker's protocol as a separate process")
@@ -181,11 +240,18 @@ struct EndToEndTests {
         let sandbox = try Sandbox()
         let helper = try Self.tool("docker-credential-keychain")
         let env = sandbox.environment
-        #expect(try Self.run(helper, ["store"], stdin: "{\"ServerURL\":\"https://r.example\",\"Username\":\"u\",\"Secret\":\"s\"}", environment: env)
-            == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(try Self.run(helper, ["get"], stdin: "https://r.example\n", environment: env)
-            == Outcome(status: 0, stdout: "{\"ServerURL\":\"https://r.example\",\"Username\":\"u\",\"Secret\":\"s\"}\n", stderr: ""))
-        #expect(try Self.run(helper, ["get"], stdin: "https://other.example\n", environment: env)
-            == Outcome(status: 1, stdout: "credentials not found in native keychain\n", stderr: ""))
+        #expect(
+            try Self.run(
+                helper, ["store"], stdin: "{\"ServerURL\":\"https://r.example\",\"Username\":\"u\",\"Secret\":\"s\"}",
+                environment: env)
+                == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            try Self.run(helper, ["get"], stdin: "https://r.example\n", environment: env)
+                == Outcome(
+                    status: 0, stdout: "{\"ServerURL\":\"https://r.example\",\"Username\":\"u\",\"Secret\":\"s\"}\n",
+                    stderr: ""))
+        #expect(
+            try Self.run(helper, ["get"], stdin: "https://other.example\n", environment: env)
+                == Outcome(status: 1, stdout: "credentials not found in native keychain\n", stderr: ""))
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 /// Regressions from a first-time user's review of the tools.
 @Suite("security: first-use regressions")

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 @Suite("git-credential-keychain")
 struct GitCredentialHelperTests {
@@ -14,10 +15,12 @@ struct GitCredentialHelperTests {
     func roundTrip() throws {
         let sandbox = try Sandbox()
         #expect(sandbox.git("store", credential) == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(sandbox.git("get", "protocol=https\nhost=example.com:8443\n\n")
-            == Outcome(status: 0, stdout: "username=alice\npassword=s3cr3t\n", stderr: ""))
-        #expect(sandbox.git("get", "protocol=https\nhost=example.com:8443\nusername=alice\n")
-            == Outcome(status: 0, stdout: "password=s3cr3t\n", stderr: ""))
+        #expect(
+            sandbox.git("get", "protocol=https\nhost=example.com:8443\n\n")
+                == Outcome(status: 0, stdout: "username=alice\npassword=s3cr3t\n", stderr: ""))
+        #expect(
+            sandbox.git("get", "protocol=https\nhost=example.com:8443\nusername=alice\n")
+                == Outcome(status: 0, stdout: "password=s3cr3t\n", stderr: ""))
     }
 
     @Test("the item is an internet password mapped as git-credential-osxkeychain maps it")
@@ -30,9 +33,11 @@ struct GitCredentialHelperTests {
         #expect(found == Outcome(status: 0, stdout: "p\n", stderr: ""))
     }
 
-    @Test("values keep every '=' after the first and round-trip spaces and non-ASCII", arguments: [
-        "a=b=c", "with spaces", "pässwörd ✓", "ends with =",
-    ])
+    @Test(
+        "values keep every '=' after the first and round-trip spaces and non-ASCII",
+        arguments: [
+            "a=b=c", "with spaces", "pässwörd ✓", "ends with =",
+        ])
     func values(_ password: String) throws {
         let sandbox = try Sandbox()
         sandbox.git("store", "protocol=https\nhost=h\nusername=u\npassword=\(password)\n")
@@ -42,20 +47,28 @@ struct GitCredentialHelperTests {
     @Test("password_expiry_utc and oauth_refresh_token are kept with the secret and returned")
     func metadata() throws {
         let sandbox = try Sandbox()
-        sandbox.git("store", "protocol=https\nhost=h\nusername=u\npassword=p\npassword_expiry_utc=1700000000\noauth_refresh_token=r=t\n")
-        #expect(sandbox.git("get", "protocol=https\nhost=h\n").stdout
-            == "username=u\npassword=p\npassword_expiry_utc=1700000000\noauth_refresh_token=r=t\n")
+        sandbox.git(
+            "store",
+            "protocol=https\nhost=h\nusername=u\npassword=p\npassword_expiry_utc=1700000000\noauth_refresh_token=r=t\n")
+        #expect(
+            sandbox.git("get", "protocol=https\nhost=h\n").stdout
+                == "username=u\npassword=p\npassword_expiry_utc=1700000000\noauth_refresh_token=r=t\n")
         let secret = sandbox.security("find-internet-password", "-s", "h", "-g").stderr
-        #expect(secret == "password: 0x" + Array("p\npassword_expiry_utc=1700000000\noauth_refresh_token=r=t".utf8)
-            .map { String(format: "%02X", $0) }.joined() + "  \"p\\012password_expiry_utc=1700000000\\012oauth_refresh_token=r=t\"\n")
+        #expect(
+            secret == "password: 0x"
+                + Array("p\npassword_expiry_utc=1700000000\noauth_refresh_token=r=t".utf8)
+                .map { String(format: "%02X", $0) }.joined()
+                + "  \"p\\012password_expiry_utc=1700000000\\012oauth_refresh_token=r=t\"\n")
     }
 
     @Test("store updates an existing credential instead of failing")
     func update() throws {
         let sandbox = try Sandbox()
         sandbox.git("store", credential)
-        #expect(sandbox.git("store", "protocol=https\nhost=example.com:8443\nusername=alice\npassword=new\n").status == 0)
-        #expect(sandbox.git("get", "protocol=https\nhost=example.com:8443\n").stdout == "username=alice\npassword=new\n")
+        #expect(
+            sandbox.git("store", "protocol=https\nhost=example.com:8443\nusername=alice\npassword=new\n").status == 0)
+        #expect(
+            sandbox.git("get", "protocol=https\nhost=example.com:8443\n").stdout == "username=alice\npassword=new\n")
         #expect(sandbox.security("dump-keychain").stdout.components(separatedBy: "class: \"inet\"").count == 2)
     }
 
@@ -70,7 +83,9 @@ struct GitCredentialHelperTests {
     @Test("protocols osxkeychain does not handle are ignored silently")
     func otherProtocols() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.git("store", "protocol=cert\nhost=h\nusername=u\npassword=p\n") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            sandbox.git("store", "protocol=cert\nhost=h\nusername=u\npassword=p\n")
+                == Outcome(status: 0, stdout: "", stderr: ""))
         #expect(sandbox.security("dump-keychain").stdout == "")
     }
 
@@ -78,10 +93,14 @@ struct GitCredentialHelperTests {
     func erase() throws {
         let sandbox = try Sandbox()
         sandbox.git("store", credential)
-        #expect(sandbox.git("erase", "protocol=https\nhost=example.com:8443\nusername=alice\npassword=wrong\n").status == 0)
+        #expect(
+            sandbox.git("erase", "protocol=https\nhost=example.com:8443\nusername=alice\npassword=wrong\n").status == 0)
         #expect(sandbox.git("get", "protocol=https\nhost=example.com:8443\n").stdout.contains("password=s3cr3t"))
-        #expect(sandbox.git("erase", "protocol=https\nhost=example.com:8443\nusername=alice\npassword=s3cr3t\n").status == 0)
-        #expect(sandbox.git("get", "protocol=https\nhost=example.com:8443\n") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            sandbox.git("erase", "protocol=https\nhost=example.com:8443\nusername=alice\npassword=s3cr3t\n").status == 0
+        )
+        #expect(
+            sandbox.git("get", "protocol=https\nhost=example.com:8443\n") == Outcome(status: 0, stdout: "", stderr: ""))
         sandbox.git("store", credential)
         #expect(sandbox.git("erase", "protocol=https\nhost=example.com:8443\n").status == 0)
         #expect(sandbox.git("get", "protocol=https\nhost=example.com:8443\n").stdout == "")
@@ -91,11 +110,23 @@ struct GitCredentialHelperTests {
     func malformed() throws {
         let sandbox = try Sandbox()
         let noEquals = sandbox.git("store", "protocol=https\nhost=h\nusername=u\nhunter2\npassword=p\n")
-        #expect(noEquals == Outcome(status: 1, stdout: "", stderr: "git-credential-keychain: bad input: line 4 has no '='\n"))
+        #expect(
+            noEquals
+                == Outcome(status: 1, stdout: "", stderr: "git-credential-keychain: bad input: line 4 has no '='\n"))
         let nul = sandbox.git("store", Array("protocol=https\nhost=h\nusername=u\npassword=a\u{0}host=evil\n".utf8))
-        #expect(nul == Outcome(status: 1, stdout: "", stderr: "git-credential-keychain: bad input: line 4 contains a NUL byte\n"))
-        let long = sandbox.git("store", "protocol=https\nhost=h\nusername=u\npassword=" + String(repeating: "x", count: 1 << 20) + "\n")
-        #expect(long == Outcome(status: 1, stdout: "", stderr: "git-credential-keychain: bad input: line 4 is longer than 1048576 bytes, the keychain's limit for a secret\n"))
+        #expect(
+            nul
+                == Outcome(
+                    status: 1, stdout: "", stderr: "git-credential-keychain: bad input: line 4 contains a NUL byte\n"))
+        let long = sandbox.git(
+            "store", "protocol=https\nhost=h\nusername=u\npassword=" + String(repeating: "x", count: 1 << 20) + "\n")
+        #expect(
+            long
+                == Outcome(
+                    status: 1, stdout: "",
+                    stderr:
+                        "git-credential-keychain: bad input: line 4 is longer than 1048576 bytes, the keychain's limit for a secret\n"
+                ))
         #expect(sandbox.security("dump-keychain").stdout == "")
     }
 
@@ -110,9 +141,11 @@ struct GitCredentialHelperTests {
     func state() throws {
         let sandbox = try Sandbox()
         sandbox.git("store", credential)
-        #expect(sandbox.git("get", "capability[]=state\nprotocol=https\nhost=example.com:8443\n").stdout
-            == "username=alice\npassword=s3cr3t\ncapability[]=state\nstate[]=keychain:seen=1\n")
-        sandbox.git("store", "protocol=https\nhost=example.com:8443\nusername=alice\npassword=other\nstate[]=keychain:seen=1\n")
+        #expect(
+            sandbox.git("get", "capability[]=state\nprotocol=https\nhost=example.com:8443\n").stdout
+                == "username=alice\npassword=s3cr3t\ncapability[]=state\nstate[]=keychain:seen=1\n")
+        sandbox.git(
+            "store", "protocol=https\nhost=example.com:8443\nusername=alice\npassword=other\nstate[]=keychain:seen=1\n")
         #expect(sandbox.git("get", "protocol=https\nhost=example.com:8443\n").stdout.contains("password=s3cr3t"))
     }
 

@@ -77,8 +77,12 @@ struct ItemAccessCommandTests {
     func showKeychainInfoPrintsPolicy() throws {
         let sandbox = try Sandbox()
         _ = try workKeychain(sandbox)
-        #expect(sandbox.security("show-keychain-info", "work").stderr.hasPrefix("Keychain \"work\" no-timeout access-policy=confirm "))
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr.hasPrefix(
+                "Keychain \"work\" no-timeout access-policy=confirm "))
         #expect(sandbox.security("set-keychain-settings", "--access-policy", "open", "work").status == 0)
-        #expect(sandbox.security("show-keychain-info", "work").stderr.hasPrefix("Keychain \"work\" no-timeout access-policy=open "))
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr.hasPrefix(
+                "Keychain \"work\" no-timeout access-policy=open "))
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 /// `security`'s keychain-management commands (tracker issues 3 §5 and 4). Messages are Apple's
 /// (`keychain_create.c`, `keychain_unlock.c`, `keychain_lock.c`, `keychain_set_settings.c`,
@@ -19,7 +20,9 @@ struct KeychainManagementTests {
 
     /// Creates keychain `name` with `password` read from standard input (not argv).
     func create(_ sandbox: Sandbox, _ name: String, password: String = "correct horse") {
-        #expect(sandbox.security("create-keychain", name, stdin: password + "\n") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            sandbox.security("create-keychain", name, stdin: password + "\n")
+                == Outcome(status: 0, stdout: "", stderr: ""))
     }
 
     func fileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
@@ -29,10 +32,16 @@ struct KeychainManagementTests {
         let sandbox = try Sandbox()
         create(sandbox, "work")
         #expect(FileSystem.permissions(path(sandbox, "work")) == 0o600)
-        #expect(sandbox.security("show-keychain-info", "work")
-            == Outcome(status: 0, stdout: "", stderr: "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept))
-        #expect(sandbox.security("list-keychains")
-            == Outcome(status: 0, stdout: "    \"\(sandbox.location.databasePath)\"\n    \"\(path(sandbox, "work"))\"\n", stderr: ""))
+        #expect(
+            sandbox.security("show-keychain-info", "work")
+                == Outcome(
+                    status: 0, stdout: "",
+                    stderr: "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept))
+        #expect(
+            sandbox.security("list-keychains")
+                == Outcome(
+                    status: 0, stdout: "    \"\(sandbox.location.databasePath)\"\n    \"\(path(sandbox, "work"))\"\n",
+                    stderr: ""))
     }
 
     @Test("create-keychain on a terminal asks twice; three mismatches exit 1 and create nothing")
@@ -40,8 +49,12 @@ struct KeychainManagementTests {
         let sandbox = try Sandbox()
         let prompter = ScriptedPrompter(["a", "b", "c", "d", "e", "f"])
         let outcome = sandbox.security("create-keychain", "work", terminal: true, prompter: prompter)
-        #expect(outcome == Outcome(status: 1, stdout: "", stderr: String(repeating: "passwords don't match\n", count: 3)))
-        #expect(prompter.prompts == Array(repeating: ["password for new keychain: ", "retype password for new keychain: "], count: 3).flatMap { $0 })
+        #expect(
+            outcome == Outcome(status: 1, stdout: "", stderr: String(repeating: "passwords don't match\n", count: 3)))
+        #expect(
+            prompter.prompts
+                == Array(repeating: ["password for new keychain: ", "retype password for new keychain: "], count: 3)
+                .flatMap { $0 })
         #expect(!FileSystem.exists(path(sandbox, "work")))
     }
 
@@ -49,7 +62,9 @@ struct KeychainManagementTests {
     func createOnTerminal() throws {
         let sandbox = try Sandbox()
         let prompter = ScriptedPrompter(["pw", "pw"])
-        #expect(sandbox.security("create-keychain", "work", terminal: true, prompter: prompter) == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            sandbox.security("create-keychain", "work", terminal: true, prompter: prompter)
+                == Outcome(status: 0, stdout: "", stderr: ""))
         #expect(FileSystem.exists(path(sandbox, "work")))
     }
 
@@ -59,14 +74,15 @@ struct KeychainManagementTests {
         #expect(sandbox.security("create-keychain", "-p", "pw", "work") == Outcome(status: 0, stdout: "", stderr: ""))
         sandbox.security("lock-keychain", "work")
         #expect(sandbox.security("unlock-keychain", "-p", "pw", "work").status == 0)
-        #expect(sandbox.security("help", "create-keychain").stdout == """
-            Usage: create-keychain [-P] [-p password] [keychains...]
-                -p  Use "password" as the password for the keychains being created (insecure: other users of this machine can read it in the process list)
-                -P  Prompt the user for a password (on the terminal; Linux has no SecurityAgent)
-            Without -p the password is prompted for without echo, or read from standard input (one line)
-            when standard input is not a terminal.
+        #expect(
+            sandbox.security("help", "create-keychain").stdout == """
+                Usage: create-keychain [-P] [-p password] [keychains...]
+                    -p  Use "password" as the password for the keychains being created (insecure: other users of this machine can read it in the process list)
+                    -P  Prompt the user for a password (on the terminal; Linux has no SecurityAgent)
+                Without -p the password is prompted for without echo, or read from standard input (one line)
+                when standard input is not a terminal.
 
-            """)
+                """)
     }
 
     @Test("create-keychain never replaces an existing keychain (exit 48)")
@@ -74,16 +90,22 @@ struct KeychainManagementTests {
         let sandbox = try Sandbox()
         create(sandbox, "work")
         let before = fileBytes(path(sandbox, "work"))
-        #expect(sandbox.security("create-keychain", "work", stdin: "other\n") == Outcome(
-            status: 48, stdout: "", stderr: "security: SecKeychainCreate work: A keychain with the same name already exists.\n"))
+        #expect(
+            sandbox.security("create-keychain", "work", stdin: "other\n")
+                == Outcome(
+                    status: 48, stdout: "",
+                    stderr: "security: SecKeychainCreate work: A keychain with the same name already exists.\n"))
         #expect(fileBytes(path(sandbox, "work")) == before)
     }
 
     @Test("create-keychain with no password on standard input is cancelled (exit 128) and creates nothing")
     func createCancelled() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("create-keychain", "work", stdin: "") == Outcome(
-            status: 128, stdout: "", stderr: "security: SecKeychainCreate work: User canceled the operation.\n"))
+        #expect(
+            sandbox.security("create-keychain", "work", stdin: "")
+                == Outcome(
+                    status: 128, stdout: "", stderr: "security: SecKeychainCreate work: User canceled the operation.\n")
+        )
         #expect(!FileSystem.exists(path(sandbox, "work")))
     }
 
@@ -93,10 +115,14 @@ struct KeychainManagementTests {
         create(sandbox, "work")
         sandbox.security("lock-keychain", "work")
         let before = fileBytes(path(sandbox, "work"))
-        #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n") == Outcome(
-            status: 51, stdout: "", stderr: "security: SecKeychainUnlock work: \(authFailed)\n"))
+        #expect(
+            sandbox.security("unlock-keychain", "work", stdin: "wrong\n")
+                == Outcome(
+                    status: 51, stdout: "", stderr: "security: SecKeychainUnlock work: \(authFailed)\n"))
         #expect(fileBytes(path(sandbox, "work")) == before)
-        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout access-policy=confirm locked\n")
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr
+                == "Keychain \"work\" no-timeout access-policy=confirm locked\n")
     }
 
     @Test("Regression: once the unlock throttle applies, unlock-keychain says how long it waits and why")
@@ -105,14 +131,17 @@ struct KeychainManagementTests {
         create(sandbox, "work")
         sandbox.security("lock-keychain", "work")
         for _ in 0..<3 {
-            #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n").stderr
-                == "security: SecKeychainUnlock work: \(authFailed)\n")
+            #expect(
+                sandbox.security("unlock-keychain", "work", stdin: "wrong\n").stderr
+                    == "security: SecKeychainUnlock work: \(authFailed)\n")
         }
         // The fourth try in a row waits up to 1 s (UnlockThrottle), and says so before it waits.
-        #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n") == Outcome(
-            status: 51, stdout: "",
-            stderr: "security: 3 wrong passwords in a row: each try waits up to 1 s (the unlock throttle)\n"
-                + "security: SecKeychainUnlock work: \(authFailed)\n"))
+        #expect(
+            sandbox.security("unlock-keychain", "work", stdin: "wrong\n")
+                == Outcome(
+                    status: 51, stdout: "",
+                    stderr: "security: 3 wrong passwords in a row: each try waits up to 1 s (the unlock throttle)\n"
+                        + "security: SecKeychainUnlock work: \(authFailed)\n"))
     }
 
     @Test("unlock-keychain reads standard input when it is not a terminal, and prompts on a terminal")
@@ -121,10 +150,14 @@ struct KeychainManagementTests {
         create(sandbox, "work")
         sandbox.security("lock-keychain", "work")
         let notice = ClassKeyStore.scope == .thisProcess ? UnlockKeychain.thisProcessNotice + "\n" : ""
-        #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n") == Outcome(status: 0, stdout: "", stderr: notice))
+        #expect(
+            sandbox.security("unlock-keychain", "work", stdin: "correct horse\n")
+                == Outcome(status: 0, stdout: "", stderr: notice))
         sandbox.security("lock-keychain", "work")
         let prompter = ScriptedPrompter(["correct horse"])
-        #expect(sandbox.security("unlock-keychain", "work", terminal: true, prompter: prompter) == Outcome(status: 0, stdout: "", stderr: notice))
+        #expect(
+            sandbox.security("unlock-keychain", "work", terminal: true, prompter: prompter)
+                == Outcome(status: 0, stdout: "", stderr: notice))
         #expect(prompter.prompts == ["password to unlock work: "])
     }
 
@@ -138,19 +171,31 @@ struct KeychainManagementTests {
     @Test("a cancelled unlock exits 128 and a missing keychain exits 50; neither creates a file")
     func unlockCancelledOrMissing() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("unlock-keychain", "nope", stdin: "pw\n") == Outcome(
-            status: 50, stdout: "", stderr: "security: SecKeychainUnlock nope: The specified keychain could not be found.\n"))
-        #expect(sandbox.security("unlock-keychain", stdin: "pw\n") == Outcome(
-            status: 50, stdout: "", stderr: "security: SecKeychainUnlock <NULL>: The specified keychain could not be found.\n"))
+        #expect(
+            sandbox.security("unlock-keychain", "nope", stdin: "pw\n")
+                == Outcome(
+                    status: 50, stdout: "",
+                    stderr: "security: SecKeychainUnlock nope: The specified keychain could not be found.\n"))
+        #expect(
+            sandbox.security("unlock-keychain", stdin: "pw\n")
+                == Outcome(
+                    status: 50, stdout: "",
+                    stderr: "security: SecKeychainUnlock <NULL>: The specified keychain could not be found.\n"))
         #expect(!FileSystem.exists(path(sandbox, "nope")))
         #expect(!FileSystem.exists(sandbox.location.databasePath))
         create(sandbox, "work")
         sandbox.security("lock-keychain", "work")
         let before = fileBytes(path(sandbox, "work"))
-        #expect(sandbox.security("unlock-keychain", "work", stdin: "") == Outcome(
-            status: 128, stdout: "", stderr: "security: SecKeychainUnlock work: User canceled the operation.\n"))
-        #expect(sandbox.security("unlock-keychain", "-u", "work", stdin: "correct horse\n") == Outcome(
-            status: 36, stdout: "", stderr: "security: SecKeychainUnlock work: User interaction is not allowed.\n"))
+        #expect(
+            sandbox.security("unlock-keychain", "work", stdin: "")
+                == Outcome(
+                    status: 128, stdout: "", stderr: "security: SecKeychainUnlock work: User canceled the operation.\n")
+        )
+        #expect(
+            sandbox.security("unlock-keychain", "-u", "work", stdin: "correct horse\n")
+                == Outcome(
+                    status: 36, stdout: "",
+                    stderr: "security: SecKeychainUnlock work: User interaction is not allowed.\n"))
         #expect(fileBytes(path(sandbox, "work")) == before)
     }
 
@@ -163,28 +208,46 @@ struct KeychainManagementTests {
         #expect(sandbox.security("lock-keychain", "work") == Outcome(status: 0, stdout: "", stderr: ""))
         let search = "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n"
         let runs: [([String], Outcome)] = [
-            (["find-generic-password", "-a", "alice", "-s", "mail", "-w", "work"], Outcome(status: 36, stdout: "", stderr: search)),
+            (
+                ["find-generic-password", "-a", "alice", "-s", "mail", "-w", "work"],
+                Outcome(status: 36, stdout: "", stderr: search)
+            ),
             (["find-internet-password", "-s", "example.com", "work"], Outcome(status: 36, stdout: "", stderr: search)),
             (["delete-generic-password", "-s", "mail", "work"], Outcome(status: 36, stdout: "", stderr: search)),
-            (["delete-internet-password", "-s", "example.com", "work"], Outcome(status: 36, stdout: "", stderr: search)),
-            (["add-generic-password", "-a", "bob", "-s", "mail", "-w", "x", "work"], Outcome(
-                status: 36, stdout: "", stderr: "security: SecKeychainItemCreateFromContent (work): User interaction is not allowed.\n")),
-            (["add-internet-password", "-a", "bob", "-s", "example.com", "-w", "x", "work"], Outcome(
-                status: 36, stdout: "", stderr: "security: SecKeychainAddInternetPassword work: User interaction is not allowed.\n")),
+            (
+                ["delete-internet-password", "-s", "example.com", "work"],
+                Outcome(status: 36, stdout: "", stderr: search)
+            ),
+            (
+                ["add-generic-password", "-a", "bob", "-s", "mail", "-w", "x", "work"],
+                Outcome(
+                    status: 36, stdout: "",
+                    stderr: "security: SecKeychainItemCreateFromContent (work): User interaction is not allowed.\n")
+            ),
+            (
+                ["add-internet-password", "-a", "bob", "-s", "example.com", "-w", "x", "work"],
+                Outcome(
+                    status: 36, stdout: "",
+                    stderr: "security: SecKeychainAddInternetPassword work: User interaction is not allowed.\n")
+            ),
         ]
         for (arguments, expected) in runs {
             let prompter = ScriptedPrompter(["correct horse"])
-            let io = CommandIO(input: MemoryInput("correct horse\n"), environment: sandbox.environment, terminal: prompter)
+            let io = CommandIO(
+                input: MemoryInput("correct horse\n"), environment: sandbox.environment, terminal: prompter)
             let status = SecurityTool.run(arguments, context: SecurityContext(io: io))
             #expect(Outcome(status: status, stdout: io.output.text, stderr: io.error.text) == expected, "\(arguments)")
             #expect(prompter.prompts.isEmpty, "\(arguments)")
         }
         // Still locked, items intact.
         sandbox.security("unlock-keychain", "work", stdin: "correct horse\n")
-        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work").stdout == "hunter2\n")
+        #expect(
+            sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work").stdout == "hunter2\n")
     }
 
-    @Test("a keychain whose device key is lost reads as locked (36); unlock-keychain adopts it; ThisDeviceOnly items exit 93")
+    @Test(
+        "a keychain whose device key is lost reads as locked (36); unlock-keychain adopts it; ThisDeviceOnly items exit 93"
+    )
     func lostDeviceKey() throws {
         let sandbox = try Sandbox()
         create(sandbox, "work")
@@ -192,45 +255,66 @@ struct KeychainManagementTests {
         let work = KeychainLocation(databasePath: path(sandbox, "work"), deviceKeyPath: sandbox.location.deviceKeyPath)
         _ = try Keystore(location: work, create: false).add(
             .genericPassword,
-            attributes: ["svce": .string("vpn"), "acct": .string("alice"), "pdmn": .string("cku"), "agrp": .string("unsigned")],
+            attributes: [
+                "svce": .string("vpn"), "acct": .string("alice"), "pdmn": .string("cku"), "agrp": .string("unsigned"),
+            ],
             secret: SecureBytes(copying: Array("bound".utf8)))
         _ = try Keystore(location: work, create: false).add(
             .internetPassword,
-            attributes: ["srvr": .string("vpn.example.com"), "acct": .string("alice"), "pdmn": .string("aku"), "agrp": .string("unsigned")],
+            attributes: [
+                "srvr": .string("vpn.example.com"), "acct": .string("alice"), "pdmn": .string("aku"),
+                "agrp": .string("unsigned"),
+            ],
             secret: SecureBytes(copying: Array("bound".utf8)))
         sandbox.security("lock-keychain", "work")
         try FileManager.default.removeItem(atPath: sandbox.location.deviceKeyPath)
 
         let foreign = "security: \(SessionKeys.foreignMessage(keychainPath: path(sandbox, "work")))\n"
-        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work") == Outcome(
-            status: 36, stdout: "",
-            stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n" + foreign))
-        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout locked\n" + foreign)
+        #expect(
+            sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work")
+                == Outcome(
+                    status: 36, stdout: "",
+                    stderr: "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n" + foreign))
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout locked\n" + foreign)
         let before = fileBytes(path(sandbox, "work"))
         #expect(sandbox.security("unlock-keychain", "work", stdin: "wrong\n").status == 51)
         #expect(fileBytes(path(sandbox, "work")) == before)
         #expect(!FileSystem.exists(sandbox.location.deviceKeyPath))
 
         let scope = ClassKeyStore.scope == .thisProcess ? UnlockKeychain.thisProcessNotice + "\n" : ""
-        #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n") == Outcome(
-            status: 0, stdout: "", stderr: scope + UnlockKeychain.adoptedNotice + "\n"))
-        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work").stdout == "hunter2\n")
-        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "-w", "work") == Outcome(
-            status: 93, stdout: "",
-            stderr: "security: SecKeychainSearchCopyNext: Unable to decode the provided data.\nsecurity: \(StoreSession.orphanedMessage)\n"))
+        #expect(
+            sandbox.security("unlock-keychain", "work", stdin: "correct horse\n")
+                == Outcome(
+                    status: 0, stdout: "", stderr: scope + UnlockKeychain.adoptedNotice + "\n"))
+        #expect(
+            sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work").stdout == "hunter2\n")
+        #expect(
+            sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "-w", "work")
+                == Outcome(
+                    status: 93, stdout: "",
+                    stderr:
+                        "security: SecKeychainSearchCopyNext: Unable to decode the provided data.\nsecurity: \(StoreSession.orphanedMessage)\n"
+                ))
         // Listings and backups go on past what cannot be read here (every internet password, here).
         let dump = sandbox.security("dump-keychain", "work")
         #expect(dump.status == 0)
         #expect(dump.stdout.contains("\"svce\"<blob>=\"mail\""))
         #expect(!dump.stdout.contains("vpn"))
-        let backup = sandbox.security("backup-keychain", "-o", sandbox.directory + "/b.swkcbackup", "work", stdin: "backup words\n")
+        let backup = sandbox.security(
+            "backup-keychain", "-o", sandbox.directory + "/b.swkcbackup", "work", stdin: "backup words\n")
         #expect(backup.status == 0)
         #expect(backup.stdout.contains("ThisDeviceOnly of another installation, unreadable here, left out: 2"))
-        #expect(sandbox.security("delete-generic-password", "-a", "alice", "-s", "vpn", "work") == Outcome(
-            status: 0, stdout: "", stderr: "password has been deleted.\n"))
+        #expect(
+            sandbox.security("delete-generic-password", "-a", "alice", "-s", "vpn", "work")
+                == Outcome(
+                    status: 0, stdout: "", stderr: "password has been deleted.\n"))
         #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "vpn", "work").status == 44)
-        #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").stderr == scope, "adopted once only")
-        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
+        #expect(
+            sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").stderr == scope, "adopted once only")
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr
+                == "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
     }
 
     @Test("a keychain without a password whose device key is lost exits 93, says why, and is left untouched")
@@ -251,9 +335,13 @@ struct KeychainManagementTests {
     func changePassword() throws {
         let sandbox = try Sandbox()
         create(sandbox, "work")
-        #expect(sandbox.security("set-keychain-password", "work", stdin: "wrong\nnew\nnew\n") == Outcome(
-            status: 51, stdout: "", stderr: "security: error changing password for \"work\": \(authFailed)\n"))
-        #expect(sandbox.security("set-keychain-password", "work", stdin: "correct horse\nnew\nnew\n") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            sandbox.security("set-keychain-password", "work", stdin: "wrong\nnew\nnew\n")
+                == Outcome(
+                    status: 51, stdout: "", stderr: "security: error changing password for \"work\": \(authFailed)\n"))
+        #expect(
+            sandbox.security("set-keychain-password", "work", stdin: "correct horse\nnew\nnew\n")
+                == Outcome(status: 0, stdout: "", stderr: ""))
         sandbox.security("lock-keychain", "work")
         #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").status == 51)
         #expect(sandbox.security("unlock-keychain", "work", stdin: "new\n").status == 0)
@@ -264,8 +352,9 @@ struct KeychainManagementTests {
         let sandbox = try Sandbox()
         create(sandbox, "work")
         let prompter = ScriptedPrompter(["correct horse", "new", "other"])
-        #expect(sandbox.security("set-keychain-password", "work", terminal: true, prompter: prompter)
-            == Outcome(status: 1, stdout: "", stderr: "security: try again\n"))
+        #expect(
+            sandbox.security("set-keychain-password", "work", terminal: true, prompter: prompter)
+                == Outcome(status: 1, stdout: "", stderr: "security: try again\n"))
         #expect(prompter.prompts == ["Old Password: ", "New Password: ", "Retype New Password: "])
         sandbox.security("lock-keychain", "work")
         #expect(sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").status == 0)
@@ -274,7 +363,8 @@ struct KeychainManagementTests {
     /// Keychain `work` with a password, one WhenPasscodeSetThisDeviceOnly item and one WhenUnlocked item.
     func passcodeKeychain(_ sandbox: Sandbox) throws -> Keystore {
         create(sandbox, "work")
-        let work = try Keystore(location: KeychainLocation.named("work", environment: sandbox.environment), create: false)
+        let work = try Keystore(
+            location: KeychainLocation.named("work", environment: sandbox.environment), create: false)
         _ = try work.add(
             .genericPassword,
             attributes: [
@@ -286,30 +376,42 @@ struct KeychainManagementTests {
         return work
     }
 
-    @Test("regression: set-keychain-password with an empty new password says what removal deletes and removes only on a fourth line yes")
+    @Test(
+        "regression: set-keychain-password with an empty new password says what removal deletes and removes only on a fourth line yes"
+    )
     func removePasswordFromPipe() throws {
         let sandbox = try Sandbox()
         let work = try passcodeKeychain(sandbox)
         #expect(try work.passcodeSetItemCount() == 1)
-        let warning = "security: an empty new password removes the password of \"work\": anyone who can read your files "
+        let warning =
+            "security: an empty new password removes the password of \"work\": anyone who can read your files "
             + "can then open it, and its 1 WhenPasscodeSetThisDeviceOnly items (those that need a password) are deleted.\n"
-        let refused = "security: set-keychain-password: the password of \"work\" was not removed (the answer was not "
+        let refused =
+            "security: set-keychain-password: the password of \"work\" was not removed (the answer was not "
             + "\"yes\"); nothing was changed\n"
         let before = fileBytes(path(sandbox, "work"))
         for stdin in ["correct horse\n\n\n", "correct horse\n\n\nno\n", "correct horse\n\n\nYES please\n"] {
-            #expect(sandbox.security("set-keychain-password", "work", stdin: stdin)
-                == Outcome(status: 1, stdout: "", stderr: warning + refused))
+            #expect(
+                sandbox.security("set-keychain-password", "work", stdin: stdin)
+                    == Outcome(status: 1, stdout: "", stderr: warning + refused))
         }
         #expect(fileBytes(path(sandbox, "work")) == before)
         #expect(try work.hasPassword())
         // A wrong old password is refused as for a change, after the answer.
-        #expect(sandbox.security("set-keychain-password", "work", stdin: "wrong\n\n\nyes\n")
-            == Outcome(status: 51, stdout: "", stderr: warning + "security: error changing password for \"work\": \(authFailed)\n"))
+        #expect(
+            sandbox.security("set-keychain-password", "work", stdin: "wrong\n\n\nyes\n")
+                == Outcome(
+                    status: 51, stdout: "",
+                    stderr: warning + "security: error changing password for \"work\": \(authFailed)\n"))
         #expect(try work.hasPassword())
 
-        #expect(sandbox.security("set-keychain-password", "work", stdin: "correct horse\n\n\nyes\n") == Outcome(
-            status: 0, stdout: "",
-            stderr: warning + "security: removed the password of \"work\"; deleted 1 WhenPasscodeSetThisDeviceOnly items\n"))
+        #expect(
+            sandbox.security("set-keychain-password", "work", stdin: "correct horse\n\n\nyes\n")
+                == Outcome(
+                    status: 0, stdout: "",
+                    stderr: warning
+                        + "security: removed the password of \"work\"; deleted 1 WhenPasscodeSetThisDeviceOnly items\n")
+        )
         #expect(try !work.hasPassword())
         #expect(try work.passcodeSetItemCount() == 0)
         #expect(sandbox.security("find-generic-password", "-s", "passcode", "work").status == 44)
@@ -317,8 +419,11 @@ struct KeychainManagementTests {
         sandbox.security("lock-keychain", "work")
         #expect(sandbox.security("find-generic-password", "-s", "plain", "-w", "work").stdout == "kept\n")
         // And an empty new password on a keychain without one is still refused.
-        #expect(sandbox.security("set-keychain-password", "work", stdin: "\n\n\n") == Outcome(
-            status: 1, stdout: "", stderr: "security: set-keychain-password: the new password is empty; nothing was changed\n"))
+        #expect(
+            sandbox.security("set-keychain-password", "work", stdin: "\n\n\n")
+                == Outcome(
+                    status: 1, stdout: "",
+                    stderr: "security: set-keychain-password: the new password is empty; nothing was changed\n"))
     }
 
     @Test("regression: set-keychain-password on a terminal asks again before removing the password")
@@ -327,8 +432,9 @@ struct KeychainManagementTests {
         let work = try passcodeKeychain(sandbox)
         let declined = ScriptedPrompter(["correct horse", "", "", "no"])
         #expect(sandbox.security("set-keychain-password", "work", terminal: true, prompter: declined).status == 1)
-        #expect(declined.prompts
-            == ["Old Password: ", "New Password: ", "Retype New Password: ", SetKeychainPassword.removalPrompt])
+        #expect(
+            declined.prompts
+                == ["Old Password: ", "New Password: ", "Retype New Password: ", SetKeychainPassword.removalPrompt])
         #expect(try work.hasPassword())
         let cancelled = ScriptedPrompter(["correct horse", "", "", nil])
         #expect(sandbox.security("set-keychain-password", "work", terminal: true, prompter: cancelled).status == 1)
@@ -341,46 +447,72 @@ struct KeychainManagementTests {
         #expect(try work.passcodeSetItemCount() == 0)
     }
 
-    @Test("set-keychain-settings -t sets the auto-lock timeout; without -t there is none; -l sets lock-on-sleep, without -l it is off")
+    @Test(
+        "set-keychain-settings -t sets the auto-lock timeout; without -t there is none; -l sets lock-on-sleep, without -l it is off"
+    )
     func settings() throws {
         let sandbox = try Sandbox()
         create(sandbox, "work")
-        #expect(sandbox.security("set-keychain-settings", "-t", "300", "work") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(sandbox.security("show-keychain-info", "work").stderr
-            == "Keychain \"work\" use-lock-interval timeout=300s access-policy=confirm unlocked\n" + Self.unlockKept)
+        #expect(
+            sandbox.security("set-keychain-settings", "-t", "300", "work") == Outcome(status: 0, stdout: "", stderr: "")
+        )
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr
+                == "Keychain \"work\" use-lock-interval timeout=300s access-policy=confirm unlocked\n" + Self.unlockKept
+        )
         #expect(sandbox.security("set-keychain-settings", "-u", "work") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(sandbox.security("show-keychain-info", "work").stderr == "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr
+                == "Keychain \"work\" no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
         #expect(sandbox.security("set-keychain-settings", "-l", "work") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(sandbox.security("show-keychain-info", "work").stderr
-            == "Keychain \"work\" lock-on-sleep no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr
+                == "Keychain \"work\" lock-on-sleep no-timeout access-policy=confirm unlocked\n" + Self.unlockKept)
         #expect(sandbox.security("set-keychain-settings", "-l", "-t", "60", "work").status == 0)
-        #expect(sandbox.security("show-keychain-info", "work").stderr
-            == "Keychain \"work\" lock-on-sleep use-lock-interval timeout=60s access-policy=confirm unlocked\n" + Self.unlockKept)
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr
+                == "Keychain \"work\" lock-on-sleep use-lock-interval timeout=60s access-policy=confirm unlocked\n"
+                + Self.unlockKept)
         // As on macOS, the settings are replaced as a whole: omitting -l turns lock-on-sleep off.
         #expect(sandbox.security("set-keychain-settings", "-t", "60", "work").status == 0)
-        #expect(sandbox.security("show-keychain-info", "work").stderr
-            == "Keychain \"work\" use-lock-interval timeout=60s access-policy=confirm unlocked\n" + Self.unlockKept)
-        #expect(sandbox.security("set-keychain-settings", "-t", "300", "nope") == Outcome(
-            status: 50, stdout: "", stderr: "security: SecKeychainSetSettings nope: The specified keychain could not be found.\n"))
+        #expect(
+            sandbox.security("show-keychain-info", "work").stderr
+                == "Keychain \"work\" use-lock-interval timeout=60s access-policy=confirm unlocked\n" + Self.unlockKept)
+        #expect(
+            sandbox.security("set-keychain-settings", "-t", "300", "nope")
+                == Outcome(
+                    status: 50, stdout: "",
+                    stderr: "security: SecKeychainSetSettings nope: The specified keychain could not be found.\n"))
     }
 
     @Test("default-keychain shows and sets the default; adds without a keychain go there")
     func defaultKeychain() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("default-keychain") == Outcome(status: 0, stdout: "    \"\(sandbox.location.databasePath)\"\n", stderr: ""))
+        #expect(
+            sandbox.security("default-keychain")
+                == Outcome(status: 0, stdout: "    \"\(sandbox.location.databasePath)\"\n", stderr: ""))
         create(sandbox, "work")
         #expect(sandbox.security("default-keychain", "-s", "work") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(sandbox.security("default-keychain", "-d", "user") == Outcome(status: 0, stdout: "    \"\(path(sandbox, "work"))\"\n", stderr: ""))
+        #expect(
+            sandbox.security("default-keychain", "-d", "user")
+                == Outcome(status: 0, stdout: "    \"\(path(sandbox, "work"))\"\n", stderr: ""))
         #expect(sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "pw").status == 0)
         #expect(sandbox.security("find-generic-password", "-s", "mail", "-w", "work").stdout == "pw\n")
         #expect(!FileSystem.exists(sandbox.location.databasePath))
-        #expect(sandbox.security("default-keychain", "-s", "nope") == Outcome(
-            status: 1, stdout: "", stderr: "security: SecKeychainSetDefault: The specified keychain could not be found.\n"))
-        #expect(sandbox.security("default-keychain", "-d", "system") == Outcome(
-            status: 1, stdout: "", stderr: "security: SecKeychainCopyDomainDefault system: A default keychain could not be found.\n"))
+        #expect(
+            sandbox.security("default-keychain", "-s", "nope")
+                == Outcome(
+                    status: 1, stdout: "",
+                    stderr: "security: SecKeychainSetDefault: The specified keychain could not be found.\n"))
+        #expect(
+            sandbox.security("default-keychain", "-d", "system")
+                == Outcome(
+                    status: 1, stdout: "",
+                    stderr: "security: SecKeychainCopyDomainDefault system: A default keychain could not be found.\n"))
         #expect(sandbox.security("default-keychain", "-s") == Outcome(status: 0, stdout: "", stderr: ""))
         #expect(sandbox.security("default-keychain").stdout == "    \"\(sandbox.location.databasePath)\"\n")
-        let config = try String(contentsOfFile: sandbox.directory + "/.config/swift-keychain/keychains.conf", encoding: .utf8)
+        let config = try String(
+            contentsOfFile: sandbox.directory + "/.config/swift-keychain/keychains.conf", encoding: .utf8)
         #expect(!config.contains("default="))
     }
 
@@ -390,13 +522,18 @@ struct KeychainManagementTests {
         create(sandbox, "a")
         create(sandbox, "b")
         #expect(sandbox.security("list-keychains", "-s", "b") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(sandbox.security("list-keychains") == Outcome(status: 0, stdout: "    \"\(path(sandbox, "b"))\"\n", stderr: ""))
+        #expect(
+            sandbox.security("list-keychains")
+                == Outcome(status: 0, stdout: "    \"\(path(sandbox, "b"))\"\n", stderr: ""))
         sandbox.security("add-generic-password", "-a", "x", "-s", "only-in-a", "-w", "pw", "a")
         #expect(sandbox.security("find-generic-password", "-s", "only-in-a").status == 44)
         #expect(sandbox.security("list-keychains", "-d", "system") == Outcome(status: 0, stdout: "", stderr: ""))
         let bogus = sandbox.security("list-keychains", "-d", "bogus")
         #expect(bogus.status == 2)
-        #expect(bogus.stderr.hasPrefix("security: Invalid domain: bogus\nUsage: list-keychains [-d user|system|common|dynamic] [-s [keychain...]]\n"))
+        #expect(
+            bogus.stderr.hasPrefix(
+                "security: Invalid domain: bogus\nUsage: list-keychains [-d user|system|common|dynamic] [-s [keychain...]]\n"
+            ))
     }
 
     @Test("delete-keychain withdraws the class keys, removes the -wal and -shm files, and forgets the keychain")
@@ -415,11 +552,16 @@ struct KeychainManagementTests {
         _ = FileManager.default.createFile(atPath: base + "-shm", contents: Data())
         #expect(sandbox.security("delete-keychain", "work") == Outcome(status: 0, stdout: "", stderr: ""))
         for file in [base, base + "-wal", base + "-shm"] { #expect(!FileSystem.exists(file), "\(file)") }
-        for protection in Keybag.passcodeClasses { #expect(ClassKeyStore.load(keyringID: keyringID, protection: protection) == nil) }
+        for protection in Keybag.passcodeClasses {
+            #expect(ClassKeyStore.load(keyringID: keyringID, protection: protection) == nil)
+        }
         #expect(sandbox.security("default-keychain").stdout == "    \"\(sandbox.location.databasePath)\"\n")
         #expect(sandbox.security("list-keychains").stdout == "    \"\(sandbox.location.databasePath)\"\n")
-        #expect(sandbox.security("delete-keychain", "work") == Outcome(
-            status: 50, stdout: "", stderr: "security: SecKeychainDelete: The specified keychain could not be found.\n"))
+        #expect(
+            sandbox.security("delete-keychain", "work")
+                == Outcome(
+                    status: 50, stdout: "",
+                    stderr: "security: SecKeychainDelete: The specified keychain could not be found.\n"))
     }
 
     @Test("a search list entry whose file was removed is skipped: a miss is 44, a hit is found (fresh-eyes review)")
@@ -427,7 +569,9 @@ struct KeychainManagementTests {
         let sandbox = try Sandbox()
         create(sandbox, "gone")
         #expect(sandbox.security("add-generic-password", "-a", "me", "-s", "kept", "-w", "pw").status == 0)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path(sandbox, "gone") + suffix) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: path(sandbox, "gone") + suffix)
+        }
         #expect(sandbox.security("find-generic-password", "-s", "nosuch").status == 44)
         #expect(sandbox.security("delete-generic-password", "-s", "nosuch").status == 44)
         #expect(sandbox.security("find-generic-password", "-s", "kept", "-w").stdout == "pw\n")
@@ -441,12 +585,21 @@ struct KeychainManagementTests {
         // own, so that the suites running beside it keep their unlocks.
         let keyring = try KeyringFootprintTests.IsolatedKeyring("lock-all")
         let sandbox = keyring.sandbox
-        for name in ["a", "b"] { #expect(try keyring.security("create-keychain", "-p", "correct horse", name).status == 0) }
+        for name in ["a", "b"] {
+            #expect(try keyring.security("create-keychain", "-p", "correct horse", name).status == 0)
+        }
         #expect(try keyring.security("lock-keychain", "-a") == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(try keyring.security("show-keychain-info", "a").stderr == "Keychain \"a\" no-timeout access-policy=confirm locked\n")
-        #expect(try keyring.security("show-keychain-info", "b").stderr == "Keychain \"b\" no-timeout access-policy=confirm locked\n")
-        #expect(sandbox.security("lock-keychain", "nope") == Outcome(
-            status: 50, stdout: "", stderr: "security: SecKeychainLock nope: The specified keychain could not be found.\n"))
+        #expect(
+            try keyring.security("show-keychain-info", "a").stderr
+                == "Keychain \"a\" no-timeout access-policy=confirm locked\n")
+        #expect(
+            try keyring.security("show-keychain-info", "b").stderr
+                == "Keychain \"b\" no-timeout access-policy=confirm locked\n")
+        #expect(
+            sandbox.security("lock-keychain", "nope")
+                == Outcome(
+                    status: 50, stdout: "",
+                    stderr: "security: SecKeychainLock nope: The specified keychain could not be found.\n"))
         #expect(sandbox.security("lock-keychain", "-a", "a").status == 2)
     }
 }

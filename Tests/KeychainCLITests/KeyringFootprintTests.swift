@@ -4,7 +4,7 @@ import Testing
 @testable import KeychainCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The kernel keyring footprint of unlocked keychains (tracker issue 12): two entries per unlocked
@@ -31,7 +31,9 @@ struct KeyringFootprintTests {
         }
 
         deinit {
-            if let keyring = KernelKeyring.findKeyring(named: name) { KernelKeyring.withdraw(keyring, from: KernelKeyring.userKeyring) }
+            if let keyring = KernelKeyring.findKeyring(named: name) {
+                KernelKeyring.withdraw(keyring, from: KernelKeyring.userKeyring)
+            }
         }
 
         @discardableResult
@@ -97,9 +99,13 @@ struct KeyringFootprintTests {
         try keyring.security("create-keychain", "-p", "kept", "kept")
         #expect(keyring.entries?.count == 6)
         let directory = KeychainLocation.keychainDirectory(environment: keyring.environment)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/gone.keychain-db" + suffix) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: directory + "/gone.keychain-db" + suffix)
+        }
         // "again" is removed behind the tool's back and made anew: a new file, a new keychain id.
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/again.keychain-db" + suffix) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: directory + "/again.keychain-db" + suffix)
+        }
         // Making it is an unlock too: "gone" and the old "again" are withdrawn; "kept" and the new "again" stay.
         try keyring.security("create-keychain", "-p", "again", "again")
         #expect(keyring.entries?.count == 4)
@@ -107,7 +113,9 @@ struct KeyringFootprintTests {
         #expect(try keyring.security("show-keychain-info", "kept").stderr.contains(" unlocked\n"))
 
         // An unlock of another keychain withdraws the entries of one whose file is gone.
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/again.keychain-db" + suffix) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: directory + "/again.keychain-db" + suffix)
+        }
         try keyring.security("lock-keychain", "kept")
         #expect(keyring.entries?.count == 3)
         #expect(try keyring.security("unlock-keychain", "kept", stdin: "kept\n").status == 0)
@@ -132,15 +140,22 @@ struct KeyringFootprintTests {
         try keystore.setPassword(SecureBytes(copying: Array("pw".utf8)), current: nil, parameters: .testing)
         let keyringID = try keystore.read { (s: borrowing StoreSession) in s.keys.keyringID }
         let mine = { ClassKeyStore.holders().filter { $0.keyringID == Sodium.hex(keyringID) } }
-        #expect(mine() == [ClassKeyStore.Holder(keyringID: Sodium.hex(keyringID), path: temp.location.databasePath, entries: 2)])
+        #expect(
+            mine() == [
+                ClassKeyStore.Holder(keyringID: Sodium.hex(keyringID), path: temp.location.databasePath, entries: 2)
+            ])
         try keystore.setPassword(nil, current: SecureBytes(copying: Array("pw".utf8)), parameters: .testing)
         #expect(mine().isEmpty)
     }
 
-    @Test("entries of the layout before issue 12 (one per class key, directly in @u) are withdrawn by an unlock", .enabled(if: available))
+    @Test(
+        "entries of the layout before issue 12 (one per class key, directly in @u) are withdrawn by an unlock",
+        .enabled(if: available))
     func legacyEntriesWithdrawn() throws {
         let legacy = "swkc:" + String(repeating: "ab", count: 16) + ":1"
-        let stored = [UInt8](repeating: 7, count: 32).withUnsafeBytes { KernelKeyring.store($0, description: legacy, in: KernelKeyring.userKeyring) }
+        let stored = [UInt8](repeating: 7, count: 32).withUnsafeBytes {
+            KernelKeyring.store($0, description: legacy, in: KernelKeyring.userKeyring)
+        }
         let key = try stored.get()
         defer { KernelKeyring.withdraw(key, from: KernelKeyring.userKeyring) }
         #expect(KernelKeyring.search(description: legacy, in: KernelKeyring.userKeyring) == key)

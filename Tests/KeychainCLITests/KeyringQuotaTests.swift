@@ -4,7 +4,7 @@ import Testing
 @testable import KeychainCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A full kernel key quota (tracker issue 12): the unlock falls back to the unlocking process, says
@@ -88,7 +88,8 @@ struct KeyringQuotaTests {
         #expect(unlock.contains("keys,") && unlock.contains("/proc/key-users"), "the figures: \(unlock)")
         #expect(unlock.contains("lasts only for this process"), "the scope: \(unlock)")
         #expect(unlock.contains("security lock-keychain -a") && unlock.contains("keyctl show @u"), "the fix: \(unlock)")
-        #expect(unlock.contains("\(directory)/data/keychains/held.keychain-db"), "which keychains hold entries: \(unlock)")
+        #expect(
+            unlock.contains("\(directory)/data/keychains/held.keychain-db"), "which keychains hold entries: \(unlock)")
         #expect(unlock.components(separatedBy: "key quota is full").count == 2, "said once: \(unlock)")
         #expect(lines.contains("second process: 36"), "locked, never 'not found' (44): \(text)")
         // A new keychain is left unlocked by create-keychain: the same notice, once.

@@ -42,7 +42,8 @@ struct LoginRepairTests {
             try store.lock()
             guard (try? store.unlock(password: secret(password))) != nil else { return false }
             let records = try store.search(
-                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("mail")], scope: .all), projection: [.secret])
+                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("mail")], scope: .all),
+                projection: [.secret])
             let found = records.first?.secret.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
             #expect(found == "mail-secret", "every item intact")
             return true

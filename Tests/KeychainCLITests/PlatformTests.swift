@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 /// What one command printed and returned.
 struct Outcome: Equatable, CustomStringConvertible {

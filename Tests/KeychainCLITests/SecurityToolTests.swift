@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 /// The message macOS prints when a find or delete matches nothing (Apple's `keychain_find.c`
 /// with SecBase.h's text for errSecItemNotFound).
@@ -43,10 +44,12 @@ struct SecurityToolTests {
     @Test("find-generic-password -w prints only the password and a newline")
     func findPasswordOnly() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "hunter2")
-            == Outcome(status: 0, stdout: "", stderr: ""))
-        #expect(sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w")
-            == Outcome(status: 0, stdout: "hunter2\n", stderr: ""))
+        #expect(
+            sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "hunter2")
+                == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(
+            sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w")
+                == Outcome(status: 0, stdout: "hunter2\n", stderr: ""))
     }
 
     @Test("find-generic-password prints macOS's attribute block, and -g the password on stderr")
@@ -64,16 +67,25 @@ struct SecurityToolTests {
         let sandbox = try Sandbox()
         sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-l", "My Mail", "-w", "x")
         let found = sandbox.security("find-generic-password", "-l", "My Mail")
-        #expect(maskingDates(found.stdout) == genericBlock(sandbox, label: "My Mail", account: "alice", service: "mail"))
+        #expect(
+            maskingDates(found.stdout) == genericBlock(sandbox, label: "My Mail", account: "alice", service: "mail"))
     }
 
     @Test("a missing item exits 44 with macOS's message on stderr")
     func notFound() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("find-generic-password", "-s", "nothing") == Outcome(status: 44, stdout: "", stderr: notFoundLine))
-        #expect(sandbox.security("delete-generic-password", "-s", "nothing") == Outcome(status: 44, stdout: "", stderr: notFoundLine))
-        #expect(sandbox.security("find-internet-password", "-s", "nothing") == Outcome(status: 44, stdout: "", stderr: notFoundLine))
-        #expect(sandbox.security("delete-internet-password", "-s", "nothing") == Outcome(status: 44, stdout: "", stderr: notFoundLine))
+        #expect(
+            sandbox.security("find-generic-password", "-s", "nothing")
+                == Outcome(status: 44, stdout: "", stderr: notFoundLine))
+        #expect(
+            sandbox.security("delete-generic-password", "-s", "nothing")
+                == Outcome(status: 44, stdout: "", stderr: notFoundLine))
+        #expect(
+            sandbox.security("find-internet-password", "-s", "nothing")
+                == Outcome(status: 44, stdout: "", stderr: notFoundLine))
+        #expect(
+            sandbox.security("delete-internet-password", "-s", "nothing")
+                == Outcome(status: 44, stdout: "", stderr: notFoundLine))
     }
 
     @Test("a duplicate add exits 45 with macOS's message and no secret in it")
@@ -81,14 +93,22 @@ struct SecurityToolTests {
         let sandbox = try Sandbox()
         sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "first-secret")
         let again = sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "second-secret")
-        #expect(again == Outcome(
-            status: 45, stdout: "",
-            stderr: "security: SecKeychainItemCreateFromContent (<default>): The specified item already exists in the keychain.\n"))
+        #expect(
+            again
+                == Outcome(
+                    status: 45, stdout: "",
+                    stderr:
+                        "security: SecKeychainItemCreateFromContent (<default>): The specified item already exists in the keychain.\n"
+                ))
         #expect(!again.stderr.contains("secret"))
         sandbox.security("add-internet-password", "-a", "bob", "-s", "example.com", "-w", "x")
-        #expect(sandbox.security("add-internet-password", "-a", "bob", "-s", "example.com", "-w", "y") == Outcome(
-            status: 45, stdout: "",
-            stderr: "security: SecKeychainAddInternetPassword <NULL>: The specified item already exists in the keychain.\n"))
+        #expect(
+            sandbox.security("add-internet-password", "-a", "bob", "-s", "example.com", "-w", "y")
+                == Outcome(
+                    status: 45, stdout: "",
+                    stderr:
+                        "security: SecKeychainAddInternetPassword <NULL>: The specified item already exists in the keychain.\n"
+                ))
     }
 
     @Test("-U updates the existing item in place instead of failing")
@@ -104,9 +124,11 @@ struct SecurityToolTests {
         #expect(sandbox.security("find-generic-password", "-s", "mail", "-w").stdout == "new\n")
     }
 
-    @Test("-w as the last argument reads a piped secret, stripping one trailing newline", arguments: [
-        "with spaces", "a=b=c", "pässwörd ✓", "cr\rin the middle", "two\nlines", "trailing newline kept\n",
-    ])
+    @Test(
+        "-w as the last argument reads a piped secret, stripping one trailing newline",
+        arguments: [
+            "with spaces", "a=b=c", "pässwörd ✓", "cr\rin the middle", "two\nlines", "trailing newline kept\n",
+        ])
     func pipedSecret(_ secret: String) throws {
         let sandbox = try Sandbox()
         let added = sandbox.security("add-generic-password", "-a", "alice", "-s", "svc", "-w", stdin: secret + "\n")
@@ -126,57 +148,66 @@ struct SecurityToolTests {
         #expect(sandbox.security("find-generic-password", "-s", "s", "-w").stdout == "c3a95c\n")
         #expect(sandbox.security("find-generic-password", "-s", "s", "-g").stderr == "password: 0xC3A95C \n")
         sandbox.security("add-generic-password", "-a", "b", "-s", "t", "-w", "é x")
-        #expect(sandbox.security("find-generic-password", "-s", "t", "-g").stderr == "password: 0xC3A92078  \"\\303\\251 x\"\n")
+        #expect(
+            sandbox.security("find-generic-password", "-s", "t", "-g").stderr
+                == "password: 0xC3A92078  \"\\303\\251 x\"\n")
     }
 
     @Test("-w last on a terminal prompts twice without echo and rejects a mismatch three times")
     func terminalPrompt() throws {
         let sandbox = try Sandbox()
         let prompter = ScriptedPrompter(["secret", "secret"])
-        #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", terminal: true, prompter: prompter).status == 0)
+        #expect(
+            sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", terminal: true, prompter: prompter)
+                .status == 0)
         #expect(prompter.prompts == ["password data for new item: ", "retype password for new item: "])
         #expect(sandbox.security("find-generic-password", "-s", "s", "-w").stdout == "secret\n")
 
         let mismatch = ScriptedPrompter(["a", "b", "c", "d", "e", "f"])
-        let refused = sandbox.security("add-generic-password", "-a", "x", "-s", "y", "-w", terminal: true, prompter: mismatch)
-        #expect(refused == Outcome(status: 1, stdout: "", stderr: String(repeating: "passwords don't match\n", count: 3)))
+        let refused = sandbox.security(
+            "add-generic-password", "-a", "x", "-s", "y", "-w", terminal: true, prompter: mismatch)
+        #expect(
+            refused == Outcome(status: 1, stdout: "", stderr: String(repeating: "passwords don't match\n", count: 3)))
     }
 
     @Test("internet passwords store protocol, port and authentication type as macOS prints them")
     func internetPassword() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security(
-            "add-internet-password", "-a", "bob", "-s", "example.com", "-r", "htps", "-P", "443", "-p", "/api", "-w", "tok"
-        ).status == 0)
+        #expect(
+            sandbox.security(
+                "add-internet-password", "-a", "bob", "-s", "example.com", "-r", "htps", "-P", "443", "-p", "/api",
+                "-w", "tok"
+            ).status == 0)
         let found = sandbox.security("find-internet-password", "-s", "example.com", "-r", "htps")
         #expect(found.status == 0)
-        #expect(maskingDates(found.stdout) == """
-            keychain: "\(sandbox.location.databasePath)"
-            version: 512
-            class: "inet"
-            attributes:
-                0x00000007 <blob>="example.com"
-                0x00000008 <blob>=<NULL>
-                "acct"<blob>="bob"
-                "atyp"<blob>="dflt"
-                "cdat"<timedate>=DATE
-                "crtr"<uint32>=<NULL>
-                "cusi"<sint32>=<NULL>
-                "desc"<blob>=<NULL>
-                "icmt"<blob>=<NULL>
-                "invi"<sint32>=<NULL>
-                "mdat"<timedate>=DATE
-                "nega"<sint32>=<NULL>
-                "path"<blob>="/api"
-                "port"<uint32>=0x000001BB 
-                "prot"<blob>=<NULL>
-                "ptcl"<uint32>="htps"
-                "scrp"<sint32>=<NULL>
-                "sdmn"<blob>=<NULL>
-                "srvr"<blob>="example.com"
-                "type"<uint32>=<NULL>
+        #expect(
+            maskingDates(found.stdout) == """
+                keychain: "\(sandbox.location.databasePath)"
+                version: 512
+                class: "inet"
+                attributes:
+                    0x00000007 <blob>="example.com"
+                    0x00000008 <blob>=<NULL>
+                    "acct"<blob>="bob"
+                    "atyp"<blob>="dflt"
+                    "cdat"<timedate>=DATE
+                    "crtr"<uint32>=<NULL>
+                    "cusi"<sint32>=<NULL>
+                    "desc"<blob>=<NULL>
+                    "icmt"<blob>=<NULL>
+                    "invi"<sint32>=<NULL>
+                    "mdat"<timedate>=DATE
+                    "nega"<sint32>=<NULL>
+                    "path"<blob>="/api"
+                    "port"<uint32>=0x000001BB 
+                    "prot"<blob>=<NULL>
+                    "ptcl"<uint32>="htps"
+                    "scrp"<sint32>=<NULL>
+                    "sdmn"<blob>=<NULL>
+                    "srvr"<blob>="example.com"
+                    "type"<uint32>=<NULL>
 
-            """)
+                """)
         #expect(sandbox.security("find-internet-password", "-s", "example.com", "-P", "8443").status == 44)
         #expect(sandbox.security("find-internet-password", "-s", "example.com", "-t", "form").status == 44)
         #expect(sandbox.security("find-internet-password", "-a", "bob", "-w").stdout == "tok\n")
@@ -196,11 +227,17 @@ struct SecurityToolTests {
     @Test("four-character codes must be four bytes, as parse_fourcharcode requires")
     func fourCharCodes() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("find-internet-password", "-s", "x", "-r", "https") == Outcome(
-            status: 1, stdout: "", stderr: "Error: four-character types must be exactly 4 characters long.\n"))
-        #expect(sandbox.security("add-internet-password", "-a", "a", "-s", "x", "-r", "ftp", "-w", "p") == Outcome(
-            status: 1, stdout: "",
-            stderr: "Error: four-character types must be exactly 4 characters long.\n(Try \"ftp \" instead of \"ftp\")\n"))
+        #expect(
+            sandbox.security("find-internet-password", "-s", "x", "-r", "https")
+                == Outcome(
+                    status: 1, stdout: "", stderr: "Error: four-character types must be exactly 4 characters long.\n"))
+        #expect(
+            sandbox.security("add-internet-password", "-a", "a", "-s", "x", "-r", "ftp", "-w", "p")
+                == Outcome(
+                    status: 1, stdout: "",
+                    stderr:
+                        "Error: four-character types must be exactly 4 characters long.\n(Try \"ftp \" instead of \"ftp\")\n"
+                ))
     }
 
     @Test("an unknown flag prints the usage on stderr and exits 2")
@@ -209,13 +246,16 @@ struct SecurityToolTests {
         let outcome = sandbox.security("find-generic-password", "-z")
         #expect(outcome.status == 2)
         #expect(outcome.stdout == "")
-        #expect(outcome.stderr == "security: illegal option -- z\n" + FindGenericPassword.spec.usage
-            + "        Find a generic password item.\n")
+        #expect(
+            outcome.stderr == "security: illegal option -- z\n" + FindGenericPassword.spec.usage
+                + "        Find a generic password item.\n")
         // The add commands' getopt string starts with ':' (silent), and -a and -s are required.
         let missing = sandbox.security("add-generic-password", "-s", "svc", "-w", "x")
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("Usage: add-generic-password [-h] [-a account] [-s service]"))
-        #expect(sandbox.security("find-generic-password", "-a").stderr.hasPrefix("security: option requires an argument -- a\n"))
+        #expect(
+            sandbox.security("find-generic-password", "-a").stderr.hasPrefix(
+                "security: option requires an argument -- a\n"))
     }
 
     @Test("security -h and --help alone print bare security's Usage line and command list, and exit 0")
@@ -232,16 +272,18 @@ struct SecurityToolTests {
     @Test("security --version prints the project's release and exits 0")
     func version() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("--version")
-            == Outcome(status: 0, stdout: "security (swift-keychain) \(ProjectVersion.current)\n", stderr: ""))
+        #expect(
+            sandbox.security("--version")
+                == Outcome(status: 0, stdout: "security (swift-keychain) \(ProjectVersion.current)\n", stderr: ""))
     }
 
     @Test("help, -h and --help print the same usage to stdout, generated from the option table")
     func help() throws {
         let sandbox = try Sandbox()
-        for name in ["add-generic-password", "find-generic-password", "delete-generic-password", "add-internet-password",
-            "find-internet-password", "delete-internet-password", "dump-keychain", "error"]
-        {
+        for name in [
+            "add-generic-password", "find-generic-password", "delete-generic-password", "add-internet-password",
+            "find-internet-password", "delete-internet-password", "dump-keychain", "error",
+        ] {
             let viaHelp = sandbox.security("help", name)
             #expect(viaHelp.status == 0)
             #expect(viaHelp.stderr == "")
@@ -252,7 +294,9 @@ struct SecurityToolTests {
         let find = sandbox.security("help", "find-generic-password").stdout
         #expect(find.contains("\n    -w  Display only the password on stdout\n"))
         #expect(find.contains("\n    -g  Display the password for the item found\n"))
-        #expect(sandbox.security("help", "bogus") == Outcome(status: 1, stdout: "", stderr: "security: help: no such command: bogus\n"))
+        #expect(
+            sandbox.security("help", "bogus")
+                == Outcome(status: 1, stdout: "", stderr: "security: help: no such command: bogus\n"))
         let all = sandbox.security("help")
         #expect(all.stdout.contains("    find-generic-password Find a generic password item.\n"))
         #expect(all.stdout.hasPrefix("    help              Show all commands, or show usage for a command.\n"))
@@ -264,7 +308,9 @@ struct SecurityToolTests {
         let usage = sandbox.security()
         #expect(usage.status == 2)
         #expect(usage.stdout.hasPrefix("Usage: security "))
-        #expect(sandbox.security("frobnicate") == Outcome(status: 1, stdout: "", stderr: "security: unknown command \"frobnicate\"\n"))
+        #expect(
+            sandbox.security("frobnicate")
+                == Outcome(status: 1, stdout: "", stderr: "security: unknown command \"frobnicate\"\n"))
     }
 
     @Test("commands are found by prefix, as security.c's match_command does")
@@ -277,13 +323,16 @@ struct SecurityToolTests {
     @Test("security error prints Apple's line for each code and exits 1 as display_error_code does")
     func errorCommand() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("error", "-25300", "-25299") == Outcome(
-            status: 1,
-            stdout: "Error: 0xFFFF9D2C -25300 The specified item could not be found in the keychain.\n"
-                + "Error: 0xFFFF9D2D -25299 The specified item already exists in the keychain.\n",
-            stderr: ""))
-        #expect(sandbox.security("error", "0xFFFF9D2C").stdout
-            == "Error: 0xFFFF9D2C -25300 The specified item could not be found in the keychain.\n")
+        #expect(
+            sandbox.security("error", "-25300", "-25299")
+                == Outcome(
+                    status: 1,
+                    stdout: "Error: 0xFFFF9D2C -25300 The specified item could not be found in the keychain.\n"
+                        + "Error: 0xFFFF9D2D -25299 The specified item already exists in the keychain.\n",
+                    stderr: ""))
+        #expect(
+            sandbox.security("error", "0xFFFF9D2C").stdout
+                == "Error: 0xFFFF9D2C -25300 The specified item could not be found in the keychain.\n")
     }
 
     @Test("a keychain named as the last operand is used instead of the default one")
@@ -292,14 +341,18 @@ struct SecurityToolTests {
         let path = sandbox.directory + "/work.keychain-db"
         _ = try Keystore(location: KeychainLocation(databasePath: path, deviceKeyPath: sandbox.location.deviceKeyPath))
         #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "p", path).status == 0)
-        #expect(sandbox.security("find-generic-password", "-s", "s") == Outcome(status: 44, stdout: "", stderr: notFoundLine))
+        #expect(
+            sandbox.security("find-generic-password", "-s", "s")
+                == Outcome(status: 44, stdout: "", stderr: notFoundLine))
         let found = sandbox.security("find-generic-password", "-s", "s", path)
         #expect(found.stdout.hasPrefix("keychain: \"\(path)\"\n"))
         // A named keychain that does not exist is not created: errSecNoSuchKeychain (-25294 → 50).
         let missing = sandbox.security("find-generic-password", "-s", "s", sandbox.directory + "/none.keychain-db")
-        #expect(missing == Outcome(
-            status: 50, stdout: "",
-            stderr: "security: SecKeychainSearchCopyNext: The specified keychain could not be found.\n"))
+        #expect(
+            missing
+                == Outcome(
+                    status: 50, stdout: "",
+                    stderr: "security: SecKeychainSearchCopyNext: The specified keychain could not be found.\n"))
     }
 
     @Test("dump-keychain prints every item; -d adds the data")
@@ -321,21 +374,29 @@ struct SecurityToolTests {
         let sandbox = try Sandbox()
         sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "p")
         sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "q", "--access-group", "TEAM.app")
-        #expect(sandbox.security("find-generic-password", "-s", "s", "--access-group", "TEAM.app", "-w").stdout == "q\n")
-        #expect(sandbox.security("find-generic-password", "-s", "s", "--access-group", "unsigned", "-w").stdout == "p\n")
+        #expect(
+            sandbox.security("find-generic-password", "-s", "s", "--access-group", "TEAM.app", "-w").stdout == "q\n")
+        #expect(
+            sandbox.security("find-generic-password", "-s", "s", "--access-group", "unsigned", "-w").stdout == "p\n")
     }
 
     @Test("--synchronizable adds a synchronizable item, distinct from the local one; find and delete match both")
     func synchronizable() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "synced", "--synchronizable").status == 0)
+        #expect(
+            sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "synced", "--synchronizable").status
+                == 0)
         #expect(sandbox.security("find-generic-password", "-a", "a", "-s", "s", "-w").stdout == "synced\n")
-        #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "again", "--synchronizable").status == 45)
+        #expect(
+            sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "again", "--synchronizable").status
+                == 45)
         #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "local").status == 0)
         #expect(
             sandbox.security("add-generic-password", "-U", "-a", "a", "-s", "s", "-w", "updated", "--synchronizable")
                 .status == 0)
-        #expect(sandbox.security("add-internet-password", "-a", "a", "-s", "host", "-w", "net", "--synchronizable").status == 0)
+        #expect(
+            sandbox.security("add-internet-password", "-a", "a", "-s", "host", "-w", "net", "--synchronizable").status
+                == 0)
         #expect(sandbox.security("find-internet-password", "-s", "host", "-w").stdout == "net\n")
         let dump = sandbox.security("dump-keychain", "-d").stdout
         #expect(dump.contains("data:\n\"updated\"\n"))

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+
+@testable import KeychainCore
 @testable import KeychainDockerCredential
 @testable import KeychainGitCredential
 @testable import KeychainSecurityTool
 @testable import KeychainToolSupport
-@testable import KeychainCore
 
 /// `security backup-keychain`, `restore-keychain`, `import-passwords` and `export-passwords`
 /// (tracker issue 6): exact output, exit statuses, file modes, and restores onto another installation.
@@ -55,7 +56,9 @@ struct TransferCommandsTests {
         try populate(sandbox)
         let path = sandbox.directory + "/login.swkcbackup"
         let outcome = sandbox.security("backup-keychain", "-o", path, stdin: passphrase)
-        #expect(outcome == Outcome(status: 0, stdout: backupReport(path, items: 3, migratable: 2, deviceBound: 1), stderr: ""))
+        #expect(
+            outcome
+                == Outcome(status: 0, stdout: backupReport(path, items: 3, migratable: 2, deviceBound: 1), stderr: ""))
         return path
     }
 
@@ -79,13 +82,18 @@ struct TransferCommandsTests {
         try populate(sandbox)
         let path = sandbox.directory + "/b.swkcbackup"
         let mismatch = ScriptedPrompter(["a", "b", "c", "d", "e", "f"])
-        #expect(sandbox.security("backup-keychain", "-o", path, terminal: true, prompter: mismatch)
-            == Outcome(status: 1, stdout: "", stderr: String(repeating: "passphrases don't match\n", count: 3)))
-        #expect(mismatch.prompts == Array(repeating: ["backup passphrase: ", "retype backup passphrase: "], count: 3).flatMap { $0 })
+        #expect(
+            sandbox.security("backup-keychain", "-o", path, terminal: true, prompter: mismatch)
+                == Outcome(status: 1, stdout: "", stderr: String(repeating: "passphrases don't match\n", count: 3)))
+        #expect(
+            mismatch.prompts
+                == Array(repeating: ["backup passphrase: ", "retype backup passphrase: "], count: 3).flatMap { $0 })
         #expect(!FileSystem.exists(path))
         let matching = ScriptedPrompter(["pw", "pw"])
         let outcome = sandbox.security("backup-keychain", "-o", path, terminal: true, prompter: matching)
-        #expect(outcome == Outcome(status: 0, stdout: backupReport(path, items: 3, migratable: 2, deviceBound: 1), stderr: ""))
+        #expect(
+            outcome
+                == Outcome(status: 0, stdout: backupReport(path, items: 3, migratable: 2, deviceBound: 1), stderr: ""))
     }
 
     @Test("backup-keychain never replaces a file without -f (exit 45); no passphrase is cancelled (exit 128)")
@@ -93,19 +101,29 @@ struct TransferCommandsTests {
         let sandbox = try Sandbox()
         let path = try makeBackup(sandbox)
         let before = FileManager.default.contents(atPath: path)
-        #expect(sandbox.security("backup-keychain", "-o", path, stdin: passphrase) == Outcome(
-            status: 45, stdout: "", stderr: "security: backup-keychain \(path): The file already exists; -f replaces it.\n"))
+        #expect(
+            sandbox.security("backup-keychain", "-o", path, stdin: passphrase)
+                == Outcome(
+                    status: 45, stdout: "",
+                    stderr: "security: backup-keychain \(path): The file already exists; -f replaces it.\n"))
         #expect(FileManager.default.contents(atPath: path) == before)
-        #expect(sandbox.security("backup-keychain", "-f", "-o", path, stdin: passphrase)
-            == Outcome(status: 0, stdout: backupReport(path, items: 3, migratable: 2, deviceBound: 1), stderr: ""))
+        #expect(
+            sandbox.security("backup-keychain", "-f", "-o", path, stdin: passphrase)
+                == Outcome(status: 0, stdout: backupReport(path, items: 3, migratable: 2, deviceBound: 1), stderr: ""))
         #expect(FileManager.default.contents(atPath: path) != before)
         let other = sandbox.directory + "/other.swkcbackup"
-        #expect(sandbox.security("backup-keychain", "-o", other, stdin: "") == Outcome(
-            status: 128, stdout: "", stderr: "security: backup-keychain \(other): User canceled the operation.\n"))
-        #expect(sandbox.security("backup-keychain", "-o", other, stdin: "\n") == Outcome(
-            status: 206, stdout: "",
-            stderr: "security: backup-keychain \(other): One or more parameters passed to a function were not valid. "
-                + "The backup passphrase is empty.\n"))
+        #expect(
+            sandbox.security("backup-keychain", "-o", other, stdin: "")
+                == Outcome(
+                    status: 128, stdout: "",
+                    stderr: "security: backup-keychain \(other): User canceled the operation.\n"))
+        #expect(
+            sandbox.security("backup-keychain", "-o", other, stdin: "\n")
+                == Outcome(
+                    status: 206, stdout: "",
+                    stderr:
+                        "security: backup-keychain \(other): One or more parameters passed to a function were not valid. "
+                        + "The backup passphrase is empty.\n"))
         #expect(!FileSystem.exists(other))
     }
 
@@ -129,18 +147,23 @@ struct TransferCommandsTests {
     func restorePolicies() throws {
         let sandbox = try Sandbox()
         let path = try makeBackup(sandbox)
-        #expect(sandbox.security("restore-keychain", "-i", path, stdin: passphrase)
-            == Outcome(status: 0, stdout: restoreReport(path, restored: 0, of: 3, existing: 3), stderr: ""))
-        #expect(sandbox.security("restore-keychain", "-i", path, "--policy", "replace", stdin: passphrase)
-            == Outcome(status: 0, stdout: restoreReport(path, restored: 3, of: 3, replaced: 3), stderr: ""))
+        #expect(
+            sandbox.security("restore-keychain", "-i", path, stdin: passphrase)
+                == Outcome(status: 0, stdout: restoreReport(path, restored: 0, of: 3, existing: 3), stderr: ""))
+        #expect(
+            sandbox.security("restore-keychain", "-i", path, "--policy", "replace", stdin: passphrase)
+                == Outcome(status: 0, stdout: restoreReport(path, restored: 3, of: 3, replaced: 3), stderr: ""))
         #expect(sandbox.security("delete-generic-password", "-s", "api").status == 0)
-        #expect(sandbox.security("restore-keychain", "-i", path, "--policy=fail", stdin: passphrase) == Outcome(
-            status: 45, stdout: "",
-            stderr: "security: restore-keychain \(path): The specified item already exists in the keychain. "
-                + "An item with the same primary key is already in the keychain.\n"))
+        #expect(
+            sandbox.security("restore-keychain", "-i", path, "--policy=fail", stdin: passphrase)
+                == Outcome(
+                    status: 45, stdout: "",
+                    stderr: "security: restore-keychain \(path): The specified item already exists in the keychain. "
+                        + "An item with the same primary key is already in the keychain.\n"))
         #expect(sandbox.security("find-generic-password", "-s", "api").status == 44)
-        #expect(sandbox.security("restore-keychain", "-i", path, stdin: passphrase)
-            == Outcome(status: 0, stdout: restoreReport(path, restored: 1, of: 3, existing: 2), stderr: ""))
+        #expect(
+            sandbox.security("restore-keychain", "-i", path, stdin: passphrase)
+                == Outcome(status: 0, stdout: restoreReport(path, restored: 1, of: 3, existing: 2), stderr: ""))
         #expect(sandbox.security("find-generic-password", "-s", "api", "-w").stdout == "s3cret\n")
         #expect(sandbox.security("find-generic-password", "-s", "local", "-w").stdout == "device-bound\n")
         let bad = sandbox.security("restore-keychain", "-i", path, "--policy", "merge")
@@ -148,39 +171,57 @@ struct TransferCommandsTests {
         #expect(bad.stderr.hasPrefix("security: unknown policy: merge\nUsage: restore-keychain "))
     }
 
-    @Test("restore-keychain onto another installation restores migratable items and counts the skipped ThisDeviceOnly ones")
+    @Test(
+        "restore-keychain onto another installation restores migratable items and counts the skipped ThisDeviceOnly ones"
+    )
     func restoreOnAnotherInstallation() throws {
         let old = try Sandbox()
         let path = try makeBackup(old)
         let new = try Sandbox()  // another XDG_STATE_HOME: another device key; no login keychain yet
         #expect(new.environment["XDG_STATE_HOME"] != old.environment["XDG_STATE_HOME"])
         #expect(!FileSystem.exists(new.location.databasePath))
-        #expect(new.security("restore-keychain", "-i", path, stdin: passphrase)
-            == Outcome(status: 0, stdout: restoreReport(path, restored: 2, of: 3, thisDeviceOnly: 1), stderr: ""))
+        #expect(
+            new.security("restore-keychain", "-i", path, stdin: passphrase)
+                == Outcome(status: 0, stdout: restoreReport(path, restored: 2, of: 3, thisDeviceOnly: 1), stderr: ""))
         #expect(new.security("find-generic-password", "-a", "me", "-s", "api", "-w").stdout == "s3cret\n")
         #expect(new.security("find-internet-password", "-s", "example.com", "-w").stdout == "hunter2\n")
         #expect(new.security("find-generic-password", "-s", "local").status == 44)
         // Restoring again: the two migratable items exist, the ThisDeviceOnly one is still skipped.
-        #expect(new.security("restore-keychain", "-i", path, stdin: passphrase)
-            == Outcome(status: 0, stdout: restoreReport(path, restored: 0, of: 3, existing: 2, thisDeviceOnly: 1), stderr: ""))
+        #expect(
+            new.security("restore-keychain", "-i", path, stdin: passphrase)
+                == Outcome(
+                    status: 0, stdout: restoreReport(path, restored: 0, of: 3, existing: 2, thisDeviceOnly: 1),
+                    stderr: ""))
     }
 
-    @Test("restore-keychain on a terminal asks once; a wrong passphrase exits 51 with Apple's message and changes nothing")
+    @Test(
+        "restore-keychain on a terminal asks once; a wrong passphrase exits 51 with Apple's message and changes nothing"
+    )
     func restoreWrongPassphrase() throws {
         let old = try Sandbox()
         let path = try makeBackup(old)
         let new = try Sandbox()
         let prompter = ScriptedPrompter(["wrong"])
-        #expect(new.security("restore-keychain", "-i", path, terminal: true, prompter: prompter) == Outcome(
-            status: 51, stdout: "",
-            stderr: "security: restore-keychain \(path): The user name or passphrase you entered is not correct.\n"))
+        #expect(
+            new.security("restore-keychain", "-i", path, terminal: true, prompter: prompter)
+                == Outcome(
+                    status: 51, stdout: "",
+                    stderr:
+                        "security: restore-keychain \(path): The user name or passphrase you entered is not correct.\n")
+        )
         #expect(prompter.prompts == ["passphrase for \(path): "])
         #expect(new.security("find-generic-password", "-s", "api").status == 44)
-        #expect(new.security("restore-keychain", "-i", path, stdin: "") == Outcome(
-            status: 128, stdout: "", stderr: "security: restore-keychain \(path): User canceled the operation.\n"))
+        #expect(
+            new.security("restore-keychain", "-i", path, stdin: "")
+                == Outcome(
+                    status: 128, stdout: "",
+                    stderr: "security: restore-keychain \(path): User canceled the operation.\n"))
         let missing = new.directory + "/missing.swkcbackup"
-        #expect(new.security("restore-keychain", "-i", missing, stdin: passphrase) == Outcome(
-            status: 220, stdout: "", stderr: "security: restore-keychain \(missing): I/O error. The file does not exist.\n"))
+        #expect(
+            new.security("restore-keychain", "-i", missing, stdin: passphrase)
+                == Outcome(
+                    status: 220, stdout: "",
+                    stderr: "security: restore-keychain \(missing): I/O error. The file does not exist.\n"))
     }
 
     @Test("a tampered, truncated or foreign file exits 93 (errSecDecode) with the reason and changes nothing")
@@ -204,15 +245,20 @@ struct TransferCommandsTests {
         #expect(restore(flipped) == decode("The backup does not authenticate at record 0: it was altered or damaged."))
         var lastFlipped = original
         lastFlipped[lastFlipped.count - 1] ^= 0x80
-        #expect(restore(lastFlipped) == decode("The backup does not authenticate at record 4: it was altered or damaged."))
+        #expect(
+            restore(lastFlipped) == decode("The backup does not authenticate at record 4: it was altered or damaged."))
         #expect(restore(original.dropLast(10)) == decode("The backup is truncated inside record 4."))
         let firstFrame = original[104..<108].reduce(0) { $0 << 8 | Int($1) }
-        #expect(restore(original.prefix(108 + firstFrame)) == decode("The backup is truncated: it ends before its final record."))
+        #expect(
+            restore(original.prefix(108 + firstFrame))
+                == decode("The backup is truncated: it ends before its final record."))
         #expect(restore(original + Data([0])) == decode("The backup has unexpected bytes after its final record."))
         var header = original
         header[20] ^= 0x01
         #expect(restore(header) == decode("The backup's header is damaged."))
-        #expect(restore(Data("name,url,username,password\n".utf8)) == decode("The file is too short to be a keychain backup."))
+        #expect(
+            restore(Data("name,url,username,password\n".utf8))
+                == decode("The file is too short to be a keychain backup."))
         #expect(restore(Data(repeating: 7, count: 200)) == decode("The file is not a swift-keychain backup."))
         #expect(new.security("find-generic-password", "-s", "api").status == 44)
         #expect(new.security("find-internet-password", "-s", "example.com").status == 44)
@@ -240,39 +286,48 @@ struct TransferCommandsTests {
         let sandbox = try Sandbox()
         let csv = writeCSV(sandbox, chromeCSV)
         let note = ImportPasswords.plainTextNote(csv) + "\n"
-        #expect(note == "Note: \(csv) holds your passwords in plain text. Delete it once you have checked the import.\n")
-        #expect(sandbox.security("import-passwords", csv) == Outcome(
-            status: 0,
-            stdout: """
-                imported 1 of 4 rows from \(csv) (Chrome/Edge export)
-                    replaced existing items: 0
-                    skipped: 3
-                        row 2 (line 3): no URL
-                        row 3 (line 4): no password
-                        row 4 (line 5): URL not supported
+        #expect(
+            note == "Note: \(csv) holds your passwords in plain text. Delete it once you have checked the import.\n")
+        #expect(
+            sandbox.security("import-passwords", csv)
+                == Outcome(
+                    status: 0,
+                    stdout: """
+                        imported 1 of 4 rows from \(csv) (Chrome/Edge export)
+                            replaced existing items: 0
+                            skipped: 3
+                                row 2 (line 3): no URL
+                                row 3 (line 4): no password
+                                row 4 (line 5): URL not supported
 
-                """,
-            stderr: note))
+                        """,
+                    stderr: note))
         #expect(sandbox.security("find-internet-password", "-s", "example.com", "-a", "me", "-w").stdout == "hunter2\n")
-        #expect(sandbox.security("import-passwords", csv) == Outcome(
-            status: 0,
-            stdout: """
-                imported 0 of 4 rows from \(csv) (Chrome/Edge export)
-                    replaced existing items: 0
-                    skipped: 4
-                        row 1 (line 2): already in the keychain
-                        row 2 (line 3): no URL
-                        row 3 (line 4): no password
-                        row 4 (line 5): URL not supported
+        #expect(
+            sandbox.security("import-passwords", csv)
+                == Outcome(
+                    status: 0,
+                    stdout: """
+                        imported 0 of 4 rows from \(csv) (Chrome/Edge export)
+                            replaced existing items: 0
+                            skipped: 4
+                                row 1 (line 2): already in the keychain
+                                row 2 (line 3): no URL
+                                row 3 (line 4): no password
+                                row 4 (line 5): URL not supported
 
-                """,
-            stderr: note))
-        #expect(sandbox.security("import-passwords", "--policy", "replace", csv).stdout.hasPrefix(
-            "imported 1 of 4 rows from \(csv) (Chrome/Edge export)\n    replaced existing items: 1\n    skipped: 3\n"))
-        #expect(sandbox.security("import-passwords", "--policy", "fail", csv) == Outcome(
-            status: 45, stdout: "",
-            stderr: "security: import-passwords \(csv): The specified item already exists in the keychain. "
-                + "Row 1 (line 2) duplicates an item already in the keychain; nothing was imported.\n"))
+                        """,
+                    stderr: note))
+        #expect(
+            sandbox.security("import-passwords", "--policy", "replace", csv).stdout.hasPrefix(
+                "imported 1 of 4 rows from \(csv) (Chrome/Edge export)\n    replaced existing items: 1\n    skipped: 3\n"
+            ))
+        #expect(
+            sandbox.security("import-passwords", "--policy", "fail", csv)
+                == Outcome(
+                    status: 45, stdout: "",
+                    stderr: "security: import-passwords \(csv): The specified item already exists in the keychain. "
+                        + "Row 1 (line 2) duplicates an item already in the keychain; nothing was imported.\n"))
     }
 
     @Test("import-passwords --access-group puts the items in that group; into a named keychain")
@@ -281,7 +336,8 @@ struct TransferCommandsTests {
         #expect(sandbox.security("create-keychain", "work", stdin: "pw\n").status == 0)
         let csv = writeCSV(sandbox, chromeCSV)
         #expect(sandbox.security("import-passwords", "--access-group", "team.browser", csv, "work").status == 0)
-        let work = try Keystore(location: KeychainLocation.named("work", environment: sandbox.environment), create: false)
+        let work = try Keystore(
+            location: KeychainLocation.named("work", environment: sandbox.environment), create: false)
         let items = try work.search(
             ItemQuery(itemClass: .internetPassword, scope: .groups(["team.browser"])), projection: [.attributes])
         #expect(items.count == 1)
@@ -298,15 +354,22 @@ struct TransferCommandsTests {
         #expect(outcome.status == 87)
         #expect(outcome.stdout == "")
         #expect(outcome.stderr.hasPrefix("security: import-passwords \(unknown): Unknown format in import. "))
-        let broken = writeCSV(sandbox, "name,url,username,password\nx,https://x.example,me,pw\n\"open,https://y.example,me,pw\n", name: "broken.csv")
-        #expect(sandbox.security("import-passwords", broken) == Outcome(
-            status: 93, stdout: "",
-            stderr: "security: import-passwords \(broken): Unable to decode the provided data. "
-                + "A quoted field starting on line 3 never ends.\n"))
+        let broken = writeCSV(
+            sandbox, "name,url,username,password\nx,https://x.example,me,pw\n\"open,https://y.example,me,pw\n",
+            name: "broken.csv")
+        #expect(
+            sandbox.security("import-passwords", broken)
+                == Outcome(
+                    status: 93, stdout: "",
+                    stderr: "security: import-passwords \(broken): Unable to decode the provided data. "
+                        + "A quoted field starting on line 3 never ends.\n"))
         #expect(sandbox.security("find-internet-password", "-s", "x.example").status == 44)
         let missing = sandbox.directory + "/missing.csv"
-        #expect(sandbox.security("import-passwords", missing) == Outcome(
-            status: 220, stdout: "", stderr: "security: import-passwords \(missing): I/O error. Cannot read \(missing).\n"))
+        #expect(
+            sandbox.security("import-passwords", missing)
+                == Outcome(
+                    status: 220, stdout: "",
+                    stderr: "security: import-passwords \(missing): I/O error. Cannot read \(missing).\n"))
         let usage = sandbox.security("import-passwords")
         #expect(usage.status == 2)
         #expect(usage.stderr.hasPrefix("Usage: import-passwords "))
@@ -317,26 +380,37 @@ struct TransferCommandsTests {
     @Test("export-passwords writes Chrome's CSV with mode 0600 and warns on stderr; never replaces a file without -f")
     func export() throws {
         let sandbox = try Sandbox()
-        #expect(sandbox.security("add-internet-password", "-a", "me", "-s", "example.com", "-p", "/login", "-w", "hunter2").status == 0)
+        #expect(
+            sandbox.security("add-internet-password", "-a", "me", "-s", "example.com", "-p", "/login", "-w", "hunter2")
+                .status == 0)
         #expect(sandbox.security("add-generic-password", "-a", "me", "-s", "api", "-w", "s3cret").status == 0)
         let path = sandbox.directory + "/passwords.csv"
         let warning = Keystore.plainTextExportWarning + "\n"
         #expect(warning.hasPrefix("Warning: the exported file holds your passwords in plain text."))
-        #expect(sandbox.security("export-passwords", "-o", path)
-            == Outcome(status: 0, stdout: "exported 1 internet passwords to \(path)\n", stderr: warning))
+        #expect(
+            sandbox.security("export-passwords", "-o", path)
+                == Outcome(status: 0, stdout: "exported 1 internet passwords to \(path)\n", stderr: warning))
         #expect(FileSystem.permissions(path) == 0o600)
-        #expect(String(decoding: try #require(FileManager.default.contents(atPath: path)), as: UTF8.self)
-            == "name,url,username,password,note\nexample.com,https://example.com/login,me,hunter2,\n")
-        #expect(sandbox.security("export-passwords", "-o", path) == Outcome(
-            status: 45, stdout: "", stderr: "security: export-passwords \(path): The file already exists; -f replaces it.\n"))
+        #expect(
+            String(decoding: try #require(FileManager.default.contents(atPath: path)), as: UTF8.self)
+                == "name,url,username,password,note\nexample.com,https://example.com/login,me,hunter2,\n")
+        #expect(
+            sandbox.security("export-passwords", "-o", path)
+                == Outcome(
+                    status: 45, stdout: "",
+                    stderr: "security: export-passwords \(path): The file already exists; -f replaces it.\n"))
         #expect(sandbox.security("export-passwords", "-f", "-o", path).status == 0)
         // Round trip: the export imports into another installation.
         let other = try Sandbox()
-        #expect(other.security("import-passwords", path).stdout.hasPrefix("imported 1 of 1 rows from \(path) (Chrome/Edge export)\n"))
+        #expect(
+            other.security("import-passwords", path).stdout.hasPrefix(
+                "imported 1 of 1 rows from \(path) (Chrome/Edge export)\n"))
         #expect(other.security("find-internet-password", "-s", "example.com", "-w").stdout == "hunter2\n")
         let usage = sandbox.security("export-passwords")
         #expect(usage.status == 2)
-        #expect(usage.stderr == ExportPasswords.spec.usage + "        Export internet passwords to a plain-text CSV file.\n")
+        #expect(
+            usage.stderr == ExportPasswords.spec.usage + "        Export internet passwords to a plain-text CSV file.\n"
+        )
     }
 
     /// Values a spreadsheet would run as formulas (OWASP "CSV Injection"), and values that look like
@@ -346,7 +420,9 @@ struct TransferCommandsTests {
         "'plain", "a=b",
     ]
 
-    @Test("regression: export-passwords neutralises cells that start a formula, and import-passwords reads them back unchanged")
+    @Test(
+        "regression: export-passwords neutralises cells that start a formula, and import-passwords reads them back unchanged"
+    )
     func exportNeutralisesFormulas() throws {
         let sandbox = try Sandbox()
         let store = try Keystore(location: sandbox.location)
@@ -378,8 +454,10 @@ struct TransferCommandsTests {
         }
 
         let other = try Sandbox()
-        #expect(other.security("import-passwords", path).stdout.hasPrefix(
-            "imported \(Self.formulaValues.count) of \(Self.formulaValues.count) rows from \(path) (Chrome/Edge export)\n"))
+        #expect(
+            other.security("import-passwords", path).stdout.hasPrefix(
+                "imported \(Self.formulaValues.count) of \(Self.formulaValues.count) rows from \(path) (Chrome/Edge export)\n"
+            ))
         let items = try Keystore(location: other.location).search(
             ItemQuery(itemClass: .internetPassword, scope: .all), projection: [.attributes, .secret])
         #expect(items.count == Self.formulaValues.count)
@@ -397,7 +475,8 @@ struct TransferCommandsTests {
     func exportLocked() throws {
         let sandbox = try Sandbox()
         #expect(sandbox.security("create-keychain", "work", stdin: "pw\n").status == 0)
-        #expect(sandbox.security("add-internet-password", "-a", "me", "-s", "example.com", "-w", "x", "work").status == 0)
+        #expect(
+            sandbox.security("add-internet-password", "-a", "me", "-s", "example.com", "-w", "x", "work").status == 0)
         #expect(sandbox.security("lock-keychain", "work").status == 0)
         let path = sandbox.directory + "/passwords.csv"
         let outcome = sandbox.security("export-passwords", "-o", path, "work")
@@ -421,21 +500,26 @@ struct TransferCommandsTests {
         }
         // `export` is macOS's certificate and key export: an empty keychain has no certificate to write.
         for name in ["export", "exp"] {
-            #expect(sandbox.security(name, "-o", sandbox.directory + "/x.csv")
-                == Outcome(
-                    status: 44, stdout: "",
-                    stderr: "security: SecKeychainItemExport: The specified item could not be found in the keychain.\n"))
+            #expect(
+                sandbox.security(name, "-o", sandbox.directory + "/x.csv")
+                    == Outcome(
+                        status: 44, stdout: "",
+                        stderr:
+                            "security: SecKeychainItemExport: The specified item could not be found in the keychain.\n")
+            )
         }
         #expect(!FileSystem.exists(sandbox.directory + "/x.csv"))
         #expect(sandbox.security("export-", "-o", sandbox.directory + "/x.csv").status == 0)
         #expect(sandbox.security("e", "-25300").status == 1)  // still `error`, as before
-        #expect(sandbox.security("help").stdout.contains("""
-                backup-keychain   Write an encrypted backup of a keychain's items.
-                restore-keychain  Restore a keychain's items from an encrypted backup.
-                import-passwords  Import passwords from a browser's CSV export.
-                export-passwords  Export internet passwords to a plain-text CSV file.
+        #expect(
+            sandbox.security("help").stdout.contains(
+                """
+                    backup-keychain   Write an encrypted backup of a keychain's items.
+                    restore-keychain  Restore a keychain's items from an encrypted backup.
+                    import-passwords  Import passwords from a browser's CSV export.
+                    export-passwords  Export internet passwords to a plain-text CSV file.
 
-            """))
+                """))
     }
 
     @Test("help for each command comes from its option table; -h and --help print the same")
@@ -443,42 +527,42 @@ struct TransferCommandsTests {
         let sandbox = try Sandbox()
         let expected = [
             "backup-keychain": """
-                Usage: backup-keychain [-f] [-o file] [keychain]
-                    -o  Write the backup to file (default: <keychain name>.swkcbackup in the current directory)
-                    -f  Replace file if it exists
-                The passphrase is prompted for without echo, or read from standard input (one line) when standard
-                input is not a terminal. It is never taken from the command line.
-                ThisDeviceOnly items restore only onto this installation; WhenPasscodeSetThisDeviceOnly items are
-                never backed up.
+            Usage: backup-keychain [-f] [-o file] [keychain]
+                -o  Write the backup to file (default: <keychain name>.swkcbackup in the current directory)
+                -f  Replace file if it exists
+            The passphrase is prompted for without echo, or read from standard input (one line) when standard
+            input is not a terminal. It is never taken from the command line.
+            ThisDeviceOnly items restore only onto this installation; WhenPasscodeSetThisDeviceOnly items are
+            never backed up.
 
-                """,
+            """,
             "restore-keychain": """
-                Usage: restore-keychain [-i file] [--policy skip|replace|fail] [keychain]
-                    -i  Read the backup from file (default: <keychain name>.swkcbackup in the current directory)
-                    --policy <skip|replace|fail>  What to do with an item already in the keychain: keep it (skip, the default), replace it, or stop and change nothing (fail)
-                The passphrase is prompted for without echo, or read from standard input (one line) when standard
-                input is not a terminal. It is never taken from the command line.
-                ThisDeviceOnly items restore only onto the installation that made the backup; elsewhere they are
-                skipped and counted. Any error leaves the keychain unchanged.
+            Usage: restore-keychain [-i file] [--policy skip|replace|fail] [keychain]
+                -i  Read the backup from file (default: <keychain name>.swkcbackup in the current directory)
+                --policy <skip|replace|fail>  What to do with an item already in the keychain: keep it (skip, the default), replace it, or stop and change nothing (fail)
+            The passphrase is prompted for without echo, or read from standard input (one line) when standard
+            input is not a terminal. It is never taken from the command line.
+            ThisDeviceOnly items restore only onto the installation that made the backup; elsewhere they are
+            skipped and counted. Any error leaves the keychain unchanged.
 
-                """,
+            """,
             "import-passwords": """
-                Usage: import-passwords [--policy skip|replace|fail] [--access-group group] file.csv [keychain]
-                    --policy <skip|replace|fail>  What to do with an item already in the keychain: keep it (skip, the default), replace it, or stop and change nothing (fail)
-                    --access-group <group>  Add the items to this access group (default: the unsigned tools' group)
-                Reads the CSV password exports of Chrome/Edge, Firefox, Apple Passwords/Safari and Bitwarden;
-                each login becomes an internet password. Rows without a URL or a password are skipped and listed.
-                Delete the CSV file afterwards: it holds your passwords in plain text.
+            Usage: import-passwords [--policy skip|replace|fail] [--access-group group] file.csv [keychain]
+                --policy <skip|replace|fail>  What to do with an item already in the keychain: keep it (skip, the default), replace it, or stop and change nothing (fail)
+                --access-group <group>  Add the items to this access group (default: the unsigned tools' group)
+            Reads the CSV password exports of Chrome/Edge, Firefox, Apple Passwords/Safari and Bitwarden;
+            each login becomes an internet password. Rows without a URL or a password are skipped and listed.
+            Delete the CSV file afterwards: it holds your passwords in plain text.
 
-                """,
+            """,
             "export-passwords": """
-                Usage: export-passwords -o file.csv [-f] [keychain]
-                    -o  Write the passwords to file.csv (required)
-                    -f  Replace file.csv if it exists
-                Writes every internet password in Chrome's CSV format, which browsers and password managers import.
-                The file holds your passwords in plain text (mode 0600): import it, then delete it.
+            Usage: export-passwords -o file.csv [-f] [keychain]
+                -o  Write the passwords to file.csv (required)
+                -f  Replace file.csv if it exists
+            Writes every internet password in Chrome's CSV format, which browsers and password managers import.
+            The file holds your passwords in plain text (mode 0600): import it, then delete it.
 
-                """,
+            """,
         ]
         for (name, text) in expected {
             #expect(sandbox.security("help", name) == Outcome(status: 0, stdout: text, stderr: ""))

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// Encrypted backup and restore (tracker issue 6; docs/BACKUP-FORMAT.md).
 @Suite("Encrypted backup and restore")
@@ -26,19 +27,29 @@ struct BackupTests {
         }
         _ = try keystore.add(
             .genericPassword,
-            attributes: ["svce": .string("binary"), "acct": .data(Data([0xde, 0xad])), "sync": .bool(true), "agrp": .string("group.other"),
-                         "crtr": .integer(0x6170_706c), "invi": .bool(true)],
+            attributes: [
+                "svce": .string("binary"), "acct": .data(Data([0xde, 0xad])), "sync": .bool(true),
+                "agrp": .string("group.other"),
+                "crtr": .integer(0x6170_706c), "invi": .bool(true),
+            ],
             secret: SecureBytes(copying: [UInt8](0...255)))
-        _ = try keystore.add(.genericPassword, attributes: ["svce": .string("empty-secret"), "agrp": .string("test")], secret: nil)
+        _ = try keystore.add(
+            .genericPassword, attributes: ["svce": .string("empty-secret"), "agrp": .string("test")], secret: nil)
         _ = try keystore.add(
             .internetPassword,
-            attributes: ["srvr": .string("example.com"), "ptcl": .string("htps"), "port": .integer(8443), "path": .string("/login"),
-                         "acct": .string("bob"), "sdmn": .string("realm"), "atyp": .string("dflt"), "agrp": .string("test"),
-                         "pdmn": .string(ProtectionClass.afterFirstUnlockThisDeviceOnly.rawValue)],
+            attributes: [
+                "srvr": .string("example.com"), "ptcl": .string("htps"), "port": .integer(8443),
+                "path": .string("/login"),
+                "acct": .string("bob"), "sdmn": .string("realm"), "atyp": .string("dflt"), "agrp": .string("test"),
+                "pdmn": .string(ProtectionClass.afterFirstUnlockThisDeviceOnly.rawValue),
+            ],
             secret: secret("inet-secret"))
         _ = try keystore.add(
             .internetPassword,
-            attributes: ["srvr": .string("bücher.example"), "ptcl": .string("http"), "acct": .string("zoë"), "agrp": .string("test")],
+            attributes: [
+                "srvr": .string("bücher.example"), "ptcl": .string("http"), "acct": .string("zoë"),
+                "agrp": .string("test"),
+            ],
             secret: secret("pässwörd"))
     }
 
@@ -81,7 +92,9 @@ struct BackupTests {
         return (source, path, report)
     }
 
-    func expectFailure(_ status: KeychainStatus, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectFailure(
+        _ status: KeychainStatus, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             try body()
             Issue.record("expected \(status), but it succeeded", sourceLocation: sourceLocation)
@@ -111,7 +124,9 @@ struct BackupTests {
         #expect(report.reassignedReferences == 0)
         let expected = try snapshot(source)
         #expect(expected.count == 10)
-        #expect(try snapshot(target) == expected, "attributes (cdat, mdat, agrp, sync, pdmn, …), secrets and persistent refs survive")
+        #expect(
+            try snapshot(target) == expected,
+            "attributes (cdat, mdat, agrp, sync, pdmn, …), secrets and persistent refs survive")
     }
 
     @Test("onto another installation only migratable items come back, and the ThisDeviceOnly ones are counted")
@@ -138,7 +153,9 @@ struct BackupTests {
         let source = try temp.open()
         try source.setPassword(secret("pin"), current: nil, parameters: .testing)
         _ = try source.add(.genericPassword, attributes: genericItem("kept", "a", .whenUnlocked), secret: secret("1"))
-        _ = try source.add(.genericPassword, attributes: genericItem("excluded", "a", .whenPasscodeSetThisDeviceOnly), secret: secret("2"))
+        _ = try source.add(
+            .genericPassword, attributes: genericItem("excluded", "a", .whenPasscodeSetThisDeviceOnly),
+            secret: secret("2"))
         let path = temp.directory + "/b"
         let backup = try source.backup(to: path, passphrase: secret(Self.passphrase), parameters: .testing)
         #expect(backup.items == 1)
@@ -166,7 +183,8 @@ struct BackupTests {
         let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         let target = try sibling(temp, "t", sameInstallation: true)
-        _ = try target.add(.genericPassword, attributes: genericItem("existing", "a", .whenUnlocked), secret: secret("keep"))
+        _ = try target.add(
+            .genericPassword, attributes: genericItem("existing", "a", .whenUnlocked), secret: secret("keep"))
         let before = fileHashes(target)
         expectFailure(.authFailed) { _ = try target.restore(from: path, passphrase: secret("wrong")) }
         #expect(fileHashes(target) == before)
@@ -215,7 +233,10 @@ struct BackupTests {
         #expect(frames.last?.upperBound == original.count)
         var offsets = [0, 8, 10, 12, 16, 24, 32, 47, 48, 71, 72, 87, 88, 103]  // every header field
         for frame in frames {
-            offsets += [frame.lowerBound, frame.lowerBound + 3, frame.lowerBound + 4, (frame.lowerBound + frame.upperBound) / 2, frame.upperBound - 1]
+            offsets += [
+                frame.lowerBound, frame.lowerBound + 3, frame.lowerBound + 4, (frame.lowerBound + frame.upperBound) / 2,
+                frame.upperBound - 1,
+            ]
         }
         for offset in offsets {
             var damaged = original
@@ -238,7 +259,9 @@ struct BackupTests {
         }
     }
 
-    @Test("bytes appended to a backup are refused with errSecDecode", arguments: [[0x00], [0x01, 0x02], [UInt8](repeating: 0xAB, count: 40)])
+    @Test(
+        "bytes appended to a backup are refused with errSecDecode",
+        arguments: [[0x00], [0x01, 0x02], [UInt8](repeating: 0xAB, count: 40)])
     func extended(extra: [UInt8]) throws {
         let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
@@ -277,12 +300,15 @@ struct BackupTests {
         let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         let target = try sibling(temp, "target", sameInstallation: true)
-        _ = try target.add(.genericPassword, attributes: genericItem("svc-ak", "alice", .whenUnlocked), secret: secret("newer"))
+        _ = try target.add(
+            .genericPassword, attributes: genericItem("svc-ak", "alice", .whenUnlocked), secret: secret("newer"))
         return (temp, path, target)
     }
 
     func storedSecret(_ keystore: Keystore) throws -> String? {
-        try keystore.search(query("svc-ak", "alice"), projection: .secret).first?.secret.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        try keystore.search(query("svc-ak", "alice"), projection: .secret).first?.secret.map {
+            $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        }
     }
 
     @Test("policy skip keeps the existing item and counts the backup's one as skipped")
@@ -310,7 +336,9 @@ struct BackupTests {
     func conflictFail() throws {
         let (temp, path, target) = try conflictSetup()
         let before = fileHashes(target)
-        expectFailure(.duplicateItem) { _ = try target.restore(from: path, passphrase: secret(Self.passphrase), policy: .fail) }
+        expectFailure(.duplicateItem) {
+            _ = try target.restore(from: path, passphrase: secret(Self.passphrase), policy: .fail)
+        }
         #expect(fileHashes(target) == before)
         #expect(try snapshot(target).count == 1)
         _ = temp
@@ -332,7 +360,9 @@ struct BackupTests {
         let (source, path, _) = try makeBackup(temp)
         // Rename every item in the source so their primary keys differ but their references stay.
         for itemClass in ItemClass.allCases {
-            _ = try source.update(ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), changes: ["labl": .string("x"), "acct": .string("renamed")], secret: nil)
+            _ = try source.update(
+                ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any),
+                changes: ["labl": .string("x"), "acct": .string("renamed")], secret: nil)
         }
         let report = try source.restore(from: path, passphrase: secret(Self.passphrase), policy: .fail)
         #expect(report.restored == 10)
@@ -352,7 +382,9 @@ struct BackupTests {
         _ = try source.backup(to: path, passphrase: secret("p"), parameters: .testing, overwrite: true)
         #expect(FileManager.default.contents(atPath: path) != before)
         #expect(FileSystem.permissions(path) == 0o600)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: temp.directory).filter { $0.contains(".tmp-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: temp.directory).filter {
+            $0.contains(".tmp-")
+        }
         #expect(leftovers.isEmpty)
     }
 
@@ -364,13 +396,17 @@ struct BackupTests {
         _ = try source.add(.genericPassword, attributes: genericItem("s", "a", .whenUnlocked), secret: secret("1"))
         try source.lock()
         let path = temp.directory + "/locked"
-        expectFailure(.interactionNotAllowed) { _ = try source.backup(to: path, passphrase: secret("p"), parameters: .testing) }
+        expectFailure(.interactionNotAllowed) {
+            _ = try source.backup(to: path, passphrase: secret("p"), parameters: .testing)
+        }
         #expect(!FileSystem.exists(path))
     }
 
     @Test("an empty passphrase is refused")
     func emptyPassphrase() throws {
         let temp = try TemporaryKeychain()
-        expectFailure(.param) { _ = try temp.open().backup(to: temp.directory + "/x", passphrase: secret(""), parameters: .testing) }
+        expectFailure(.param) {
+            _ = try temp.open().backup(to: temp.directory + "/x", passphrase: secret(""), parameters: .testing)
+        }
     }
 }

@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// Crash safety and cross-process concurrency (tracker issue 8). A writer process is killed with
 /// SIGKILL at random points; after each kill the keychain must open, pass `PRAGMA integrity_check`,
@@ -24,12 +25,15 @@ struct CrashSafetyTests {
         var statement: OpaquePointer?
         sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &statement, nil)
         defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return "no answer" }
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else {
+            return "no answer"
+        }
         return String(cString: text)
     }
 
     func read(_ keystore: Keystore, _ key: String) throws -> String? {
-        let query = ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("stress"), "acct": .string(key)], scope: .all)
+        let query = ItemQuery(
+            itemClass: .genericPassword, filters: ["svce": .string("stress"), "acct": .string(key)], scope: .all)
         return try keystore.search(query, projection: .secret).first.map { item in
             item.secret!.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
@@ -86,7 +90,8 @@ struct CrashSafetyTests {
                 if let inFlight, inFlight[1] == "password", let next = Int(inFlight[3]) { candidates.append(next) }
                 var opened: Int?
                 for index in candidates {
-                    if (try? keystore.unlock(password: SecureBytes(copying: Array(Self.passwords[index].utf8)))) != nil {
+                    if (try? keystore.unlock(password: SecureBytes(copying: Array(Self.passwords[index].utf8)))) != nil
+                    {
                         opened = index
                         break
                     }
@@ -104,14 +109,18 @@ struct CrashSafetyTests {
                 if let inFlight, inFlight[2] == key {
                     allowed.append(inFlight[1] == "set" ? String(inFlight[3]) : nil)
                 }
-                #expect(allowed.contains(actual), "trial \(trial): \(key) is \(actual ?? "absent"), expected one of \(allowed)")
+                #expect(
+                    allowed.contains(actual),
+                    "trial \(trial): \(key) is \(actual ?? "absent"), expected one of \(allowed)")
                 model.values[key] = actual
             }
             try keystore.withdrawAllClassKeys()
         }
         #expect(kills > trials / 2, "most trials should end in a kill (\(kills) of \(trials))")
         // Reaching here means every check above held: no acknowledged write was lost.
-        print("crash trials: \(trials), kills: \(kills), acknowledged operations: \(acknowledged) (password changes: \(passwordChanges)), lost writes: 0")
+        print(
+            "crash trials: \(trials), kills: \(kills), acknowledged operations: \(acknowledged) (password changes: \(passwordChanges)), lost writes: 0"
+        )
     }
 
     func uniqueCount(_ lines: [[String]]) -> Int { lines.flatMap { $0.filter { $0.hasPrefix("ok add") } }.count }
@@ -127,7 +136,9 @@ struct CrashSafetyTests {
         let operations = 1000
         let started = Date()
         let writers = try (0..<4).map { id in
-            try StressProcess.start(["hammer", temp.location.databasePath, temp.location.deviceKeyPath, "w\(id)", String(operations)])
+            try StressProcess.start([
+                "hammer", temp.location.databasePath, temp.location.deviceKeyPath, "w\(id)", String(operations),
+            ])
         }
         let readers = try (0..<2).map { _ in
             try StressProcess.start(["reader", temp.location.databasePath, temp.location.deviceKeyPath, "3000"])
@@ -148,7 +159,9 @@ struct CrashSafetyTests {
         let keystore = try temp.open()
         #expect(try keystore.verifyIntegrity() == uniqueCount(writerLines) + sharedCount(keystore))
         // Every unique key a writer acknowledged is there.
-        let uniques = writerLines.flatMap { $0.filter { $0.hasPrefix("ok add") } }.map { String($0.split(separator: " ")[2]) }
+        let uniques = writerLines.flatMap { $0.filter { $0.hasPrefix("ok add") } }.map {
+            String($0.split(separator: " ")[2])
+        }
         #expect(uniques.count == 4 * operations / 10)
         for key in uniques { #expect(try read(keystore, key) != nil, "acknowledged \(key) is missing") }
         // A shared key ends as some writer's last operation on it.
@@ -156,7 +169,9 @@ struct CrashSafetyTests {
             let key = "k\(index)"
             var lastOps: [String] = []
             for lines in writerLines {
-                if let last = lines.last(where: { $0.split(separator: " ").count == 4 && $0.split(separator: " ")[2] == key }) {
+                if let last = lines.last(where: {
+                    $0.split(separator: " ").count == 4 && $0.split(separator: " ")[2] == key
+                }) {
                     lastOps.append(last)
                 }
             }
@@ -168,27 +183,36 @@ struct CrashSafetyTests {
             }
         }
         let writes = 4 * (operations + operations / 10)
-        print("concurrency: \(writes) acknowledged writes by 4 processes in \(String(format: "%.2f", elapsed)) s (\(Int(Double(writes) / elapsed)) writes/s), readers: \(readerLines.map { $0.last ?? "" })")
+        print(
+            "concurrency: \(writes) acknowledged writes by 4 processes in \(String(format: "%.2f", elapsed)) s (\(Int(Double(writes) / elapsed)) writes/s), readers: \(readerLines.map { $0.last ?? "" })"
+        )
     }
 }
 
 /// The password change across processes, and killed at each of its steps (tracker issue 3).
 @Suite("Password change and unlock across processes")
 struct PasswordProcessTests {
-    func stress(_ temp: TemporaryKeychain, _ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, [String]) {
+    func stress(_ temp: TemporaryKeychain, _ arguments: [String], environment: [String: String] = [:]) throws -> (
+        Int32, [String]
+    ) {
         let (process, pipe) = try StressProcess.start(
             [arguments[0], temp.location.databasePath, temp.location.deviceKeyPath] + arguments.dropFirst(),
             environment: environment)
         let lines = StressProcess.lines(pipe)
         process.waitUntilExit()
-        return (process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus, lines)
+        return (
+            process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus, lines
+        )
     }
 
     func lockedKeychain(_ temp: TemporaryKeychain) throws -> Keystore {
         let keystore = try temp.open()
         try keystore.setPassword(secret("old"), current: nil, parameters: .testing)
         _ = try keystore.add(
-            .genericPassword, attributes: ["svce": .string("stress"), "acct": .string("k1"), "pdmn": .string("ak"), "agrp": .string("stress")],
+            .genericPassword,
+            attributes: [
+                "svce": .string("stress"), "acct": .string("k1"), "pdmn": .string("ak"), "agrp": .string("stress"),
+            ],
             secret: secret("w:1:x"))
         try keystore.withdrawAllClassKeys()
         return keystore
@@ -207,7 +231,9 @@ struct PasswordProcessTests {
         #expect(try stress(temp, ["read", "k1"]).1 == ["status -25308"])
     }
 
-    @Test("a password change killed at any step leaves the old or the new password working", arguments: CrashPoint.passwordChange)
+    @Test(
+        "a password change killed at any step leaves the old or the new password working",
+        arguments: CrashPoint.passwordChange)
     func killedPasswordChange(point: String) throws {
         let temp = try TemporaryKeychain()
         _ = try lockedKeychain(temp)
@@ -220,11 +246,14 @@ struct PasswordProcessTests {
         let other = expected == "new" ? "old" : "new"
         #expect(throws: KeychainFailure.self) { try keystore.unlock(password: secret(other)) }
         try keystore.unlock(password: secret(expected))
-        let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")], scope: .all), projection: .secret)
+        let item = try keystore.search(
+            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")], scope: .all), projection: .secret)
         #expect(item.first?.secret?.constantTimeEquals(Array("w:1:x".utf8)) == true)
     }
 
-    @Test("an adoption after the device key was lost, killed at any step, can be done again", arguments: CrashPoint.adoption)
+    @Test(
+        "an adoption after the device key was lost, killed at any step, can be done again",
+        arguments: CrashPoint.adoption)
     func killedAdoption(point: String) throws {
         let temp = try TemporaryKeychain()
         _ = try lockedKeychain(temp)
@@ -236,7 +265,8 @@ struct PasswordProcessTests {
         let keystore = try temp.open()
         try keystore.unlock(password: secret("old"))
         #expect(try keystore.verifyIntegrity() == 1)
-        let item = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")], scope: .all), projection: .secret)
+        let item = try keystore.search(
+            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k1")], scope: .all), projection: .secret)
         #expect(item.first?.secret?.constantTimeEquals(Array("w:1:x".utf8)) == true)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// Protection classes and the lock (tracker issue 3). Expected statuses are Apple's:
 /// errSecInteractionNotAllowed (-25308) for a locked class (SecItem.h, "kSecAttrAccessible Value Constants"),
@@ -16,7 +17,9 @@ struct DataProtectionTests {
         let keystore = try temp.open()
         try keystore.setPassword(secret(Self.passcode), current: nil, parameters: .testing)
         for protection in ProtectionClass.allCases {
-            _ = try keystore.add(.genericPassword, attributes: genericItem("svc", protection.rawValue, protection), secret: secret("s-\(protection.rawValue)"))
+            _ = try keystore.add(
+                .genericPassword, attributes: genericItem("svc", protection.rawValue, protection),
+                secret: secret("s-\(protection.rawValue)"))
         }
         try keystore.withdrawAllClassKeys()
         return keystore
@@ -24,7 +27,8 @@ struct DataProtectionTests {
 
     func status(_ keystore: Keystore, _ protection: ProtectionClass, secretToo: Bool = true) -> Int32 {
         do {
-            let found = try keystore.search(query("svc", protection.rawValue), projection: secretToo ? [.secret, .attributes] : [.attributes])
+            let found = try keystore.search(
+                query("svc", protection.rawValue), projection: secretToo ? [.secret, .attributes] : [.attributes])
             return found.count == 1 ? 0 : KeychainStatus.itemNotFound.rawValue
         } catch {
             return error.status.rawValue
@@ -40,7 +44,9 @@ struct DataProtectionTests {
         #expect(status(keystore, protection, secretToo: false) == expected, "attribute-only queries are locked too")
     }
 
-    @Test("after unlock every class is readable; after lock only AfterFirstUnlock and Always", arguments: ProtectionClass.allCases)
+    @Test(
+        "after unlock every class is readable; after lock only AfterFirstUnlock and Always",
+        arguments: ProtectionClass.allCases)
     func unlockThenLock(protection: ProtectionClass) throws {
         let temp = try TemporaryKeychain()
         let keystore = try restartedKeychain(temp)
@@ -77,7 +83,8 @@ struct DataProtectionTests {
             #expect(error.status == .interactionNotAllowed)
         }
         do {
-            _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "new", .whenUnlocked), secret: secret("x"))
+            _ = try keystore.add(
+                .genericPassword, attributes: genericItem("svc", "new", .whenUnlocked), secret: secret("x"))
             Issue.record("an item was added to a locked class")
         } catch {
             #expect(error.status == .interactionNotAllowed)
@@ -144,13 +151,17 @@ struct DataProtectionTests {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         do {
-            _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "akpu", .whenPasscodeSetThisDeviceOnly), secret: secret("x"))
+            _ = try keystore.add(
+                .genericPassword, attributes: genericItem("svc", "akpu", .whenPasscodeSetThisDeviceOnly),
+                secret: secret("x"))
             Issue.record("a WhenPasscodeSet item was added without a password")
         } catch {
             #expect(error.status == .authFailed)
         }
         try keystore.setPassword(secret(Self.passcode), current: nil, parameters: .testing)
-        _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "akpu", .whenPasscodeSetThisDeviceOnly), secret: secret("x"))
+        _ = try keystore.add(
+            .genericPassword, attributes: genericItem("svc", "akpu", .whenPasscodeSetThisDeviceOnly),
+            secret: secret("x"))
         _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "ak", .whenUnlocked), secret: secret("y"))
         try keystore.setPassword(nil, current: secret(Self.passcode), parameters: .testing)
         #expect(try keystore.lockState() == .noPassword)

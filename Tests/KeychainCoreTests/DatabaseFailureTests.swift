@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// SQLite failures become engine failures once, where SQLite is called (`SQLite/SQLiteError.swift`):
 /// the status follows the primary result code, and the SQLite error stays in the failure's reason.
@@ -25,7 +26,10 @@ struct DatabaseFailureTests {
         let unique = failure(SQLITE_CONSTRAINT | (8 << 8))
         #expect(unique.databaseError?.code.primary == .constraint)
         #expect(unique.databaseError?.code.rawValue == SQLITE_CONSTRAINT | (8 << 8))
-        #expect(unique.reason == .database(SQLiteError(code: SQLiteResultCode(rawValue: SQLITE_CONSTRAINT | (8 << 8)), message: "message")))
+        #expect(
+            unique.reason
+                == .database(
+                    SQLiteError(code: SQLiteResultCode(rawValue: SQLITE_CONSTRAINT | (8 << 8)), message: "message")))
         #expect(!unique.isAdvice)
     }
 

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// Losing the device key, or moving the keychain file to another installation (tracker issue 3,
 /// item 4): exactly the `…ThisDeviceOnly` items become unreadable, with a clear status, and the
@@ -50,11 +51,16 @@ struct DeviceKeyLossTests {
         }
         let before = [bytes(temp.location.databasePath), bytes(temp.location.databasePath + "-wal")]
         #expect(throws: KeychainFailure.self) { try keystore.unlock(password: secret("wrong")) }
-        #expect([bytes(temp.location.databasePath), bytes(temp.location.databasePath + "-wal")] == before, "a wrong password writes nothing")
-        #expect(!FileManager.default.fileExists(atPath: temp.location.deviceKeyPath), "a wrong password creates no device key")
+        #expect(
+            [bytes(temp.location.databasePath), bytes(temp.location.databasePath + "-wal")] == before,
+            "a wrong password writes nothing")
+        #expect(
+            !FileManager.default.fileExists(atPath: temp.location.deviceKeyPath),
+            "a wrong password creates no device key")
 
         try keystore.unlock(password: secret(Self.passcode))
-        #expect(FileManager.default.fileExists(atPath: temp.location.deviceKeyPath), "the adoption made a new device key")
+        #expect(
+            FileManager.default.fileExists(atPath: temp.location.deviceKeyPath), "the adoption made a new device key")
         for protection in ProtectionClass.allCases {
             let expected = protection.isMigratable ? "s-\(protection.rawValue)" : "status -26275"
             #expect(read(keystore, protection) == expected, "\(protection)")
@@ -63,7 +69,8 @@ struct DeviceKeyLossTests {
             _ = try keystore.search(query("svc", "aku"), projection: .secret)
             Issue.record("a ThisDeviceOnly item of the lost device key was readable")
         } catch {
-            #expect(error.detail?.contains("another installation") == true, "the status says why: \(error.detail ?? "")")
+            #expect(
+                error.detail?.contains("another installation") == true, "the status says why: \(error.detail ?? "")")
         }
         #expect(try keystore.verifyIntegrity() == ProtectionClass.allCases.count)
     }
@@ -84,14 +91,18 @@ struct DeviceKeyLossTests {
         #expect(read(keystore, .whenUnlocked) == "s-ak")
 
         // New ThisDeviceOnly items use the new class keys.
-        _ = try keystore.add(.genericPassword, attributes: genericItem("new", "aku", .whenUnlockedThisDeviceOnly), secret: secret("fresh"))
+        _ = try keystore.add(
+            .genericPassword, attributes: genericItem("new", "aku", .whenUnlockedThisDeviceOnly),
+            secret: secret("fresh"))
         let fresh = try keystore.search(query("new", "aku"), projection: .secret)
         #expect(fresh.first?.secret?.constantTimeEquals(Array("fresh".utf8)) == true)
 
         // An unreadable item can be deleted by its primary key, and then added again.
         #expect(try keystore.delete(query("svc", "aku")) == 1)
         #expect(read(keystore, .whenUnlockedThisDeviceOnly) == "status -25300")
-        _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "aku", .whenUnlockedThisDeviceOnly), secret: secret("again"))
+        _ = try keystore.add(
+            .genericPassword, attributes: genericItem("svc", "aku", .whenUnlockedThisDeviceOnly),
+            secret: secret("again"))
         #expect(read(keystore, .whenUnlockedThisDeviceOnly) == "again")
         #expect(try keystore.verifyIntegrity() == ProtectionClass.allCases.count + 1)
     }
@@ -120,7 +131,8 @@ struct DeviceKeyLossTests {
         for protection in ProtectionClass.allCases {
             #expect(read(copy, protection) == (protection.isMigratable ? "s-\(protection.rawValue)" : "status -26275"))
         }
-        _ = try copy.add(.genericPassword, attributes: genericItem("copy", "aku", .whenUnlockedThisDeviceOnly), secret: secret("c"))
+        _ = try copy.add(
+            .genericPassword, attributes: genericItem("copy", "aku", .whenUnlockedThisDeviceOnly), secret: secret("c"))
 
         // The adoption withdrew the entries of the id the two shared: the original is locked, not confused.
         #expect(read(original, .whenUnlockedThisDeviceOnly) == "status -25308")
@@ -128,14 +140,19 @@ struct DeviceKeyLossTests {
         for protection in ProtectionClass.allCases {
             #expect(read(original, protection) == "s-\(protection.rawValue)", "the original keeps every item")
         }
-        _ = try original.add(.genericPassword, attributes: genericItem("orig", "aku", .whenUnlockedThisDeviceOnly), secret: secret("o"))
+        _ = try original.add(
+            .genericPassword, attributes: genericItem("orig", "aku", .whenUnlockedThisDeviceOnly), secret: secret("o"))
         try copy.lock()
         #expect(read(original, .whenUnlocked) == "s-ak", "locking the copy does not lock the original")
         try original.lock()
         try original.unlock(password: secret(Self.passcode))
         try copy.unlock(password: secret(Self.passcode))
-        #expect(try original.search(query("orig", "aku"), projection: .secret).first?.secret?.constantTimeEquals(Array("o".utf8)) == true)
-        #expect(try copy.search(query("copy", "aku"), projection: .secret).first?.secret?.constantTimeEquals(Array("c".utf8)) == true)
+        #expect(
+            try original.search(query("orig", "aku"), projection: .secret).first?.secret?.constantTimeEquals(
+                Array("o".utf8)) == true)
+        #expect(
+            try copy.search(query("copy", "aku"), projection: .secret).first?.secret?.constantTimeEquals(
+                Array("c".utf8)) == true)
         try copy.withdrawAllClassKeys()
     }
 
@@ -151,7 +168,9 @@ struct DeviceKeyLossTests {
         let adopted = try temp.open()
         try adopted.unlock(password: secret(Self.passcode))
         for protection in Keybag.passcodeClasses {
-            #expect(ClassKeyStore.load(keyringID: oldKeyringID, protection: protection) == nil, "\(protection) left under the old id")
+            #expect(
+                ClassKeyStore.load(keyringID: oldKeyringID, protection: protection) == nil,
+                "\(protection) left under the old id")
         }
         #expect(read(adopted, .whenUnlocked) == "s-ak")
         try adopted.lock()
@@ -160,18 +179,21 @@ struct DeviceKeyLossTests {
         try adopted.withdrawAllClassKeys()
     }
 
-    @Test("a damaged device key file is refused with advice, and the keychain is left as it was", arguments: [0, 31, 33])
+    @Test(
+        "a damaged device key file is refused with advice, and the keychain is left as it was", arguments: [0, 31, 33])
     func damagedDeviceKey(size: Int) throws {
         let temp = try TemporaryKeychain()
         try populatedKeychain(temp)
         let before = bytes(temp.location.databasePath)
         _ = FileManager.default.createFile(
-            atPath: temp.location.deviceKeyPath, contents: Data(repeating: 7, count: size), attributes: [.posixPermissions: 0o600])
+            atPath: temp.location.deviceKeyPath, contents: Data(repeating: 7, count: size),
+            attributes: [.posixPermissions: 0o600])
         #expect {
             _ = try temp.open()
         } throws: { error in
             let failure = error as? KeychainFailure
-            return failure?.status == .decode && failure?.isAdvice == true && failure?.detail?.contains("damaged") == true
+            return failure?.status == .decode && failure?.isAdvice == true
+                && failure?.detail?.contains("damaged") == true
         }
         #expect(bytes(temp.location.databasePath) == before)
     }
@@ -184,7 +206,8 @@ struct DeviceKeyLossTests {
         let keystore = try temp.open()
         try keystore.unlock(password: secret(Self.passcode))
 
-        let all = try keystore.search(ItemQuery(itemClass: .genericPassword, filters: [:], scope: .all), projection: [.attributes])
+        let all = try keystore.search(
+            ItemQuery(itemClass: .genericPassword, filters: [:], scope: .all), projection: [.attributes])
         #expect(Set(all.map(\.protection)) == [.whenUnlocked, .afterFirstUnlock, .always])
         #expect(try keystore.update(query("svc"), changes: ["labl": .string("seen")], secret: nil) == 3)
         #expect(throws: KeychainFailure.self) {
@@ -196,7 +219,9 @@ struct DeviceKeyLossTests {
         #expect(report.unreadableThisDeviceOnly == 3, "aku, cku and dku; akpu is never backed up")
         #expect(report.excludedWhenPasscodeSet == 1)
         // Deleting by a non-indexed attribute skips them, and they stay reported.
-        #expect(try keystore.delete(ItemQuery(itemClass: .genericPassword, filters: ["labl": .string("seen")], scope: .all)) == 3)
+        #expect(
+            try keystore.delete(ItemQuery(itemClass: .genericPassword, filters: ["labl": .string("seen")], scope: .all))
+                == 3)
         #expect(read(keystore, .alwaysThisDeviceOnly) == "status -26275")
     }
 
@@ -271,7 +296,8 @@ struct DeviceKeyLossTests {
         let database = try Database(path: temp.location.databasePath, mode: .readWrite)
         try database.execute("DELETE FROM keybag WHERE slot = 3")
         #expect(try migrationRows(temp) == 0)
-        try FileManager.default.copyItem(atPath: temp.location.deviceKeyPath, toPath: temp.directory + "/device.key.saved")
+        try FileManager.default.copyItem(
+            atPath: temp.location.deviceKeyPath, toPath: temp.directory + "/device.key.saved")
 
         try temp.open().withdrawAllClassKeys()
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
@@ -280,7 +306,8 @@ struct DeviceKeyLossTests {
         } throws: { error in
             (error as? KeychainFailure)?.detail?.contains("no migration keys") == true
         }
-        try FileManager.default.copyItem(atPath: temp.directory + "/device.key.saved", toPath: temp.location.deviceKeyPath)
+        try FileManager.default.copyItem(
+            atPath: temp.directory + "/device.key.saved", toPath: temp.location.deviceKeyPath)
 
         try temp.open().unlock(password: secret(Self.passcode))
         #expect(try migrationRows(temp) == Keybag.migrationEntries.count)
@@ -289,7 +316,8 @@ struct DeviceKeyLossTests {
     @Test("a keychain without a password has nothing but its device key: a clear errSecDecode, nothing changed")
     func passwordlessKeychainNeedsItsDeviceKey() throws {
         let temp = try TemporaryKeychain()
-        _ = try temp.open().add(.genericPassword, attributes: genericItem("svc", "a", .whenUnlocked), secret: secret("x"))
+        _ = try temp.open().add(
+            .genericPassword, attributes: genericItem("svc", "a", .whenUnlocked), secret: secret("x"))
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
         let before = bytes(temp.location.databasePath)
         #expect {

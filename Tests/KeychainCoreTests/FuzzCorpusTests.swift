@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import KeychainFuzzing
+import Testing
+
 @testable import KeychainCore
 
 /// Replays the committed fuzz corpus (tracker issue 8): every input, including each crash the fuzzer
@@ -15,13 +16,17 @@ struct FuzzCorpusTests {
         let folder = Self.corpus.appendingPathComponent(target.rawValue)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(!files.isEmpty, "the \(target.rawValue) corpus is empty")
-        try #require(target.isReady, "the \(target.rawValue) target's scratch keychain could not be made: nothing would be tested")
+        try #require(
+            target.isReady,
+            "the \(target.rawValue) target's scratch keychain could not be made: nothing would be tested")
         for file in files {
             target.run(try Data(contentsOf: folder.appendingPathComponent(file)))
         }
     }
 
-    @Test("the backup seed is a real backup: it restores all three items, ThisDeviceOnly included, with the fuzz passphrase")
+    @Test(
+        "the backup seed is a real backup: it restores all three items, ThisDeviceOnly included, with the fuzz passphrase"
+    )
     func backupSeedRestores() throws {
         let directory = FileManager.default.temporaryDirectory.path + "/swkc-seed-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -37,7 +42,9 @@ struct FuzzCorpusTests {
     @Test("the record seeds are well-formed decrypted records, so the record parser's fuzzing starts past its checks")
     func recordSeedsParse() throws {
         let folder = Self.corpus.appendingPathComponent("backup")
-        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("record-") }
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasPrefix("record-")
+        }
         #expect(records.count == 6)
         let samples = BackupRecordParser.sampleRecords()
         // The Secret Service and collection seeds were written from docs/BACKUP-FORMAT.md by hand.
@@ -52,15 +59,20 @@ struct FuzzCorpusTests {
         }
     }
 
-    @Test("the record seeds are the well-formed sample records, written from the format document by an independent encoder")
+    @Test(
+        "the record seeds are the well-formed sample records, written from the format document by an independent encoder"
+    )
     func itemRecordSeeds() throws {
         let folder = Self.corpus.appendingPathComponent("record")
         let seeds = try (0..<3).map { Array(try Data(contentsOf: folder.appendingPathComponent("seed-\($0).bin"))) }
         #expect(seeds == ItemRecordParser.sampleRecords())
         for seed in seeds { #expect(ItemRecordParser.parse(seed)) }
-        #expect(ItemRecordParser.parse(Array(try Data(contentsOf: folder.appendingPathComponent("legacy-plist.bplist")))))
+        #expect(
+            ItemRecordParser.parse(Array(try Data(contentsOf: folder.appendingPathComponent("legacy-plist.bplist")))))
         for malformed in ["truncated.bin", "repeated-attribute.bin", "huge-length.bin"] {
-            #expect(!ItemRecordParser.parse(Array(try Data(contentsOf: folder.appendingPathComponent(malformed)))), "\(malformed)")
+            #expect(
+                !ItemRecordParser.parse(Array(try Data(contentsOf: folder.appendingPathComponent(malformed)))),
+                "\(malformed)")
         }
     }
 }

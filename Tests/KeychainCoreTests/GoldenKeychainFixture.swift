@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import KeychainCore
 
 /// The golden keychains in `Fixtures/golden-v2/` (issue 13): files written by this format (schema
@@ -51,7 +52,9 @@ enum GoldenKeychainFixture {
             secret: Array("bob's secret".utf8)),
         Item(
             itemClass: .genericPassword,
-            attributes: ["svce": .string("device-id"), "acct": .string(""), "agrp": .string("unsigned"), "pdmn": .string("dku")],
+            attributes: [
+                "svce": .string("device-id"), "acct": .string(""), "agrp": .string("unsigned"), "pdmn": .string("dku"),
+            ],
             secret: Array("3F2504E0-4F89-11D3-9A0C-0305E82C3301".utf8)),
         Item(
             itemClass: .genericPassword,
@@ -80,8 +83,10 @@ enum GoldenKeychainFixture {
             attributes: [
                 "kcls": .integer(1), "klbl": .data(Data((0..<20).map { UInt8($0 * 3) })),
                 "atag": .data(Data("com.example.signing".utf8)), "type": .integer(73), "bsiz": .integer(256),
-                "esiz": .integer(256), "agrp": .string("unsigned"), "pdmn": .string("aku"), "labl": .string("signing key"),
-                "perm": .bool(true), "sign": .bool(true), "decr": .bool(false), "sdat": .date(Date(timeIntervalSince1970: 0)),
+                "esiz": .integer(256), "agrp": .string("unsigned"), "pdmn": .string("aku"),
+                "labl": .string("signing key"),
+                "perm": .bool(true), "sign": .bool(true), "decr": .bool(false),
+                "sdat": .date(Date(timeIntervalSince1970: 0)),
             ],
             secret: Array(1...32)),
         Item(
@@ -100,11 +105,15 @@ enum GoldenKeychainFixture {
     static let protectedItems: [Item] = [
         Item(
             itemClass: .genericPassword,
-            attributes: ["svce": .string("vault"), "acct": .string("erin"), "agrp": .string("unsigned"), "pdmn": .string("akpu")],
+            attributes: [
+                "svce": .string("vault"), "acct": .string("erin"), "agrp": .string("unsigned"), "pdmn": .string("akpu"),
+            ],
             secret: Array("passcode-bound".utf8)),
         Item(
             itemClass: .genericPassword,
-            attributes: ["svce": .string("vault"), "acct": .string("frank"), "agrp": .string("unsigned"), "pdmn": .string("ak")],
+            attributes: [
+                "svce": .string("vault"), "acct": .string("frank"), "agrp": .string("unsigned"), "pdmn": .string("ak"),
+            ],
             secret: Array("unlocked-only".utf8)),
         Item(
             itemClass: .internetPassword,

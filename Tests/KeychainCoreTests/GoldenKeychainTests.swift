@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// The golden keychains in `Fixtures/golden-v2/` (``GoldenKeychainFixture``) open with their fixed device
 /// key and read back every item, attribute for attribute and byte for byte: the on-disk format (the
@@ -14,7 +15,8 @@ struct GoldenKeychainTests {
         let manager = FileManager.default
         for (source, target) in [(file, temp.location.databasePath), ("device.key", temp.location.deviceKeyPath)] {
             let folder = (target as NSString).deletingLastPathComponent
-            try manager.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try manager.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let bytes = try Data(contentsOf: GoldenKeychainFixture.folder.appendingPathComponent(source))
             #expect(manager.createFile(atPath: target, contents: bytes, attributes: [.posixPermissions: 0o600]))
         }
@@ -42,7 +44,9 @@ struct GoldenKeychainTests {
         }
         var total = 0
         for itemClass in ItemClass.allCases {
-            total += try keystore.search(ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), projection: .attributes).count
+            total += try keystore.search(
+                ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), projection: .attributes
+            ).count
         }
         #expect(total == items.count)
         #expect(try keystore.verifyIntegrity() == items.count)
@@ -86,8 +90,10 @@ struct GoldenKeychainTests {
         let deviceKeyPath = folder + "/device.key"
         #expect(
             manager.createFile(
-                atPath: deviceKeyPath, contents: Data(GoldenKeychainFixture.deviceKey), attributes: [.posixPermissions: 0o600]))
-        try write(folder + "/login.keychain-db", deviceKeyPath: deviceKeyPath, GoldenKeychainFixture.items, password: nil)
+                atPath: deviceKeyPath, contents: Data(GoldenKeychainFixture.deviceKey),
+                attributes: [.posixPermissions: 0o600]))
+        try write(
+            folder + "/login.keychain-db", deviceKeyPath: deviceKeyPath, GoldenKeychainFixture.items, password: nil)
         try write(
             folder + "/protected.keychain-db", deviceKeyPath: deviceKeyPath, GoldenKeychainFixture.protectedItems,
             password: GoldenKeychainFixture.password)

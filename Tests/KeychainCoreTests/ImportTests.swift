@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// CSV password import and export (tracker issue 6). Fixtures are written here by hand, one per
 /// format, with quoting edge cases (commas, doubled quotes, line breaks inside quotes, CRLF) and
@@ -11,15 +12,16 @@ struct ImportTests {
     // MARK: - Fixtures
 
     /// Chrome/Edge, CRLF line endings as Chrome on Windows writes them.
-    static let chrome = [
-        "name,url,username,password,note",
-        "example.com,https://example.com/,alice,\"pa,ss\"\"word\",",
-        "Bücher,https://bücher.example/login,zoë,\"multi\r\nline\",\"note, with \"\"quotes\"\"\"",
-        "GitHub,https://github.com:8443/path/to,bob,s3cret,plain note",
-        "android,android://hash@com.example.app/,carol,pw,",
-        "nourl,,dave,pw,",
-        "nopassword,https://nopw.example/,erin,,",
-    ].joined(separator: "\r\n") + "\r\n"
+    static let chrome =
+        [
+            "name,url,username,password,note",
+            "example.com,https://example.com/,alice,\"pa,ss\"\"word\",",
+            "Bücher,https://bücher.example/login,zoë,\"multi\r\nline\",\"note, with \"\"quotes\"\"\"",
+            "GitHub,https://github.com:8443/path/to,bob,s3cret,plain note",
+            "android,android://hash@com.example.app/,carol,pw,",
+            "nourl,,dave,pw,",
+            "nopassword,https://nopw.example/,erin,,",
+        ].joined(separator: "\r\n") + "\r\n"
 
     static let firefox = #"""
         "url","username","password","httpRealm","formActionOrigin","guid","timeCreated","timeLastUsed","timePasswordChanged"
@@ -54,7 +56,8 @@ struct ImportTests {
     func items(_ keystore: Keystore) throws -> [String: (attributes: [String: AttributeValue], secret: String)] {
         var result: [String: (attributes: [String: AttributeValue], secret: String)] = [:]
         let records = try keystore.search(
-            ItemQuery(itemClass: .internetPassword, scope: .all, synchronizable: .any), projection: [.attributes, .secret])
+            ItemQuery(itemClass: .internetPassword, scope: .all, synchronizable: .any),
+            projection: [.attributes, .secret])
         for record in records {
             guard case .string(let server)? = record.attributes["srvr"] else { continue }
             result[server] = (record.attributes, record.secret!.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
@@ -129,7 +132,8 @@ struct ImportTests {
     func appleImport() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        let summary = try keystore.importPasswords(csv: csv(Self.apple), accessGroup: "test", protection: .afterFirstUnlock)
+        let summary = try keystore.importPasswords(
+            csv: csv(Self.apple), accessGroup: "test", protection: .afterFirstUnlock)
         #expect(summary.format == .applePasswords)
         #expect(summary.imported == 2)
         #expect(summary.oneTimeCodesNotImported == 1)
@@ -202,17 +206,21 @@ struct ImportTests {
     func duplicateInsideFile() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        let text = "name,url,username,password\nA,https://a.example/,u,1\nB,https://b.example/,u,2\nA again,https://a.example/,u,3\n"
-        #expect(throws: KeychainFailure.self) { try keystore.importPasswords(csv: csv(text), accessGroup: "g", policy: .fail) }
+        let text =
+            "name,url,username,password\nA,https://a.example/,u,1\nB,https://b.example/,u,2\nA again,https://a.example/,u,3\n"
+        #expect(throws: KeychainFailure.self) {
+            try keystore.importPasswords(csv: csv(text), accessGroup: "g", policy: .fail)
+        }
         #expect(try items(keystore).isEmpty)
     }
 
-    @Test("an unknown header is refused with errSecUnknownFormat, broken quoting with errSecDecode, nothing stored",
-          arguments: [
+    @Test(
+        "an unknown header is refused with errSecUnknownFormat, broken quoting with errSecDecode, nothing stored",
+        arguments: [
             ("user,pass\nalice,pw\n", KeychainStatus.unknownFormat), ("", KeychainStatus.unknownFormat),
             ("name,url,username,password\nx,https://x.example/,u,\"unterminated\n", KeychainStatus.decode),
             ("name,url,username,password\nx,https://x.example/,u,\"pw\"junk\n", KeychainStatus.decode),
-          ])
+        ])
     func refused(text: String, status: KeychainStatus) throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
@@ -221,7 +229,9 @@ struct ImportTests {
             Issue.record("the file was imported")
         } catch {
             #expect(error.status == status)
-            #expect(!error.description.contains("unterminated") || status != .decode || error.description.contains("line 2"))
+            #expect(
+                !error.description.contains("unterminated") || status != .decode || error.description.contains("line 2")
+            )
         }
         #expect(try items(keystore).isEmpty)
     }
@@ -252,21 +262,23 @@ struct ImportTests {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         _ = try keystore.importPasswords(csv: csv(Self.chrome), accessGroup: "test")
-        _ = try keystore.add(.genericPassword, attributes: genericItem("not", "exported", .whenUnlocked), secret: secret("x"))
+        _ = try keystore.add(
+            .genericPassword, attributes: genericItem("not", "exported", .whenUnlocked), secret: secret("x"))
         let path = temp.directory + "/out.csv"
         let report = try keystore.exportPasswords(to: path)
         #expect(report.exported == 3)
         #expect(report.description.contains("plain text"))
         #expect(FileSystem.permissions(path) == 0o600)
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text == #"""
-            name,url,username,password,note
-            example.com,https://example.com/,alice,"pa,ss""word",
-            Bücher,https://bücher.example/login,zoë,"multi\#r
-            line","note, with ""quotes"""
-            GitHub,https://github.com:8443/path/to,bob,s3cret,plain note
+        #expect(
+            text == #"""
+                name,url,username,password,note
+                example.com,https://example.com/,alice,"pa,ss""word",
+                Bücher,https://bücher.example/login,zoë,"multi\#r
+                line","note, with ""quotes"""
+                GitHub,https://github.com:8443/path/to,bob,s3cret,plain note
 
-            """#)
+                """#)
 
         let other = try TemporaryKeychain()
         let copy = try other.open()
@@ -312,21 +324,23 @@ struct ImportCSVParserTests {
         }
     }
 
-    @Test("records, fields and quoting", arguments: [
-        ("a,b\nc,d\n", [["a", "b"], ["c", "d"]]),
-        ("a,b\r\nc,d", [["a", "b"], ["c", "d"]]),
-        ("a,b\rc,d\r", [["a", "b"], ["c", "d"]]),
-        ("\"a,b\",\"c\"\"d\"\n", [["a,b", "c\"d"]]),
-        ("\"line\nbreak\",\"crlf\r\nbreak\"\n", [["line\nbreak", "crlf\r\nbreak"]]),
-        ("a,,\n", [["a", "", ""]]),
-        ("a,\"\",b", [["a", "", "b"]]),
-        ("\u{FEFF}name,url\n", [["name", "url"]]),
-        ("a\n\n\nb\n", [["a"], ["b"]]),
-        ("ab\"c,d\n", [["ab\"c", "d"]]),
-        ("\"\"\"\"\n", [["\""]]),
-        ("é,日本,🔑\n", [["é", "日本", "🔑"]]),
-        (" a , b \n", [[" a ", " b "]]),
-    ])
+    @Test(
+        "records, fields and quoting",
+        arguments: [
+            ("a,b\nc,d\n", [["a", "b"], ["c", "d"]]),
+            ("a,b\r\nc,d", [["a", "b"], ["c", "d"]]),
+            ("a,b\rc,d\r", [["a", "b"], ["c", "d"]]),
+            ("\"a,b\",\"c\"\"d\"\n", [["a,b", "c\"d"]]),
+            ("\"line\nbreak\",\"crlf\r\nbreak\"\n", [["line\nbreak", "crlf\r\nbreak"]]),
+            ("a,,\n", [["a", "", ""]]),
+            ("a,\"\",b", [["a", "", "b"]]),
+            ("\u{FEFF}name,url\n", [["name", "url"]]),
+            ("a\n\n\nb\n", [["a"], ["b"]]),
+            ("ab\"c,d\n", [["ab\"c", "d"]]),
+            ("\"\"\"\"\n", [["\""]]),
+            ("é,日本,🔑\n", [["é", "日本", "🔑"]]),
+            (" a , b \n", [[" a ", " b "]]),
+        ])
     func records(text: String, expected: [[String]]) throws {
         #expect(try parse(text) == expected)
     }

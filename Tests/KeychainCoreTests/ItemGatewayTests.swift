@@ -93,7 +93,8 @@ struct ItemGatewayTests {
 
     // MARK: - Releasing secrets
 
-    @Test("a secret leaves the gateway only through the releasing search, an access-controlled one only when authorized")
+    @Test(
+        "a secret leaves the gateway only through the releasing search, an access-controlled one only when authorized")
     func secretsOnlyThroughRelease() throws {
         let keychain = try TemporaryKeychain()
         let gateway = try gateway(keychain)
@@ -113,7 +114,8 @@ struct ItemGatewayTests {
         #expect(skipped.map { $0.attributes["svce"] } == [.string("plain")])
         #expect(skipped.first?.secret?.constantTimeEquals(Array("p".utf8)) == true)
         var fail = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .fail, reason: nil)
-        #expect(status { _ = try gateway.search(query, projection: .attributes, release: &fail) } == .interactionNotAllowed)
+        #expect(
+            status { _ = try gateway.search(query, projection: .attributes, release: &fail) } == .interactionNotAllowed)
         var withhold = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: .fail, reason: nil)
         let withheld = try gateway.search(query, projection: .attributes, release: &withhold, refusal: .withholdsSecret)
         #expect(withheld.map { $0.attributes["svce"] } == [.string("plain"), .string("guarded")])
@@ -140,7 +142,8 @@ struct ItemGatewayTests {
         // Without a new secret the stored one is kept (`security add-… -U` without -w).
         #expect(try gateway.upsert(NewItem(.genericPassword, attributes: attributes, secret: nil)) == .updated(1))
         #expect(
-            try gateway.keystore.search(query, projection: .secret).first?.secret?.constantTimeEquals(Array("two".utf8)) == true)
+            try gateway.keystore.search(query, projection: .secret).first?.secret?.constantTimeEquals(Array("two".utf8))
+                == true)
         // A plain add of the same primary key is errSecDuplicateItem.
         #expect(
             status { _ = try gateway.add(NewItem(.genericPassword, attributes: attributes, secret: nil)) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeychainCore
 
 /// The item record format (`docs/RECORD-FORMAT.md`, tracker issue 15): exact bytes, round trips,

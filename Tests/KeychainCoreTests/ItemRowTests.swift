@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// The permanent numbers and orders the on-disk format is made of, written down once in `ItemRow` and
 /// `KeybagEntry` (issue 13). A change to any of them would make existing keychains unreadable, so each
@@ -10,9 +11,11 @@ import KeychainTesting
 struct ItemRowTests {
     /// A generic password row sealed with fresh keys: the row, its attributes, its codec and class key.
     static func sealedRow() throws -> (ItemRow, [String: AttributeValue], ItemCodec, ClassKey) {
-        let codec = ItemCodec(keychainID: Array(repeating: 7, count: 16), indexKey: IndexKey(SecureBytes.random(count: 32)))
+        let codec = ItemCodec(
+            keychainID: Array(repeating: 7, count: 16), indexKey: IndexKey(SecureBytes.random(count: 32)))
         let classKey = ClassKey.random()
-        let attributes = StoreSession.normalized(.genericPassword, ["svce": .string("s"), "acct": .string("a"), "agrp": .string("g")])
+        let attributes = StoreSession.normalized(
+            .genericPassword, ["svce": .string("s"), "acct": .string("a"), "agrp": .string("g")])
         let row = try ItemRow.seal(
             .genericPassword, attributes: attributes, secret: SecureBytes(copying: Array("secret".utf8)),
             persistentRef: Array("genp".utf8) + Array(repeating: 1, count: 16), protection: .whenUnlocked, sync: false,
@@ -24,7 +27,10 @@ struct ItemRowTests {
     func taggedColumns() {
         #expect(
             ItemRow.taggedColumns.map(\.rawValue)
-                == ["persistref", "class", "pdmn", "sync", "agrp", "pk", "acct", "name", "wrapped_key", "attributes", "secret"])
+                == [
+                    "persistref", "class", "pdmn", "sync", "agrp", "pk", "acct", "name", "wrapped_key", "attributes",
+                    "secret",
+                ])
         #expect(ItemRow.taggedColumns.filter(\.isInteger) == [.itemClass, .protection, .sync])
     }
 
@@ -47,7 +53,8 @@ struct ItemRowTests {
         try database.prepare(ItemRow.insertSQL).run(row.taggedValues + [.blob(row.tag)])
         #expect(try stored() == row.taggedValues + [.blob(row.tag)])
         // A rewrite keeps the persistent reference and class (its first two columns) and replaces the rest.
-        let key = try #require(row.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
+        let key = try #require(
+            row.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
         var changed = attributes
         changed["labl"] = .string("label")
         let resealed = try row.resealed(attributes: changed, secret: nil, itemKey: key, codec: codec)
@@ -88,20 +95,26 @@ struct ItemRowTests {
     func sealAndReseal() throws {
         let (row, attributes, codec, classKey) = try Self.sealedRow()
         #expect(row.tag == codec.rowTag(row.taggedValues))
-        let key = try #require(row.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
-        #expect(row.openItemKey(classKey: ClassKey.random(), associatedData: row.associatedData(.key, codec: codec)) == nil)
+        let key = try #require(
+            row.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
+        #expect(
+            row.openItemKey(classKey: ClassKey.random(), associatedData: row.associatedData(.key, codec: codec)) == nil)
         #expect(row.openItemKey(classKey: classKey, associatedData: row.associatedData(.secret, codec: codec)) == nil)
-        let secret = Sodium.openSecret(row.secret ?? [], key: key.bytes, associatedData: row.associatedData(.secret, codec: codec))
+        let secret = Sodium.openSecret(
+            row.secret ?? [], key: key.bytes, associatedData: row.associatedData(.secret, codec: codec))
         #expect(secret?.constantTimeEquals(Array("secret".utf8)) == true)
 
         var changed = attributes
         changed["labl"] = .string("label")
         let resealed = try row.resealed(attributes: changed, secret: nil, itemKey: key, codec: codec)
-        #expect(resealed.wrappedKey == row.wrappedKey && resealed.secret == row.secret && resealed.digests == row.digests)
+        #expect(
+            resealed.wrappedKey == row.wrappedKey && resealed.secret == row.secret && resealed.digests == row.digests)
         #expect(resealed.attributes != row.attributes && resealed.tag != row.tag)
         #expect(resealed.tag == codec.rowTag(resealed.taggedValues))
         let plain = try #require(
-            Sodium.open(resealed.attributes, key: key.bytes, associatedData: resealed.associatedData(.attributes, codec: codec)))
+            Sodium.open(
+                resealed.attributes, key: key.bytes, associatedData: resealed.associatedData(.attributes, codec: codec))
+        )
         #expect(ItemCodec.decodeAttributes(plain) == changed)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// The key and certificate classes in the engine (tracker issue 18): Apple's primary keys
 /// (APPLE-SEMANTICS.md rule 3), defaults (rule 12), persistent references, index columns.
@@ -25,7 +26,9 @@ struct KeyClassTests {
         #expect(ItemClass.certificate.descriptor("klbl") == nil)
     }
 
-    @Test("defaults: keys WhenUnlocked, certificates Always; missing key attributes get zero values; refs carry the class")
+    @Test(
+        "defaults: keys WhenUnlocked, certificates Always; missing key attributes get zero values; refs carry the class"
+    )
     func defaults() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
@@ -37,27 +40,38 @@ struct KeyClassTests {
         #expect(keyRef.prefix(4) == Data("keys".utf8))
         #expect(certRef.prefix(4) == Data("cert".utf8))
         let key = try #require(
-            keystore.search(ItemQuery(itemClass: .key, filters: ["klbl": Self.label], scope: .all), projection: .attributes).first)
+            keystore.search(
+                ItemQuery(itemClass: .key, filters: ["klbl": Self.label], scope: .all), projection: .attributes
+            ).first)
         #expect(key.protection == .whenUnlocked)
         #expect(key.attributes["bsiz"] == .integer(0))
         #expect(key.attributes["sdat"] == .date(Date(timeIntervalSinceReferenceDate: 0)))
         #expect(key.attributes["atag"] == .string(""))
         let cert = try #require(
-            keystore.search(ItemQuery(itemClass: .certificate, filters: ["slnr": .data(Data([2]))], scope: .all), projection: .attributes)
-                .first)
+            keystore.search(
+                ItemQuery(itemClass: .certificate, filters: ["slnr": .data(Data([2]))], scope: .all),
+                projection: .attributes
+            )
+            .first)
         #expect(cert.protection == .always)
         #expect(cert.attributes["ctyp"] == .integer(0))
         // Uniqueness on the primary key only: a new label is still a duplicate, another tag is not.
         #expect(throws: KeychainFailure.self) {
             try keystore.add(
-                .key, attributes: ["agrp": .string("g"), "klbl": Self.label, "kcls": .integer(1), "labl": .string("x")],
+                .key,
+                attributes: ["agrp": .string("g"), "klbl": Self.label, "kcls": .integer(1), "labl": .string("x")],
                 secret: nil)
         }
         _ = try keystore.add(
             .key, attributes: ["agrp": .string("g"), "klbl": Self.label, "kcls": .integer(1), "atag": .string("t")],
             secret: nil)
-        #expect(try keystore.search(ItemQuery(itemClass: .key, filters: ["klbl": Self.label], scope: .all), projection: []).count == 2)
-        #expect(try keystore.search(ItemQuery(itemClass: .key, filters: ["atag": .string("t")], scope: .all), projection: []).count == 1)
+        #expect(
+            try keystore.search(ItemQuery(itemClass: .key, filters: ["klbl": Self.label], scope: .all), projection: [])
+                .count == 2)
+        #expect(
+            try keystore.search(
+                ItemQuery(itemClass: .key, filters: ["atag": .string("t")], scope: .all), projection: []
+            ).count == 1)
         // A password search never sees keys or certificates.
         #expect(try keystore.search(ItemQuery(itemClass: .genericPassword, scope: .all), projection: []).isEmpty)
         #expect(try keystore.verifyIntegrity() == 3)

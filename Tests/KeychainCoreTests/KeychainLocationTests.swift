@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeychainCore
 
 @Suite("Keychain names and paths")
@@ -11,20 +12,28 @@ struct KeychainLocationTests {
         #expect(KeychainLocation.login(environment: environment).databasePath == "/data/keychains/login.keychain-db")
         #expect(KeychainLocation.login(environment: environment).deviceKeyPath == "/state/keychains/device.key")
         let bare = ["HOME": "/home/u"]
-        #expect(KeychainLocation.login(environment: bare).databasePath == "/home/u/.local/share/keychains/login.keychain-db")
+        #expect(
+            KeychainLocation.login(environment: bare).databasePath == "/home/u/.local/share/keychains/login.keychain-db"
+        )
         #expect(KeychainLocation.login(environment: bare).deviceKeyPath == "/home/u/.local/state/keychains/device.key")
     }
 
-    @Test("X.keychain means X.keychain-db, as on macOS since 10.12", arguments: ["login", "login.keychain", "login.keychain-db"])
+    @Test(
+        "X.keychain means X.keychain-db, as on macOS since 10.12",
+        arguments: ["login", "login.keychain", "login.keychain-db"])
     func legacySuffix(name: String) {
-        #expect(KeychainLocation.named(name, environment: environment).databasePath == "/data/keychains/login.keychain-db")
+        #expect(
+            KeychainLocation.named(name, environment: environment).databasePath == "/data/keychains/login.keychain-db")
     }
 
     @Test("a relative path is made absolute against the current folder and normalised")
     func relativePath() {
         let cwd = FileManager.default.currentDirectoryPath
         let expected = URL(fileURLWithPath: cwd).appendingPathComponent("sub/work.keychain-db").standardizedFileURL.path
-        #expect(KeychainLocation.named("./sub/../sub/work.keychain-db", environment: environment).databasePath == expected)
-        #expect(KeychainLocation.named("/abs/dir/work.keychain", environment: environment).databasePath == "/abs/dir/work.keychain-db")
+        #expect(
+            KeychainLocation.named("./sub/../sub/work.keychain-db", environment: environment).databasePath == expected)
+        #expect(
+            KeychainLocation.named("/abs/dir/work.keychain", environment: environment).databasePath
+                == "/abs/dir/work.keychain-db")
     }
 }

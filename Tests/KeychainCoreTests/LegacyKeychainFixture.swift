@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import KeychainCore
 
 /// The golden keychain in `Fixtures/legacy-plist-records/` (tracker issue 15): a keychain written by
@@ -46,7 +47,9 @@ enum LegacyKeychainFixture {
             secret: "bob's secret"),
         Item(
             itemClass: .genericPassword,
-            attributes: ["svce": .string("device-id"), "acct": .string(""), "agrp": .string("unsigned"), "pdmn": .string("dku")],
+            attributes: [
+                "svce": .string("device-id"), "acct": .string(""), "agrp": .string("unsigned"), "pdmn": .string("dku"),
+            ],
             secret: "3F2504E0-4F89-11D3-9A0C-0305E82C3301"),
         Item(
             itemClass: .genericPassword,

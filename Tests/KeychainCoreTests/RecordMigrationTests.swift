@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// Converting keychains written before the item record format (tracker issue 15): the golden
 /// keychain in `Fixtures/legacy-plist-records/` opens, is converted, and reads back every item; a
@@ -18,7 +19,8 @@ struct RecordMigrationTests {
             ("login.keychain-db", temp.location.databasePath), ("device.key", temp.location.deviceKeyPath),
         ] {
             let folder = (target as NSString).deletingLastPathComponent
-            try manager.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try manager.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let bytes = try Data(contentsOf: LegacyKeychainFixture.folder.appendingPathComponent(file))
             #expect(manager.createFile(atPath: target, contents: bytes, attributes: [.posixPermissions: 0o600]))
         }
@@ -40,7 +42,9 @@ struct RecordMigrationTests {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) -> (records: Int, legacy: Int) in
             var counts = (records: 0, legacy: 0)
             for itemClass in ItemClass.allCases {
-                for row in try s.candidateRows(ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), withSecret: false) {
+                for row in try s.candidateRows(
+                    ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), withSecret: false)
+                {
                     var ad = s.associatedData(.attributes, row)
                     AssociatedData.relabel(&ad, .item, as: .key)
                     let key = try s.itemKey(row, associatedData: ad)
@@ -71,7 +75,9 @@ struct RecordMigrationTests {
             #expect(found.first?.secret?.constantTimeEquals(Array(item.secret.utf8)) == true)
         }
         for itemClass in ItemClass.allCases {
-            total += try keystore.search(ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), projection: .attributes).count
+            total += try keystore.search(
+                ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), projection: .attributes
+            ).count
         }
         #expect(total == LegacyKeychainFixture.items.count)
     }
@@ -85,7 +91,9 @@ struct RecordMigrationTests {
         #expect(try formats(keystore) == (records: LegacyKeychainFixture.items.count, legacy: 0))
         #expect(try keystore.verifyIntegrity() == LegacyKeychainFixture.items.count)
         try expectEveryItem(keystore)
-        #expect(try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.legacyRecordClasses() } == 0)
+        #expect(
+            try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.legacyRecordClasses() }
+                == 0)
         // Nothing is left to do, now or at the next open.
         #expect(try keystore.migrateLegacyRecords() == RecordMigrationReport())
     }
@@ -100,11 +108,15 @@ struct RecordMigrationTests {
         #expect(report.converted == LegacyKeychainFixture.items.count)
         #expect(report.alreadyCurrent == 0 && report.unopenable == 0 && report.lockedClasses.isEmpty)
         #expect(try formats(keystore) == (records: LegacyKeychainFixture.items.count, legacy: 0))
-        #expect(try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.legacyRecordClasses() } == 0)
+        #expect(
+            try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.legacyRecordClasses() }
+                == 0)
         #expect(try keystore.verifyIntegrity() == LegacyKeychainFixture.items.count)
     }
 
-    @Test("a conversion killed at any step leaves old or new rows, never neither; the next open finishes it", arguments: Keystore.recordMigrationCrashPoints)
+    @Test(
+        "a conversion killed at any step leaves old or new rows, never neither; the next open finishes it",
+        arguments: Keystore.recordMigrationCrashPoints)
     func killedConversion(point: String) throws {
         let temp = try legacyCopy()
         let (process, pipe) = try StressProcess.start(
@@ -112,14 +124,19 @@ struct RecordMigrationTests {
             environment: ["KEYCHAIN_CRASH_POINT": point])
         _ = StressProcess.lines(pipe)
         process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL, "not killed at \(point)")
-        #expect(userVersion(temp.location.databasePath) == (point == "records.marked" ? Schema.legacyRecordVersion : Schema.version))
+        #expect(
+            process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+            "not killed at \(point)")
+        #expect(
+            userVersion(temp.location.databasePath)
+                == (point == "records.marked" ? Schema.legacyRecordVersion : Schema.version))
         // As the kill left it: every row old or new (the first batch is one class, one row).
         let converted = ["records.marked": 0, "records.converted": 0, "records.committed": 1][point] ?? 6
         do {
             let untouched = try Keystore(location: temp.location, convertingRecords: false)
             #expect(try untouched.verifyIntegrity() == LegacyKeychainFixture.items.count)
-            #expect(try formats(untouched) == (records: converted, legacy: LegacyKeychainFixture.items.count - converted))
+            #expect(
+                try formats(untouched) == (records: converted, legacy: LegacyKeychainFixture.items.count - converted))
             try expectEveryItem(untouched)
         }
         let keystore = try temp.open()

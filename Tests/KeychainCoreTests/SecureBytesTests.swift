@@ -1,4 +1,5 @@
 import Testing
+
 @testable import KeychainCore
 
 @Suite("Secrets in memory")

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import KeychainCore
 
 /// Runs the `keychain-stress` executable built beside the test bundle.

@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// Tampering with a keychain file is detected (tracker issues 2 and 8): every case is `errSecDecode`
 /// for the item concerned or a refused database, never wrong data, and other items stay readable.
@@ -29,8 +30,9 @@ struct TamperTests {
         sqlite3_prepare_v2(db, "SELECT \(column) FROM items WHERE rowid = \(rowid)", -1, &select, nil)
         defer { sqlite3_finalize(select) }
         guard sqlite3_step(select) == SQLITE_ROW else { throw KeychainFailure(.itemNotFound) }
-        var bytes = [UInt8](UnsafeRawBufferPointer(
-            start: sqlite3_column_blob(select, 0), count: Int(sqlite3_column_bytes(select, 0))))
+        var bytes = [UInt8](
+            UnsafeRawBufferPointer(
+                start: sqlite3_column_blob(select, 0), count: Int(sqlite3_column_bytes(select, 0))))
         bytes[bytes.count - 1] ^= 1
         var update: OpaquePointer?
         sqlite3_prepare_v2(db, "UPDATE items SET \(column) = ? WHERE rowid = \(rowid)", -1, &update, nil)
@@ -42,8 +44,10 @@ struct TamperTests {
     func prepared() throws -> (TemporaryKeychain, Keystore) {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "alice", .always), secret: secret("alice-secret"))
-        _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "bob", .always), secret: secret("bob-secret"))
+        _ = try keystore.add(
+            .genericPassword, attributes: genericItem("svc", "alice", .always), secret: secret("alice-secret"))
+        _ = try keystore.add(
+            .genericPassword, attributes: genericItem("svc", "bob", .always), secret: secret("bob-secret"))
         return (temp, keystore)
     }
 
@@ -57,7 +61,9 @@ struct TamperTests {
         }
     }
 
-    static let columns = ["persistref", "class", "pdmn", "sync", "agrp", "pk", "acct", "name", "wrapped_key", "attributes", "secret"]
+    static let columns = [
+        "persistref", "class", "pdmn", "sync", "agrp", "pk", "acct", "name", "wrapped_key", "attributes", "secret",
+    ]
 
     @Test("flipping a bit in any column of a row is detected for that row only", arguments: columns)
     func flipBit(column: String) throws {
@@ -75,7 +81,8 @@ struct TamperTests {
         case .failure(let status):
             // A damaged ciphertext is errSecDecode; only a damaged index column may make the row
             // invisible to the lookup (it is then not this item's row any more).
-            let allowed: [KeychainStatus] = ["wrapped_key", "attributes", "secret"].contains(column) ? [.decode] : [.decode, .itemNotFound]
+            let allowed: [KeychainStatus] =
+                ["wrapped_key", "attributes", "secret"].contains(column) ? [.decode] : [.decode, .itemNotFound]
             #expect(allowed.contains(status), "status \(status)")
         }
         // Either way it must never be bob's (or any other) data, and bob stays readable.
@@ -114,7 +121,9 @@ struct TamperTests {
         #expect(throws: KeychainFailure.self) { try keystore.verifyIntegrity() }
     }
 
-    @Test("every bit flip is also caught by the integrity check", arguments: ["wrapped_key", "attributes", "secret", "pk"])
+    @Test(
+        "every bit flip is also caught by the integrity check",
+        arguments: ["wrapped_key", "attributes", "secret", "pk"])
     func flipCaughtByIntegrity(column: String) throws {
         let (temp, keystore) = try prepared()
         let rowid = try #require(try firstRowid(temp, account: "alice", keystore: keystore))
@@ -171,9 +180,11 @@ struct TamperTests {
     func garbage() throws {
         let temp = try TemporaryKeychain()
         try FileManager.default.createDirectory(
-            atPath: (temp.location.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            atPath: (temp.location.databasePath as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         let junk = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        _ = FileManager.default.createFile(atPath: temp.location.databasePath, contents: junk, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: temp.location.databasePath, contents: junk, attributes: [.posixPermissions: 0o600])
         do {
             _ = try temp.open()
             Issue.record("garbage opened as a keychain")
@@ -199,8 +210,10 @@ struct TamperTests {
     func emptyFile() throws {
         let temp = try TemporaryKeychain()
         try FileManager.default.createDirectory(
-            atPath: (temp.location.databasePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: temp.location.databasePath, contents: Data(), attributes: [.posixPermissions: 0o600])
+            atPath: (temp.location.databasePath as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(
+            atPath: temp.location.databasePath, contents: Data(), attributes: [.posixPermissions: 0o600])
         #expect(throws: KeychainFailure.self) { _ = try temp.open() }
         #expect(FileManager.default.contents(atPath: temp.location.databasePath) == Data())
     }

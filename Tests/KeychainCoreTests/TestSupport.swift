@@ -1,6 +1,7 @@
 import Foundation
-@testable import KeychainCore
 import KeychainTesting
+
+@testable import KeychainCore
 
 // The temporary keychain itself is `KeychainTesting.TemporaryKeychain`, shared by every suite.
 

@@ -27,7 +27,8 @@ struct TypedRequestValuesTests {
         }
         func accounts(_ synchronizable: Synchronizable) throws -> Set<String> {
             let query = ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: synchronizable)
-            return Set(try keystore.search(query, projection: .attributes).compactMap { $0.attributes.string(.account) })
+            return Set(
+                try keystore.search(query, projection: .attributes).compactMap { $0.attributes.string(.account) })
         }
         #expect(ItemQuery(itemClass: .genericPassword, scope: .all).synchronizable == .no)
         #expect(try accounts(.no) == ["local"])
@@ -41,7 +42,8 @@ struct TypedRequestValuesTests {
     /// SecItem.h's `kSecAttrAccessible…` raw values (the `pdmn` strings).
     static let appleRawValues: [(String, ProtectionClass)] = [
         ("ak", .whenUnlocked), ("ck", .afterFirstUnlock), ("dk", .always), ("aku", .whenUnlockedThisDeviceOnly),
-        ("cku", .afterFirstUnlockThisDeviceOnly), ("dku", .alwaysThisDeviceOnly), ("akpu", .whenPasscodeSetThisDeviceOnly),
+        ("cku", .afterFirstUnlockThisDeviceOnly), ("dku", .alwaysThisDeviceOnly),
+        ("akpu", .whenPasscodeSetThisDeviceOnly),
     ]
 
     @Test("rule 12: the one pdmn parser accepts Apple's raw values only", arguments: appleRawValues)

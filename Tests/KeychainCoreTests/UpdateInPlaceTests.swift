@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import KeychainCore
 import KeychainTesting
+import Testing
+
+@testable import KeychainCore
 
 /// Updates that leave an item's identity alone rewrite only what changed (tracker issue 15): a new
 /// secret or a new label keeps the item key and every index column; a change of account is a full
@@ -34,7 +35,8 @@ struct UpdateInPlaceTests {
     func prepared() throws -> (TemporaryKeychain, Keystore, [String: [UInt8]]) {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        _ = try keystore.add(.genericPassword, attributes: genericItem("svc", "me", .whenUnlocked), secret: secret("one"))
+        _ = try keystore.add(
+            .genericPassword, attributes: genericItem("svc", "me", .whenUnlocked), secret: secret("one"))
         return (temp, keystore, try columns(keystore))
     }
 
@@ -82,7 +84,9 @@ struct UpdateInPlaceTests {
         let (_, keystore, before) = try prepared()
         var attributes = genericItem("svc", "me", .whenUnlocked)
         attributes["agrp"] = nil
-        #expect(try keystore.upsert(.genericPassword, attributes: attributes, secret: secret("three"), groups: ["test"]) == .updated(1))
+        #expect(
+            try keystore.upsert(.genericPassword, attributes: attributes, secret: secret("three"), groups: ["test"])
+                == .updated(1))
         let after = try columns(keystore)
         for name in Self.identity { #expect(after[name] == before[name], "\(name)") }
         #expect(try stored(keystore, account: "me")?.secret?.constantTimeEquals(Array("three".utf8)) == true)

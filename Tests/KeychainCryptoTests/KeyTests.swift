@@ -61,7 +61,9 @@ struct KeyTests {
         #expect(throws: CryptoError.self) {
             try CryptoKey(ecPrivateScalar: SensitiveBytes(copying: [UInt8](repeating: 0, count: width)), curve: curve)
         }
-        #expect(throws: CryptoError.self) { try CryptoKey(ecPrivateScalar: SensitiveBytes(copying: one + [0]), curve: curve) }
+        #expect(throws: CryptoError.self) {
+            try CryptoKey(ecPrivateScalar: SensitiveBytes(copying: one + [0]), curve: curve)
+        }
     }
 
     @Test("RSA keys use PKCS #1 DER; block size is the modulus length")

@@ -10,7 +10,8 @@ import Testing
     "Wycheproof vectors",
     .enabled(
         if: Wycheproof.isDownloaded,
-        "the Wycheproof vectors are absent: run scripts/wycheproof (it needs github.com, which CI cannot reach) or set WYCHEPROOF_DIR"))
+        "the Wycheproof vectors are absent: run scripts/wycheproof (it needs github.com, which CI cannot reach) or set WYCHEPROOF_DIR"
+    ))
 struct WycheproofTests {
     struct Tally: CustomStringConvertible {
         var valid = 0

@@ -147,6 +147,7 @@ func secret(_ text: String) -> SecureBytes { SecureBytes(copying: Array(text.utf
 
 func readSecret(_ store: Keystore, _ service: String) throws -> String? {
     let records = try store.search(
-        ItemQuery(itemClass: .genericPassword, filters: ["svce": .string(service)], scope: .all), projection: [.attributes, .secret])
+        ItemQuery(itemClass: .genericPassword, filters: ["svce": .string(service)], scope: .all),
+        projection: [.attributes, .secret])
     return records.first?.secret.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 }

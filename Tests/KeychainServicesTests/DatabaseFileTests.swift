@@ -1,9 +1,9 @@
 import Foundation
-import KeychainTestProcess
 import KeychainCore
 import KeychainServices
-import Testing
+import KeychainTestProcess
 import KeychainTesting
+import Testing
 
 /// Files that are not a usable keychain are refused with a status and never rewritten or replaced
 /// (design brief, "Files on disk"; Schema.swift). Statuses: errSecInvalidKeychain (-25295) for a file that
@@ -28,7 +28,9 @@ struct DatabaseFileTests {
     /// no -wal file is left), with its device key.
     static func validKeychain() throws -> (database: Data, deviceKey: Data) {
         let source = try TemporaryKeychain()
-        try source.run { #expect(add(genericPassword(service: "svc", account: "acct"), secret: "secret") == errSecSuccess) }
+        try source.run {
+            #expect(add(genericPassword(service: "svc", account: "acct"), secret: "secret") == errSecSuccess)
+        }
         #expect(!FileManager.default.fileExists(atPath: source.location.databasePath + "-wal"))
         return (
             try Data(contentsOf: URL(fileURLWithPath: source.location.databasePath)),
@@ -42,7 +44,8 @@ struct DatabaseFileTests {
         _ = FileManager.default.createFile(
             atPath: keychain.location.databasePath, contents: database, attributes: [.posixPermissions: 0o600])
         if let deviceKey {
-            try FileManager.default.createDirectory(atPath: keychain.deviceKeyDirectory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: keychain.deviceKeyDirectory, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(
                 atPath: keychain.location.deviceKeyPath, contents: deviceKey, attributes: [.posixPermissions: 0o600])
         }
@@ -70,7 +73,8 @@ struct DatabaseFileTests {
         }
     }
 
-    @Test("A bad keychain file is refused with a status by every call, here and in another process, and never rewritten",
+    @Test(
+        "A bad keychain file is refused with a status by every call, here and in another process, and never rewritten",
         arguments: BadFile.allCases)
     func refused(kind: BadFile) throws {
         let keychain = try TemporaryKeychain()
@@ -106,7 +110,8 @@ struct DatabaseFileTests {
         let bytes = try Self.validKeychain().database
         try Self.install(bytes, deviceKey: Data((0..<32).map { _ in UInt8.random(in: 0...255) }), in: keychain)
         #expect(try HelperProcess.run(["get", "svc", "acct"], environment: keychain.environment) == "\(errSecDecode)")
-        #expect(try HelperProcess.run(["add", "new", "item", "x"], environment: keychain.environment) == "\(errSecDecode)")
+        #expect(
+            try HelperProcess.run(["add", "new", "item", "x"], environment: keychain.environment) == "\(errSecDecode)")
         #expect(FileManager.default.contents(atPath: keychain.location.databasePath) == bytes)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
-import KeychainTestProcess
 import KeychainServices
-import Testing
+import KeychainTestProcess
 import KeychainTesting
+import Testing
 
 /// Several processes on one keychain at once (design brief, "Concurrency": SQLite transactions, WAL,
 /// BEGIN IMMEDIATE and a busy timeout). Each helper runs `stress`: a deterministic mix of add, update,
@@ -18,7 +18,9 @@ struct MultiProcessTests {
     }
 
     /// Runs `workers` helpers at once on a keychain that none of them has created yet.
-    static func runWorkers(_ workers: Int, ops: Int, sharedKeys: Int, in keychain: TemporaryKeychain) throws -> [[Operation]] {
+    static func runWorkers(_ workers: Int, ops: Int, sharedKeys: Int, in keychain: TemporaryKeychain) throws
+        -> [[Operation]]
+    {
         let running = try (0..<workers).map { worker in
             try HelperProcess.Running(
                 ["stress", "\(worker)", "\(ops)", "\(sharedKeys)"], environment: keychain.environment,
@@ -33,7 +35,8 @@ struct MultiProcessTests {
                     Issue.record("malformed helper line: \(line)")
                     return nil
                 }
-                return Operation(kind: fields[0], service: fields[1], account: fields[2], value: fields[3], status: status)
+                return Operation(
+                    kind: fields[0], service: fields[1], account: fields[2], value: fields[3], status: status)
             }
         }
     }
@@ -43,7 +46,8 @@ struct MultiProcessTests {
         kind == "add" ? [errSecSuccess, errSecDuplicateItem] : [errSecSuccess, errSecItemNotFound]
     }
 
-    @Test("4 processes × 200 operations on private and shared keys: documented statuses only, and the exact final state")
+    @Test(
+        "4 processes × 200 operations on private and shared keys: documented statuses only, and the exact final state")
     func concurrentWorkers() throws {
         let keychain = try TemporaryKeychain()
         let workers = 4, ops = 200, sharedKeys = 4
@@ -92,7 +96,9 @@ struct MultiProcessTests {
             case "delete": sharedDeletes[operation.account, default: 0] += 1
             default: break
             }
-            if operation.kind == "add" || operation.kind == "update" { written[operation.account, default: []].insert(operation.value) }
+            if operation.kind == "add" || operation.kind == "update" {
+                written[operation.account, default: []].insert(operation.value)
+            }
         }
         for operation in shared where operation.kind == "get" && operation.status == errSecSuccess {
             #expect(written[operation.account, default: []].contains(operation.value), "read a value nobody wrote")
@@ -102,13 +108,18 @@ struct MultiProcessTests {
         try keychain.run {
             for worker in 0..<workers {
                 let service = "stress-w\(worker)"
-                let result = copy(genericPassword(service: service, account: nil, [
-                    kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: kCFBooleanTrue!,
-                    kSecReturnData as String: kCFBooleanTrue!,
-                ]))
+                let result = copy(
+                    genericPassword(
+                        service: service, account: nil,
+                        [
+                            kSecMatchLimit as String: kSecMatchLimitAll,
+                            kSecReturnAttributes as String: kCFBooleanTrue!,
+                            kSecReturnData as String: kCFBooleanTrue!,
+                        ]))
                 var actual: [String: String] = [:]
                 for item in (result.result as? [[String: Any]]) ?? [] {
-                    actual[item[kSecAttrAccount as String] as? String ?? "?"] = (item[kSecValueData as String] as? Data)?.utf8Text
+                    actual[item[kSecAttrAccount as String] as? String ?? "?"] =
+                        (item[kSecValueData as String] as? Data)?.utf8Text
                 }
                 #expect(actual == expected[service], "final state of \(service)")
             }
@@ -139,7 +150,9 @@ struct MultiProcessTests {
         for process in running { #expect(try process.finish().lines == ["0"]) }
         try keychain.run {
             #expect(count(genericPassword(service: "race", account: nil)) == 8)
-            for worker in 0..<8 { #expect(secret(genericPassword(service: "race", account: "worker-\(worker)")) == "secret-\(worker)") }
+            for worker in 0..<8 {
+                #expect(secret(genericPassword(service: "race", account: "worker-\(worker)")) == "secret-\(worker)")
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import KeychainTesting
 import Security
 import Testing
-import KeychainTesting
 
 /// `import Security` alone gives iOS code the SecItem API (design brief: product `Security`,
 /// module `Security`; https://developer.apple.com/documentation/security).

@@ -1,8 +1,8 @@
 import Foundation
 import KeychainCore
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// The SecItem view of a keychain whose device key was lost (tracker issue 3, item 4): locked
 /// (`errSecInteractionNotAllowed`) until unlocked with its password, then only the `…ThisDeviceOnly`
@@ -19,7 +19,10 @@ struct ThisDeviceOnlyTests {
         let bound = genericPassword(service: "svc", account: "stays")
         try keychain.run {
             #expect(add(migratable, secret: "m") == errSecSuccess)
-            #expect(add(bound.merging([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]) { $1 }, secret: "b") == errSecSuccess)
+            #expect(
+                add(
+                    bound.merging([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]) { $1 },
+                    secret: "b") == errSecSuccess)
         }
         try Keystore(location: keychain.location).withdrawAllClassKeys()
         try FileManager.default.removeItem(atPath: keychain.location.deviceKeyPath)
@@ -27,7 +30,9 @@ struct ThisDeviceOnlyTests {
         let data = [kSecReturnData as String: true]
         try keychain.run {
             #expect(copy(migratable.merging(data) { $1 }).status == errSecInteractionNotAllowed)
-            #expect(copy(bound).status == errSecInteractionNotAllowed, "attribute-only queries too, never errSecItemNotFound")
+            #expect(
+                copy(bound).status == errSecInteractionNotAllowed,
+                "attribute-only queries too, never errSecItemNotFound")
             #expect(add(genericPassword(service: "svc", account: "new"), secret: "n") == errSecInteractionNotAllowed)
             #expect(SecItemDelete(migratable as CFDictionary) == errSecInteractionNotAllowed)
         }
@@ -41,7 +46,10 @@ struct ThisDeviceOnlyTests {
             #expect(copy(bound).status == errSecDecode)
             #expect(SecItemDelete(bound as CFDictionary) == errSecSuccess)
             #expect(copy(bound).status == errSecItemNotFound)
-            #expect(add(bound.merging([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]) { $1 }, secret: "b2") == errSecSuccess)
+            #expect(
+                add(
+                    bound.merging([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]) { $1 },
+                    secret: "b2") == errSecSuccess)
             #expect(copy(bound.merging(data) { $1 }).result as? Data == Data("b2".utf8))
         }
         try Keystore(location: keychain.location).withdrawAllClassKeys()

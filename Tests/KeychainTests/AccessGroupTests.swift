@@ -1,9 +1,9 @@
 import Foundation
 import KeychainCore
+import KeychainTesting
 import Testing
 
 @testable import Keychain
-import KeychainTesting
 
 /// Seed 003: sharing items between apps through an access group.
 @Suite("Access groups")

@@ -1,10 +1,10 @@
 import Foundation
 import KeychainCore
+import KeychainTesting
 import Synchronization
 import Testing
 
 @testable import Keychain
-import KeychainTesting
 
 /// Concurrency across connections. Two `Keystore` instances on one file are two SQLite connections,
 /// the same situation as two processes (the separate-process helper belongs to another suite); the
@@ -71,7 +71,8 @@ struct ConcurrencyTests {
                         try await keychain.set("\(task)-\(round)", forKey: "shared")
                         let shared = try #require(try await keychain.string(forKey: "shared"))
                         let parts = shared.split(separator: "-").compactMap { Int($0) }
-                        #expect(parts.count == 2 && (0..<32).contains(parts[0]) && (0..<10).contains(parts[1]), "\(shared)")
+                        #expect(
+                            parts.count == 2 && (0..<32).contains(parts[0]) && (0..<10).contains(parts[1]), "\(shared)")
                         if round % 3 == 1 {  // the last round (9) leaves the key in place
                             try await keychain.remove(forKey: own)
                             #expect(try await !keychain.contains(own))

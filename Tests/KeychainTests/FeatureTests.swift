@@ -1,9 +1,9 @@
 import Foundation
 import KeychainCore
+import KeychainTesting
 import Testing
 
 @testable import Keychain
-import KeychainTesting
 
 @Suite("Credentials (seeds 000, 001)")
 struct CredentialsTests {

@@ -1,9 +1,9 @@
 import Foundation
 import KeychainCore
+import KeychainTesting
 import Testing
 
 @testable import Keychain
-import KeychainTesting
 
 @Suite("Keychain values")
 struct KeychainValueTests {
@@ -25,7 +25,8 @@ struct KeychainValueTests {
         #expect(try !keychain.contains("other"))
     }
 
-    @Test("stored bytes read back unchanged", arguments: [Data(), Data([0, 1, 2, 255]), Data(repeating: 7, count: 5000)])
+    @Test(
+        "stored bytes read back unchanged", arguments: [Data(), Data([0, 1, 2, 255]), Data(repeating: 7, count: 5000)])
     func dataRoundTrip(data: Data) throws {
         try keychain.set(data, forKey: "blob")
         #expect(try keychain.data(forKey: "blob") == data)

@@ -29,8 +29,10 @@ struct LockTests {
     func createLockUnlock() throws {
         let temp = try TemporaryKeychain(opening: true)
         let location = KeychainLocation(
-            databasePath: temp.directory + "/data/keychains/work.keychain-db", deviceKeyPath: temp.location.deviceKeyPath)
-        let file = try KeychainFile.create(location: location, password: TemporaryKeychain.password, parameters: .testing)
+            databasePath: temp.directory + "/data/keychains/work.keychain-db",
+            deviceKeyPath: temp.location.deviceKeyPath)
+        let file = try KeychainFile.create(
+            location: location, password: TemporaryKeychain.password, parameters: .testing)
         defer { try? file.keystore.withdrawAllClassKeys() }
         #expect(file.path == location.databasePath)
         #expect(try file.lockState == .unlocked)
@@ -51,7 +53,8 @@ struct LockTests {
     func lostDeviceKey() throws {
         let temp = try TemporaryKeychain(password: true)
         try Keychain(service: "svc").context(temp.context()).set("moves", forKey: "a")
-        try Keychain(service: "svc").accessibility(.whenUnlockedThisDeviceOnly).context(temp.context()).set("stays", forKey: "b")
+        try Keychain(service: "svc").accessibility(.whenUnlockedThisDeviceOnly).context(temp.context()).set(
+            "stays", forKey: "b")
         try temp.keystore.withdrawAllClassKeys()
         try FileManager.default.removeItem(atPath: temp.location.deviceKeyPath)
 
@@ -151,7 +154,8 @@ struct LockTests {
         let keychain = Keychain(service: "svc").context(temp.context())
         try keychain.set("v", forKey: "k")
         let before = try temp.keystore.search(
-            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k")], scope: .all), projection: .attributes)
+            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k")], scope: .all),
+            projection: .attributes)
         let newBytes = Array("new password".utf8)
 
         #expect(throws: KeychainError.authFailed) {
@@ -169,7 +173,8 @@ struct LockTests {
         try temp.file.unlock(password: KeychainPassword(copying: newBytes))
         #expect(try keychain.string(forKey: "k") == "v")
         let after = try temp.keystore.search(
-            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k")], scope: .all), projection: .attributes)
+            ItemQuery(itemClass: .genericPassword, filters: ["acct": .string("k")], scope: .all),
+            projection: .attributes)
         #expect(after.map(\.attributes) == before.map(\.attributes))
     }
 

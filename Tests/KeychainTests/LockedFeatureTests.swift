@@ -1,10 +1,10 @@
 import Foundation
-import KeychainTestProcess
 import KeychainCore
+import KeychainTestProcess
+import KeychainTesting
 import Testing
 
 @testable import Keychain
-import KeychainTesting
 
 @Suite("DeviceIdentifier and the lock")
 struct DeviceIdentifierLockTests {
@@ -166,7 +166,10 @@ struct ProcessConfigurationTests {
             try other.file.lock()
             #expect(throws: KeychainError.interactionNotAllowed) { try keychain.string(forKey: "k") }
         }
-        #expect(try KeychainContext.withOverride(defaultKeychain.context(teamIdentity)) { try KeychainFile.processDefault() }
+        #expect(
+            try KeychainContext.withOverride(defaultKeychain.context(teamIdentity)) {
+                try KeychainFile.processDefault()
+            }
             .path == defaultKeychain.location.databasePath)
     }
 
@@ -180,7 +183,8 @@ struct ProcessConfigurationTests {
         // The item is in the configured file, in the configured group, and not in the login keychain.
         let file = try KeychainFile(
             location: KeychainLocation(databasePath: path, deviceKeyPath: temp.location.deviceKeyPath))
-        let context = KeychainContext(keystore: file.keystore, identity: ApplicationIdentity(accessGroups: ["TEAM.configured"]))
+        let context = KeychainContext(
+            keystore: file.keystore, identity: ApplicationIdentity(accessGroups: ["TEAM.configured"]))
         #expect(try Keychain(service: "svc").context(context).string(forKey: "k") == "v")
         #expect(try Keychain(service: "svc").context(temp.context(.manager)).allItems().isEmpty)
         try? file.keystore.withdrawAllClassKeys()

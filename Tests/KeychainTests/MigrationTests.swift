@@ -1,9 +1,8 @@
 import Foundation
+import KeychainTesting
 import Testing
 
 @testable import Keychain
-import KeychainTesting
-
 @testable import KeychainCore
 
 @Suite("Migration")
@@ -24,7 +23,8 @@ struct MigrationTests {
             secret: SecureBytes(copying: Array("pw".utf8)))
         let source = Keychain(server: "example.com").context(context)
         let before = try temp.keystore.search(
-            ItemQuery(itemClass: .internetPassword, filters: ["acct": .string("alice")], scope: .all), projection: .attributes)[0]
+            ItemQuery(itemClass: .internetPassword, filters: ["acct": .string("alice")], scope: .all),
+            projection: .attributes)[0]
 
         let report = try source.migrate(
             to: source.accessGroup("TEAM.other").accessibility(.afterFirstUnlockThisDeviceOnly))
@@ -32,7 +32,8 @@ struct MigrationTests {
         #expect(report.movedKeys == ["alice"])
         #expect(report.movedItems[0].accessGroup == "TEAM.other")
         let after = try temp.keystore.search(
-            ItemQuery(itemClass: .internetPassword, filters: ["acct": .string("alice")], scope: .all), projection: [.attributes, .secret])
+            ItemQuery(itemClass: .internetPassword, filters: ["acct": .string("alice")], scope: .all),
+            projection: [.attributes, .secret])
         #expect(after.count == 1)
         var expected = before.attributes
         expected["agrp"] = .string("TEAM.other")

@@ -1,10 +1,10 @@
 import Foundation
-import KeychainTestProcess
 import KeychainCore
+import KeychainTestProcess
+import KeychainTesting
 import Testing
 
 @testable import Keychain
-import KeychainTesting
 
 /// The high-level API across real processes: `keychain-test-helper` runs each command in a process
 /// of its own on this test's keychain (as its login keychain, through `XDG_DATA_HOME`/`XDG_STATE_HOME`),
@@ -29,7 +29,9 @@ struct KeychainMultiProcessTests {
         #expect(try HelperProcess.run(["kc-get", "race", "shared"], environment: temp.environment) == "0 \(final)")
     }
 
-    @Test("Secret Service writes from other processes and from this one take strictly increasing change serials from the one journal")
+    @Test(
+        "Secret Service writes from other processes and from this one take strictly increasing change serials from the one journal"
+    )
     func secretItemSerialsAcrossProcesses() throws {
         let temp = try TemporaryKeychain(opening: true)
         let keystore = try #require(temp.firstConnection)
@@ -75,7 +77,9 @@ struct KeychainMultiProcessTests {
         #expect(try manager.key(for: "alice") == "v1")
         #expect(manager.cachedKeyCount == 1)
 
-        #expect(try HelperProcess.run(["pm-register", manager.service, "alice", "v2"], environment: temp.environment) == "0")
+        #expect(
+            try HelperProcess.run(["pm-register", manager.service, "alice", "v2"], environment: temp.environment) == "0"
+        )
         #expect(try manager.key(for: "alice") == "v2")
         #expect(try manager.isValid(key: "v2", for: "alice"))
         #expect(try !manager.isValid(key: "v1", for: "alice"))
@@ -125,13 +129,18 @@ struct KeychainMultiProcessTests {
         // The helpers keep their unlocks in a keyring of this test's own, so that lockAll leaves the
         // unlocks of the suites running beside it alone.
         var environment = temp.environment
-        let keyring = "\(ProcessInfo.processInfo.environment["KEYCHAIN_KEYRING"] ?? "swift-keychain-test")-lock-all-\(UUID().uuidString.prefix(8))"
+        let keyring =
+            "\(ProcessInfo.processInfo.environment["KEYCHAIN_KEYRING"] ?? "swift-keychain-test")-lock-all-\(UUID().uuidString.prefix(8))"
         environment["KEYCHAIN_KEYRING"] = keyring
         defer {
-            if let ring = KernelKeyring.findKeyring(named: keyring) { KernelKeyring.withdraw(ring, from: KernelKeyring.userKeyring) }
+            if let ring = KernelKeyring.findKeyring(named: keyring) {
+                KernelKeyring.withdraw(ring, from: KernelKeyring.userKeyring)
+            }
         }
         #expect(try HelperProcess.run(["lock-state"], environment: environment) == "0 locked")
-        #expect(try HelperProcess.run(["unlock", "correct horse battery staple"], environment: environment) == "0 userSession")
+        #expect(
+            try HelperProcess.run(["unlock", "correct horse battery staple"], environment: environment)
+                == "0 userSession")
         #expect(try HelperProcess.run(["kc-get", "svc", "k"], environment: environment) == "0 v")
         #expect(try HelperProcess.run(["lock-all"], environment: environment) == "0")
         #expect(try HelperProcess.run(["lock-state"], environment: environment) == "0 locked")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Keychain
+import Testing
+
 @testable import KeychainCore
 
 /// The README's `Keychain` example, verbatim apart from the temporary keychain around it.
@@ -11,7 +12,8 @@ struct ReadmeExampleTests {
         let directory = NSTemporaryDirectory() + "swkc-readme-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let keystore = try Keystore(
-            location: KeychainLocation(databasePath: directory + "/k.keychain-db", deviceKeyPath: directory + "/device.key"))
+            location: KeychainLocation(
+                databasePath: directory + "/k.keychain-db", deviceKeyPath: directory + "/device.key"))
         try KeychainContext.withOverride(KeychainContext(keystore: keystore, identity: .unsigned)) {
             let keychain = Keychain(service: "com.example.api").accessibility(.afterFirstUnlock)
             try keychain.set("s3cr3t", forKey: "alice")

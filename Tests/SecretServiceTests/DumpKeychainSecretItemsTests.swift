@@ -19,7 +19,8 @@ struct DumpKeychainSecretItemsTests {
         #expect(plain.status == 0)
         #expect(plain.output.contains("class: \"ssvc\""))
         #expect(plain.output.contains("\"labl\"<blob>=\"GitHub token\""))
-        #expect(plain.output.contains("\"attr\"<name>=\"service\"") && plain.output.contains("\"attr\"<name>=\"username\""))
+        #expect(
+            plain.output.contains("\"attr\"<name>=\"service\"") && plain.output.contains("\"attr\"<name>=\"username\""))
         #expect(!plain.output.contains("octocat") && !plain.output.contains("github.com"))
         #expect(!plain.output.contains("ghp_secret"))
         let withData = try home.security(["dump-keychain", "-d", path])

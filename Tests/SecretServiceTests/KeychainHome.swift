@@ -40,7 +40,8 @@ struct KeychainHome {
     @discardableResult
     func createKeychain(_ name: String, password: String?) throws -> Keystore {
         let keystore = try Keystore.create(
-            location: location(name), password: password.map { SecureBytes(copying: Array($0.utf8)) }, parameters: .testing)
+            location: location(name), password: password.map { SecureBytes(copying: Array($0.utf8)) },
+            parameters: .testing)
         if password != nil { try keystore.lock() }
         return keystore
     }
@@ -54,7 +55,8 @@ struct KeychainHome {
         let path = root + "/pinentry-\(UUID().uuidString).sh"
         let wait = "for i in $(seq \(delay * 10)); do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.1; done; "
         func record(_ word: String) -> String { log.map { "echo \(word) >> '\($0)'; " } ?? "" }
-        let answer = (delay > 0 ? wait : "")
+        let answer =
+            (delay > 0 ? wait : "")
             + (password.map { "printf 'D %s\\nOK\\n' '\($0)'" } ?? "echo 'ERR 83886179 Operation cancelled'")
         let script = """
             #!/bin/sh

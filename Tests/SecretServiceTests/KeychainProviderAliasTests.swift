@@ -12,12 +12,15 @@ struct KeychainProviderAliasTests {
     typealias Provider = KeychainProviderTests
 
     static func readAlias(_ bus: PrivateBus, _ name: String) throws -> String {
-        let reply = try bus.expectReply(Provider.service, Provider.serviceInterface, "ReadAlias", [Variant.string(name)])
+        let reply = try bus.expectReply(
+            Provider.service, Provider.serviceInterface, "ReadAlias", [Variant.string(name)])
         defer { g_variant_unref(reply) }
         return Variant.withChild(reply, 0, Variant.readString)
     }
 
-    static func aliasesPath(_ home: KeychainHome) -> String { home.root + "/config/swift-keychain/secret-service-aliases" }
+    static func aliasesPath(_ home: KeychainHome) -> String {
+        home.root + "/config/swift-keychain/secret-service-aliases"
+    }
 
     @Test("An alias set with SetAlias survives a restart of the provider, in a 0600 file; removing it is saved too")
     func aliasSurvivesRestart() throws {
@@ -44,10 +47,13 @@ struct KeychainProviderAliasTests {
     static func setAlias(_ bus: PrivateBus, _ name: String, _ path: String) throws {
         g_variant_unref(
             try bus.expectReply(
-                Provider.service, Provider.serviceInterface, "SetAlias", [Variant.string(name), Variant.objectPath(path)]))
+                Provider.service, Provider.serviceInterface, "SetAlias",
+                [Variant.string(name), Variant.objectPath(path)]))
     }
 
-    @Test("Built-in aliases pointed at session or removed with / survive a restart; default at a keychain goes to keychains.conf")
+    @Test(
+        "Built-in aliases pointed at session or removed with / survive a restart; default at a keychain goes to keychains.conf"
+    )
     func builtInAliasesSurviveRestart() throws {
         try Provider.with { bus, home in
             let session = "/org/freedesktop/secrets/collection/session"
@@ -92,7 +98,8 @@ struct KeychainProviderAliasTests {
         }
     }
 
-    @Test("SetAlias default changes the default keychain of keychains.conf (security default-keychain), across restarts")
+    @Test(
+        "SetAlias default changes the default keychain of keychains.conf (security default-keychain), across restarts")
     func defaultAliasIsTheDefaultKeychain() throws {
         try Provider.with { bus, home in
             try home.createKeychain("work", password: nil)
@@ -128,8 +135,10 @@ struct KeychainProviderAliasTests {
             g_variant_unref(
                 try bus.expectReply(
                     work, "org.freedesktop.DBus.Properties", "Set",
-                    [Variant.string(Provider.collectionInterface), Variant.string("Label"),
-                     Variant.boxed(Variant.string("Work – Ünïcode"))]))
+                    [
+                        Variant.string(Provider.collectionInterface), Variant.string("Label"),
+                        Variant.boxed(Variant.string("Work – Ünïcode")),
+                    ]))
             #expect(try keystore.lockState() != .unlocked)
             #expect(try keystore.secretCollectionLabel() == "Work – Ünïcode")
             bus.stopProvider()

@@ -19,14 +19,16 @@ struct KeychainProviderCrashTests: SecretServiceSuite {
             Variant.objectPath(session), Variant.bytes([]), Variant.bytes(Array("secret \(index)".utf8)),
             Variant.string("text/plain"),
         ])
-        guard case .success(let reply) = bus.call(
-            login, "org.freedesktop.Secret.Collection", "CreateItem", [properties, secret, Variant.boolean(false)])
+        guard
+            case .success(let reply) = bus.call(
+                login, "org.freedesktop.Secret.Collection", "CreateItem", [properties, secret, Variant.boolean(false)])
         else { return nil }
         defer { g_variant_unref(reply) }
         return Variant.withChild(reply, 0, Variant.readString)
     }
 
-    @Test("SIGKILL in the middle of a stream of CreateItem calls: every acknowledged item is there, the keychain verifies",
+    @Test(
+        "SIGKILL in the middle of a stream of CreateItem calls: every acknowledged item is there, the keychain verifies",
         arguments: 0..<3)
     func killDuringCreates(trial: Int) throws {
         let home = try KeychainHome()
@@ -81,7 +83,8 @@ struct KeychainProviderCrashTests: SecretServiceSuite {
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: security)
                     process.arguments = [
-                        "add-generic-password", "-a", "tool\(index)", "-s", "concurrency", "-w", "pw", location.databasePath,
+                        "add-generic-password", "-a", "tool\(index)", "-s", "concurrency", "-w", "pw",
+                        location.databasePath,
                     ]
                     process.environment = environment
                     process.standardOutput = FileHandle.nullDevice
@@ -106,7 +109,10 @@ struct KeychainProviderCrashTests: SecretServiceSuite {
                     do {
                         _ = try keystore.add(
                             .genericPassword,
-                            attributes: ["svce": .string("concurrency"), "acct": .string("secitem\(index)"), "agrp": .string("test")],
+                            attributes: [
+                                "svce": .string("concurrency"), "acct": .string("secitem\(index)"),
+                                "agrp": .string("test"),
+                            ],
                             secret: SecureBytes(copying: Array("pw".utf8)))
                     } catch {
                         engineFailures.add(1)
@@ -147,7 +153,9 @@ struct KeychainProviderCrashTests: SecretServiceSuite {
             let keystore = try Keystore(location: location, create: false)
             #expect(try keystore.secretItems(matching: [:]).count == 60)
             let passwords = try keystore.search(
-                ItemQuery(itemClass: .genericPassword, filters: ["svce": .string("concurrency")], scope: .all, synchronizable: .any),
+                ItemQuery(
+                    itemClass: .genericPassword, filters: ["svce": .string("concurrency")], scope: .all,
+                    synchronizable: .any),
                 projection: [.attributes])
             #expect(passwords.count == 60)
             #expect(try keystore.verifyIntegrity() == 120)

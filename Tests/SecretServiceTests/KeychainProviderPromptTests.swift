@@ -22,11 +22,15 @@ struct KeychainProviderPromptTests: SecretServiceSuite {
     static func promptCreateWork(_ bus: PrivateBus, on connection: OpaquePointer) throws -> String {
         let reply = try bus.expectReply(
             Self.service, Self.serviceInterface, "CreateCollection",
-            [Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string("Work"))]), Variant.string("")],
+            [
+                Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string("Work"))]),
+                Variant.string(""),
+            ],
             on: connection)
         let prompt = Variant.withChild(reply, 1, Variant.readString)
         g_variant_unref(reply)
-        g_variant_unref(try bus.expectReply(prompt, Self.promptInterface, "Prompt", [Variant.string("")], on: connection))
+        g_variant_unref(
+            try bus.expectReply(prompt, Self.promptInterface, "Prompt", [Variant.string("")], on: connection))
         return prompt
     }
 
@@ -86,7 +90,9 @@ struct KeychainProviderPromptTests: SecretServiceSuite {
         }
     }
 
-    @Test("A client that leaves during its CreateCollection prompt ends it (Completed(true)) and closes its pinentry; nothing is created")
+    @Test(
+        "A client that leaves during its CreateCollection prompt ends it (Completed(true)) and closes its pinentry; nothing is created"
+    )
     func clientLeavesDuringCreateCollectionPrompt() throws {
         try Provider.with { bus, home in
             let gate = home.root + "/gate"
@@ -103,7 +109,9 @@ struct KeychainProviderPromptTests: SecretServiceSuite {
                 #expect(completed?.dismissed == true)
                 #expect(completed?.result == "objectpath '/'")
                 // The prompt is gone.
-                #expect(try !bus.introspect("/org/freedesktop/secrets/prompt").contains("node name=\"\(prompt.split(separator: "/").last!)\""))
+                #expect(
+                    try !bus.introspect("/org/freedesktop/secrets/prompt").contains(
+                        "node name=\"\(prompt.split(separator: "/").last!)\""))
             }
             // The ended prompt's pinentry is closed (SIGTERM), as gnome-keyring closes its dialog: it
             // never answers, even once the user would have.

@@ -8,7 +8,9 @@ import Testing
 /// Signals for changes other processes make to keychain-backed collections (issue 17, item 5).
 @Suite("keychain-secret-service announces other processes' changes")
 struct KeychainProviderSignalTests: SecretServiceSuite {
-    @Test("Items created, changed and deleted by another process, and a lock, emit ItemCreated/Changed/Deleted and CollectionChanged")
+    @Test(
+        "Items created, changed and deleted by another process, and a lock, emit ItemCreated/Changed/Deleted and CollectionChanged"
+    )
     func externalChanges() throws {
         let home = try KeychainHome()
         defer { home.remove() }
@@ -22,7 +24,9 @@ struct KeychainProviderSignalTests: SecretServiceSuite {
                     bus.awaitSignal(recorder) { $0.member == member && $0.object == path } != nil
                 }
                 let secret = SecretItemSecret(value: SecureBytes(copying: Array("s".utf8)), contentType: "text/plain")
-                let number = try keystore.createSecretItem(label: "x", attributes: ["a": "1"], secret: secret, replace: false).number
+                let number = try keystore.createSecretItem(
+                    label: "x", attributes: ["a": "1"], secret: secret, replace: false
+                ).number
                 let item = Self.login + "/\(number)"
                 #expect(waitFor("ItemCreated", item))
                 try keystore.updateSecretItem(number, label: "y")

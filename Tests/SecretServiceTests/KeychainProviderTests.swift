@@ -15,7 +15,9 @@ struct KeychainProviderTests: SecretServiceSuite {
         try PrivateBus.with(startProvider: false) { bus in try body(bus, home) }
     }
 
-    static func search(_ bus: PrivateBus, _ attributes: [String: String]) throws -> (unlocked: [String], locked: [String]) {
+    static func search(_ bus: PrivateBus, _ attributes: [String: String]) throws -> (
+        unlocked: [String], locked: [String]
+    ) {
         let reply = try bus.expectReply(service, serviceInterface, "SearchItems", [Variant.stringMap(attributes)])
         defer { g_variant_unref(reply) }
         return (Variant.withChild(reply, 0, Variant.readStrings), Variant.withChild(reply, 1, Variant.readStrings))
@@ -41,11 +43,14 @@ struct KeychainProviderTests: SecretServiceSuite {
         return Variant.readBoolean(value)
     }
 
-    @Test("The login keychain is the login, default collection; items are created, found, replaced (exact set) and deleted")
+    @Test(
+        "The login keychain is the login, default collection; items are created, found, replaced (exact set) and deleted"
+    )
     func itemsInLoginKeychain() throws {
         try Self.with { bus, home in
             try bus.startProvider(keychainHome: home.root)
-            let alias = try bus.expectReply(Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
+            let alias = try bus.expectReply(
+                Self.service, Self.serviceInterface, "ReadAlias", [Variant.string("default")])
             #expect(Variant.withChild(alias, 0, Variant.readString) == Self.login)
             g_variant_unref(alias)
             let session = try bus.openPlainSession()
@@ -74,7 +79,9 @@ struct KeychainProviderTests: SecretServiceSuite {
         }
     }
 
-    @Test("GetSecrets returns the secrets it can open: a corrupted item row and unknown paths are left out, not the batch")
+    @Test(
+        "GetSecrets returns the secrets it can open: a corrupted item row and unknown paths are left out, not the batch"
+    )
     func getSecretsSkipsCorruptedItem() throws {
         try Self.with { bus, home in
             try bus.startProvider(keychainHome: home.root)
@@ -89,7 +96,10 @@ struct KeychainProviderTests: SecretServiceSuite {
             #expect(bus.errorName(items[1], Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) != nil)
             let reply = try bus.expectReply(
                 Self.service, Self.serviceInterface, "GetSecrets",
-                [Variant.objectPaths(items + [Self.login + "/99", "/org/freedesktop/secrets/nothing"]), Variant.objectPath(session)])
+                [
+                    Variant.objectPaths(items + [Self.login + "/99", "/org/freedesktop/secrets/nothing"]),
+                    Variant.objectPath(session),
+                ])
             defer { g_variant_unref(reply) }
             var secrets: [String: String] = [:]
             Variant.withChild(reply, 0) { map in
@@ -97,7 +107,9 @@ struct KeychainProviderTests: SecretServiceSuite {
                     Variant.withChild(map, index) { entry in
                         let path = Variant.withChild(entry, 0, Variant.readString)
                         secrets[path] = Variant.withChild(entry, 1) { secret in
-                            Variant.withChild(secret, 2) { Variant.withBytes($0) { String(decoding: $0, as: UTF8.self) } }
+                            Variant.withChild(secret, 2) {
+                                Variant.withBytes($0) { String(decoding: $0, as: UTF8.self) }
+                            }
                         }
                     }
                 }
@@ -106,7 +118,9 @@ struct KeychainProviderTests: SecretServiceSuite {
         }
     }
 
-    @Test("The migration client's GetSecrets keeps the entries it can decode and names the others, never failing the batch")
+    @Test(
+        "The migration client's GetSecrets keeps the entries it can decode and names the others, never failing the batch"
+    )
     func clientSkipsUndecodableSecrets() throws {
         try Self.with { bus, home in
             try bus.startProvider(keychainHome: home.root)
@@ -119,7 +133,8 @@ struct KeychainProviderTests: SecretServiceSuite {
             #expect(good.undecodable.isEmpty)
             #expect(good.secrets[item]?.value.withUnsafeBytes { Array($0) } == Array("a".utf8))
             // The client decodes as DH what the provider sends in the plain session (no IV): undecodable.
-            client.session = TransportSession(id: plain, owner: "", algorithm: .dhAES(key: SecureBytes.random(count: 16)))
+            client.session = TransportSession(
+                id: plain, owner: "", algorithm: .dhAES(key: SecureBytes.random(count: 16)))
             client.sessionPath = plain
             let bad = try client.secrets(of: [item])
             #expect(bad.secrets.isEmpty)
@@ -132,7 +147,8 @@ struct KeychainProviderTests: SecretServiceSuite {
         try Self.with { bus, home in
             try bus.startProvider(keychainHome: home.root)
             var session = try bus.openPlainSession()
-            let path = try bus.createItem(Self.login, label: "kept", attributes: ["k": "v"], secret: "s", session: session)
+            let path = try bus.createItem(
+                Self.login, label: "kept", attributes: ["k": "v"], secret: "s", session: session)
             bus.provider?.terminate()
             bus.provider?.waitUntilExit()
             try bus.startProvider(keychainHome: home.root)
@@ -143,7 +159,8 @@ struct KeychainProviderTests: SecretServiceSuite {
             let keystore = try Keystore(location: home.location("login"), create: false)
             let other = try keystore.createSecretItem(
                 label: "other", attributes: ["k": "w"],
-                secret: SecretItemSecret(value: SecureBytes(copying: Array("o".utf8)), contentType: "text/plain"), replace: false)
+                secret: SecretItemSecret(value: SecureBytes(copying: Array("o".utf8)), contentType: "text/plain"),
+                replace: false)
             #expect(try Self.search(bus, ["k": "w"]).unlocked == [Self.login + "/\(other.number)"])
         }
     }
@@ -174,19 +191,25 @@ struct KeychainProviderTests: SecretServiceSuite {
             g_variant_unref(modified)
             let found = try Self.search(bus, ["a": "b"])
             #expect(found.unlocked.isEmpty && found.locked == [item])
-            #expect(bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == Self.isLocked)
-            #expect(bus.errorName(item, Self.itemInterface, "SetSecret", [PrivateBus.secretValue(session, Array("x".utf8))]) == Self.isLocked)
+            #expect(
+                bus.errorName(item, Self.itemInterface, "GetSecret", [Variant.objectPath(session)]) == Self.isLocked)
+            #expect(
+                bus.errorName(item, Self.itemInterface, "SetSecret", [PrivateBus.secretValue(session, Array("x".utf8))])
+                    == Self.isLocked)
             #expect(bus.errorName(item, Self.itemInterface, "Delete") == Self.isLocked)
             #expect(
                 bus.errorName(
                     Self.login, Self.collectionInterface, "CreateItem",
-                    [Variant.variantMap([]), PrivateBus.secretValue(session, Array("x".utf8)), Variant.boolean(false)]) == Self.isLocked)
+                    [Variant.variantMap([]), PrivateBus.secretValue(session, Array("x".utf8)), Variant.boolean(false)])
+                    == Self.isLocked)
             let secrets = try bus.expectReply(
-                Self.service, Self.serviceInterface, "GetSecrets", [Variant.objectPaths([item]), Variant.objectPath(session)])
+                Self.service, Self.serviceInterface, "GetSecrets",
+                [Variant.objectPaths([item]), Variant.objectPath(session)])
             #expect(Variant.withChild(secrets, 0, Variant.childCount) == 0)
             g_variant_unref(secrets)
             // `security unlock-keychain` in a terminal (the same kernel keyring): Unlock answers at once.
-            try #require(try home.security(["unlock-keychain", home.location("login").databasePath], stdin: "pw\n").status == 0)
+            try #require(
+                try home.security(["unlock-keychain", home.location("login").databasePath], stdin: "pw\n").status == 0)
             let unlock = try bus.expectReply(
                 Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([Self.login])])
             #expect(Variant.withChild(unlock, 0, Variant.readStrings) == [Self.login])
@@ -202,14 +225,16 @@ struct KeychainProviderTests: SecretServiceSuite {
         try Self.with { bus, home in
             let keystore = try home.createKeychain("login", password: "secret pw")
             try bus.startProvider(
-                keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: "secret pw")])
+                keychainHome: home.root,
+                extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: "secret pw")])
             #expect(try Self.locked(bus, Self.login))
             let unlock = try bus.expectReply(
                 Self.service, Self.serviceInterface, "Unlock", [Variant.objectPaths([Self.login])])
             let prompt = Variant.withChild(unlock, 1, Variant.readString)
             g_variant_unref(unlock)
             #expect(prompt.hasPrefix("/org/freedesktop/secrets/prompt/"))
-            g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+            g_variant_unref(
+                try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
             // The prompt completes after its reply: wait for the unlock (a hang guard, not a timing assertion).
             var unlocked = false
             for _ in 0..<500 where !unlocked {
@@ -237,8 +262,11 @@ struct KeychainProviderTests: SecretServiceSuite {
             #expect(!bytes.isEmpty)
             for word in words + ["org.example.Plain"] {
                 let needle = Array(word.utf8)
-                let found = bytes.count >= needle.count
-                    && (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+                let found =
+                    bytes.count >= needle.count
+                    && (0...(bytes.count - needle.count)).contains {
+                        bytes[$0..<($0 + needle.count)].elementsEqual(needle)
+                    }
                 #expect(!found, "\(word) is in the keychain files")
             }
         }
@@ -249,7 +277,8 @@ struct KeychainProviderTests: SecretServiceSuite {
         try Self.with { bus, home in
             try bus.startProvider(arguments: ["--idle-exit", "1"], keychainHome: home.root)
             let session = try bus.openPlainSession()
-            let path = try bus.createItem(Self.login, label: "kept", attributes: ["k": "v"], secret: "s", session: session)
+            let path = try bus.createItem(
+                Self.login, label: "kept", attributes: ["k": "v"], secret: "s", session: session)
             g_variant_unref(try bus.expectReply(session, "org.freedesktop.Secret.Session", "Close"))
             let provider = try #require(bus.provider)
             provider.waitUntilExit()
@@ -259,18 +288,25 @@ struct KeychainProviderTests: SecretServiceSuite {
         }
     }
 
-    @Test("CreateCollection makes a keychain with the password pinentry gives; Collection.Delete deletes it after its prompt")
+    @Test(
+        "CreateCollection makes a keychain with the password pinentry gives; Collection.Delete deletes it after its prompt"
+    )
     func createAndDeleteKeychainCollection() throws {
         try Self.with { bus, home in
             try bus.startProvider(
-                keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: "new pw")])
+                keychainHome: home.root,
+                extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: "new pw")])
             let reply = try bus.expectReply(
                 Self.service, Self.serviceInterface, "CreateCollection",
-                [Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string("Work"))]), Variant.string("")])
+                [
+                    Variant.variantMap([("org.freedesktop.Secret.Collection.Label", Variant.string("Work"))]),
+                    Variant.string(""),
+                ])
             #expect(Variant.withChild(reply, 0, Variant.readString) == "/")
             let prompt = Variant.withChild(reply, 1, Variant.readString)
             g_variant_unref(reply)
-            g_variant_unref(try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+            g_variant_unref(
+                try bus.expectReply(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
             let work = "/org/freedesktop/secrets/collection/Work"
             func collections() throws -> [String] {
                 let value = try bus.property(Self.service, Self.serviceInterface, "Collections")
@@ -295,11 +331,13 @@ struct KeychainProviderTests: SecretServiceSuite {
             g_variant_unref(delete)
             #expect(deletePrompt.hasPrefix("/org/freedesktop/secrets/prompt/"))
             #expect(FileManager.default.fileExists(atPath: home.location("Work").databasePath))
-            g_variant_unref(try bus.expectReply(deletePrompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
+            g_variant_unref(
+                try bus.expectReply(deletePrompt, "org.freedesktop.Secret.Prompt", "Prompt", [Variant.string("")]))
             for _ in 0..<500 where try collections().contains(work) { usleep(10_000) }
             #expect(try !collections().contains(work))
             #expect(!FileManager.default.fileExists(atPath: home.location("Work").databasePath))
-            #expect(KeychainPreferences.load(path: conf) == KeychainPreferences(defaultKeychain: nil, searchList: [login]))
+            #expect(
+                KeychainPreferences.load(path: conf) == KeychainPreferences(defaultKeychain: nil, searchList: [login]))
         }
     }
 
@@ -332,7 +370,8 @@ struct KeychainProviderTests: SecretServiceSuite {
                 #expect(asked.filter { $0 == "SETERROR" }.count == (created ? 1 : 2))
                 let workPath = home.location("Work").databasePath
                 #expect(FileManager.default.fileExists(atPath: workPath) == created)
-                let searchList = KeychainPreferences.load(path: home.root + "/config/swift-keychain/keychains.conf").searchList
+                let searchList = KeychainPreferences.load(path: home.root + "/config/swift-keychain/keychains.conf")
+                    .searchList
                 #expect((searchList ?? []).contains(workPath) == created)
                 if created {
                     let keystore = try Keystore(location: home.location("Work"), create: false)
@@ -346,7 +385,8 @@ struct KeychainProviderTests: SecretServiceSuite {
 
     /// Runs `Unlock` of the login collection and its prompt; returns the prompt's `Completed` arguments,
     /// after `whilePending` ran (while the user is still being asked).
-    static func unlockThroughPrompt(_ bus: PrivateBus, whilePending: () throws -> Void = {}) throws -> PromptCompletion? {
+    static func unlockThroughPrompt(_ bus: PrivateBus, whilePending: () throws -> Void = {}) throws -> PromptCompletion?
+    {
         try bus.recordingCompleted { recorder in
             let unlock = try bus.expectReply(service, serviceInterface, "Unlock", [Variant.objectPaths([login])])
             let prompt = Variant.withChild(unlock, 1, Variant.readString)
@@ -399,7 +439,8 @@ struct KeychainProviderTests: SecretServiceSuite {
         try Self.with { bus, home in
             try home.createKeychain("login", password: "pw")
             try bus.startProvider(
-                keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: nil)])
+                keychainHome: home.root,
+                extraEnvironment: ["KEYCHAIN_PINENTRY": try home.scriptedPinentry(password: nil)])
             let completed = try Self.unlockThroughPrompt(bus)
             #expect(completed?.dismissed == true)
             #expect(try Self.locked(bus, Self.login))

@@ -23,10 +23,13 @@ struct KeychainStoreDeletionTests {
         var ids: [ItemID] = []
         for n in 0..<3 {
             ids.append(
-                try store.createItem(in: login, label: "i\(n)", attributes: ["n": "\(n)"], secret: Self.secret("s"), replace: false).id)
+                try store.createItem(
+                    in: login, label: "i\(n)", attributes: ["n": "\(n)"], secret: Self.secret("s"), replace: false
+                ).id)
         }
         try store.deleteItem(ids[0], in: login)
-        _ = try store.createItem(in: login, label: "i3", attributes: ["n": "3"], secret: Self.secret("s"), replace: false)
+        _ = try store.createItem(
+            in: login, label: "i3", attributes: ["n": "3"], secret: Self.secret("s"), replace: false)
         try store.deleteItem(ids[1], in: login)
         store.pollExternalChanges()
         let keychain = try #require(store.keychains[login])

@@ -87,7 +87,10 @@ struct MigrationTests: SecretServiceSuite {
         ])
         let reply = try bus.expectReply(
             collection, "org.freedesktop.Secret.Collection", "CreateItem",
-            [properties, PrivateBus.secretValue(session, item.secret, contentType: item.contentType), Variant.boolean(false)])
+            [
+                properties, PrivateBus.secretValue(session, item.secret, contentType: item.contentType),
+                Variant.boolean(false),
+            ])
         g_variant_unref(reply)
     }
 
@@ -343,7 +346,10 @@ struct MigrationTests: SecretServiceSuite {
         let process = try PrivateBus.launchProvider(
             address: bus.address, arguments: ["migrate"], stderr: stderr, keychainHome: home.root)
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        return (
+            process.terminationStatus,
+            String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        )
     }
 
     @Test("With no provider on the bus the migration says so, activates nothing, and the command exits 3")
@@ -376,9 +382,11 @@ struct MigrationTests: SecretServiceSuite {
     func usage() throws {
         #expect(MigrationCommand.main(arguments: ["--bogus"], makeStore: { _ in MemorySecretStore() }) == 1)
         #expect(
-            MigrationCommand.main(arguments: ["--prompt-timeout", "soon"], makeStore: { _ in MemorySecretStore() }) == 1)
+            MigrationCommand.main(arguments: ["--prompt-timeout", "soon"], makeStore: { _ in MemorySecretStore() }) == 1
+        )
         #expect(
-            MigrationCommand.main(arguments: ["--from-bus-name", "not a name"], makeStore: { _ in MemorySecretStore() }) == 1
+            MigrationCommand.main(
+                arguments: ["--from-bus-name", "not a name"], makeStore: { _ in MemorySecretStore() }) == 1
         )
         #expect(MigrationCommand.main(arguments: ["--help"], makeStore: { _ in MemorySecretStore() }) == 0)
     }

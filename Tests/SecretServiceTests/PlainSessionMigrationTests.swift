@@ -140,7 +140,9 @@ struct PlainSessionMigrationTests {
         }
     }
 
-    @Test("Into a locked login keychain whose unlock prompt is dismissed: the failure names the keychain and what to do; exit 4")
+    @Test(
+        "Into a locked login keychain whose unlock prompt is dismissed: the failure names the keychain and what to do; exit 4"
+    )
     func lockedTarget() throws {
         try PrivateBus.with(startProvider: false) { bus in
             let source = Self.source(

@@ -92,7 +92,8 @@ final class PrivateBus {
     /// Starts a provider process on this bus and waits until it owns `org.freedesktop.secrets`.
     /// - Parameter wrapper: a program that runs the provider (its path, then `arguments`) with `exec`.
     func startProvider(
-        arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil, extraEnvironment: [String: String] = [:],
+        arguments: [String] = ["--idle-exit", "0"], keychainHome: String? = nil,
+        extraEnvironment: [String: String] = [:],
         stderr: Pipe? = nil, wrapper: String? = nil
     ) throws {
         provider = try Self.launchProvider(

@@ -186,7 +186,8 @@ struct ProviderBadInputTests: SecretServiceSuite {
             #expect(
                 bus.errorName(
                     item, Self.itemInterface, "SetSecret",
-                    [PrivateBus.secretValue(session, [UInt8](repeating: 1, count: Limits.secretBytes + 1))]) == Self.invalidArgs)
+                    [PrivateBus.secretValue(session, [UInt8](repeating: 1, count: Limits.secretBytes + 1))])
+                    == Self.invalidArgs)
             #expect(
                 bus.errorName(
                     item, "org.freedesktop.DBus.Properties", "Set",

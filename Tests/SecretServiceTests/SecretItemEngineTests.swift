@@ -19,7 +19,8 @@ struct SecretItemEngineTests {
         defer { home.remove() }
         let keystore = try home.createKeychain("login", password: nil)
         let a = try keystore.createSecretItem(
-            label: "A", attributes: ["service": "mail", "user": "ann"], secret: Self.secret("s1"), replace: false, now: 100)
+            label: "A", attributes: ["service": "mail", "user": "ann"], secret: Self.secret("s1"), replace: false,
+            now: 100)
         let b = try keystore.createSecretItem(
             label: "B", attributes: ["service": "mail", "user": "bob"], secret: Self.secret("s2", type: ""),
             replace: false, now: 200)
@@ -29,7 +30,10 @@ struct SecretItemEngineTests {
         #expect(try keystore.secretItems(matching: ["user": "Bob"]).isEmpty)
         #expect(try keystore.secretItems(matching: [:]).count == 2)
         let item = try #require(try keystore.secretItem(1))
-        #expect(item == SecretItem(number: 1, label: "A", attributes: ["service": "mail", "user": "ann"], created: 100, modified: 100))
+        #expect(
+            item
+                == SecretItem(
+                    number: 1, label: "A", attributes: ["service": "mail", "user": "ann"], created: 100, modified: 100))
         let stored = try keystore.secretItemSecret(2)
         #expect(Self.text(stored) == "s2" && stored.contentType == "")
         #expect(try keystore.deleteSecretItem(2))
@@ -47,7 +51,8 @@ struct SecretItemEngineTests {
         defer { home.remove() }
         let keystore = try home.createKeychain("login", password: nil)
         _ = try keystore.createSecretItem(
-            label: "specific", attributes: ["app": "x", "user": "u"], secret: Self.secret("keep"), replace: false, now: 1)
+            label: "specific", attributes: ["app": "x", "user": "u"], secret: Self.secret("keep"), replace: false,
+            now: 1)
         let general = try keystore.createSecretItem(
             label: "general", attributes: ["app": "x"], secret: Self.secret("old"), replace: true, now: 2)
         #expect(general == (2, false))  // {app:x} ⊂ {app:x,user:u} is not the same set: a new item
@@ -59,7 +64,10 @@ struct SecretItemEngineTests {
         let replaced = try #require(try keystore.secretItem(2))
         #expect(replaced.label == "general 2" && replaced.created == 2 && replaced.modified == 3)
         // Without replace, duplicates are allowed.
-        #expect(try keystore.createSecretItem(label: "dup", attributes: ["app": "x"], secret: Self.secret("d"), replace: false).number == 3)
+        #expect(
+            try keystore.createSecretItem(
+                label: "dup", attributes: ["app": "x"], secret: Self.secret("d"), replace: false
+            ).number == 3)
         try keystore.updateSecretItem(3, attributes: ["app": "y"])
         #expect(try keystore.secretItems(matching: ["app": "y"]).map(\.number) == [3])
         #expect(try keystore.secretItems(matching: ["app": "x"]).map(\.number) == [1, 2])

@@ -149,7 +149,8 @@ extension PrivateBus {
             }, box.toOpaque(), nil)
         defer { g_dbus_connection_signal_unsubscribe(client, subscription) }
         // Signals reach the client only once the bus has the match rule: one round trip.
-        let ping = call("/org/freedesktop/DBus", "org.freedesktop.DBus.Peer", "Ping", [], destination: "org.freedesktop.DBus")
+        let ping = call(
+            "/org/freedesktop/DBus", "org.freedesktop.DBus.Peer", "Ping", [], destination: "org.freedesktop.DBus")
         g_variant_unref(try ping.get())
         return try body(recorder)
     }

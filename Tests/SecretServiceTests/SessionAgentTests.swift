@@ -240,7 +240,8 @@ struct SessionAgentTests {
         }
     }
 
-    @Test("SIGTERM (systemd stopping the unit at the last logout) locks the keychain that asks before the agent exits 0")
+    @Test(
+        "SIGTERM (systemd stopping the unit at the last logout) locks the keychain that asks before the agent exits 0")
     func sigtermLocks() throws {
         try withAgent { home, login, other, bus, _ in
             let agent = try startAgent(home, bus)

@@ -167,4 +167,3 @@ do {
     say("failed \(error.status.rawValue)")
     exit(1)
 }
-

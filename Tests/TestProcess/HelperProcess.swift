@@ -63,12 +63,15 @@ package enum HelperProcess {
 
     /// Starts one helper per argument list, all waiting at a gate (`HELPER_START_GATE`), opens the
     /// gate so they start their work together, and returns each one's stdout lines.
-    package static func race(_ commands: [[String]], environment: [String: String], in directory: String) throws -> [[String]] {
+    package static func race(_ commands: [[String]], environment: [String: String], in directory: String) throws
+        -> [[String]]
+    {
         let gate = directory + "/gate-\(UUID().uuidString)"
         var gated = environment
         gated["HELPER_START_GATE"] = gate
         let running = try commands.enumerated().map { index, arguments in
-            try Running(arguments, environment: gated, outputPath: directory + "/racer-\(index)-\(UUID().uuidString).out")
+            try Running(
+                arguments, environment: gated, outputPath: directory + "/racer-\(index)-\(UUID().uuidString).out")
         }
         _ = FileManager.default.createFile(atPath: gate, contents: nil)
         return try running.map { process in

@@ -52,7 +52,8 @@ public struct DeviceIdentifier: Sendable {
         } catch KeychainError.duplicateItem {
             // Another thread or process added its identifier first: use the winner's.
             guard let winner = try stored() else {
-                throw KeychainError(.itemNotFound, operation: .get, detail: "the identifier vanished after a duplicate add")
+                throw KeychainError(
+                    .itemNotFound, operation: .get, detail: "the identifier vanished after a duplicate add")
             }
             return winner
         }

@@ -37,7 +37,7 @@ package enum DeviceOwnerAuthentication {
                 let now = Monotonic.seconds()
                 last.withLock { $0 = now }
                 return
-            } catch where error.status == .authFailed {
+            } catch  where error.status == .authFailed {
                 continue
             }
         }

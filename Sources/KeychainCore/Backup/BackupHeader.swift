@@ -107,7 +107,9 @@ struct BackupKeys {
 
     /// Runs Argon2id (slow on purpose; never inside a transaction).
     /// - Throws: `.allocate` when libsodium cannot get the memory the parameters ask for.
-    static func derive(passphrase: SecureBytes, salt: [UInt8], parameters: KDFParameters) throws(KeychainFailure) -> BackupKeys {
+    static func derive(passphrase: SecureBytes, salt: [UInt8], parameters: KDFParameters) throws(KeychainFailure)
+        -> BackupKeys
+    {
         guard
             let root = Sodium.passwordHash(
                 passphrase, salt: salt, opsLimit: parameters.opsLimit, memLimit: parameters.memLimit)

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// The plaintext of the messages in a backup's secretstream (docs/BACKUP-FORMAT.md).
@@ -113,14 +113,16 @@ enum BackupMessage {
     /// A migratable item's message.
     /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
     static func item(_ record: ItemRecord) throws(KeychainFailure) -> SecureBytes {
-        try body(record, prefix: [Kind.item.rawValue, UInt8(ItemRow.code(record.itemClass)), UInt8(record.protection.code)])
+        try body(
+            record, prefix: [Kind.item.rawValue, UInt8(ItemRow.code(record.itemClass)), UInt8(record.protection.code)])
     }
 
     /// A ThisDeviceOnly item's message: its body sealed under the device-binding key.
     /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
     static func deviceBound(_ record: ItemRecord, bindingKey: SecureBytes) throws(KeychainFailure) -> [UInt8] {
         let prefix = [Kind.deviceBound.rawValue, UInt8(ItemRow.code(record.itemClass)), UInt8(record.protection.code)]
-        let box = Sodium.seal(try body(record, prefix: []), key: bindingKey, associatedData: deviceBindingContext + prefix)
+        let box = Sodium.seal(
+            try body(record, prefix: []), key: bindingKey, associatedData: deviceBindingContext + prefix)
         return prefix + box
     }
 

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// The backup's record parser without the stream around it, for the `backup` fuzz target only.
@@ -25,7 +25,8 @@ package enum BackupRecordParser {
         do {
             switch try BackupMessage.parse(SecureBytes(copying: plaintext), version: version) {
             case .deviceBound(let itemClass, let protection, let box):
-                return try BackupMessage.openDeviceBound(itemClass, protection, box: box, bindingKey: fuzzBindingKey) != nil
+                return try BackupMessage.openDeviceBound(itemClass, protection, box: box, bindingKey: fuzzBindingKey)
+                    != nil
             case .begin, .item, .end, .secretItem, .collection:
                 return true
             }
@@ -48,11 +49,14 @@ package enum BackupRecordParser {
                 secret: SecureBytes(copying: Array(secret.utf8)))
         }
         // Both records are a handful of short attributes, which always encode.
-        let item = (try? BackupMessage.item(record(.whenUnlocked, secret: "s3cret")))?.withUnsafeBytes { Array($0) } ?? []
+        let item =
+            (try? BackupMessage.item(record(.whenUnlocked, secret: "s3cret")))?.withUnsafeBytes { Array($0) } ?? []
         return [
-            BackupMessage.begin(created: Date(timeIntervalSince1970: 1_700_000_000), deviceCheck: [UInt8](repeating: 1, count: 16)),
+            BackupMessage.begin(
+                created: Date(timeIntervalSince1970: 1_700_000_000), deviceCheck: [UInt8](repeating: 1, count: 16)),
             item,
-            (try? BackupMessage.deviceBound(record(.whenUnlockedThisDeviceOnly, secret: "device"), bindingKey: fuzzBindingKey)) ?? [],
+            (try? BackupMessage.deviceBound(
+                record(.whenUnlockedThisDeviceOnly, secret: "device"), bindingKey: fuzzBindingKey)) ?? [],
             BackupMessage.end(BackupMessage.Counts(items: 2, migratable: 1, deviceBound: 1, excluded: 0)),
             BackupMessage.secretItem(
                 SecretItem(

@@ -23,7 +23,8 @@ package struct BackupReport: Sendable, Equatable, CustomStringConvertible {
             text += "; \(excludedWhenPasscodeSet) WhenPasscodeSetThisDeviceOnly items are never backed up"
         }
         if unreadableThisDeviceOnly > 0 {
-            text += "; \(unreadableThisDeviceOnly) ThisDeviceOnly items left out: they belong to another installation and cannot be read here"
+            text +=
+                "; \(unreadableThisDeviceOnly) ThisDeviceOnly items left out: they belong to another installation and cannot be read here"
         }
         return text
     }
@@ -55,7 +56,8 @@ package struct RestoreReport: Sendable, Equatable, CustomStringConvertible {
         if replaced > 0 { parts.append("\(replaced) replaced existing items") }
         if skippedExisting > 0 { parts.append("\(skippedExisting) skipped because they already exist") }
         if skippedThisDeviceOnly > 0 {
-            parts.append("\(skippedThisDeviceOnly) ThisDeviceOnly items skipped: the backup comes from another installation")
+            parts.append(
+                "\(skippedThisDeviceOnly) ThisDeviceOnly items skipped: the backup comes from another installation")
         }
         if reassignedReferences > 0 { parts.append("\(reassignedReferences) got a new persistent reference") }
         return parts.joined(separator: "; ")

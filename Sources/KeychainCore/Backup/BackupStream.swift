@@ -16,7 +16,8 @@ enum BackupStream {
         /// Writes the header and readies the stream.
         init(file: FileWriter, parameters: KDFParameters, salt: [UInt8], keys: BackupKeys) throws(KeychainFailure) {
             let (stream, streamHeader) = SecretStream.push(key: keys.streamKey)
-            let header = BackupHeader(parameters: parameters, salt: salt, streamHeader: streamHeader, keyCheck: keys.keyCheck)
+            let header = BackupHeader(
+                parameters: parameters, salt: salt, streamHeader: streamHeader, keyCheck: keys.keyCheck)
             self.file = file
             self.stream = stream
             headerBytes = header.encoded()

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// Encrypted backups of a whole keychain (tracker issue 6; format in docs/BACKUP-FORMAT.md).
@@ -146,7 +146,8 @@ extension Keystore {
             else {
                 throw KeychainFailure(.decode, "the backup does not start with its opening record")
             }
-            let sameInstallation = SecureBytes(copying: BackupKeys.deviceCheck(bindingKey)).constantTimeEquals(deviceCheck)
+            let sameInstallation = SecureBytes(copying: BackupKeys.deviceCheck(bindingKey)).constantTimeEquals(
+                deviceCheck)
             var report = RestoreReport()
             var seen = BackupMessage.Counts()
             var seenCollection = false
@@ -171,8 +172,12 @@ extension Keystore {
                 case .deviceBound(let itemClass, let protection, let box) where !message.final:
                     seen.deviceBound += 1
                     if sameInstallation {
-                        guard let item = try BackupMessage.openDeviceBound(itemClass, protection, box: box, bindingKey: bindingKey)
-                        else { throw KeychainFailure(.decode, "a ThisDeviceOnly record does not open with this device key") }
+                        guard
+                            let item = try BackupMessage.openDeviceBound(
+                                itemClass, protection, box: box, bindingKey: bindingKey)
+                        else {
+                            throw KeychainFailure(.decode, "a ThisDeviceOnly record does not open with this device key")
+                        }
                         record = item
                     } else {
                         report.skippedThisDeviceOnly += 1

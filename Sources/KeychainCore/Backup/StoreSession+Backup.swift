@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// Reading every item with a cursor, one decrypted item at a time, for backups and exports.
@@ -49,7 +49,8 @@ extension StoreSession {
             let secret = try openSecret(row, itemKey: key)
             try body(
                 ItemRecord(
-                    itemClass: rowClass, attributes: attributes, persistentRef: Data(row.persistentRef), secret: secret))
+                    itemClass: rowClass, attributes: attributes, persistentRef: Data(row.persistentRef), secret: secret)
+            )
         }
     }
 }

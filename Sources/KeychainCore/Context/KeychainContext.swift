@@ -31,7 +31,11 @@ package struct KeychainContext: Sendable {
         return try shared.withLock { (configuration: inout Configuration) throws(KeychainFailure) -> KeychainContext in
             if let opened = configuration.opened { return opened }
             let identity: ApplicationIdentity
-            if let configured = configuration.identity { identity = configured } else { identity = try .fromEnvironment() }
+            if let configured = configuration.identity {
+                identity = configured
+            } else {
+                identity = try .fromEnvironment()
+            }
             let keystore = try Keystore(location: configuration.location ?? .login())
             let context = KeychainContext(keystore: keystore, identity: identity)
             configuration.opened = context

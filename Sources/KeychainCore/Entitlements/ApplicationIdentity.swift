@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+    package import FoundationEssentials
 #else
-package import Foundation
+    package import Foundation
 #endif
 
 /// Who the calling process is, for access groups: the entitlements it holds.
@@ -76,7 +76,8 @@ package struct ApplicationIdentity: Sendable, Equatable {
         do {
             entitlements = try PropertyListDecoder().decode(Entitlements.self, from: data)
         } catch {
-            throw KeychainFailure(.missingEntitlement, "the entitlements file is not a valid entitlements property list")
+            throw KeychainFailure(
+                .missingEntitlement, "the entitlements file is not a valid entitlements property list")
         }
         self.init(
             applicationIdentifier: entitlements.applicationIdentifier,
@@ -110,7 +111,8 @@ package struct ApplicationIdentity: Sendable, Equatable {
     {
         guard let path = environment["KEYCHAIN_ENTITLEMENTS"], !path.isEmpty else { return .unsigned }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw KeychainFailure(.missingEntitlement, "cannot read the entitlements file named by KEYCHAIN_ENTITLEMENTS")
+            throw KeychainFailure(
+                .missingEntitlement, "cannot read the entitlements file named by KEYCHAIN_ENTITLEMENTS")
         }
         return try ApplicationIdentity(entitlementsPlist: data)
     }

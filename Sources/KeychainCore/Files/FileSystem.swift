@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// The POSIX file calls the engine needs, in one place: private folders and files,
@@ -91,7 +91,8 @@ package enum FileSystem {
         var info = stat()
         guard stat(path, &info) == 0 else { return }
         if info.st_uid != getuid() {
-            throw KeychainFailure(.invalidKeychain, "\(path) is owned by another user (uid \(info.st_uid)); refusing to use it")
+            throw KeychainFailure(
+                .invalidKeychain, "\(path) is owned by another user (uid \(info.st_uid)); refusing to use it")
         }
         if (info.st_mode & 0o022) != 0 {
             let mode = String(Int(info.st_mode & 0o777), radix: 8)
@@ -119,7 +120,8 @@ package enum FileSystem {
         var info = stat()
         guard !folder.isEmpty, stat(folder, &info) == 0 else { return }
         if info.st_uid != getuid() && info.st_uid != 0 {
-            throw KeychainFailure(.invalidKeychain, "\(folder) is owned by another user (uid \(info.st_uid)); refusing to use it")
+            throw KeychainFailure(
+                .invalidKeychain, "\(folder) is owned by another user (uid \(info.st_uid)); refusing to use it")
         }
         if (info.st_mode & 0o022) != 0 && (info.st_mode & S_ISVTX) == 0 {
             let mode = String(Int(info.st_mode & 0o777), radix: 8)
@@ -135,7 +137,9 @@ package enum FileSystem {
     package static func createExclusive(_ path: String, bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> Bool {
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw KeychainFailure(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw KeychainFailure(.io, "cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
         defer { unlink(temporary) }
         fchmod(fd, 0o600)
         var offset = 0

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// A new private file (mode 0600) written through a buffer and published atomically.
@@ -99,7 +99,9 @@ package final class FileWriter {
             }
             offset += n
         }
-        if wipesBuffer { buffer.withUnsafeMutableBytes { Sodium.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[..<used])) } }
+        if wipesBuffer {
+            buffer.withUnsafeMutableBytes { Sodium.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[..<used])) }
+        }
         used = 0
     }
 

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// Where a keychain and its installation's device key live.
@@ -24,15 +24,20 @@ package struct KeychainLocation: Sendable, Hashable {
     }
 
     /// The keychain folder: `$XDG_DATA_HOME/keychains`.
-    package static func keychainDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    package static func keychainDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String
+    {
+        let data =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? home(environment) + "/.local/share"
         return data + "/keychains"
     }
 
     /// The device key's path: `$XDG_STATE_HOME/keychains/device.key`.
-    package static func defaultDeviceKeyPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    package static func defaultDeviceKeyPath(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        let state =
+            environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? home(environment) + "/.local/state"
         return state + "/keychains/device.key"
     }
@@ -49,10 +54,13 @@ package struct KeychainLocation: Sendable, Hashable {
     ///   same file from wherever it is used later.
     /// - `X.keychain` means `X.keychain-db` unless a file with the exact name exists, as macOS has done
     ///   since 10.12 (scripts write `unlock-keychain login.keychain`).
-    package static func named(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> KeychainLocation {
+    package static func named(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> KeychainLocation
+    {
         var path: String
         if name.contains("/") {
-            path = URL(fileURLWithPath: name, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            path =
+                URL(fileURLWithPath: name, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
                 .standardizedFileURL.path
         } else {
             let file = name.hasSuffix(".keychain-db") || name.hasSuffix(".keychain") ? name : name + ".keychain-db"

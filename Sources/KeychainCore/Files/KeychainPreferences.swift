@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// The user's keychain preferences: the default keychain and the keychain search list
@@ -34,7 +34,8 @@ package struct KeychainPreferences: Equatable {
 
     /// The preferences file of `environment`.
     package static func path(environment: [String: String]) -> String {
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let config =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? FileSystem.homeDirectory()) + "/.config"
         return config + "/swift-keychain/keychains.conf"
     }

@@ -55,7 +55,9 @@ enum CSVWriter {
 
     private static func writeField(_ bytes: UnsafeRawBufferPointer, to file: FileWriter) throws(KeychainFailure) {
         let guarded = needsFormulaGuard(bytes)
-        let special = bytes.contains { $0 == quote || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        let special = bytes.contains {
+            $0 == quote || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n")
+        }
         let padded = bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ")
         guard special || padded || guarded else {
             try file.write(bytes)

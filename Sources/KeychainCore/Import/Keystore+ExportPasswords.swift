@@ -18,7 +18,8 @@ package struct ExportReport: Sendable, Equatable, CustomStringConvertible {
             text += "; \(skippedAccessControlled) access-controlled items were left out (they need authentication)"
         }
         if skippedUnreadable > 0 {
-            text += "; \(skippedUnreadable) ThisDeviceOnly items of another installation were left out (unreadable here)"
+            text +=
+                "; \(skippedUnreadable) ThisDeviceOnly items of another installation were left out (unreadable here)"
         }
         return text + ". " + Keystore.plainTextExportWarning
     }
@@ -57,7 +58,8 @@ extension Keystore {
         to path: String, accessGroups: [String]? = nil, overwrite: Bool = false
     ) throws(KeychainFailure) -> ExportReport {
         let file = try FileWriter(path: path, overwrite: overwrite, wipesBuffer: true)
-        try CSVWriter.writeRecord([.text("name"), .text("url"), .text("username"), .text("password"), .text("note")], to: file)
+        try CSVWriter.writeRecord(
+            [.text("name"), .text("url"), .text("username"), .text("password"), .text("note")], to: file)
         var report = try read { (s: borrowing StoreSession) throws(KeychainFailure) -> ExportReport in
             var report = ExportReport(path: path)
             let skipped = try s.forEachItem(of: .internetPassword) { (record: ItemRecord) throws(KeychainFailure) in

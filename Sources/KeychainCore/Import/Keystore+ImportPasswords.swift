@@ -41,7 +41,8 @@ extension Keystore {
 
     /// Imports CSV text already in protected memory. See ``importPasswords(fromFile:accessGroup:protection:policy:)``.
     package func importPasswords(
-        csv: SecureBytes, accessGroup: String, protection: ProtectionClass = .whenUnlocked, policy: ConflictPolicy = .skip
+        csv: SecureBytes, accessGroup: String, protection: ProtectionClass = .whenUnlocked,
+        policy: ConflictPolicy = .skip
     ) throws(KeychainFailure) -> ImportSummary {
         try csv.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> ImportSummary in
             let document = try PasswordCSVImport(bytes)
@@ -58,11 +59,13 @@ extension Keystore {
                         let result: (outcome: StoreSession.RestoreOutcome, reassignedReference: Bool)
                         do throws(KeychainFailure) {
                             result = try s.restore(
-                                .internetPassword, attributes: attributes, secret: secret, persistentRef: nil, policy: policy)
-                        } catch where error.status == .duplicateItem {
+                                .internetPassword, attributes: attributes, secret: secret, persistentRef: nil,
+                                policy: policy)
+                        } catch  where error.status == .duplicateItem {
                             throw KeychainFailure(
                                 .duplicateItem,
-                                "row \(row) (line \(line)) duplicates an item already in the keychain; nothing was imported")
+                                "row \(row) (line \(line)) duplicates an item already in the keychain; nothing was imported"
+                            )
                         }
                         switch result.outcome {
                         case .skipped:

@@ -14,11 +14,16 @@ package enum PasswordCSVFormat: String, Sendable, CaseIterable {
     var requiredColumns: [String] {
         switch self {
         case .firefox:
-            ["url", "username", "password", "httprealm", "formactionorigin", "guid", "timecreated", "timelastused",
-             "timepasswordchanged"]
+            [
+                "url", "username", "password", "httprealm", "formactionorigin", "guid", "timecreated", "timelastused",
+                "timepasswordchanged",
+            ]
         case .bitwarden:
-            ["folder", "favorite", "type", "name", "notes", "fields", "login_uri", "login_username", "login_password",
-             "login_totp"]
+            [
+                "folder", "favorite", "type", "name", "notes", "fields", "login_uri", "login_username",
+                "login_password",
+                "login_totp",
+            ]
         case .applePasswords: ["title", "url", "username", "password"]
         case .chrome: ["name", "url", "username", "password"]
         }
@@ -75,7 +80,9 @@ extension String {
     /// The string without leading and trailing spaces, tabs and line breaks.
     func trimmingWhitespace() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// Turns the rows of a password export into internet-password items (tracker issue 6).
@@ -59,16 +59,22 @@ struct PasswordCSVImport {
     }
 
     /// The item data row `index` (0-based) becomes, or why it is skipped.
-    func entry(_ index: Int, in bytes: UnsafeRawBufferPointer, accessGroup: String, protection: ProtectionClass) -> Entry {
+    func entry(_ index: Int, in bytes: UnsafeRawBufferPointer, accessGroup: String, protection: ProtectionClass)
+        -> Entry
+    {
         let row = rows[index]
         guard row.fields.count == header.count else { return .skip(.malformedRow) }
         func text(_ name: String?) -> String {
             guard let name, let index = column[name] else { return "" }
             return CSVParser.string(row.fields[index], in: bytes)
         }
-        if format == .bitwarden && text("type").trimmingWhitespace().lowercased() != "login" { return .skip(.notALogin) }
+        if format == .bitwarden && text("type").trimmingWhitespace().lowercased() != "login" {
+            return .skip(.notALogin)
+        }
         var url = text(format.url).trimmingWhitespace()
-        if format == .bitwarden, let first = url.split(separator: ",").first { url = String(first).trimmingWhitespace() }
+        if format == .bitwarden, let first = url.split(separator: ",").first {
+            url = String(first).trimmingWhitespace()
+        }
         guard !url.isEmpty else { return .skip(.noURL) }
         guard let target = Self.parseURL(url) else { return .skip(.unsupportedURL) }
         guard let passwordColumn = column[format.password], !row.fields[passwordColumn].range.isEmpty else {
@@ -95,11 +101,15 @@ struct PasswordCSVImport {
             }
         }
         // The one-time-code field holds a TOTP seed: test it in place, never copy it into a String.
-        let oneTimeCode = format.oneTimeCode.flatMap { column[$0] }.map { index in
-            UnsafeRawBufferPointer(rebasing: bytes[row.fields[index].range]).contains { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        } ?? false
+        let oneTimeCode =
+            format.oneTimeCode.flatMap { column[$0] }.map { index in
+                UnsafeRawBufferPointer(rebasing: bytes[row.fields[index].range]).contains {
+                    ![0x20, 0x09, 0x0A, 0x0D].contains($0)
+                }
+            } ?? false
         return .item(
-            attributes: attributes, secret: CSVParser.secret(row.fields[passwordColumn], in: bytes), oneTimeCode: oneTimeCode)
+            attributes: attributes, secret: CSVParser.secret(row.fields[passwordColumn], in: bytes),
+            oneTimeCode: oneTimeCode)
     }
 
     /// The parts of a URL an internet password keeps, or `nil` when it is not a URL with a host and a known scheme.

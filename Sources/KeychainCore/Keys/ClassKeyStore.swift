@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#endif
 internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
 
 /// Where the class keys of an unlocked keychain are kept between calls: the kernel keyring, shared
 /// by all the user's processes, or this process's memory when the kernel keyring is unavailable or
@@ -111,7 +112,8 @@ package enum ClassKeyStore {
     ///   ``keepsRefusedUnlocksInProcess`` is `false`, `.thisProcess` means they were not kept at all.
     @discardableResult
     static func store(
-        _ keys: [ProtectionClass: ClassKey], keyringID: [UInt8], lifetime: Lifetime, timeout: UInt32, keychainPath: String,
+        _ keys: [ProtectionClass: ClassKey], keyringID: [UInt8], lifetime: Lifetime, timeout: UInt32,
+        keychainPath: String,
         kernel: Bool = true
     ) -> Scope {
         let name = description(keyringID: keyringID, lifetime: lifetime)
@@ -135,7 +137,8 @@ package enum ClassKeyStore {
         let expiry = timeout > 0 ? Monotonic.seconds() + UInt64(timeout) : nil
         processEntries.withLock { entries in
             // A refresh of a live entry keeps its epoch; one stored again after a withdrawal gets a new one.
-            let epoch = live(entries[name]).map(\.epoch) ?? (1 << 32) + processEpochs.add(1, ordering: .relaxed).newValue
+            let epoch =
+                live(entries[name]).map(\.epoch) ?? (1 << 32) + processEpochs.add(1, ordering: .relaxed).newValue
             entries[name] = ProcessEntry(keys: keys, expires: expiry, epoch: epoch)
         }
         return .thisProcess
@@ -152,7 +155,8 @@ package enum ClassKeyStore {
             for (protection, key) in keys.sorted(by: { $0.key.code < $1.key.code }) {
                 buffer[offset] = UInt8(protection.code)
                 key.bytes.withUnsafeBytes { bytes in
-                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset + 1..<offset + recordBytes]).copyMemory(from: bytes)
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset + 1..<offset + recordBytes]).copyMemory(
+                        from: bytes)
                 }
                 offset += recordBytes
             }
@@ -359,7 +363,8 @@ package enum ClassKeyStore {
         case EDQUOT?:
             text = "the kernel refused to keep the unlock because your key quota is full"
             if let usage = KeyQuota.current() {
-                text += " (\(usage.keys)/\(usage.maxKeys) keys, \(usage.bytes)/\(usage.maxBytes) bytes in /proc/key-users)"
+                text +=
+                    " (\(usage.keys)/\(usage.maxKeys) keys, \(usage.bytes)/\(usage.maxBytes) bytes in /proc/key-users)"
             }
         case EACCES?:
             text =
@@ -376,7 +381,8 @@ package enum ClassKeyStore {
             text += " This project holds no entries there: free keys other programs hold (`keyctl show @u`)."
         } else {
             let named = holders.map { $0.path ?? "keyring id \($0.keyringID)" }
-            text += " Keychains holding entries in the keyring \"\(keyringName)\": " + named.joined(separator: ", ")
+            text +=
+                " Keychains holding entries in the keyring \"\(keyringName)\": " + named.joined(separator: ", ")
                 + ". Free them with `security lock-keychain -a`, or free keys other programs hold (`keyctl show @u`)."
         }
         return text
@@ -396,8 +402,10 @@ package enum ClassKeyStore {
                 ? "other programs still see the keychain locked (the kernel keyring holds no entry of it they can read)"
                 : "every program, this one included, sees the keychain locked (the kernel keyring holds no entry of it)"
         }
-        let classes = readable.map { $0 == .whenUnlocked ? "WhenUnlocked" : "AfterFirstUnlock" }.joined(separator: " and ")
-        return "yet an earlier unlock left the \(classes) entry in the kernel keyring, so other programs read those items"
+        let classes = readable.map { $0 == .whenUnlocked ? "WhenUnlocked" : "AfterFirstUnlock" }.joined(
+            separator: " and ")
+        return
+            "yet an earlier unlock left the \(classes) entry in the kernel keyring, so other programs read those items"
             + " until `security lock-keychain` locks it"
     }
 
@@ -434,7 +442,9 @@ package enum ClassKeyStore {
     }
 
     /// ``kernelEntry(_:)`` and the keyring it was found in.
-    private static func kernelEntryAndKeyring(_ name: String) -> (key: KernelKeyring.Serial, keyring: KernelKeyring.Serial)? {
+    private static func kernelEntryAndKeyring(_ name: String) -> (
+        key: KernelKeyring.Serial, keyring: KernelKeyring.Serial
+    )? {
         let cached = cachedKeyring.withLock { $0 }
         if let cached, let key = KernelKeyring.search(description: name, in: cached) { return (key, cached) }
         guard case .success(let current) = projectKeyring(create: false), current != cached else { return nil }
@@ -475,7 +485,9 @@ package enum ClassKeyStore {
     /// numbers, then its path.
     private static func fileRecord(_ path: String) -> [UInt8] {
         var (device, inode) = (UInt64.max, UInt64.max)
-        if case .file(let fileDevice, let fileInode) = FileSystem.identity(path) { (device, inode) = (fileDevice, fileInode) }
+        if case .file(let fileDevice, let fileInode) = FileSystem.identity(path) {
+            (device, inode) = (fileDevice, fileInode)
+        }
         return withUnsafeBytes(of: device.bigEndian, Array.init) + withUnsafeBytes(of: inode.bigEndian, Array.init)
             + Array(path.utf8)
     }
@@ -496,7 +508,9 @@ package enum ClassKeyStore {
     private static func parse(_ described: (type: String, description: String)?) -> (String, Lifetime)? {
         guard let described, described.type == "user" else { return nil }
         let parts = described.description.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "swkc", let lifetime = Lifetime(rawValue: String(parts[2])) else { return nil }
+        guard parts.count == 3, parts[0] == "swkc", let lifetime = Lifetime(rawValue: String(parts[2])) else {
+            return nil
+        }
         return (String(parts[1]), lifetime)
     }
 

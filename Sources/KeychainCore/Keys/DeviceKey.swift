@@ -16,7 +16,9 @@ package enum DeviceKey {
         try FileSystem.makePrivateDirectory(holding: path)
         if let tcti = configuredTCTI, TPMSealing.isReachable(tcti: tcti) {
             if let fresh = try createSealed(path: path, tcti: tcti) { return fresh }
-            guard let theirs = try load(path: path) else { throw KeychainFailure(.io, "device key vanished at \(path)") }
+            guard let theirs = try load(path: path) else {
+                throw KeychainFailure(.io, "device key vanished at \(path)")
+            }
             return theirs
         }
         let fresh = SecureBytes.random(count: Sodium.keyBytes)
@@ -47,12 +49,14 @@ package enum DeviceKey {
         else { throw damaged }
         if size != Sodium.keyBytes {
             guard let contents = try FileSystem.readSecret(path, expectedCount: size) else { return nil }
-            guard contents.withUnsafeBytes({ Array($0.prefix(sealedMagic.count)) == sealedMagic }) else { throw damaged }
+            guard contents.withUnsafeBytes({ Array($0.prefix(sealedMagic.count)) == sealedMagic }) else {
+                throw damaged
+            }
             return try unsealedKey(contents, path: path, tcti: configuredTCTI)
         }
         do {
             return try FileSystem.readSecret(path, expectedCount: Sodium.keyBytes)
-        } catch where error.status == .decode {
+        } catch  where error.status == .decode {
             throw damaged
         }
     }

@@ -31,12 +31,14 @@ extension KDFParameters {
     /// Cheap parameters make a password cheap to guess, so release builds (what `make install`
     /// installs) never honour the variable: every tool asks here, and warns when `refusedTesting`.
     /// - Returns: the parameters, and whether `KEYCHAIN_KDF=testing` was set and refused.
-    package static func forNewPassword(environment: [String: String]) -> (parameters: KDFParameters, refusedTesting: Bool) {
+    package static func forNewPassword(environment: [String: String]) -> (
+        parameters: KDFParameters, refusedTesting: Bool
+    ) {
         guard environment[testingVariable] == "testing" else { return (.default, false) }
         #if DEBUG
-        return (.testing, false)
+            return (.testing, false)
         #else
-        return (.default, true)
+            return (.default, true)
         #endif
     }
 

@@ -1,8 +1,9 @@
 internal import CKeyring
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// The Linux kernel's key retention service (`keyrings(7)`): the system calls the class key store
@@ -47,7 +48,9 @@ package enum KernelKeyring {
     /// Creates a keyring described `name` and links it into `parent`, replacing a link to a keyring
     /// with the same description there.
     /// - Returns: its serial, or the `errno` of the refusal.
-    package static func createKeyring(named name: String, in parent: Serial = userKeyring) -> Result<Serial, KeyringError> {
+    package static func createKeyring(named name: String, in parent: Serial = userKeyring) -> Result<
+        Serial, KeyringError
+    > {
         let id = ckeyring_add_key("keyring", name, nil, 0, parent)
         return permitted(id, in: parent)
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// This user's use of the kernel's key quota, as `/proc/key-users` reports it (`keyrings(7)`):

@@ -77,14 +77,17 @@ package enum Keybag {
 
     /// The KEK of ``Slot/migration``: the password hash alone, bound to this keychain.
     static func migrationKEK(passwordHash: PasswordHash, keychainID: [UInt8]) -> MigrationKEK {
-        MigrationKEK(Sodium.combine(passwordHash.bytes, SecureBytes(copying: keychainID), context: "swkc.kek.migration.v1"))
+        MigrationKEK(
+            Sodium.combine(passwordHash.bytes, SecureBytes(copying: keychainID), context: "swkc.kek.migration.v1"))
     }
 
     /// Creates the index key and the seven class keys, wrapped under the device slot.
     static func create(in database: Database, keychainID: [UInt8], deviceKey: SecureBytes) throws(KeychainFailure) {
         let kek = deviceKEK(deviceKey: deviceKey, keychainID: keychainID)
         for entry in KeybagEntry.all {
-            try store(SecureBytes.random(count: Sodium.keyBytes), entry: entry, kek: kek, in: database, keychainID: keychainID)
+            try store(
+                SecureBytes.random(count: Sodium.keyBytes), entry: entry, kek: kek, in: database, keychainID: keychainID
+            )
         }
     }
 
@@ -205,7 +208,9 @@ package enum Keybag {
             try select.bind([.text(orphanPrefix), .text(orphanPrefix + "\u{10FFFF}")])
             defer { select.finish() }
             while try select.step() {
-                if let last = select.text(0).split(separator: ".").last, let code = Int64(last), let entry = KeybagEntry(code: code) {
+                if let last = select.text(0).split(separator: ".").last, let code = Int64(last),
+                    let entry = KeybagEntry(code: code)
+                {
                     entries.insert(entry)
                 }
             }

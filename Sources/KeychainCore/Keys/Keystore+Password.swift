@@ -50,7 +50,9 @@ extension Keystore {
 
     /// The auto-lock timeout in seconds (0: never).
     package func autoLockTimeout() throws(KeychainFailure) -> UInt32 {
-        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in s.keys.autoLockSeconds }
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> UInt32 in
+            s.keys.autoLockSeconds
+        }
     }
 
     /// What this keychain's calls say while it is foreign (with `.interactionNotAllowed`): unlock it
@@ -72,7 +74,8 @@ extension Keystore {
 
     /// Whether a password is set.
     package func hasPassword() throws(KeychainFailure) -> Bool {
-        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.password != nil }
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Bool in s.keys.password != nil
+        }
     }
 
     /// How many items removing the password deletes: the WhenPasscodeSetThisDeviceOnly items, which
@@ -136,7 +139,8 @@ extension Keystore {
         }
 
         CrashPoint.reach("password.derived")
-        let classKeys = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [ProtectionClass: ClassKey] in
+        let classKeys = try write {
+            (s: borrowing StoreSession) throws(KeychainFailure) -> [ProtectionClass: ClassKey] in
             let deviceKey = try s.keys.boundDeviceKey()
             guard s.keys.password?.salt == existing?.salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
@@ -189,7 +193,9 @@ extension Keystore {
     ) throws(KeychainFailure) {
         let kek = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
         for entry in Keybag.migrationEntries {
-            guard let key = entry.protection.flatMap({ classKeys[$0]?.bytes }) ?? s.keys.deviceEntries[entry] else { continue }
+            guard let key = entry.protection.flatMap({ classKeys[$0]?.bytes }) ?? s.keys.deviceEntries[entry] else {
+                continue
+            }
             try Keybag.store(key, entry: entry, kek: kek, in: s.database, keychainID: keychainID)
         }
     }
@@ -263,7 +269,8 @@ extension Keystore {
     {
         let migrationKEK = Keybag.migrationKEK(passwordHash: passwordHash, keychainID: keychainID)
         let unwrapMigration = { (s: borrowing StoreSession) throws(KeychainFailure) -> [KeybagEntry: SecureBytes] in
-            let (carried, isWhole) = try Keybag.openMigrationSlot(kek: migrationKEK, in: s.database, keychainID: keychainID)
+            let (carried, isWhole) = try Keybag.openMigrationSlot(
+                kek: migrationKEK, in: s.database, keychainID: keychainID)
             // Nothing opens with a wrong password; a right one that opens only part was damaged.
             if carried.isEmpty { throw KeychainFailure(.authFailed) }
             guard isWhole else {
@@ -279,7 +286,9 @@ extension Keystore {
         let deviceKey = try DeviceKey.loadOrCreate(path: location.deviceKeyPath)
         CrashPoint.reach("adopt.derived")
         return try write(foreign: true) {
-            (s: borrowing StoreSession) throws(KeychainFailure) -> (classKeys: [ProtectionClass: ClassKey], adopted: Bool) in
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (
+                classKeys: [ProtectionClass: ClassKey], adopted: Bool
+            ) in
             guard s.keys.password?.salt == salt else {
                 throw KeychainFailure(.authFailed, "the password was changed by another process; try again")
             }
@@ -315,7 +324,9 @@ extension Keystore {
             // keychain was unlocked) would outlive the next lock: withdraw them, as a logout would,
             // before the commit, so that no crash can leave them behind. On one user session this
             // also locks the original of an adopted copy, which shared the id.
-            for lifetime in ClassKeyStore.Lifetime.allCases { ClassKeyStore.remove(keyringID: previousKeyringID, lifetime: lifetime) }
+            for lifetime in ClassKeyStore.Lifetime.allCases {
+                ClassKeyStore.remove(keyringID: previousKeyringID, lifetime: lifetime)
+            }
             return (classKeys, true)
         }
     }
@@ -367,7 +378,8 @@ extension Keystore {
     ///   counted from the last failure.
     /// - Throws: file statuses as for every read.
     package func unlockWait() throws(KeychainFailure) -> (failures: Int, seconds: UInt32) {
-        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> (failures: Int, seconds: UInt32) in
+        try read(foreign: true) {
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (failures: Int, seconds: UInt32) in
             s.keys.throttle.pending()
         }
     }
@@ -405,7 +417,8 @@ extension Keystore {
         // so that no other process sees half an unlock (AfterFirstUnlock items open, WhenUnlocked not).
         let entries = [ClassKeyStore.Lifetime.afterFirstUnlock, .whenUnlocked].compactMap { lifetime in
             let keys = classKeys.filter { ClassKeyStore.Lifetime($0.key) == lifetime }
-            return keys.isEmpty ? nil : (lifetime: lifetime, keys: keys, timeout: lifetime == .whenUnlocked ? timeout : 0)
+            return keys.isEmpty
+                ? nil : (lifetime: lifetime, keys: keys, timeout: lifetime == .whenUnlocked ? timeout : 0)
         }
         let placed = entries.map { entry in
             ClassKeyStore.store(
@@ -432,7 +445,9 @@ extension Keystore {
     /// Removes this keychain's entries of `lifetimes` from the class key store (also while it is
     /// foreign: keys left there when its device key was lost), WhenUnlocked first.
     private func withdraw(_ lifetimes: [ClassKeyStore.Lifetime]) throws(KeychainFailure) {
-        let keyringID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
+        let keyringID = try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) in
+            s.keys.keyringID
+        }
         for lifetime in lifetimes.sorted(by: { $0 == .whenUnlocked && $1 != .whenUnlocked }) {
             ClassKeyStore.remove(keyringID: keyringID, lifetime: lifetime)
         }

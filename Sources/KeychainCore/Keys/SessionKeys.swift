@@ -112,7 +112,8 @@ final class SessionKeys {
         if let entries = try openDeviceSlot(database) {
             deviceEntries = entries
             isForeign = false
-        } else if let fresh = try DeviceKey.load(path: deviceKeyPath), !(deviceKey.map(fresh.constantTimeEquals) ?? false),
+        } else if let fresh = try DeviceKey.load(path: deviceKeyPath),
+            !(deviceKey.map(fresh.constantTimeEquals) ?? false),
             let entries = try openDeviceSlot(database, with: fresh)
         {
             // Another process created or replaced the device key (an adoption): use the file's.
@@ -126,7 +127,8 @@ final class SessionKeys {
         } else {
             throw KeychainFailure(
                 .decode,
-                Self.unopenableMessage(deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil, hasPassword: password != nil),
+                Self.unopenableMessage(
+                    deviceKeyPath: deviceKeyPath, keyExists: deviceKey != nil, hasPassword: password != nil),
                 reason: .advice)
         }
         guard let indexKey else {
@@ -145,7 +147,7 @@ final class SessionKeys {
             return try Keybag.unwrap(
                 kek: Keybag.deviceKEK(deviceKey: key, keychainID: keychainID), in: database,
                 keychainID: keychainID, failure: KeychainFailure(.decode))
-        } catch where error.status == .decode {
+        } catch  where error.status == .decode {
             return nil
         }
     }
@@ -206,7 +208,9 @@ enum Meta {
 
     static func set(_ database: Database, _ name: String, _ value: [UInt8]?) throws(KeychainFailure) {
         if let value {
-            try database.prepare("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)").run([.text(name), .blob(value)])
+            try database.prepare("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)").run([
+                .text(name), .blob(value),
+            ])
         } else {
             try database.prepare("DELETE FROM meta WHERE name = ?").run([.text(name)])
         }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// One attribute of an item class: its raw name, value kind and role (SecItemSchema.c).
@@ -141,6 +141,8 @@ package struct AttributeDescriptor: Sendable, Hashable {
 
     static let keyByName = Dictionary(uniqueKeysWithValues: (base + key).map { ($0.name, $0) })
     static let certificateByName = Dictionary(uniqueKeysWithValues: (base + certificate).map { ($0.name, $0) })
-    static let genericPasswordByName = Dictionary(uniqueKeysWithValues: (common + genericPassword).map { ($0.name, $0) })
-    static let internetPasswordByName = Dictionary(uniqueKeysWithValues: (common + internetPassword).map { ($0.name, $0) })
+    static let genericPasswordByName = Dictionary(
+        uniqueKeysWithValues: (common + genericPassword).map { ($0.name, $0) })
+    static let internetPasswordByName = Dictionary(
+        uniqueKeysWithValues: (common + internetPassword).map { ($0.name, $0) })
 }

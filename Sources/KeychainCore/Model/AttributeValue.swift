@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+    package import FoundationEssentials
 #else
-package import Foundation
+    package import Foundation
 #endif
 
 /// One attribute value, keeping the type it was stored with.
@@ -65,12 +65,19 @@ package enum AttributeValue: Sendable, Hashable, Codable {
 
     package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        if let v = try c.decodeIfPresent(String.self, forKey: .s) { self = .string(v) }
-        else if let v = try c.decodeIfPresent(Data.self, forKey: .d) { self = .data(v) }
-        else if let v = try c.decodeIfPresent(Int64.self, forKey: .i) { self = .integer(v) }
-        else if let v = try c.decodeIfPresent(Bool.self, forKey: .b) { self = .bool(v) }
-        else if let v = try c.decodeIfPresent(Date.self, forKey: .t) { self = .date(v) }
-        else { throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "empty value")) }
+        if let v = try c.decodeIfPresent(String.self, forKey: .s) {
+            self = .string(v)
+        } else if let v = try c.decodeIfPresent(Data.self, forKey: .d) {
+            self = .data(v)
+        } else if let v = try c.decodeIfPresent(Int64.self, forKey: .i) {
+            self = .integer(v)
+        } else if let v = try c.decodeIfPresent(Bool.self, forKey: .b) {
+            self = .bool(v)
+        } else if let v = try c.decodeIfPresent(Date.self, forKey: .t) {
+            self = .date(v)
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "empty value"))
+        }
     }
 
     package func encode(to encoder: any Encoder) throws {

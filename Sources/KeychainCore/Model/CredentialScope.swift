@@ -78,7 +78,9 @@ package struct CredentialScope: Sendable {
         let lower = String(decoding: server.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         // A DNS name never holds two colons (`host:port` holds one): an IPv6 literal made by hand
         // without its brackets (`security add-internet-password -s fe80::1`) is the host `[fe80::1]`.
-        if lower.utf8.count(where: { $0 == UInt8(ascii: ":") }) >= 2 && !lower.hasPrefix("[") { return "[" + lower + "]" }
+        if lower.utf8.count(where: { $0 == UInt8(ascii: ":") }) >= 2 && !lower.hasPrefix("[") {
+            return "[" + lower + "]"
+        }
         return lower
     }
 

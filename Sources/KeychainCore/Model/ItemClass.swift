@@ -10,7 +10,6 @@ package enum ItemClass: String, Sendable, CaseIterable, Codable {
     /// stored as every item's data is).
     case certificate = "cert"
 
-
     /// The class's attributes, in Apple's schema order (SecItemSchema.c).
     package var attributes: [AttributeDescriptor] {
         switch self {

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+    package import FoundationEssentials
 #else
-package import Foundation
+    package import Foundation
 #endif
 
 /// One keychain item as the engine hands it out.
@@ -15,7 +15,8 @@ package struct ItemRecord: Sendable {
     /// The secret (`kSecValueData`), present only when it was asked for.
     package var secret: SecureBytes?
 
-    package init(itemClass: ItemClass, attributes: [String: AttributeValue], persistentRef: Data, secret: SecureBytes?) {
+    package init(itemClass: ItemClass, attributes: [String: AttributeValue], persistentRef: Data, secret: SecureBytes?)
+    {
         self.itemClass = itemClass
         self.attributes = attributes
         self.persistentRef = persistentRef

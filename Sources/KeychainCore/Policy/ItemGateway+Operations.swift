@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-package import FoundationEssentials
+    package import FoundationEssentials
 #else
-package import Foundation
+    package import Foundation
 #endif
 
 /// One item to add: its class, attributes by raw name and secret.
@@ -68,7 +68,7 @@ extension ItemGateway {
             let ref = try s.add(certificate.itemClass, attributes: certificate.attributes, secret: certificate.secret)
             do throws(KeychainFailure) {
                 _ = try s.add(key.itemClass, attributes: key.attributes, secret: key.secret)
-            } catch where error.status == .duplicateItem {}
+            } catch  where error.status == .duplicateItem {}
             return ref
         }
     }

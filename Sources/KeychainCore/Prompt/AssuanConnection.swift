@@ -5,9 +5,9 @@
 #endif
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// One conversation with a pinentry process over the Assuan protocol (GnuPG's line protocol:

@@ -5,9 +5,9 @@
 #endif
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// The prompter that runs a pinentry program (GnuPG's password dialog: `pinentry-gnome3`, `-qt`,
@@ -69,7 +69,9 @@ package struct Pinentry: Prompter {
         if let ttyName { arguments += ["--ttyname", ttyName] }
         if let ttyType { arguments += ["--ttytype", ttyType] }
         let cancellation = Prompters.cancellation
-        if cancellation?.isCancelled == true { throw KeychainFailure(.userCanceled, "the password prompt was dismissed") }
+        if cancellation?.isCancelled == true {
+            throw KeychainFailure(.userCanceled, "the password prompt was dismissed")
+        }
         let connection = try AssuanConnection(program: program, arguments: arguments)
         // Registered while it asks, so that the current cancellation can close it; unregistered before
         // the connection (which reaps the process) goes.

@@ -1,9 +1,9 @@
 internal import Synchronization
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// Closes, from another thread, the pinentry dialogs a question is showing: the Secret Service

@@ -64,7 +64,8 @@ struct ItemRow {
     static let taggedColumns: [Column] = Column.allCases
 
     /// The columns ``init(_:withSecret:)`` reads, in order; `, secret` is appended to read the secret too.
-    static let selectColumns = "rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, tag"
+    static let selectColumns =
+        "rowid, persistref, class, pdmn, sync, agrp, pk, acct, name, wrapped_key, attributes, tag"
 
     /// `SELECT` of ``selectColumns`` (and the secret when `withSecret`) from `items`, followed by `clauses`
     /// (`WHERE …`, `ORDER BY …`; may be empty).

@@ -49,7 +49,8 @@ extension Keystore {
         for protection in ProtectionClass.allCases where pending & (1 << protection.code) != 0 {
             var after: Int64 = 0
             while true {
-                let batch = try write { (s: borrowing StoreSession) throws(KeychainFailure) -> StoreSession.RecordBatch? in
+                let batch = try write {
+                    (s: borrowing StoreSession) throws(KeychainFailure) -> StoreSession.RecordBatch? in
                     guard s.keys.classKey(protection) != nil else { return nil }
                     let batch = try s.convertLegacyRecords(protection, after: after, limit: max(1, batchSize))
                     if firstBatch { CrashPoint.reach("records.converted") }

@@ -38,7 +38,8 @@ package final class Database {
     /// The failure for result code `rc`: the database boundary, where every SQLite failure becomes a
     /// ``KeychainFailure`` (``KeychainFailure/init(_:)``).
     func error(_ rc: Int32) -> KeychainFailure {
-        KeychainFailure(SQLiteError(code: SQLiteResultCode(rawValue: rc), message: String(cString: sqlite3_errmsg(handle))))
+        KeychainFailure(
+            SQLiteError(code: SQLiteResultCode(rawValue: rc), message: String(cString: sqlite3_errmsg(handle))))
     }
 
     /// A cached prepared statement for `sql`.

@@ -24,11 +24,11 @@ extension KeychainFailure {
     package init(_ error: SQLiteError) {
         let code = error.code
         let (status, detail): (KeychainStatus, String?) =
-            if code.isConstraint { (.duplicateItem, nil) }
-            else if code.isFull { (.diskFull, "the keychain's disk or size limit is full") }
-            else if code.isCorrupt { (.invalidKeychain, error.message) }
-            else if code.isBusy { (.notAvailable, "the keychain stayed locked by another process") }
-            else { (.io, error.description) }
+            if code.isConstraint { (.duplicateItem, nil) } else if code.isFull {
+                (.diskFull, "the keychain's disk or size limit is full")
+            } else if code.isCorrupt { (.invalidKeychain, error.message) } else if code.isBusy {
+                (.notAvailable, "the keychain stayed locked by another process")
+            } else { (.io, error.description) }
         self.init(status, detail, reason: .database(error))
     }
 

@@ -37,7 +37,11 @@ package final class Statement {
             case .integer(let v): rc = sqlite3_bind_int64(handle, index, v)
             case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, csqlite_transient())
             case .blob(let b):
-                rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), csqlite_transient()) }
+                rc = b.withUnsafeBytes {
+                    sqlite3_bind_blob(
+                        handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count),
+                        csqlite_transient())
+                }
             }
             guard rc == SQLITE_OK else { throw database.error(rc) }
         }

@@ -190,7 +190,9 @@ struct SecretItemCodec {
 
     /// 32-byte keyed tag of a row as stored (every column but the tag): the shared row tag (``RowTag``)
     /// under the tag key, with the number and serial as fixed integers.
-    func rowTag(number: Int64, serial: Int64, attributeSet: [UInt8], metadata: [UInt8], wrappedKey: [UInt8], secret: [UInt8])
+    func rowTag(
+        number: Int64, serial: Int64, attributeSet: [UInt8], metadata: [UInt8], wrappedKey: [UInt8], secret: [UInt8]
+    )
         -> [UInt8]
     {
         RowTag.tag(

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// Secret Service items inside one transaction (``Keystore`` opens and commits it). See
@@ -92,7 +92,8 @@ extension StoreSession {
 
     func secretItemRow(_ number: Int64) throws(KeychainFailure) -> SecretItemRow? {
         guard try hasSecretItemTables() else { return nil }
-        return try secretItemRows("SELECT \(Self.secretItemColumns) FROM ss_items WHERE id = ?", [.integer(number)]).first
+        return try secretItemRows("SELECT \(Self.secretItemColumns) FROM ss_items WHERE id = ?", [.integer(number)])
+            .first
     }
 
     func secretItemRows(_ sql: String, _ values: [SQLValue]) throws(KeychainFailure) -> [SecretItemRow] {
@@ -130,7 +131,8 @@ extension StoreSession {
         try statement.bind([.integer(serial)])
         defer { statement.finish() }
         while try statement.step() { written.append((statement.int64(0), statement.int64(1))) }
-        return SecretItemChanges(written: written, latestSerial: try Meta.integer(database, SecretItemSchema.serialMeta))
+        return SecretItemChanges(
+            written: written, latestSerial: try Meta.integer(database, SecretItemSchema.serialMeta))
     }
 
     /// Every item number, ascending.
@@ -164,7 +166,8 @@ extension StoreSession {
         let attributeSet = codec.setDigest(attributes)
         if replace {
             for row in try secretItemRows(
-                "SELECT \(Self.secretItemColumns) FROM ss_items WHERE attribute_set = ? ORDER BY id", [.blob(attributeSet)])
+                "SELECT \(Self.secretItemColumns) FROM ss_items WHERE attribute_set = ? ORDER BY id",
+                [.blob(attributeSet)])
             {
                 var item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
                 guard item.attributes == attributes else { continue }
@@ -329,7 +332,8 @@ extension StoreSession {
                     "SELECT count(*) FROM ss_index WHERE digest = ? AND item = ?",
                     [.blob(codec.pairDigest(name, value)), .integer(row.number)])
                 guard present == 1 else {
-                    throw KeychainFailure(.decode, "Secret Service item \(row.number) is missing from the attribute index")
+                    throw KeychainFailure(
+                        .decode, "Secret Service item \(row.number) is missing from the attribute index")
                 }
             }
             expectedIndex += item.attributes.count
@@ -342,7 +346,8 @@ extension StoreSession {
         guard accumulator.matches(try Meta.blob(database, RowKind.secretService.accumulatorMeta)) else {
             throw KeychainFailure(
                 .decode,
-                "the keychain's Secret Service items do not match their integrity record: a row was replayed, removed or added")
+                "the keychain's Secret Service items do not match their integrity record: a row was replayed, removed or added"
+            )
         }
         return rows.count
     }
@@ -351,7 +356,8 @@ extension StoreSession {
 
     private func checkSecretSize(_ secret: SecretItemSecret) throws(KeychainFailure) {
         guard secret.value.count <= Self.maximumSecretBytes * 4 else {
-            throw KeychainFailure(.dataTooLarge, "Secret Service secrets are limited to \(Self.maximumSecretBytes * 4) bytes")
+            throw KeychainFailure(
+                .dataTooLarge, "Secret Service secrets are limited to \(Self.maximumSecretBytes * 4) bytes")
         }
     }
 
@@ -374,7 +380,8 @@ extension StoreSession {
             let classKey = try classKey(SecretItemSchema.protection)
             let itemKey = ItemKey.random()
             wrappedKey = Sodium.seal(
-                itemKey.bytes, key: classKey.bytes, associatedData: codec.associatedData(.key, number: item.number, attributeSet: []))
+                itemKey.bytes, key: classKey.bytes,
+                associatedData: codec.associatedData(.key, number: item.number, attributeSet: []))
             sealedSecret = codec.sealSecret(secret, itemKey: itemKey, number: item.number)
         } else {
             guard let old else { throw KeychainFailure(.param, "a new Secret Service item needs a secret") }

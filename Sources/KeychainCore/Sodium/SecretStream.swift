@@ -54,7 +54,8 @@ package final class SecretStream {
     }
 
     /// Seals the next message; returns its ciphertext (`plaintext.count + overhead` bytes).
-    package func seal(_ plaintext: UnsafeRawBufferPointer, associatedData: [UInt8] = [], tag: Tag = .message) -> [UInt8] {
+    package func seal(_ plaintext: UnsafeRawBufferPointer, associatedData: [UInt8] = [], tag: Tag = .message) -> [UInt8]
+    {
         var output = [UInt8](repeating: 0, count: plaintext.count + Self.overhead)
         output.withUnsafeMutableBufferPointer { out in
             associatedData.withUnsafeBufferPointer { ad in
@@ -95,9 +96,10 @@ package final class SecretStream {
         let plaintext = SecureBytes(count: ciphertext.count - Self.overhead) { out in
             associatedData.withUnsafeBufferPointer { ad in
                 var produced: UInt64 = 0
-                ok = crypto_secretstream_xchacha20poly1305_pull(
-                    state, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &produced, &rawTag,
-                    ciphertext, UInt64(ciphertext.count), ad.baseAddress, UInt64(ad.count)) == 0
+                ok =
+                    crypto_secretstream_xchacha20poly1305_pull(
+                        state, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &produced, &rawTag,
+                        ciphertext, UInt64(ciphertext.count), ad.baseAddress, UInt64(ad.count)) == 0
             }
         }
         guard ok, let tag = Tag(rawValue: rawTag) else { return nil }
@@ -110,7 +112,8 @@ extension Sodium {
     package static func hash(_ message: [UInt8], length: Int = 32) -> [UInt8] {
         ensureInitialized()
         var out = [UInt8](repeating: 0, count: length)
-        precondition(crypto_generichash(&out, length, message, UInt64(message.count), nil, 0) == 0, "crypto_generichash failed")
+        precondition(
+            crypto_generichash(&out, length, message, UInt64(message.count), nil, 0) == 0, "crypto_generichash failed")
         return out
     }
 

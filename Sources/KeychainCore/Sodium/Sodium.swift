@@ -37,7 +37,8 @@ package enum Sodium {
     }
 
     /// Seals `plaintext` under `key` with XChaCha20-Poly1305; returns `nonce ‖ ciphertext ‖ tag`.
-    package static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8]) -> [UInt8] {
+    package static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8]) -> [UInt8]
+    {
         ensureInitialized()
         precondition(key.count == keyBytes)
         var output = [UInt8](repeating: 0, count: nonceBytes + plaintext.count + tagBytes)
@@ -84,11 +85,12 @@ package enum Sodium {
                 key.withUnsafeBytes { k in
                     associatedData.withUnsafeBufferPointer { ad in
                         var produced: UInt64 = 0
-                        ok = crypto_aead_xchacha20poly1305_ietf_decrypt(
-                            out.baseAddress?.assumingMemoryBound(to: UInt8.self), &produced, nil,
-                            base + nonceBytes, UInt64(boxBytes.count - nonceBytes),
-                            ad.baseAddress, UInt64(ad.count), base,
-                            k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+                        ok =
+                            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                                out.baseAddress?.assumingMemoryBound(to: UInt8.self), &produced, nil,
+                                base + nonceBytes, UInt64(boxBytes.count - nonceBytes),
+                                ad.baseAddress, UInt64(ad.count), base,
+                                k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
                     }
                 }
             }
@@ -185,10 +187,12 @@ package enum Sodium {
         var ok = false
         let key = SecureBytes(count: keyBytes) { out in
             password.withUnsafeBytes { pw in
-                ok = crypto_pwhash(
-                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(keyBytes),
-                    (pw.baseAddress ?? UnsafeRawPointer(out.baseAddress!)).assumingMemoryBound(to: CChar.self), UInt64(pw.count),
-                    salt, opsLimit, memLimit, crypto_pwhash_ALG_ARGON2ID13) == 0
+                ok =
+                    crypto_pwhash(
+                        out.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(keyBytes),
+                        (pw.baseAddress ?? UnsafeRawPointer(out.baseAddress!)).assumingMemoryBound(to: CChar.self),
+                        UInt64(pw.count),
+                        salt, opsLimit, memLimit, crypto_pwhash_ALG_ARGON2ID13) == 0
             }
         }
         return ok ? key : nil

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #endif
 
 /// Named points inside multi-step operations where the crash-safety suite kills the process.
@@ -41,7 +41,7 @@ package enum CrashPoint {
 
     package static func reach(_ name: String) {
         #if DEBUG
-        if let armed, armed == name { kill(getpid(), SIGKILL) }
+            if let armed, armed == name { kill(getpid(), SIGKILL) }
         #endif
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-internal import FoundationEssentials
-#else
-internal import Foundation
-#endif
 internal import Synchronization
+
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// One keychain file: an encrypted, crash-safe, multi-process item store.
 ///
@@ -34,7 +35,9 @@ package final class Keystore: Sendable {
     ///   `.io` or `.diskFull` when files cannot be written.
     /// - Parameter convertingRecords: convert legacy item records at once (``migrateLegacyRecords(batchSize:)``);
     ///   `false` only for tests that look at a keychain as an interrupted conversion left it.
-    package init(location: KeychainLocation, create: Bool = true, convertingRecords: Bool = true) throws(KeychainFailure) {
+    package init(location: KeychainLocation, create: Bool = true, convertingRecords: Bool = true)
+        throws(KeychainFailure)
+    {
         self.location = location
         let path = location.databasePath
         if !FileSystem.exists(path) {
@@ -187,7 +190,7 @@ package final class Keystore: Sendable {
                 do throws(KeychainFailure) {
                     // Prepared once and cached: sqlite3_exec would parse BEGIN and COMMIT on every call.
                     try session.database.prepare(begin).run()
-                } catch where error.databaseError?.code.isBusy == true && attempt < 50 {
+                } catch  where error.databaseError?.code.isBusy == true && attempt < 50 {
                     Self.backOff(attempt)
                     continue
                 }
@@ -216,8 +219,11 @@ package final class Keystore: Sendable {
     /// disk image is malformed") says which file, in the words of ``Schema/validate(_:path:)``, so
     /// that every front end names the file and how to restore it (tracker issue 24, item 2).
     private static func damageNamed(_ failure: KeychainFailure, path: String) -> KeychainFailure {
-        guard failure.status == .invalidKeychain, let detail = failure.detail, !detail.hasPrefix(path) else { return failure }
-        return KeychainFailure(.invalidKeychain, "\(path) cannot be read as a keychain: \(detail)", reason: failure.reason)
+        guard failure.status == .invalidKeychain, let detail = failure.detail, !detail.hasPrefix(path) else {
+            return failure
+        }
+        return KeychainFailure(
+            .invalidKeychain, "\(path) cannot be read as a keychain: \(detail)", reason: failure.reason)
     }
 
     private static func commit(_ database: Database) throws(KeychainFailure) {
@@ -235,8 +241,12 @@ package final class Keystore: Sendable {
     // which decides the groups and releases secrets (issue 23, item 2).
 
     /// Adds an item. See ``StoreSession/add(_:attributes:secret:now:)``.
-    func add(_ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure) -> Data {
-        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.add(itemClass, attributes: attributes, secret: secret) }
+    func add(_ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure)
+        -> Data
+    {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.add(itemClass, attributes: attributes, secret: secret)
+        }
     }
 
     /// Finds items; an empty result is `[]`.
@@ -245,8 +255,12 @@ package final class Keystore: Sendable {
     }
 
     /// Updates every match; returns how many.
-    func update(_ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure) -> Int {
-        try write { (s: borrowing StoreSession) throws(KeychainFailure) in try s.update(query, changes: changes, secret: secret) }
+    func update(_ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure)
+        -> Int
+    {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.update(query, changes: changes, secret: secret)
+        }
     }
 
     /// Deletes every match; returns how many.

@@ -78,7 +78,8 @@ package enum Schema {
         guard version == Schema.version || version == legacyRecordVersion else {
             throw KeychainFailure(
                 .wrongSecVersion,
-                "\(path) has schema version \(version); this build reads versions \(legacyRecordVersion) and \(Schema.version)")
+                "\(path) has schema version \(version); this build reads versions \(legacyRecordVersion) and \(Schema.version)"
+            )
         }
         return version
     }

@@ -163,7 +163,9 @@ extension Keystore {
         return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ItemRecord? in
             guard let item = try s.search(first, projection: projection).first else { return nil }
             _ = try s.delete(
-                ItemQuery(itemClass: item.itemClass, scope: first.scope, synchronizable: .any, persistentRef: item.persistentRef))
+                ItemQuery(
+                    itemClass: item.itemClass, scope: first.scope, synchronizable: .any,
+                    persistentRef: item.persistentRef))
             return item
         }
     }

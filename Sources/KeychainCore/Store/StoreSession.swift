@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-internal import FoundationEssentials
+    internal import FoundationEssentials
 #else
-internal import Foundation
+    internal import Foundation
 #endif
 
 /// One open connection with its unwrapped keys: the item operations of a ``Keystore``.
@@ -92,7 +92,9 @@ struct StoreSession: ~Copyable {
             if shape & (1 << 4) != 0 { sql += " AND sync = ?" }
             if shape & (1 << 5) != 0 { sql += " AND pdmn = ?" }
             let groups = shape >> 6
-            if groups > 0 { sql += " AND agrp IN (" + Array(repeating: "?", count: groups).joined(separator: ", ") + ")" }
+            if groups > 0 {
+                sql += " AND agrp IN (" + Array(repeating: "?", count: groups).joined(separator: ", ") + ")"
+            }
             return sql + " ORDER BY rowid"
         }
         do {
@@ -141,7 +143,7 @@ struct StoreSession: ~Copyable {
     func itemKeyUnlessOrphaned(_ row: Row, associatedData: [UInt8]) throws(KeychainFailure) -> ItemKey? {
         do {
             return try itemKey(row, associatedData: associatedData)
-        } catch where error.status == .decode && isOrphaned(row) {
+        } catch  where error.status == .decode && isOrphaned(row) {
             return nil
         }
     }
@@ -187,9 +189,11 @@ struct StoreSession: ~Copyable {
     /// Whether the row's decrypted attributes satisfy the filters the SQL could not check.
     static func satisfies(_ attributes: [String: AttributeValue], _ query: ItemQuery) -> Bool {
         for (name, wanted) in query.filters {
-            let stored = attributes[name] ?? query.itemClass.descriptor(name).flatMap {
-                $0.isPrimaryKey ? $0.defaultValue : nil
-            }
+            let stored =
+                attributes[name]
+                ?? query.itemClass.descriptor(name).flatMap {
+                    $0.isPrimaryKey ? $0.defaultValue : nil
+                }
             guard let stored, stored.matches(wanted) else { return false }
         }
         return true

@@ -43,7 +43,9 @@ struct CreateKeychain: SecuritySubcommand {
             do {
                 let store = try Keystore.create(location: location, password: secret, parameters: context.kdfParameters)
                 // A new keychain with a password is left unlocked: say so when only this process sees it.
-                if try store.unlockPlacement() == .thisProcess { context.io.error.line(UnlockKeychain.thisProcessNotice) }
+                if try store.unlockPlacement() == .thisProcess {
+                    context.io.error.line(UnlockKeychain.thisProcessNotice)
+                }
             } catch {
                 throw CommandFailure.keychain("SecKeychainCreate \(name)", error)
             }

@@ -23,7 +23,8 @@ struct SetKeychainSettings: SecuritySubcommand {
             OptionSpec("t", value: "timeout", "Timeout in seconds (omitting this option specifies \"no timeout\")"),
             OptionSpec(
                 nil, long: "access-policy", value: "confirm|open",
-                "Ask before an application not on a Secret Service item's access list uses it (confirm), or never (open)"),
+                "Ask before an application not on a Secret Service item's access list uses it (confirm), or never (open)"
+            ),
         ],
         summary: "Set settings for a keychain.")
 
@@ -47,7 +48,9 @@ struct SetKeychainSettings: SecuritySubcommand {
         lockOnSleep = options.has("l")
         if let text = options.value("t") {
             let seconds = ItemOptions.atoi(text)
-            guard seconds >= 1 else { throw .usage("security: set-keychain-settings: the timeout must be at least 1 second") }
+            guard seconds >= 1 else {
+                throw .usage("security: set-keychain-settings: the timeout must be at least 1 second")
+            }
             timeout = UInt32(min(seconds, Int64(Int32.max)))
         } else {
             timeout = 0

@@ -47,7 +47,8 @@ struct ShowKeychainInfo: SecuritySubcommand {
             switch try store.unlockPlacement() {
             case .userSession?:
                 context.io.error.line(
-                    "security: the unlock is kept in the kernel keyring \"\(ClassKeyStore.keyringName)\" and reaches every process of yours")
+                    "security: the unlock is kept in the kernel keyring \"\(ClassKeyStore.keyringName)\" and reaches every process of yours"
+                )
             case .thisProcess?:
                 context.io.error.line("security: the unlock is kept by this process only")
             case nil:

@@ -288,8 +288,8 @@ struct SecItemRequest {
         case .add:
             if request.matchLimit != nil { throw .param }  // match keys in add [S]
             if request.persistentRef != nil { throw .param }  // [H] kSecValuePersistentRef is not for add
-            // A synchronizable …ThisDeviceOnly item is refused by the store with errSecParam
-            // (docs/APPLE-SEMANTICS.md rule 20), for adds and updates alike.
+        // A synchronizable …ThisDeviceOnly item is refused by the store with errSecParam
+        // (docs/APPLE-SEMANTICS.md rule 20), for adds and updates alike.
         case .update, .delete:
             // [S] _SecItemDelete / s3dl_query_update: any other match key → errSecParam.
             if request.matchLimit != nil { throw .param }

@@ -108,7 +108,9 @@ extension SecretServiceProvider {
         case (.collection(let id), "CreateItem"): return try createItem(call, id, caller)
         case (.item(let collection, let item), "Delete"):
             return try withAccess(call, caller, items: [(collection, item)], single: true) { [unowned self] _ in
-                try self.storeCall(call) { () throws(SecretStoreError) in try self.store.deleteItem(item, in: collection) }
+                try self.storeCall(call) { () throws(SecretStoreError) in
+                    try self.store.deleteItem(item, in: collection)
+                }
             }
         case (.item(let collection, let item), "GetSecret"):
             return try withAccess(call, caller, items: [(collection, item)], single: true) { [unowned self] _ in

@@ -20,7 +20,9 @@ extension SecretServiceProvider {
             case "Items":
                 if let sender {
                     // An unidentifiable caller is treated as sandboxed here: it sees no items.
-                    guard let caller = try? callers.caller(sender, on: connection) else { return Variant.objectPaths([]) }
+                    guard let caller = try? callers.caller(sender, on: connection) else {
+                        return Variant.objectPaths([])
+                    }
                     if caller.identity.isSandboxed {
                         let own = ((try? store.items(in: id)) ?? []).filter { lists($0, to: caller) }
                         return Variant.objectPaths(own.map { itemPath($0.id, in: id) })

@@ -209,7 +209,8 @@ extension KeychainSecretStore {
         case .diskFull: .failed("\(failure); free space on that file system and try again")
         case .invalidKeychain:
             // Damage found in use (an inner page): the file and how to restore it, as at start.
-            .failed("\(failure)" + (DamagedFile.path(of: failure).map { ". The keychain's " + restoreAdvice($0) } ?? ""))
+            .failed(
+                "\(failure)" + (DamagedFile.path(of: failure).map { ". The keychain's " + restoreAdvice($0) } ?? ""))
         default: .failed("\(failure)")
         }
     }

@@ -137,7 +137,9 @@ struct SyncJournalTests {
         #expect(try keystore.delete(gone) == 1)
         #expect(try keystore.syncChanges(after: 0).changes.map(\.isTombstone) == [true])
         #expect(
-            try keystore.search(ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .any), projection: []).count == 1
+            try keystore.search(
+                ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .any), projection: []
+            ).count == 1
         )
         #expect(try keystore.verifyIntegrity() == 1)
         let path = temp.directory + "/journal.swkcbackup"
@@ -148,7 +150,9 @@ struct SyncJournalTests {
         let report = try restored.restore(from: path, passphrase: secret("backup-pass"), policy: .fail)
         #expect(report.restored == 1)
         #expect(
-            try restored.search(ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .any), projection: []).count == 1
+            try restored.search(
+                ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .any), projection: []
+            ).count == 1
         )
     }
 

@@ -200,6 +200,8 @@ struct SyncMergeTests {
             #expect(failure?.status == .decode)
         }
         #expect(
-            try devices[1].search(ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .any), projection: []).isEmpty)
+            try devices[1].search(
+                ItemQuery(itemClass: .genericPassword, scope: .all, synchronizable: .any), projection: []
+            ).isEmpty)
     }
 }

@@ -80,7 +80,9 @@ struct SyncPayloadTests {
         }
     }
 
-    @Test("the committed Secret Service seed (kind 5), written from docs/SYNC.md by an independent encoder, decodes and encodes byte for byte")
+    @Test(
+        "the committed Secret Service seed (kind 5), written from docs/SYNC.md by an independent encoder, decodes and encodes byte for byte"
+    )
     func goldenSecretItem() throws {
         let bytes = Array(try Data(contentsOf: Self.corpus.appendingPathComponent("seed-secret-item.bin")))
         guard case .secretItem(let content) = try SyncPayload.decodeAny(SecureBytes(copying: bytes)) else {

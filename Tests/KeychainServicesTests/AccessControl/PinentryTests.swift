@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import KeychainCore
-import Testing
 import KeychainTesting
+import Synchronization
+import Testing
 
 /// The prompter: pinentry over GnuPG's Assuan protocol, chosen as gpg-agent chooses it
 /// (gpg-agent(1): `pinentry-program`; default `pinentry`), overridable by `KEYCHAIN_PINENTRY`.
@@ -138,7 +138,9 @@ struct PinentryTests {
         return (program, directory)
     }
 
-    @Test("A cancellation closes the pinentry that is asking (SIGTERM), and the question fails as interaction not allowed")
+    @Test(
+        "A cancellation closes the pinentry that is asking (SIGTERM), and the question fails as interaction not allowed"
+    )
     func cancellationClosesTheDialog() throws {
         let temp = try TemporaryKeychain()
         let (program, directory) = try waitingPinentry(temp)
@@ -148,7 +150,8 @@ struct PinentryTests {
             let status: KeychainStatus
             do {
                 _ = try Prompters.withCancellation(cancellation) {
-                    try Pinentry(program: program).requestPassword(PasswordPrompt(title: "t", description: "d", label: "l"))
+                    try Pinentry(program: program).requestPassword(
+                        PasswordPrompt(title: "t", description: "d", label: "l"))
                 }
                 status = .success
             } catch let failure as KeychainFailure {

@@ -1,9 +1,9 @@
 import Foundation
-import KeychainTestProcess
 import KeychainCore
 import KeychainServices
-import Testing
+import KeychainTestProcess
 import KeychainTesting
+import Testing
 
 /// Access groups and entitlements: docs/APPLE-SEMANTICS.md rules 8 and 9 (SecItem.h kSecAttrAccessGroup;
 /// SecItemServer.c `_SecItemAdd`; "Sharing access to keychain items among a collection of apps").
@@ -16,19 +16,21 @@ struct AccessGroupTests {
 
     static var fullEntitlements: [String: Any] {
         [
-        "keychain-access-groups": ["TEAM1.shared", "TEAM1.second"],
-        "application-identifier": "TEAM1.com.example.app",
-        "com.apple.security.application-groups": ["group.com.example"],
+            "keychain-access-groups": ["TEAM1.shared", "TEAM1.second"],
+            "application-identifier": "TEAM1.com.example.app",
+            "com.apple.security.application-groups": ["group.com.example"],
         ]
     }
 
     @Test("The access-group list is keychain-access-groups, then application-identifier, then application groups")
     func groupOrder() throws {
-        #expect(try Self.identity(Self.fullEntitlements).accessGroups
-            == ["TEAM1.shared", "TEAM1.second", "TEAM1.com.example.app", "group.com.example"])
+        #expect(
+            try Self.identity(Self.fullEntitlements).accessGroups
+                == ["TEAM1.shared", "TEAM1.second", "TEAM1.com.example.app", "group.com.example"])
     }
 
-    @Test("An add without kSecAttrAccessGroup goes to the first group in Apple's order",
+    @Test(
+        "An add without kSecAttrAccessGroup goes to the first group in Apple's order",
         arguments: ["all three keys", "application-identifier and application groups", "application groups only"])
     func defaultGroupForAdd(entitlements: String) throws {
         var plist = Self.fullEntitlements
@@ -53,7 +55,9 @@ struct AccessGroupTests {
         let both = try Self.identity(Self.fullEntitlements)
         try keychain.run(as: both) {
             for group in both.accessGroups {
-                #expect(add(genericPassword(account: group, [kSecAttrAccessGroup as String: group]), secret: group) == errSecSuccess)
+                #expect(
+                    add(genericPassword(account: group, [kSecAttrAccessGroup as String: group]), secret: group)
+                        == errSecSuccess)
             }
             #expect(count(genericPassword(account: nil)) == 4)
             #expect(count(genericPassword(account: nil, [kSecAttrAccessGroup as String: "TEAM1.second"])) == 1)
@@ -69,18 +73,22 @@ struct AccessGroupTests {
     @Test("An add naming a group the app does not hold returns errSecMissingEntitlement (-34018)")
     func addToForeignGroup() throws {
         try withKeychain(as: ApplicationIdentity(accessGroups: ["TEAM1.mine"])) {
-            #expect(add(genericPassword([kSecAttrAccessGroup as String: "TEAM2.theirs"]), secret: "x") == errSecMissingEntitlement)
+            #expect(
+                add(genericPassword([kSecAttrAccessGroup as String: "TEAM2.theirs"]), secret: "x")
+                    == errSecMissingEntitlement)
             #expect(count(genericPassword()) == 0)
         }
     }
 
     /// securityd's copy path has a TODO and finds nothing for a foreign group (§2.2 item 8); current OSes
     /// document -34018 for a group the app does not belong to. We follow the latter for every call.
-    @Test("Naming a group the app does not hold in a search, update or delete returns errSecMissingEntitlement (-34018)",
+    @Test(
+        "Naming a group the app does not hold in a search, update or delete returns errSecMissingEntitlement (-34018)",
         arguments: [Operation.copy, .update, .delete])
     func searchForeignGroup(operation: Operation) throws {
         try withKeychain(as: ApplicationIdentity(accessGroups: ["TEAM1.mine"])) {
-            #expect(operation(genericPassword([kSecAttrAccessGroup as String: "TEAM2.theirs"])) == errSecMissingEntitlement)
+            #expect(
+                operation(genericPassword([kSecAttrAccessGroup as String: "TEAM2.theirs"])) == errSecMissingEntitlement)
         }
     }
 
@@ -90,7 +98,8 @@ struct AccessGroupTests {
     func updateToForeignGroup() throws {
         try withKeychain(as: ApplicationIdentity(accessGroups: ["TEAM1.mine"])) {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
-            #expect(update(genericPassword(), [kSecAttrAccessGroup as String: "TEAM2.theirs"]) == errSecMissingEntitlement)
+            #expect(
+                update(genericPassword(), [kSecAttrAccessGroup as String: "TEAM2.theirs"]) == errSecMissingEntitlement)
             #expect(attributes(genericPassword())?[kSecAttrAccessGroup as String] as? String == "TEAM1.mine")
         }
     }
@@ -105,7 +114,8 @@ struct AccessGroupTests {
         }
     }
 
-    @Test("An entitlements plist without any group gives errSecMissingEntitlement (-34018) for every call",
+    @Test(
+        "An entitlements plist without any group gives errSecMissingEntitlement (-34018) for every call",
         arguments: Operation.allCases)
     func noGroups(operation: Operation) throws {
         let identity = try Self.identity(["com.apple.developer.team-identifier": "TEAM1"])
@@ -125,7 +135,9 @@ struct AccessGroupTests {
         try keychain.run(as: .unsigned) {
             #expect(secret(genericPassword(service: "cli-token", account: "user")) == "t0ken")
             #expect(add(genericPassword(service: "cli-token", account: "second"), secret: "s") == errSecSuccess)
-            #expect("0 \(attributes(genericPassword(service: "cli-token", account: "second"))?[kSecAttrAccessGroup as String] as? String ?? "?")" == group)
+            #expect(
+                "0 \(attributes(genericPassword(service: "cli-token", account: "second"))?[kSecAttrAccessGroup as String] as? String ?? "?")"
+                    == group)
         }
         #expect(try HelperProcess.run(["get", "cli-token", "second"], environment: env) == "0 s")
     }
@@ -153,11 +165,17 @@ struct ErrorMessageTests {
         (errSecInvalidKeychain, "The specified keychain is not a valid keychain file."),
         (errSecDuplicateItem, "The specified item already exists in the keychain."),
         (errSecItemNotFound, "The specified item could not be found in the keychain."),
-        (errSecDataTooLarge, "This item contains information which is too large or in a format that cannot be displayed."),
+        (
+            errSecDataTooLarge,
+            "This item contains information which is too large or in a format that cannot be displayed."
+        ),
         (errSecNoSuchAttr, "The specified attribute does not exist."),
         (errSecNoSuchClass, "The specified item does not appear to be a valid keychain item."),
         (errSecInteractionNotAllowed, "User interaction is not allowed."),
-        (errSecWrongSecVersion, "This keychain was created by a different version of the system software and cannot be opened."),
+        (
+            errSecWrongSecVersion,
+            "This keychain was created by a different version of the system software and cannot be opened."
+        ),
         (errSecDecode, "Unable to decode the provided data."),
         (errSecMissingEntitlement, "A required entitlement isn't present."),
     ]
@@ -170,9 +188,13 @@ struct ErrorMessageTests {
 
     @Test("The errSec constants have Apple's values")
     func values() {
-        #expect([errSecSuccess, errSecParam, errSecDuplicateItem, errSecItemNotFound, errSecDataTooLarge, errSecNoSuchAttr,
-            errSecNoSuchClass, errSecInteractionNotAllowed, errSecMissingEntitlement, errSecInvalidKeychain,
-            errSecWrongSecVersion, errSecDecode]
-            == [0, -50, -25299, -25300, -25302, -25303, -25306, -25308, -34018, -25295, -25310, -26275])
+        #expect(
+            [
+                errSecSuccess, errSecParam, errSecDuplicateItem, errSecItemNotFound, errSecDataTooLarge,
+                errSecNoSuchAttr,
+                errSecNoSuchClass, errSecInteractionNotAllowed, errSecMissingEntitlement, errSecInvalidKeychain,
+                errSecWrongSecVersion, errSecDecode,
+            ]
+                == [0, -50, -25299, -25300, -25302, -25303, -25306, -25308, -34018, -25295, -25310, -26275])
     }
 }

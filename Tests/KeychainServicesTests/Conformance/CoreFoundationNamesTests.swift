@@ -1,7 +1,7 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// The CF and Sec names iOS wrappers use, with Apple's types (CFBase.h, CFNumber.h, CFError.h,
 /// SecBase.h, SecRandom.h). Each test is written as iOS code writes it: it must compile unchanged.

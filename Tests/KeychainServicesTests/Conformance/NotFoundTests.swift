@@ -1,7 +1,7 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// errSecItemNotFound and the default match limits: docs/APPLE-SEMANTICS.md rules 2 and 5
 /// (SecItemServer.c `s3dl_query`, "No items updated", "Delete failed to delete anything").
@@ -21,7 +21,9 @@ struct NotFoundTests {
         try withKeychain {
             #expect(add(genericPassword(service: "other"), secret: "x") == errSecSuccess)
             let (status, result) = copy(
-                genericPassword([kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll]))
+                genericPassword([
+                    kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll,
+                ]))
             #expect(status == errSecItemNotFound)
             #expect(result == nil)
         }
@@ -47,7 +49,9 @@ struct NotFoundTests {
     @Test("SecItemDelete removes every match on iOS, not just one")
     func deleteAllMatches() throws {
         try withKeychain {
-            for account in ["a", "b", "c"] { #expect(add(genericPassword(account: account), secret: account) == errSecSuccess) }
+            for account in ["a", "b", "c"] {
+                #expect(add(genericPassword(account: account), secret: account) == errSecSuccess)
+            }
             #expect(add(genericPassword(service: "keep"), secret: "keep") == errSecSuccess)
             #expect(delete(genericPassword(account: nil)) == errSecSuccess)
             #expect(count(genericPassword(account: nil)) == 0)
@@ -58,7 +62,9 @@ struct NotFoundTests {
     @Test("SecItemUpdate changes every match on iOS, not just one")
     func updateAllMatches() throws {
         try withKeychain {
-            for account in ["a", "b", "c"] { #expect(add(genericPassword(account: account), secret: account) == errSecSuccess) }
+            for account in ["a", "b", "c"] {
+                #expect(add(genericPassword(account: account), secret: account) == errSecSuccess)
+            }
             #expect(update(genericPassword(account: nil), [kSecValueData as String: Data("new".utf8)]) == errSecSuccess)
             for account in ["a", "b", "c"] { #expect(secret(genericPassword(account: account)) == "new") }
         }

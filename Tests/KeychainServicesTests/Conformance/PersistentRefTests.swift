@@ -1,8 +1,8 @@
 import Foundation
-import KeychainTestProcess
 import KeychainServices
-import Testing
+import KeychainTestProcess
 import KeychainTesting
+import Testing
 
 /// Persistent references: docs/APPLE-SEMANTICS.md rule 13 (SecItem.h; SecItemServer.c `query_add_value`).
 @Suite("Persistent references")
@@ -29,17 +29,22 @@ struct PersistentRefTests {
         try withKeychain {
             #expect(add(genericPassword(), secret: "old") == errSecSuccess)
             let ref = try #require(persistentRef(genericPassword()))
-            #expect(update(genericPassword(), [kSecValueData as String: Data("new".utf8), kSecAttrLabel as String: "l"]) == errSecSuccess)
+            #expect(
+                update(genericPassword(), [kSecValueData as String: Data("new".utf8), kSecAttrLabel as String: "l"])
+                    == errSecSuccess)
             #expect(persistentRef(genericPassword()) == ref)
             #expect(secret([kSecValuePersistentRef as String: ref]) == "new")
         }
     }
 
-    @Test("A persistent reference is stable across processes: the helper process gets the same one and reads through ours")
+    @Test(
+        "A persistent reference is stable across processes: the helper process gets the same one and reads through ours"
+    )
     func refAcrossProcesses() throws {
         let keychain = try TemporaryKeychain()
         let ref = try keychain.run {
-            #expect(add(genericPassword(service: "cross", account: "process"), secret: "shared secret") == errSecSuccess)
+            #expect(
+                add(genericPassword(service: "cross", account: "process"), secret: "shared secret") == errSecSuccess)
             return persistentRef(genericPassword(service: "cross", account: "process"))
         }
         let hex = try #require(ref).map { String(format: "%02x", $0) }.joined()
@@ -49,10 +54,11 @@ struct PersistentRefTests {
         #expect(try HelperProcess.run(["add", "cross", "other", "theirs"], environment: keychain.environment) == "0")
         let theirs = try HelperProcess.run(["ref", "cross", "other"], environment: keychain.environment)
         let theirHex = try #require(theirs.split(separator: " ").last.map(String.init))
-        let theirRef = Data(stride(from: 0, to: theirHex.count, by: 2).map { offset in
-            let start = theirHex.index(theirHex.startIndex, offsetBy: offset)
-            return UInt8(theirHex[start..<theirHex.index(start, offsetBy: 2)], radix: 16)!
-        })
+        let theirRef = Data(
+            stride(from: 0, to: theirHex.count, by: 2).map { offset in
+                let start = theirHex.index(theirHex.startIndex, offsetBy: offset)
+                return UInt8(theirHex[start..<theirHex.index(start, offsetBy: 2)], radix: 16)!
+            })
         try keychain.run { #expect(secret([kSecValuePersistentRef as String: theirRef]) == "theirs") }
     }
 
@@ -61,7 +67,8 @@ struct PersistentRefTests {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
             let ref = try #require(persistentRef(genericPassword()))
-            let query = genericPassword(service: nil, [kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue!])
+            let query = genericPassword(
+                service: nil, [kSecValuePersistentRef as String: ref, kSecReturnData as String: kCFBooleanTrue!])
             #expect(copy(query).status == errSecParam)
             #expect(delete([kSecValuePersistentRef as String: ref, kSecAttrLabel as String: "l"]) == errSecParam)
         }
@@ -72,7 +79,9 @@ struct PersistentRefTests {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
             let ref = try #require(persistentRef(genericPassword()))
-            #expect(add(genericPassword(account: "other", [kSecValuePersistentRef as String: ref]), secret: "y") == errSecParam)
+            #expect(
+                add(genericPassword(account: "other", [kSecValuePersistentRef as String: ref]), secret: "y")
+                    == errSecParam)
             #expect(count(genericPassword(account: nil)) == 1)
         }
     }
@@ -92,7 +101,9 @@ struct PersistentRefTests {
     @Test("A persistent-reference query finds a synchronizable item without kSecAttrSynchronizableAny")
     func refSkipsSyncFilter() throws {
         try withKeychain {
-            #expect(add(genericPassword([kSecAttrSynchronizable as String: kCFBooleanTrue!]), secret: "synced") == errSecSuccess)
+            #expect(
+                add(genericPassword([kSecAttrSynchronizable as String: kCFBooleanTrue!]), secret: "synced")
+                    == errSecSuccess)
             let ref = try #require(persistentRef(genericPassword([kSecAttrSynchronizable as String: kCFBooleanTrue!])))
             #expect(secret([kSecValuePersistentRef as String: ref]) == "synced")
         }

@@ -1,8 +1,8 @@
 import Foundation
 import KeychainCore
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// Uniqueness: docs/APPLE-SEMANTICS.md rules 1 and 3 (SecItemSchema.c `P` flags; errSecDuplicateItem docs;
 /// Quinn, "SecItem: Pitfalls and Best Practices").
@@ -18,7 +18,9 @@ struct PrimaryKeyTests {
     }
 
     /// A generic password's primary key is agrp + sync + acct + svce: changing any one gives a new item.
-    @Test("A generic password differing in one primary-key attribute is a distinct item", arguments: ["acct", "svce", "agrp", "sync"])
+    @Test(
+        "A generic password differing in one primary-key attribute is a distinct item",
+        arguments: ["acct", "svce", "agrp", "sync"])
     func genericPasswordKeyAttributes(attribute: String) throws {
         let identity = ApplicationIdentity(accessGroups: ["TEAM.one", "TEAM.two"])
         let base = genericPassword(["agrp": "TEAM.one", "sync": kCFBooleanFalse!])
@@ -31,7 +33,11 @@ struct PrimaryKeyTests {
             #expect(add(base, secret: "base") == errSecSuccess)
             #expect(add(variant, secret: "variant") == errSecSuccess)
             #expect(add(variant, secret: "again") == errSecDuplicateItem)
-            #expect(count(genericPassword(service: nil, account: nil, [kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])) == 2)
+            #expect(
+                count(
+                    genericPassword(
+                        service: nil, account: nil, [kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])) == 2
+            )
         }
     }
 
@@ -71,8 +77,11 @@ struct PrimaryKeyTests {
     @Test("Two generic passwords added without an account collide: the missing account defaults to an empty string")
     func missingAccountDefaultsToEmpty() throws {
         try withKeychain {
-            #expect(add(genericPassword(account: nil, [kSecAttrLabel as String: "first"]), secret: "1") == errSecSuccess)
-            #expect(add(genericPassword(account: nil, [kSecAttrLabel as String: "second"]), secret: "2") == errSecDuplicateItem)
+            #expect(
+                add(genericPassword(account: nil, [kSecAttrLabel as String: "first"]), secret: "1") == errSecSuccess)
+            #expect(
+                add(genericPassword(account: nil, [kSecAttrLabel as String: "second"]), secret: "2")
+                    == errSecDuplicateItem)
             #expect(secret(genericPassword(account: "")) == "1")
             #expect(attributes(genericPassword(account: nil))?[kSecAttrAccount as String] as? String == "")
         }
@@ -93,7 +102,9 @@ struct PrimaryKeyTests {
         try withKeychain {
             #expect(add(internetPassword(["srvr": "example.com", "acct": "alice"]), secret: "x") == errSecSuccess)
             #expect(secret(internetPassword(["srvr": "example.com", "port": 0])) == "x")
-            #expect(add(internetPassword(["srvr": "example.com", "acct": "alice", "port": 0]), secret: "y") == errSecDuplicateItem)
+            #expect(
+                add(internetPassword(["srvr": "example.com", "acct": "alice", "port": 0]), secret: "y")
+                    == errSecDuplicateItem)
             #expect(copy(internetPassword(["srvr": "example.com", "port": 80])).status == errSecItemNotFound)
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// Result shapes: docs/APPLE-SEMANTICS.md rules 4, 5, 13 and 16 (SecItem.h; SecItemServer.c `handle_result`).
 @Suite("Result shapes of SecItemCopyMatching and SecItemAdd")
@@ -27,7 +27,9 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             let flag: Any = kind == "Bool" ? true : NSNumber(value: 1)
-            #expect((copy(genericPassword(account: "a", [kSecReturnData as String: flag])).result as? Data)?.utf8Text == "secret-a")
+            #expect(
+                (copy(genericPassword(account: "a", [kSecReturnData as String: flag])).result as? Data)?.utf8Text
+                    == "secret-a")
         }
     }
 
@@ -35,7 +37,8 @@ struct ResultShapeTests {
     func persistentRefAlone() throws {
         try withKeychain {
             twoItems()
-            let result = copy(genericPassword(account: "a", [kSecReturnPersistentRef as String: kCFBooleanTrue!])).result
+            let result = copy(genericPassword(account: "a", [kSecReturnPersistentRef as String: kCFBooleanTrue!]))
+                .result
             let ref = try #require(result as? Data)
             #expect(!ref.isEmpty)
             #expect(ref != Data("secret-a".utf8))
@@ -64,7 +67,9 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             let result = copy(
-                genericPassword(account: "b", [kSecReturnData as String: kCFBooleanTrue!, kSecReturnAttributes as String: kCFBooleanTrue!])
+                genericPassword(
+                    account: "b",
+                    [kSecReturnData as String: kCFBooleanTrue!, kSecReturnAttributes as String: kCFBooleanTrue!])
             ).result
             let found = try #require(result as? [String: Any])
             #expect((found[kSecValueData as String] as? Data)?.utf8Text == "secret-b")
@@ -77,12 +82,16 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             let result = copy(
-                genericPassword(account: "b", [kSecReturnData as String: kCFBooleanTrue!, kSecReturnPersistentRef as String: kCFBooleanTrue!])
+                genericPassword(
+                    account: "b",
+                    [kSecReturnData as String: kCFBooleanTrue!, kSecReturnPersistentRef as String: kCFBooleanTrue!])
             ).result
             let found = try #require(result as? [String: Any])
             #expect((found[kSecValueData as String] as? Data)?.utf8Text == "secret-b")
             let ref = try #require(found[kSecValuePersistentRef as String] as? Data)
-            let alone = copy(genericPassword(account: "b", [kSecReturnPersistentRef as String: kCFBooleanTrue!])).result as? Data
+            let alone =
+                copy(genericPassword(account: "b", [kSecReturnPersistentRef as String: kCFBooleanTrue!])).result
+                as? Data
             #expect(ref == alone)
         }
     }
@@ -91,7 +100,11 @@ struct ResultShapeTests {
     func allData() throws {
         try withKeychain {
             twoItems()
-            let result = copy(genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])).result
+            let result = copy(
+                genericPassword(
+                    account: nil,
+                    [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])
+            ).result
             let array = try #require(result as? [Data])
             #expect(Set(array.map(\.utf8Text)) == ["secret-a", "secret-b"])
         }
@@ -102,7 +115,9 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             let result = copy(
-                genericPassword(account: nil, [kSecReturnAttributes as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])
+                genericPassword(
+                    account: nil,
+                    [kSecReturnAttributes as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])
             ).result
             let array = try #require(result as? [[String: Any]])
             #expect(Set(array.compactMap { $0[kSecAttrAccount as String] as? String }) == ["a", "b"])
@@ -113,7 +128,11 @@ struct ResultShapeTests {
     func allWithOneMatch() throws {
         try withKeychain {
             twoItems()
-            let result = copy(genericPassword(account: "a", [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])).result
+            let result = copy(
+                genericPassword(
+                    account: "a",
+                    [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll])
+            ).result
             #expect((result as? [Data])?.map(\.utf8Text) == ["secret-a"])
         }
     }
@@ -135,7 +154,9 @@ struct ResultShapeTests {
         try withKeychain {
             twoItems()
             #expect(add(genericPassword(account: "c"), secret: "secret-c") == errSecSuccess)
-            let result = copy(genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: 2])).result
+            let result = copy(
+                genericPassword(account: nil, [kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: 2])
+            ).result
             #expect((result as? [Data])?.count == 2)
         }
     }

@@ -1,20 +1,27 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// Malformed dictionaries: every call must return a documented status and never crash the process.
 @Suite("Robustness against malformed dictionaries")
 struct RobustnessTests {
     /// Keys: every SecItem key, plus strings that are no key at all.
     static let keys: [String] = [
-        kSecClass as String, kSecAttrAccessible as String, kSecAttrAccessControl as String, kSecAttrAccessGroup as String, kSecAttrSynchronizable as String,
-        kSecAttrCreationDate as String, kSecAttrModificationDate as String, kSecAttrDescription as String, kSecAttrComment as String, kSecAttrCreator as String,
-        kSecAttrType as String, kSecAttrLabel as String, kSecAttrIsInvisible as String, kSecAttrIsNegative as String, kSecAttrAccount as String, kSecAttrService as String,
-        kSecAttrGeneric as String, kSecAttrSecurityDomain as String, kSecAttrServer as String, kSecAttrProtocol as String, kSecAttrAuthenticationType as String,
-        kSecAttrPort as String, kSecAttrPath as String, kSecMatchLimit as String, kSecMatchCaseInsensitive as String, kSecReturnData as String, kSecReturnAttributes as String,
-        kSecReturnRef as String, kSecReturnPersistentRef as String, kSecValueData as String, kSecValueRef as String, kSecValuePersistentRef as String,
-        kSecUseAuthenticationUI as String, kSecUseDataProtectionKeychain as String, "", "m_", "r_", "v_", "\u{0}", "x-unknown",
+        kSecClass as String, kSecAttrAccessible as String, kSecAttrAccessControl as String,
+        kSecAttrAccessGroup as String, kSecAttrSynchronizable as String,
+        kSecAttrCreationDate as String, kSecAttrModificationDate as String, kSecAttrDescription as String,
+        kSecAttrComment as String, kSecAttrCreator as String,
+        kSecAttrType as String, kSecAttrLabel as String, kSecAttrIsInvisible as String, kSecAttrIsNegative as String,
+        kSecAttrAccount as String, kSecAttrService as String,
+        kSecAttrGeneric as String, kSecAttrSecurityDomain as String, kSecAttrServer as String,
+        kSecAttrProtocol as String, kSecAttrAuthenticationType as String,
+        kSecAttrPort as String, kSecAttrPath as String, kSecMatchLimit as String, kSecMatchCaseInsensitive as String,
+        kSecReturnData as String, kSecReturnAttributes as String,
+        kSecReturnRef as String, kSecReturnPersistentRef as String, kSecValueData as String, kSecValueRef as String,
+        kSecValuePersistentRef as String,
+        kSecUseAuthenticationUI as String, kSecUseDataProtectionKeychain as String, "", "m_", "r_", "v_", "\u{0}",
+        "x-unknown",
     ]
 
     /// Values of every awkward shape.
@@ -24,7 +31,8 @@ struct RobustnessTests {
             NSNumber(value: UInt64.max), NSNumber(value: Int64.min), NSNumber(value: Double.nan),
             NSNumber(value: Double.infinity), NSNumber(value: -1.5), NSNumber(value: 1e300), -1, 0, 1, 2,
             "", "\u{0}", String(repeating: "x", count: 100_000), Data(), Data(count: 64),
-            Data([0x67, 0x65, 0x6e, 0x70]), Data(count: 20), Date(), Date.distantPast, kCFBooleanTrue!, kCFBooleanFalse!,
+            Data([0x67, 0x65, 0x6e, 0x70]), Data(count: 20), Date(), Date.distantPast, kCFBooleanTrue!,
+            kCFBooleanFalse!,
             kSecClassGenericPassword, kSecClassInternetPassword, "cert", kSecMatchLimitAll, kSecAttrSynchronizableAny,
             NSDictionary(objects: ["v"], forKeys: [NSNumber(value: 1)]), NSObject(), UUID(),
             URL(fileURLWithPath: "/tmp"),
@@ -75,8 +83,10 @@ struct RobustnessTests {
     func nonStringKeys(operation: Operation) throws {
         try withKeychain {
             let dictionaries: [NSDictionary] = [
-                NSDictionary(objects: [kSecClassGenericPassword, "acct"], forKeys: [kSecClass as NSString, NSNumber(value: 7)]),
-                NSDictionary(objects: [kSecClassGenericPassword, "x"], forKeys: [kSecClass as NSString, Data([1]) as NSData]),
+                NSDictionary(
+                    objects: [kSecClassGenericPassword, "acct"], forKeys: [kSecClass as NSString, NSNumber(value: 7)]),
+                NSDictionary(
+                    objects: [kSecClassGenericPassword, "x"], forKeys: [kSecClass as NSString, Data([1]) as NSData]),
                 NSDictionary(objects: [kSecClassGenericPassword], forKeys: [NSNull()]),
             ]
             for dictionary in dictionaries {
@@ -99,7 +109,9 @@ struct RobustnessTests {
                 if round % 3 == 0 { dictionary[kSecClass as String] = kSecClassGenericPassword }
                 let operation = Operation.allCases[round % 4]
                 let status = call(operation, dictionary as NSDictionary, withResult: round % 5 != 0)
-                if !Self.documented.contains(status) { unexpected.append("\(operation) \(dictionary.keys.sorted()): \(status)") }
+                if !Self.documented.contains(status) {
+                    unexpected.append("\(operation) \(dictionary.keys.sorted()): \(status)")
+                }
             }
             #expect(unexpected.isEmpty, "\(unexpected.prefix(10))")
         }

@@ -1,17 +1,22 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// SecItemUpdate: docs/APPLE-SEMANTICS.md rule 7 (SecItem.h; SecItemServer.c `_SecItemUpdate`).
 @Suite("SecItemUpdate")
 struct UpdateTests {
-    @Test("An update giving an item another item's primary key returns errSecDuplicateItem (-25299) and changes nothing")
+    @Test(
+        "An update giving an item another item's primary key returns errSecDuplicateItem (-25299) and changes nothing")
     func collidingUpdate() throws {
         try withKeychain {
-            #expect(add(genericPassword(account: "a", [kSecAttrLabel as String: "A"]), secret: "secret-a") == errSecSuccess)
-            #expect(add(genericPassword(account: "b", [kSecAttrLabel as String: "B"]), secret: "secret-b") == errSecSuccess)
-            let changes: [String: Any] = [kSecAttrAccount as String: "b", kSecValueData as String: Data("changed".utf8)]
+            #expect(
+                add(genericPassword(account: "a", [kSecAttrLabel as String: "A"]), secret: "secret-a") == errSecSuccess)
+            #expect(
+                add(genericPassword(account: "b", [kSecAttrLabel as String: "B"]), secret: "secret-b") == errSecSuccess)
+            let changes: [String: Any] = [
+                kSecAttrAccount as String: "b", kSecValueData as String: Data("changed".utf8),
+            ]
             #expect(update(genericPassword(account: "a"), changes) == errSecDuplicateItem)
             #expect(secret(genericPassword(account: "a")) == "secret-a")
             #expect(secret(genericPassword(account: "b")) == "secret-b")
@@ -53,7 +58,10 @@ struct UpdateTests {
     @Test("Updating only kSecValueData keeps every attribute; updating an attribute keeps the secret")
     func partialUpdates() throws {
         try withKeychain {
-            #expect(add(genericPassword([kSecAttrLabel as String: "label", kSecAttrGeneric as String: Data([9])]), secret: "old") == errSecSuccess)
+            #expect(
+                add(
+                    genericPassword([kSecAttrLabel as String: "label", kSecAttrGeneric as String: Data([9])]),
+                    secret: "old") == errSecSuccess)
             #expect(update(genericPassword(), [kSecValueData as String: Data("new".utf8)]) == errSecSuccess)
             let found = try #require(attributes(genericPassword()))
             #expect(found[kSecAttrLabel as String] as? String == "label")
@@ -77,9 +85,13 @@ struct UpdateTests {
     @Test("An update filtered by a non-key attribute changes only the items that match it")
     func updateFilteredByNonKey() throws {
         try withKeychain {
-            #expect(add(genericPassword(account: "a", [kSecAttrLabel as String: "tagged"]), secret: "A") == errSecSuccess)
+            #expect(
+                add(genericPassword(account: "a", [kSecAttrLabel as String: "tagged"]), secret: "A") == errSecSuccess)
             #expect(add(genericPassword(account: "b"), secret: "B") == errSecSuccess)
-            #expect(update(genericPassword(account: nil, [kSecAttrLabel as String: "tagged"]), [kSecValueData as String: Data("T".utf8)]) == errSecSuccess)
+            #expect(
+                update(
+                    genericPassword(account: nil, [kSecAttrLabel as String: "tagged"]),
+                    [kSecValueData as String: Data("T".utf8)]) == errSecSuccess)
             #expect(secret(genericPassword(account: "a")) == "T")
             #expect(secret(genericPassword(account: "b")) == "B")
         }
@@ -92,7 +104,9 @@ struct ValueTypeTests {
     @Test("An account stored as Data comes back as Data and is matched by a String with the same bytes")
     func dataAccount() throws {
         try withKeychain {
-            #expect(add(genericPassword(account: nil, [kSecAttrAccount as String: Data("alice".utf8)]), secret: "x") == errSecSuccess)
+            #expect(
+                add(genericPassword(account: nil, [kSecAttrAccount as String: Data("alice".utf8)]), secret: "x")
+                    == errSecSuccess)
             let found = try #require(attributes(genericPassword(account: "alice")))
             #expect(found[kSecAttrAccount as String] as? Data == Data("alice".utf8))
             #expect(!(found[kSecAttrAccount as String] is String))
@@ -112,7 +126,9 @@ struct ValueTypeTests {
     @Test("A String and a Data account with the same bytes are the same primary key")
     func sameBytesCollide() throws {
         try withKeychain {
-            #expect(add(genericPassword(account: nil, [kSecAttrAccount as String: Data("carol".utf8)]), secret: "1") == errSecSuccess)
+            #expect(
+                add(genericPassword(account: nil, [kSecAttrAccount as String: Data("carol".utf8)]), secret: "1")
+                    == errSecSuccess)
             #expect(add(genericPassword(account: "carol"), secret: "2") == errSecDuplicateItem)
         }
     }
@@ -128,7 +144,12 @@ struct ValueTypeTests {
     @Test("Numbers and booleans come back as numbers: port, creator, invisible")
     func numbers() throws {
         try withKeychain {
-            #expect(add(internetPassword([kSecAttrServer as String: "h", kSecAttrPort as String: 8080, kSecAttrCreator as String: 1234, kSecAttrIsInvisible as String: kCFBooleanTrue!]), secret: "x") == errSecSuccess)
+            #expect(
+                add(
+                    internetPassword([
+                        kSecAttrServer as String: "h", kSecAttrPort as String: 8080, kSecAttrCreator as String: 1234,
+                        kSecAttrIsInvisible as String: kCFBooleanTrue!,
+                    ]), secret: "x") == errSecSuccess)
             let found = try #require(attributes(internetPassword([kSecAttrServer as String: "h"])))
             #expect((found[kSecAttrPort as String] as? NSNumber)?.intValue == 8080)
             #expect((found[kSecAttrCreator as String] as? NSNumber)?.intValue == 1234)

@@ -1,14 +1,16 @@
 import Foundation
 import KeychainCore
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// The four SecItem calls, for tests that run one rule against each.
 enum Operation: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case add, copy, update, delete
 
-    var testDescription: String { "SecItem" + ["add": "Add", "copy": "CopyMatching", "update": "Update", "delete": "Delete"][rawValue]! }
+    var testDescription: String {
+        "SecItem" + ["add": "Add", "copy": "CopyMatching", "update": "Update", "delete": "Delete"][rawValue]!
+    }
 
     /// Runs the call with `dictionary` as its query (or attributes, for add).
     func callAsFunction(_ dictionary: [String: Any]) -> OSStatus {
@@ -111,15 +113,20 @@ struct ValidationTests {
             #expect(copy(genericPassword(account: "big")).status == errSecItemNotFound)
             let atLimit = genericPassword(account: "big", [kSecValueData as String: Data(repeating: 7, count: limit)])
             #expect(SecItemAdd(atLimit as CFDictionary, nil) == errSecSuccess)
-            #expect(update(genericPassword(account: "big"), [kSecValueData as String: Data(count: limit + 1)]) == errSecDataTooLarge)
-            #expect((copy(genericPassword(account: "big", [kSecReturnData as String: kCFBooleanTrue!])).result as? Data)?.count == limit)
+            #expect(
+                update(genericPassword(account: "big"), [kSecValueData as String: Data(count: limit + 1)])
+                    == errSecDataTooLarge)
+            #expect(
+                (copy(genericPassword(account: "big", [kSecReturnData as String: kCFBooleanTrue!])).result as? Data)?
+                    .count == limit)
         }
     }
 
     /// docs/APPLE-SEMANTICS.md rule 6: macOS's SecItemUpdate and SecItemDelete remove every match key
     /// before the data-protection keychain sees the query (SecItem.cpp, SecItemCopyTranslatedAttributes
     /// with pruneMatch); kSecMatchLimitAll says what update and delete do anyway.
-    @Test("kSecMatchLimitAll in a SecItemUpdate or SecItemDelete query is accepted, as on macOS: every match is changed",
+    @Test(
+        "kSecMatchLimitAll in a SecItemUpdate or SecItemDelete query is accepted, as on macOS: every match is changed",
         arguments: [Operation.update, .delete])
     func matchLimitAllInUpdateOrDelete(operation: Operation) throws {
         try withKeychain {
@@ -139,7 +146,8 @@ struct ValidationTests {
 
     /// Rule 6: a limit of one (or n) would change every match once removed, as macOS removes it; it
     /// stays errSecParam (iOS's securityd: "match limit not supported by delete"), and nothing changes.
-    @Test("kSecMatchLimitOne or a number in a SecItemUpdate or SecItemDelete query returns errSecParam (-50)",
+    @Test(
+        "kSecMatchLimitOne or a number in a SecItemUpdate or SecItemDelete query returns errSecParam (-50)",
         arguments: [Operation.update, .delete], [false, true])
     func narrowMatchLimitInUpdateOrDelete(operation: Operation, numeric: Bool) throws {
         try withKeychain {
@@ -156,7 +164,9 @@ struct ValidationTests {
     @Test("removeAll with kSecMatchLimitAll on SecItemDelete deletes every item of the service and no other")
     func deleteAllWithMatchLimitAll() throws {
         try withKeychain {
-            for account in ["a", "b", "c"] { #expect(add(genericPassword(account: account), secret: "x") == errSecSuccess) }
+            for account in ["a", "b", "c"] {
+                #expect(add(genericPassword(account: account), secret: "x") == errSecSuccess)
+            }
             #expect(add(genericPassword(service: "other", account: "a"), secret: "x") == errSecSuccess)
             let query: [String: Any] = [
                 kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
@@ -170,7 +180,8 @@ struct ValidationTests {
     }
 
     /// kSecMatchCaseInsensitive is ignored in update and delete, as on macOS (docs/APPLE-SEMANTICS.md rules 6 and 14).
-    @Test("kSecMatchCaseInsensitive in a SecItemUpdate or SecItemDelete query is ignored, as on macOS",
+    @Test(
+        "kSecMatchCaseInsensitive in a SecItemUpdate or SecItemDelete query is ignored, as on macOS",
         arguments: [Operation.update, .delete])
     func caseInsensitiveInUpdateOrDelete(operation: Operation) throws {
         try withKeychain {
@@ -180,7 +191,9 @@ struct ValidationTests {
         }
     }
 
-    @Test("A kSecMatch as String… key in SecItemAdd returns errSecParam (-50)", arguments: [kSecMatchLimit as String, kSecMatchCaseInsensitive as String])
+    @Test(
+        "A kSecMatch as String… key in SecItemAdd returns errSecParam (-50)",
+        arguments: [kSecMatchLimit as String, kSecMatchCaseInsensitive as String])
     func matchKeyInAdd(key: String) throws {
         try withKeychain {
             let value: Any = key == kSecMatchLimit as String ? kSecMatchLimitOne : kCFBooleanTrue!
@@ -190,7 +203,9 @@ struct ValidationTests {
     }
 
     /// macOS removes every return key from update and delete queries (SecItem.cpp, pruneReturn; rule 6).
-    @Test("A return key in a SecItemUpdate or SecItemDelete query is ignored, as on macOS", arguments: [Operation.update, .delete])
+    @Test(
+        "A return key in a SecItemUpdate or SecItemDelete query is ignored, as on macOS",
+        arguments: [Operation.update, .delete])
     func returnKeyInUpdateOrDelete(operation: Operation) throws {
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
@@ -200,13 +215,19 @@ struct ValidationTests {
     }
 
     /// securityd looks every key of attributesToUpdate up as an attribute (docs/APPLE-SEMANTICS.md rule 7).
-    @Test("kSecClass, a return key or a match key in attributesToUpdate returns errSecNoSuchAttr (-25303)",
+    @Test(
+        "kSecClass, a return key or a match key in attributesToUpdate returns errSecNoSuchAttr (-25303)",
         arguments: [kSecClass as String, kSecReturnData as String, kSecMatchLimit as String])
     func metaKeyInAttributesToUpdate(key: String) throws {
-        let values: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll]
+        let values: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: kCFBooleanTrue!,
+            kSecMatchLimit as String: kSecMatchLimitAll,
+        ]
         try withKeychain {
             #expect(add(genericPassword(), secret: "x") == errSecSuccess)
-            #expect(update(genericPassword(), [key: values[key]!, kSecValueData as String: Data("y".utf8)]) == errSecNoSuchAttr)
+            #expect(
+                update(genericPassword(), [key: values[key]!, kSecValueData as String: Data("y".utf8)])
+                    == errSecNoSuchAttr)
             #expect(secret(genericPassword()) == "x")
         }
     }

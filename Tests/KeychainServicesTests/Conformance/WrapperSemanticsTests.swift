@@ -1,7 +1,7 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 /// Behaviours iOS wrappers rely on (issue 16, "Behaving"): APPLE-SEMANTICS.md rules 18–21.
 @Suite("Semantics wrappers rely on")

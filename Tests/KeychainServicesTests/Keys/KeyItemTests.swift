@@ -1,9 +1,9 @@
 import Foundation
 import KeychainCore
+import KeychainTesting
 import Testing
 
 @testable import KeychainServices
-import KeychainTesting
 
 /// kSecClassKey, kSecClassCertificate and kSecClassIdentity items (tracker issue 18): Apple's derived
 /// attributes, primary keys (APPLE-SEMANTICS.md rule 3), default accessibility (rule 12), references.
@@ -92,13 +92,16 @@ struct KeyItemTests {
             #expect(data == SecKeyCopyExternalRepresentation(key, &error) as Data?)
             #expect(data.count == 97)
             // In a dictionary the reference is v_Ref.
-            let both = copy(query.merging([kSecReturnRef as String: true, kSecReturnAttributes as String: true]) { $1 })
+            let both = copy(
+                query.merging([kSecReturnRef as String: true, kSecReturnAttributes as String: true]) { $1 })
             let dictionary = try #require(both.result as? [String: Any])
             #expect(dictionary[kSecValueRef as String] as? SecKey == key)
         }
     }
 
-    @Test("kSecAttrIsExtractable false: the key is stored, its reference is returned, its data is errSecInteractionNotAllowed")
+    @Test(
+        "kSecAttrIsExtractable false: the key is stored, its reference is returned, its data is errSecInteractionNotAllowed"
+    )
     func notExtractable() throws {
         try withKeychain {
             let key = try Self.newKey([kSecAttrIsExtractable as String: false])
@@ -138,7 +141,8 @@ struct KeyItemTests {
         }
     }
 
-    @Test("a key added as kSecValueData with kSecAttrKeyType and kSecAttrKeyClass derives its label and returns a SecKey")
+    @Test(
+        "a key added as kSecValueData with kSecAttrKeyType and kSecAttrKeyClass derives its label and returns a SecKey")
     func keyAsData() throws {
         try withKeychain {
             let key = try Self.newKey(bits: 384)
@@ -168,7 +172,9 @@ struct KeyItemTests {
                 kSecAttrKeyClass as String: kSecAttrKeyClassPublic, kSecAttrApplicationTag as String: Data("odd".utf8),
             ]
             #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
-            let query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("odd".utf8)]
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("odd".utf8),
+            ]
             #expect(copy(query.merging([kSecReturnData as String: true]) { $1 }).result as? Data == Data([4, 1, 2, 3]))
             #expect(copy(query.merging([kSecReturnRef as String: true]) { $1 }).status == errSecDecode)
             #expect(delete(query) == errSecSuccess)
@@ -192,7 +198,8 @@ struct KeyItemTests {
             #expect(Self.addKey(first) == errSecSuccess)
             #expect(Self.addKey(second) == errSecSuccess)
             let all: [String: Any] = [
-                kSecClass as String: kSecClassKey, kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnRef as String: true,
+                kSecClass as String: kSecClassKey, kSecMatchLimit as String: kSecMatchLimitAll,
+                kSecReturnRef as String: true,
             ]
             #expect((copy(all).result as? [SecKey])?.count == 2)
             let listed = copy(all.merging([kSecMatchItemList as String: [second]]) { $1 })
@@ -224,12 +231,15 @@ struct KeyItemTests {
             let der = try Data(contentsOf: folder.appendingPathComponent("cert.der"))
             let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData))
             try withKeychain {
-                let item: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]
+                let item: [String: Any] = [
+                    kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate,
+                ]
                 #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
                 #expect(SecItemAdd(item as CFDictionary, nil) == errSecDuplicateItem)
                 // The same certificate as DER data is the same primary key.
                 #expect(
-                    add([kSecClass as String: kSecClassCertificate, kSecValueData as String: der]) == errSecDuplicateItem)
+                    add([kSecClass as String: kSecClassCertificate, kSecValueData as String: der])
+                        == errSecDuplicateItem)
                 let found = try #require(attributes([kSecClass as String: kSecClassCertificate]))
                 #expect((found[kSecAttrCertificateType as String] as? NSNumber)?.intValue == 3)
                 #expect((found[kSecAttrCertificateEncoding as String] as? NSNumber)?.intValue == 3)
@@ -246,10 +256,16 @@ struct KeyItemTests {
                     kSecAttrSerialNumber as String: Data([0x12, 0x34]), kSecReturnRef as String: true,
                 ]
                 #expect(copy(byIssuer).result as? SecCertificate == certificate)
-                #expect(copy([kSecClass as String: kSecClassCertificate, kSecReturnData as String: true]).result as? Data == der)
-                #expect(delete([kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate]) == errSecSuccess)
+                #expect(
+                    copy([kSecClass as String: kSecClassCertificate, kSecReturnData as String: true]).result as? Data
+                        == der)
+                #expect(
+                    delete([kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate])
+                        == errSecSuccess)
                 #expect(count([kSecClass as String: kSecClassCertificate]) == 0)
-                #expect(add([kSecClass as String: kSecClassCertificate, kSecValueData as String: Data([1, 2, 3])]) == errSecParam)
+                #expect(
+                    add([kSecClass as String: kSecClassCertificate, kSecValueData as String: Data([1, 2, 3])])
+                        == errSecParam)
             }
         }
     }
@@ -264,13 +280,16 @@ struct KeyItemTests {
             #expect(
                 SecPKCS12Import(p12 as CFData, [kSecImportExportPassphrase as String: "pass"] as CFDictionary, &items)
                     == errSecSuccess)
-            let imported = try #require((items as? [[String: Any]])?.first?[kSecImportItemIdentity as String] as? SecIdentity)
+            let imported = try #require(
+                (items as? [[String: Any]])?.first?[kSecImportItemIdentity as String] as? SecIdentity)
             try withKeychain {
                 let item: [String: Any] = [kSecValueRef as String: imported, kSecAttrLabel as String: "review-id"]
                 #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
                 #expect(count([kSecClass as String: kSecClassCertificate]) == 1)
                 #expect(count([kSecClass as String: kSecClassKey]) == 1)
-                #expect(copy([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]).result as? SecIdentity == imported)
+                #expect(
+                    copy([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]).result as? SecIdentity
+                        == imported)
             }
             try withKeychain {
                 let key = try Self.newKey()
@@ -312,10 +331,12 @@ struct KeyItemTests {
                 var error: Unmanaged<CFError>?
                 let privateKey = try #require(key)
                 let signature = try #require(
-                    SecKeyCreateSignature(privateKey, .ecdsaSignatureMessageX962SHA256, message as CFData, &error) as Data?)
+                    SecKeyCreateSignature(privateKey, .ecdsaSignatureMessageX962SHA256, message as CFData, &error)
+                        as Data?)
                 try message.write(to: folder.appendingPathComponent("message"))
                 try signature.write(to: folder.appendingPathComponent("message.sig"))
-                try SecCertificateTests.openssl(folder, ["x509", "-in", "cert.pem", "-pubkey", "-noout", "-out", "pub.pem"])
+                try SecCertificateTests.openssl(
+                    folder, ["x509", "-in", "cert.pem", "-pubkey", "-noout", "-out", "pub.pem"])
                 try SecCertificateTests.openssl(
                     folder, ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "message.sig", "message"])
                 // Attributes: the key's, with the certificate's added; class idnt.
@@ -326,9 +347,13 @@ struct KeyItemTests {
                 #expect((attributes[kSecAttrKeyClass as String] as? NSNumber)?.intValue == 1)
                 #expect(attributes[kSecAttrSerialNumber as String] as? Data == Data([0x12, 0x34]))
                 // Key attributes filter the joined key: an identity query by the key's type finds it, by RSA not.
-                let ec: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom]
+                let ec: [String: Any] = [
+                    kSecClass as String: kSecClassIdentity, kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                ]
                 #expect(copy(ec).status == errSecSuccess)
-                let rsa: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecAttrKeyType as String: kSecAttrKeyTypeRSA]
+                let rsa: [String: Any] = [
+                    kSecClass as String: kSecClassIdentity, kSecAttrKeyType as String: kSecAttrKeyTypeRSA,
+                ]
                 #expect(copy(rsa).status == errSecItemNotFound)
                 // A certificate without its private key is no identity.
                 #expect(delete([kSecClass as String: kSecClassKey]) == errSecSuccess)
@@ -354,7 +379,8 @@ struct KeyItemTests {
             #expect(
                 SecPKCS12Import(p12 as CFData, [kSecImportExportPassphrase as String: "pass"] as CFDictionary, &items)
                     == errSecSuccess)
-            let imported = try #require((items as? [[String: Any]])?.first?[kSecImportItemIdentity as String] as? SecIdentity)
+            let imported = try #require(
+                (items as? [[String: Any]])?.first?[kSecImportItemIdentity as String] as? SecIdentity)
             var certificate: SecCertificate?
             var key: SecKey?
             #expect(SecIdentityCopyCertificate(imported, &certificate) == errSecSuccess)
@@ -368,7 +394,9 @@ struct KeyItemTests {
                 ]
                 #expect(SecItemAdd(cert as CFDictionary, nil) == errSecSuccess)
                 #expect(Self.addKey(try #require(key), [kSecAttrAccessGroup as String: "team.b"]) == errSecSuccess)
-                #expect(copy([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]).result as? SecIdentity == imported)
+                #expect(
+                    copy([kSecClass as String: kSecClassIdentity, kSecReturnRef as String: true]).result as? SecIdentity
+                        == imported)
             }
             try keychain.run(as: ApplicationIdentity(accessGroups: ["team.a"])) {
                 #expect(count([kSecClass as String: kSecClassCertificate]) == 1)

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 // Seed 000 (iOS程序猿之keyChain保存登录名和密码): WQKeyChain and UserDataManager, ported to Swift
 // call for call. Only the import differs from the iOS version. Like the original it deletes, then adds,
@@ -13,7 +13,8 @@ enum WQKeyChain {
     static func save(service: String, data: Any) {
         var keyChainQuery = keychainQuery(service)
         SecItemDelete(keyChainQuery as CFDictionary)
-        keyChainQuery[kSecValueData as String] = try? NSKeyedArchiver.archivedData(withRootObject: data, requiringSecureCoding: false)
+        keyChainQuery[kSecValueData as String] = try? NSKeyedArchiver.archivedData(
+            withRootObject: data, requiringSecureCoding: false)
         SecItemAdd(keyChainQuery as CFDictionary, nil)
     }
 
@@ -88,7 +89,8 @@ struct Seed000Tests {
             #expect(UserDataManager.loadUserName() == "second")
             #expect(UserDataManager.loadPassword() == "two")
             #expect(count(genericPassword(service: UserDataManager.keyInKeychain, account: nil)) == 1)
-            let stored = attributes(genericPassword(service: UserDataManager.keyInKeychain, account: UserDataManager.keyInKeychain))
+            let stored = attributes(
+                genericPassword(service: UserDataManager.keyInKeychain, account: UserDataManager.keyInKeychain))
             #expect(stored?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlock as String)
         }
     }
@@ -100,7 +102,9 @@ struct Seed000Tests {
             UserDataManager.deleteUserInfo()
             #expect(UserDataManager.loadUserName() == nil)
             #expect(UserDataManager.loadPassword() == nil)
-            #expect(copy(genericPassword(service: UserDataManager.keyInKeychain, account: nil)).status == errSecItemNotFound)
+            #expect(
+                copy(genericPassword(service: UserDataManager.keyInKeychain, account: nil)).status == errSecItemNotFound
+            )
             UserDataManager.deleteUserInfo()
             #expect(UserDataManager.loadPassword() == nil)
         }

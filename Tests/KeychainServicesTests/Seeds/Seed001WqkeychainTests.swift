@@ -1,7 +1,7 @@
 import Foundation
 import KeychainServices
-import Testing
 import KeychainTesting
+import Testing
 
 // Seed 001 (Use of Keychain): Wqkeychain save/load/delete and WQUserDataManager, ported to Swift call
 // for call: delete-then-add, NSKeyedArchiver payload, kSecAttrAccessibleAfterFirstUnlock, statuses ignored.
@@ -21,7 +21,8 @@ enum Wqkeychain {
         // Get search dictionary; delete old item before adding the new one.
         var keychainQuery = getKeychainQuery(service)
         SecItemDelete(keychainQuery as CFDictionary)
-        keychainQuery[kSecValueData as String] = try? NSKeyedArchiver.archivedData(withRootObject: data, requiringSecureCoding: false)
+        keychainQuery[kSecValueData as String] = try? NSKeyedArchiver.archivedData(
+            withRootObject: data, requiringSecureCoding: false)
         SecItemAdd(keychainQuery as CFDictionary, nil)
     }
 
@@ -30,7 +31,9 @@ enum Wqkeychain {
         keychainQuery[kSecReturnData as String] = kCFBooleanTrue!
         keychainQuery[kSecMatchLimit as String] = kSecMatchLimitOne
         var keyData: CFTypeRef?
-        guard SecItemCopyMatching(keychainQuery as CFDictionary, &keyData) == noErr, let data = keyData as? Data else { return nil }
+        guard SecItemCopyMatching(keychainQuery as CFDictionary, &keyData) == noErr, let data = keyData as? Data else {
+            return nil
+        }
         return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSDictionary.self, NSString.self], from: data)
     }
 

@@ -1,8 +1,8 @@
 import Foundation
-import KeychainTestProcess
 import KeychainServices
-import Testing
+import KeychainTestProcess
 import KeychainTesting
+import Testing
 
 // Seed 002 (iOS UUID配合keychain的替换方案实现): CHKeychain and the device-UUID pattern, ported to Swift.
 // The UUID is created once, saved in the keychain, and must stay the same for every later launch
@@ -25,7 +25,8 @@ enum Seed002 {
         static func save(_ service: String, data: Any) {
             var keychainQuery = getKeychainQuery(service)
             SecItemDelete(keychainQuery as CFDictionary)
-            keychainQuery[kSecValueData as String] = try? NSKeyedArchiver.archivedData(withRootObject: data, requiringSecureCoding: false)
+            keychainQuery[kSecValueData as String] = try? NSKeyedArchiver.archivedData(
+                withRootObject: data, requiringSecureCoding: false)
             SecItemAdd(keychainQuery as CFDictionary, nil)
         }
 
@@ -36,7 +37,8 @@ enum Seed002 {
             var keyData: CFTypeRef?
             var ret: Any?
             if SecItemCopyMatching(keychainQuery as CFDictionary, &keyData) == noErr, let data = keyData as? Data {
-                ret = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSDictionary.self, NSString.self], from: data)
+                ret = try? NSKeyedUnarchiver.unarchivedObject(
+                    ofClasses: [NSDictionary.self, NSString.self], from: data)
             }
             return ret
         }

@@ -1,9 +1,9 @@
 import Foundation
-import KeychainTestProcess
 import KeychainCore
 import KeychainServices
-import Testing
+import KeychainTestProcess
 import KeychainTesting
+import Testing
 
 // Seed 003 (通過KeyChain實現相同簽名下發布的應用之間的數據共享): KeyChain save/load/delete shared between
 // apps of one team through keychain-access-groups. App A stores under its default group (the first
@@ -26,7 +26,8 @@ enum Seed003 {
         static func save(_ service: String, data: Any) {
             var keychainQuery = getKeychainQuery(service)
             SecItemDelete(keychainQuery as CFDictionary)
-            keychainQuery[kSecValueData as String] = try? NSKeyedArchiver.archivedData(withRootObject: data, requiringSecureCoding: false)
+            keychainQuery[kSecValueData as String] = try? NSKeyedArchiver.archivedData(
+                withRootObject: data, requiringSecureCoding: false)
             SecItemAdd(keychainQuery as CFDictionary, nil)
         }
 
@@ -37,7 +38,8 @@ enum Seed003 {
             var keyData: CFTypeRef?
             var ret: Any?
             if SecItemCopyMatching(keychainQuery as CFDictionary, &keyData) == noErr, let data = keyData as? Data {
-                ret = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSDictionary.self, NSString.self], from: data)
+                ret = try? NSKeyedUnarchiver.unarchivedObject(
+                    ofClasses: [NSDictionary.self, NSString.self], from: data)
             }
             return ret
         }
@@ -55,14 +57,19 @@ enum Seed003 {
         switch app {
         case "A": ["application-identifier": "TEAMAAAAAA.com.team.appA", "keychain-access-groups": [sharedGroup]]
         case "B": ["application-identifier": "TEAMAAAAAA.com.team.appB", "keychain-access-groups": [sharedGroup]]
-        default: ["application-identifier": "TEAMCCCCCC.com.other.appC", "keychain-access-groups": ["TEAMCCCCCC.com.other.shared"]]
+        default:
+            [
+                "application-identifier": "TEAMCCCCCC.com.other.appC",
+                "keychain-access-groups": ["TEAMCCCCCC.com.other.shared"],
+            ]
         }
     }
 }
 
 @Suite("Seed 003: KeyChain sharing between apps of one team")
 struct Seed003Tests {
-    func identity(_ keychain: TemporaryKeychain, _ app: String) throws -> (path: String, identity: ApplicationIdentity) {
+    func identity(_ keychain: TemporaryKeychain, _ app: String) throws -> (path: String, identity: ApplicationIdentity)
+    {
         let path = try keychain.entitlements("app\(app)", Seed003.entitlements(app))
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return (path, try ApplicationIdentity(entitlementsPlist: data))
@@ -97,17 +104,26 @@ struct Seed003Tests {
         }
         var environmentB = keychain.environment
         environmentB["KEYCHAIN_ENTITLEMENTS"] = pathB
-        #expect(try HelperProcess.run(["seed-load", Seed003.service, "token"], environment: environmentB) == "0 shared-token")
-        #expect(try HelperProcess.run(["seed-load", Seed003.service, "token", Seed003.sharedGroup], environment: environmentB)
-            == "0 shared-token")
+        #expect(
+            try HelperProcess.run(["seed-load", Seed003.service, "token"], environment: environmentB)
+                == "0 shared-token")
+        #expect(
+            try HelperProcess.run(
+                ["seed-load", Seed003.service, "token", Seed003.sharedGroup], environment: environmentB)
+                == "0 shared-token")
 
         var environmentC = keychain.environment
         environmentC["KEYCHAIN_ENTITLEMENTS"] = pathC
-        #expect(try HelperProcess.run(["seed-load", Seed003.service, "token"], environment: environmentC) == "\(errSecItemNotFound)")
-        #expect(try HelperProcess.run(["seed-load", Seed003.service, "token", Seed003.sharedGroup], environment: environmentC)
-            == "\(errSecMissingEntitlement)")
+        #expect(
+            try HelperProcess.run(["seed-load", Seed003.service, "token"], environment: environmentC)
+                == "\(errSecItemNotFound)")
+        #expect(
+            try HelperProcess.run(
+                ["seed-load", Seed003.service, "token", Seed003.sharedGroup], environment: environmentC)
+                == "\(errSecMissingEntitlement)")
         // C's own save goes to C's group and leaves A's item alone.
-        #expect(try HelperProcess.run(["seed-save", Seed003.service, "token", "c-token"], environment: environmentC) == "0")
+        #expect(
+            try HelperProcess.run(["seed-save", Seed003.service, "token", "c-token"], environment: environmentC) == "0")
         try keychain.run(as: appA) {
             #expect((Seed003.KeyChain.load(Seed003.service) as? NSDictionary)?["token"] as? String == "shared-token")
         }
@@ -121,7 +137,8 @@ struct Seed003Tests {
         try keychain.run(as: appA) { Seed003.KeyChain.save(Seed003.service, data: ["token": "from A"] as NSDictionary) }
         var environmentB = keychain.environment
         environmentB["KEYCHAIN_ENTITLEMENTS"] = pathB
-        #expect(try HelperProcess.run(["seed-save", Seed003.service, "token", "from B"], environment: environmentB) == "0")
+        #expect(
+            try HelperProcess.run(["seed-save", Seed003.service, "token", "from B"], environment: environmentB) == "0")
         try keychain.run(as: appA) {
             #expect((Seed003.KeyChain.load(Seed003.service) as? NSDictionary)?["token"] as? String == "from B")
             #expect(count(genericPassword(service: Seed003.service, account: nil)) == 1)

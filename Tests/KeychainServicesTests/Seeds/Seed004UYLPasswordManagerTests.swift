@@ -1,9 +1,9 @@
 import Foundation
-import KeychainTestProcess
 import KeychainCore
 import KeychainServices
-import Testing
+import KeychainTestProcess
 import KeychainTesting
+import Testing
 
 // Seed 004: UYLPasswordManager (Keith Harrison, useyourloaf.com), ported to Swift call for call from its
 // UYLPasswordManager.m: items are generic passwords with service "UYLPasswordManager" and the identifier
@@ -140,10 +140,14 @@ final class UYLPasswordManager {
 
     private func attributeAccess() -> String {
         switch accessMode {
-        case .accessibleWhenUnlocked: migrate ? kSecAttrAccessibleWhenUnlocked as String : kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String
+        case .accessibleWhenUnlocked:
+            migrate ? kSecAttrAccessibleWhenUnlocked as String : kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String
         case .accessibleAfterFirstUnlock:
-            migrate ? kSecAttrAccessibleAfterFirstUnlock as String : kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String
-        case .accessibleAlways: migrate ? kSecAttrAccessibleAlways as String : kSecAttrAccessibleAlwaysThisDeviceOnly as String
+            migrate
+                ? kSecAttrAccessibleAfterFirstUnlock as String
+                : kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String
+        case .accessibleAlways:
+            migrate ? kSecAttrAccessibleAlways as String : kSecAttrAccessibleAlwaysThisDeviceOnly as String
         }
     }
 }
@@ -182,7 +186,9 @@ struct Seed004Tests {
             manager.purge()
             #expect(manager.keyForIdentifier("bob") == "v2")
             let stored = try #require(storedItem("bob"))
-            #expect(stored[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String)
+            #expect(
+                stored[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+                    as String)
             #expect(stored[kSecAttrCreationDate as String] as? Date == created)
             #expect(count(genericPassword(service: UYLPasswordManager.keychainService, account: nil)) == 1)
         }
@@ -209,7 +215,9 @@ struct Seed004Tests {
             manager.deleteKeyForIdentifier("dave")
             #expect(manager.keyForIdentifier("dave") == nil)
             #expect(!manager.validKey(nil, forIdentifier: "dave"))
-            #expect(copy(genericPassword(service: UYLPasswordManager.keychainService, account: "dave")).status == errSecItemNotFound)
+            #expect(
+                copy(genericPassword(service: UYLPasswordManager.keychainService, account: "dave")).status
+                    == errSecItemNotFound)
             manager.registerKey("again", forIdentifier: "dave")
             #expect(manager.keyForIdentifier("dave") == "again")
         }
@@ -240,7 +248,10 @@ struct Seed004Tests {
         let manager = UYLPasswordManager()
         try keychain.run { manager.registerKey("mine", forIdentifier: "gina") }
         // Another process updates the item with a String account: it matches the seed's Data account.
-        #expect(try HelperProcess.run(["update", UYLPasswordManager.keychainService, "gina", "theirs"], environment: keychain.environment) == "0")
+        #expect(
+            try HelperProcess.run(
+                ["update", UYLPasswordManager.keychainService, "gina", "theirs"], environment: keychain.environment)
+                == "0")
         try keychain.run {
             #expect(manager.keyForIdentifier("gina") == "theirs")
             manager.purge()

@@ -30,7 +30,8 @@ func withKeychain<R>(as identity: ApplicationIdentity = .unsigned, _ body: () th
 // MARK: - Dictionaries
 
 /// A generic-password dictionary, keyed by the constants as an app writes them.
-func genericPassword(service: String? = "svc", account: String? = "acct", _ extra: [String: Any] = [:]) -> [String: Any] {
+func genericPassword(service: String? = "svc", account: String? = "acct", _ extra: [String: Any] = [:]) -> [String: Any]
+{
     var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
     if let service { query[kSecAttrService as String] = service }
     if let account { query[kSecAttrAccount as String] = account }

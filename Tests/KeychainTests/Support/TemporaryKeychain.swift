@@ -1,6 +1,6 @@
 import Foundation
-import KeychainTestProcess
 import KeychainCore
+import KeychainTestProcess
 import KeychainTesting
 import Testing
 
