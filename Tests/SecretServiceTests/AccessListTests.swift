@@ -55,6 +55,9 @@ struct AccessListTests: SecretServiceSuite {
             print('OK ' + bytes(secret[2]).decode())
         except GLib.Error as error:
             print('ERR ' + (Gio.DBusError.get_remote_error(error) or error.message))
+            if command == 'get-why':
+                # GLib puts 'GDBus.Error:<name>: ' before the remote message.
+                print('WHY ' + error.message.split(': ', 1)[-1])
 
         """
 
@@ -158,6 +161,28 @@ struct AccessListTests: SecretServiceSuite {
             let stored = try Keystore(location: home.location("login"), create: false).secretItem(1)?.access
             #expect(stored?.allowed == [try Self.pythonIdentity(bus, home)])
             #expect(stored?.owner.hasPrefix("exe:") == true)
+        }
+    }
+
+    @Test(
+        "With no pinentry to ask, app B's read is refused with a reason that says nobody was asked, and how to stop asking"
+    )
+    func noPrompterRefusalSaysWhy() throws {
+        try KeychainProviderTests.with { bus, home in
+            let missing = home.root + "/no-such-pinentry"
+            try bus.startProvider(keychainHome: home.root, extraEnvironment: ["KEYCHAIN_PINENTRY": missing])
+            let session = try bus.openPlainSession()
+            let item = try bus.createItem(
+                Self.login, label: "Mail password", attributes: ["service": "mail"], secret: "hunter2", session: session
+            )
+            let identity = try Self.pythonIdentity(bus, home)
+            let refused = try Self.runClient(bus, home, ["get-why", item])
+            #expect(
+                refused == [
+                    "ERR org.freedesktop.DBus.Error.AccessDenied",
+                    "WHY \(identity) may not use \"Mail password\": no pinentry could ask the user (is a display or "
+                        + "terminal reachable?); security set-keychain-settings --access-policy open stops asking",
+                ])
         }
     }
 

@@ -48,6 +48,7 @@ extension SecretServiceProvider {
         job.onAnswers = { [unowned self] answers in
             self.accessQuestions[key] = nil
             var granted = allowed
+            var unasked = false
             for (index, entry) in asking.enumerated() {
                 let answer = index < answers.count ? answers[index] : nil
                 switch answer {
@@ -62,12 +63,20 @@ extension SecretServiceProvider {
                     }
                     granted.append((entry.collection, entry.item))
                 case .deny, nil:
-                    if answer == nil { self.logNoPrompter("no pinentry could ask about \(identity)") }
+                    if answer == nil {
+                        unasked = true
+                        self.logNoPrompter("no pinentry could ask about \(identity)")
+                    }
                 }
             }
             if single && granted.isEmpty {
-                call.fail(
-                    .accessDenied("\(identity) may not use \"\(asking[0].info.label)\": the user did not allow it"))
+                // Nobody was asked when no pinentry could be shown: say so, and how to let it through.
+                let reason =
+                    unasked
+                    ? "no pinentry could ask the user (is a display or terminal reachable?); "
+                        + "security set-keychain-settings --access-policy open stops asking"
+                    : "the user did not allow it"
+                call.fail(.accessDenied("\(identity) may not use \"\(asking[0].info.label)\": \(reason)"))
             } else {
                 do { call.reply(try operation(granted)) } catch let failure as DBusFailure { call.fail(failure) } catch
                 {
