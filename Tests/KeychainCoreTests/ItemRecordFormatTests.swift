@@ -98,24 +98,26 @@ struct ItemRecordFormatTests {
         #expect(ItemRecordFormat.encode([String(repeating: "n", count: 255): .bool(true)]) != nil)
     }
 
-    @Test("one attribute is read in place: present, absent, or nil for a malformed record")
+    @Test("one attribute is read in place: present, absent, or malformed")
     func singleAttribute() throws {
         var attributes = Self.sample
         attributes["accc"] = .data(Data([1, 0, 0, 0, 0, 0, 0, 0, 1]))
         let bytes = try #require(ItemRecordFormat.encode(attributes))
-        #expect(ItemCodec.accessControl(bytes) == .some(.data(Data([1, 0, 0, 0, 0, 0, 0, 0, 1]))))
-        #expect(ItemRecordFormat.value(number: 14, in: bytes) == .some(.string("mail")))
+        #expect(ItemCodec.accessControl(bytes) == .present(.data(Data([1, 0, 0, 0, 0, 0, 0, 0, 1]))))
+        #expect(ItemRecordFormat.value(number: 14, in: bytes) == .present(.string("mail")))
         let without = try #require(ItemRecordFormat.encode(Self.sample))
-        #expect(ItemCodec.accessControl(without) == .some(nil))
+        #expect(ItemCodec.accessControl(without) == .absent)
         for length in 0..<bytes.count {
-            #expect(ItemCodec.accessControl(Array(bytes.prefix(length))) == nil, "length \(length)")
+            #expect(ItemCodec.accessControl(Array(bytes.prefix(length))) == .malformed, "length \(length)")
         }
-        #expect(ItemCodec.accessControl(bytes + [0]) == nil)
-        #expect(ItemRecordFormat.value(number: 2, in: [1, 2, 2, 4, 1, 2, 4, 0]) == nil)  // repeated
-        #expect(ItemRecordFormat.value(number: 2, in: [1, 1, 23, 4, 1]) == nil)  // unknown number
+        #expect(ItemCodec.accessControl(bytes + [0]) == .malformed)
+        #expect(ItemRecordFormat.value(number: 2, in: [1, 2, 2, 4, 1, 2, 4, 0]) == .malformed)  // repeated
+        #expect(ItemRecordFormat.value(number: 2, in: [1, 1, 23, 4, 1]) == .malformed)  // unknown number
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary
-        #expect(ItemCodec.accessControl(Array(try encoder.encode(attributes))) == .some(attributes["accc"]))
+        #expect(
+            ItemCodec.accessControl(Array(try encoder.encode(attributes))) == .present(try #require(attributes["accc"]))
+        )
     }
 
     @Test("legacy binary property lists (builds before the record format, version 1 backups) still decode")

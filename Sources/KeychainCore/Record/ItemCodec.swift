@@ -119,11 +119,12 @@ struct ItemCodec {
 
     /// The access control (`accc`) of a sealed attributes record, without decoding the rest of an item
     /// record (a legacy property list is decoded whole).
-    /// - Returns: `.some(nil)` when the item has none; `nil` when `bytes` is not well-formed.
-    static func accessControl(_ bytes: [UInt8]) -> AttributeValue?? {
+    /// - Returns: ``AttributeLookup/present(_:)`` with it, ``AttributeLookup/absent`` when the item has none,
+    ///   ``AttributeLookup/malformed`` when `bytes` is not well-formed.
+    static func accessControl(_ bytes: [UInt8]) -> AttributeLookup {
         if ItemRecordFormat.isRecord(bytes) { return ItemRecordFormat.value(number: accessControlNumber, in: bytes) }
-        guard let attributes = decodeLegacyAttributes(bytes) else { return nil }
-        return .some(attributes[.accessControl])
+        guard let attributes = decodeLegacyAttributes(bytes) else { return .malformed }
+        return AttributeLookup(attributes[.accessControl])
     }
 
     /// The item record's number for `accc`.

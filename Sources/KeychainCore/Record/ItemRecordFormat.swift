@@ -173,28 +173,33 @@ package enum ItemRecordFormat {
     /// Every entry's framing is checked as ``decode(_:)-(UnsafeRawBufferPointer)`` checks it (version,
     /// numbers, types, every length, no trailing bytes); only the wanted entry's value is decoded
     /// (strings of the others are not validated as UTF-8).
-    /// - Returns: `.some(nil)` when the record has no such attribute, `nil` when it is not well-formed.
-    static func value(number wanted: UInt8, in bytes: [UInt8]) -> AttributeValue?? {
-        bytes.withUnsafeBytes { buffer -> AttributeValue?? in
+    /// - Returns: ``AttributeLookup/present(_:)`` with the value, ``AttributeLookup/absent`` when the record has
+    ///   no such attribute, ``AttributeLookup/malformed`` when it is not well-formed.
+    static func value(number wanted: UInt8, in bytes: [UInt8]) -> AttributeLookup {
+        bytes.withUnsafeBytes { buffer -> AttributeLookup in
             var reader = ByteReader(buffer)
-            guard let version = reader.byte(), version == Self.version, let count = reader.byte() else { return nil }
+            guard let version = reader.byte(), version == Self.version, let count = reader.byte() else {
+                return .malformed
+            }
             var found: AttributeValue?
             for _ in 0..<count {
-                guard let number = reader.byte() else { return nil }
+                guard let number = reader.byte() else { return .malformed }
                 if number == 0 {
-                    guard let length = reader.byte(), length > 0, reader.bytes(Int(length)) != nil else { return nil }
+                    guard let length = reader.byte(), length > 0, reader.bytes(Int(length)) != nil else {
+                        return .malformed
+                    }
                 } else if Int(number) >= attributeNames.count {
-                    return nil
+                    return .malformed
                 }
                 if number == wanted {
-                    guard found == nil, let value = reader.value() else { return nil }
+                    guard found == nil, let value = reader.value() else { return .malformed }
                     found = value
                 } else {
-                    guard reader.skipValue() else { return nil }
+                    guard reader.skipValue() else { return .malformed }
                 }
             }
-            guard reader.isAtEnd else { return nil }
-            return .some(found)
+            guard reader.isAtEnd else { return .malformed }
+            return AttributeLookup(found)
         }
     }
 }

@@ -265,9 +265,11 @@ struct ItemRow {
     }
 
     /// Only the access control (`accc`) of the attributes, without decoding the rest of an item record:
-    /// `.some(nil)` when the item has none, `nil` when the attributes do not authenticate or decode.
-    func openAccessControl(itemKey: ItemKey, associatedData: [UInt8]) -> AttributeValue?? {
-        Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData).flatMap(ItemCodec.accessControl)
+    /// ``AttributeLookup/absent`` when the item has none, ``AttributeLookup/malformed`` when the attributes
+    /// do not authenticate or decode.
+    func openAccessControl(itemKey: ItemKey, associatedData: [UInt8]) -> AttributeLookup {
+        Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData).map(ItemCodec.accessControl)
+            ?? .malformed
     }
 
     /// The secret, opened with the item key, or `nil` when it was not read or does not authenticate.

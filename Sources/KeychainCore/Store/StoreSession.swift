@@ -235,10 +235,11 @@ struct StoreSession: ~Copyable {
                 guard Self.satisfies(attributes, query) else { continue }
             } else if needsAccessControl {
                 AssociatedData.relabel(&ad, .item, as: .attributes)
-                guard let access = row.openAccessControl(itemKey: key, associatedData: ad) else {
-                    throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                switch row.openAccessControl(itemKey: key, associatedData: ad) {
+                case .malformed: throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                case .absent: break
+                case .present(let access): attributes[.accessControl] = access
                 }
-                if let access { attributes[.accessControl] = access }
             }
             var secret: SecureBytes?
             if projection.contains(.secret) {
