@@ -9,6 +9,42 @@ extension Pinentry {
     /// - Throws: `.interactionNotAllowed` when pinentry cannot be started or fails otherwise (the
     ///   question was not shown); `.userCanceled` when the cancellation came before it was shown.
     package func confirm(_ confirmation: AccessConfirmation) throws(KeychainFailure) -> AccessConfirmation.Answer {
+        let buttons = [
+            "SETOK " + AssuanConnection.percentEncode(AccessConfirmation.allowOnceLabel),
+            "SETNOTOK " + AssuanConnection.percentEncode(AccessConfirmation.alwaysAllowLabel),
+            "SETCANCEL " + AssuanConnection.percentEncode(AccessConfirmation.denyLabel),
+        ]
+        switch try ask(title: AccessConfirmation.title, description: confirmation.text, buttons: buttons) {
+        case .ok: return .allowOnce
+        case .notOK: return .alwaysAllow
+        case .cancel: return .deny
+        }
+    }
+
+    /// Asks a yes/no question through a new pinentry process: `ok` is pinentry's OK button, `cancel` its
+    /// Cancel button (and Escape, and closing the dialog), so that a dismissed dialog answers no.
+    /// - Parameters:
+    ///   - title: the dialog's title.
+    ///   - description: the question.
+    ///   - ok: the OK button's label.
+    ///   - cancel: the Cancel button's label.
+    /// - Returns: `true` for OK; `false` for Cancel (`GPG_ERR_CANCELED`, `GPG_ERR_FULLY_CANCELED`, or
+    ///   `GPG_ERR_NOT_CONFIRMED`).
+    /// - Throws: `.interactionNotAllowed` when pinentry cannot be started or fails otherwise;
+    ///   `.userCanceled` when a ``Prompters/withCancellation(_:_:)`` cancellation came before it was shown.
+    package func confirm(title: String, description: String, ok: String, cancel: String) throws(KeychainFailure)
+        -> Bool
+    {
+        let buttons = [
+            "SETOK " + AssuanConnection.percentEncode(ok), "SETCANCEL " + AssuanConnection.percentEncode(cancel),
+        ]
+        return try ask(title: title, description: description, buttons: buttons) == .ok
+    }
+
+    /// Which button a CONFIRM answer names.
+    private enum Button { case ok, notOK, cancel }
+
+    private func ask(title: String, description: String, buttons: [String]) throws(KeychainFailure) -> Button {
         var arguments: [String] = []
         if let ttyName { arguments += ["--ttyname", ttyName] }
         if let ttyType { arguments += ["--ttytype", ttyType] }
@@ -19,22 +55,20 @@ extension Pinentry {
             throw KeychainFailure(.userCanceled, "the question was dismissed")
         }
         defer { withExtendedLifetime(connection) { cancellation?.unregister(connection.processIdentifier) } }
-        var commands = [
-            "SETTITLE " + AssuanConnection.percentEncode(AccessConfirmation.title),
-            "SETDESC " + AssuanConnection.percentEncode(confirmation.text),
-            "SETOK " + AssuanConnection.percentEncode(AccessConfirmation.allowOnceLabel),
-            "SETNOTOK " + AssuanConnection.percentEncode(AccessConfirmation.alwaysAllowLabel),
-            "SETCANCEL " + AssuanConnection.percentEncode(AccessConfirmation.denyLabel),
-        ]
+        var commands =
+            [
+                "SETTITLE " + AssuanConnection.percentEncode(title),
+                "SETDESC " + AssuanConnection.percentEncode(description),
+            ] + buttons
         if let ttyName { commands.append("OPTION ttyname=" + ttyName) }
         if let ttyType { commands.append("OPTION ttytype=" + ttyType) }
         for command in commands { _ = try connection.transact(command) }
         switch try connection.transact("CONFIRM") {
-        case .ok: return .allowOnce
+        case .ok: return .ok
         case .error(let code, _):
             switch code & 0xFFFF {
-            case 114: return .alwaysAllow
-            case 99, 198: return .deny
+            case 114: return .notOK
+            case 99, 198: return .cancel
             default:
                 throw KeychainFailure(.interactionNotAllowed, "pinentry could not ask (error \(code))")
             }

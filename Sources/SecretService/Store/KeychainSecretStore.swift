@@ -432,12 +432,49 @@ package final class KeychainSecretStore: SecretStore {
                             + ClassKeyStore.refusalDiagnosis())
                     return false
                 }
+                if purpose == .unlock { offerLoginRepair(keystore, oldPassword: password) }
                 return true
             } catch  where error.status == .authFailed {
                 retryMessage = Self.wrongPasswordMessage(triesLeft: 2 - attempt)
             }
         }
         return unlockedElsewhereCounts && !isLocked(keystore)
+    }
+
+    /// The repair question's buttons (pinentry's OK and Cancel).
+    static let repairChangeLabel = "Change"
+    static let repairNotNowLabel = "Not now"
+
+    /// After `oldPassword` unlocked the login keychain while `keychain-pam-helper` keeps a different login
+    /// password (``KeptLoginPassword``, beside ``LoginPasswordMarker``): asks once through pinentry
+    /// (``LoginPasswordMarker/repairQuestion``, "Change" / "Not now") and on Change re-keys the keychain to
+    /// the login password in one transaction (``Keystore/setPassword(_:current:parameters:)``), then
+    /// withdraws the kept password and the marker. "Not now", a dismissed dialog, no pinentry or a failed
+    /// re-key change nothing and leave both until the entry expires (gnome-keyring's repair; tracker
+    /// issue 25, docs/PAM.md; `security unlock-keychain` asks the same on a terminal).
+    static func offerLoginRepair(_ keystore: Keystore, oldPassword: SecureBytes) {
+        let path = keystore.location.databasePath
+        let environment = ProcessInfo.processInfo.environment
+        let keyring = KeptLoginPassword.keyringName(environment: environment)
+        guard LoginPasswordMarker.applies(toKeychainAt: path), let login = KeptLoginPassword.read(keyring: keyring),
+            !login.constantTimeEquals(oldPassword)
+        else { return }
+        guard let pinentry = try? Pinentry.fromEnvironment(terminal: nil),
+            (try? pinentry.confirm(
+                title: "Unlock keychain", description: LoginPasswordMarker.repairQuestion, ok: repairChangeLabel,
+                cancel: repairNotNowLabel)) == true
+        else { return }
+        do {
+            try keystore.setPassword(
+                login, current: oldPassword,
+                parameters: KDFParameters.forNewPassword(environment: environment).parameters)
+        } catch {
+            SecretServiceDaemon.printError(
+                "keychain-secret-service: the login keychain's password could not be changed: \(error)")
+            return
+        }
+        KeptLoginPassword.withdraw(keyring: keyring)
+        LoginPasswordMarker.remove(forKeychainAt: path)
     }
 
     package func lock(_ id: CollectionID) throws(SecretStoreError) {
