@@ -70,7 +70,8 @@ extension Keystore {
     }
 
     /// The kept conflict copies, oldest clock first.
-    /// - Returns: one ``SyncConflict`` per copy; its summary names the class, service or server, account and label.
+    /// - Returns: one ``SyncConflict`` per copy; its summary names the class, service or server, account and label
+    ///   (a Secret Service item's: `secret-service-item label="…"`).
     /// - Throws: ``KeychainFailure`` with `.interactionNotAllowed` while locked; `.decode` when a copy was modified.
     package func syncConflicts() throws(KeychainFailure) -> [SyncConflict] {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) -> [SyncConflict] in
@@ -121,6 +122,17 @@ extension Keystore {
     }
 
     /// What `security sync conflicts` shows of a copy: class, service or server, account, label; never the secret.
+    static func summary(_ content: SyncPayload.Decoded) -> String {
+        switch content {
+        case .item(let item): return summary(item)
+        case .secretItem(let secretItem):
+            // The Secret Service item's label, as Seahorse shows it; its attributes may name an account, never secret.
+            var parts = ["secret-service-item"]
+            if !secretItem.item.label.isEmpty { parts.append("label=\"\(secretItem.item.label)\"") }
+            return parts.joined(separator: " ")
+        }
+    }
+
     static func summary(_ content: SyncPayload.Content) -> String {
         var parts = [content.itemClass.rawValue]
         let names: [(AttributeName, String)] = [

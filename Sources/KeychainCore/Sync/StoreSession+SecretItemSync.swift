@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
+
 /// Secret Service items in the sync journal (issues 23 and 26): every local write of one (create, set secret, set
 /// label or attributes, access list, restore, delete) stamps its ``SyncJournalEntry`` with the next clock and local
 /// change serial in the write's own transaction, as a synchronizable SecItem's write does, and a delete leaves a
@@ -79,9 +85,9 @@ extension StoreSession {
     /// items (``SyncMerge``): a repeat or an older version is ignored, a successor applied, concurrent versions
     /// settled by the greater clock.
     ///
-    /// Of two concurrent edits the loser is not kept as a conflict copy (conflict copies hold SecItem items only):
-    /// the winner is applied on every device, and the report counts the change as a conflict, so `sync now` says
-    /// so (docs/SYNC.md, "Secret Service items").
+    /// Of two concurrent edits with different content the loser is kept as a conflict copy (on the device that held
+    /// it and on the one that received it), as a SecItem item's is: `security sync conflicts` lists it and
+    /// `security sync resolve` settles it (docs/SYNC.md, "Secret Service items").
     func applySecretItemChange(
         _ change: SyncChange, _ content: SyncPayload.SecretContent?, held: SyncJournalEntry?,
         report: inout SyncApplyReport
@@ -96,14 +102,79 @@ extension StoreSession {
             try applySecretItem(change, content, held: held, ancestors: ancestors)
             report.applied += 1
         case .applyKeepingHeldCopy:
+            var kept = false
+            if let held, let local = try heldSecretItemContent(held) {
+                if let content, content.sameContent(as: local) {
+                } else {
+                    try keepConflictCopy(local, item: change.item, clock: held.clock)
+                    kept = true
+                }
+            }
             let merged = held.map { SyncJournalEntry.ancestry(ancestors, [$0.clock], $0.ancestors) } ?? ancestors
             try applySecretItem(change, content, held: held, ancestors: merged)
             report.applied += 1
-            report.conflicts += 1
+            if kept { report.conflicts += 1 }
         case .keepRemoteCopy:
-            report.ignored += 1
-            report.conflicts += 1
+            // The held version stays as it is; a copy already kept for this version makes the change a repeat.
+            if let content, let held, let local = try heldSecretItemContent(held), !content.sameContent(as: local),
+                try !hasConflictCopy(item: change.item, clock: change.clock)
+            {
+                try keepConflictCopy(content, item: change.item, clock: change.clock)
+                report.conflicts += 1
+            } else {
+                report.ignored += 1
+            }
         }
+    }
+
+    /// The Secret Service item `held` names, in portable form; nil for a tombstone or a SecItem entry.
+    private func heldSecretItemContent(_ held: SyncJournalEntry) throws(KeychainFailure) -> SyncPayload.SecretContent? {
+        guard let reference = held.persistentRef, case .secretItem(let number) = SyncReference(reference),
+            let item = try secretItem(number)
+        else { return nil }
+        let portable = SecretItem(
+            number: 0, label: item.label, attributes: item.attributes, created: item.created, modified: item.modified,
+            access: item.access)
+        return SyncPayload.SecretContent(ancestors: [], item: portable, secret: try secretItemSecret(number))
+    }
+
+    /// Keeps a Secret Service item's version as a conflict copy of `item`, sealed under its class key.
+    private func keepConflictCopy(_ content: SyncPayload.SecretContent, item: SyncItemID, clock: SyncClock)
+        throws(KeychainFailure)
+    {
+        let payload = SyncPayload.encodeSecretItem(content.item, content.secret, ancestors: [])
+        try keepConflictCopy(payload, protection: SecretItemSchema.protection, item: item, clock: clock)
+    }
+
+    /// `security sync resolve COPY copy` for a Secret Service item: the copy's label, attributes, access list and
+    /// secret become the item's, as a local edit that is journaled and syncs; when the item was deleted meanwhile
+    /// it comes back under the item's id, as an edit after the delete.
+    func restoreSecretItemCopy(_ content: SyncPayload.SecretContent, item: SyncItemID) throws(KeychainFailure) {
+        let now = UInt64(max(0, Date().timeIntervalSince1970))
+        let received = content.item
+        let restored = SyncPayload.SecretContent(
+            ancestors: [],
+            item: SecretItem(
+                number: 0, label: received.label, attributes: received.attributes, created: received.created,
+                modified: now, access: received.access),
+            secret: content.secret)
+        let held = try journalEntry(item: item)
+        if let reference = held?.persistentRef, case .secretItem(let number) = SyncReference(reference),
+            try secretItem(number) != nil
+        {
+            // A local write: writeSecretItem journals it like any other.
+            _ = try storeSyncedSecretItem(restored, over: number)
+            return
+        }
+        syncTables.applying = true
+        defer { syncTables.applying = false }
+        let number = try storeSyncedSecretItem(restored, over: nil)
+        let entry = SyncJournalEntry(
+            item: item, persistentRef: SyncReference.secretItem(number).bytes,
+            clock: try nextSyncClock(now: Self.syncNow()),
+            ancestors: held.map { SyncJournalEntry.ancestry([$0.clock], $0.ancestors) } ?? [],
+            serial: try nextSyncSerial(), local: true)
+        try writeJournal(entry, replacing: held)
     }
 
     /// Writes one winning remote version of a Secret Service item over `held`.

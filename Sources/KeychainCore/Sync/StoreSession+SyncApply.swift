@@ -212,10 +212,17 @@ extension StoreSession {
 
     /// Keeps `content` as a conflict copy of `item`, sealed under the class key of its protection class.
     func keepConflictCopy(_ content: SyncPayload.Content, item: SyncItemID, clock: SyncClock) throws(KeychainFailure) {
-        let copy = SyncItemID.random()
         let payload = try SyncPayload.encode(
             content.itemClass, attributes: content.attributes, secret: content.secret, ancestors: [])
-        let protection = content.protection
+        try keepConflictCopy(payload, protection: content.protection, item: item, clock: clock)
+    }
+
+    /// Keeps `payload` (of either kind: its kind byte says which) as a conflict copy of `item`, sealed under the
+    /// class key of `protection`.
+    func keepConflictCopy(_ payload: SecureBytes, protection: ProtectionClass, item: SyncItemID, clock: SyncClock)
+        throws(KeychainFailure)
+    {
+        let copy = SyncItemID.random()
         let sealed = Sodium.seal(
             payload, key: try classKey(protection).bytes,
             associatedData: conflictAssociatedData(copy: copy, item: item, clock: clock, protection: protection))
@@ -241,7 +248,8 @@ extension StoreSession {
         let copy: SyncItemID
         let item: SyncItemID
         let clock: SyncClock
-        let content: SyncPayload.Content
+        /// A SecItem item or a Secret Service item: the sealed payload's kind says which.
+        let content: SyncPayload.Decoded
         let tag: [UInt8]
     }
 
@@ -282,7 +290,8 @@ extension StoreSession {
                 )
             else { throw KeychainFailure(.decode, "a sync conflict copy does not authenticate") }
             rows.append(
-                ConflictRow(copy: copy, item: item, clock: clock, content: try SyncPayload.decode(payload), tag: tag))
+                ConflictRow(copy: copy, item: item, clock: clock, content: try SyncPayload.decodeAny(payload), tag: tag)
+            )
         }
         return rows.sorted { $0.clock < $1.clock }
     }
@@ -300,7 +309,13 @@ extension StoreSession {
         }
         try dropConflictCopy(conflict)
         guard keep == .copy else { return }
-        let content = conflict.content
+        let content: SyncPayload.Content
+        switch conflict.content {
+        case .item(let item): content = item
+        case .secretItem(let secretItem):
+            try restoreSecretItemCopy(secretItem, item: conflict.item)
+            return
+        }
         let secret = content.secret ?? SecureBytes(count: 0) { _ in }
         let held = try journalEntry(item: conflict.item)
         if let reference = held?.persistentRef, let row = try row(persistentRef: reference) {

@@ -170,10 +170,8 @@ struct SecretItemSyncTests {
         #expect(try devices[1].secretItems(matching: ["k": "v"]).map(\.label) == ["changed while off"])
     }
 
-    @Test(
-        "Concurrent edits of a Secret Service item converge to the greater clock on both devices, counted as a conflict"
-    )
-    func concurrentEditsConverge() throws {
+    /// Two devices edit one synced Secret Service item concurrently; device 1's edit is the later.
+    static func concurrentEdits() throws -> (devices: SyncDevices, numbers: (Int64, Int64)) {
         let devices = try SyncDevices(2)
         try Self.enable(devices[0])
         try Self.enable(devices[1])
@@ -182,11 +180,73 @@ struct SecretItemSyncTests {
         try devices.exchangeAll()
         let other = try #require(try devices[1].secretItemNumbers().first)
         try devices[0].setSecretItemSecret(number, Self.ssSecret("from 0"))
+        try devices[0].updateSecretItem(number, label: "label 0")
         tick()
         try devices[1].setSecretItemSecret(other, Self.ssSecret("from 1"))
+        try devices[1].updateSecretItem(other, label: "label 1")
+        return (devices, (number, other))
+    }
+
+    @Test(
+        "Concurrent edits of a Secret Service item converge to the greater clock on both devices, the loser kept as a conflict copy"
+    )
+    func concurrentEditsKeepTheLoser() throws {
+        let (devices, (number, other)) = try Self.concurrentEdits()
+        let toOne = try devices.send(0, to: 1)
+        let toZero = try devices.send(1, to: 0)
+        #expect(toOne.conflicts == 1 && toOne.applied == 0)
+        #expect(toZero.conflicts == 1 && toZero.applied == 1)
         try devices.exchangeAll()
         #expect(Self.text(try devices[0].secretItemSecret(number)) == "from 1")
         #expect(Self.text(try devices[1].secretItemSecret(other)) == "from 1")
+        #expect(try devices[0].secretItem(number)?.label == "label 1")
+        // Each device keeps the loser once (repeats of the exchange keep no second copy), listed by its label.
+        for device in [devices[0], devices[1]] {
+            let conflicts = try device.syncConflicts()
+            #expect(conflicts.count == 1)
+            #expect(conflicts.first?.summary == "secret-service-item label=\"label 0\"")
+            #expect(conflicts.first?.summary.contains("from 0") == false)
+        }
+    }
+
+    @Test("Resolving a Secret Service conflict copy with copy makes it the item on every device; winner drops it")
+    func resolveSecretItemConflict() throws {
+        let (devices, (number, other)) = try Self.concurrentEdits()
+        try devices.exchangeAll()
+        let copy = try #require(try devices[0].syncConflicts().first).copy
+        try devices[0].resolveSyncConflict(copy, keep: .copy)
+        #expect(try devices[0].syncConflicts().isEmpty)
+        #expect(Self.text(try devices[0].secretItemSecret(number)) == "from 0")
+        #expect(try devices[0].secretItem(number)?.label == "label 0")
+        #expect(try devices[0].secretItem(number)?.attributes == ["k": "v"])
+        // The choice is a local edit: journaled, sent, and applied over the winner on the other device.
+        let report = try devices.send(0, to: 1)
+        #expect(report.applied == 1 && report.conflicts == 0)
+        #expect(Self.text(try devices[1].secretItemSecret(other)) == "from 0")
+        #expect(try devices[1].secretItem(other)?.label == "label 0")
+        // The other device settles its own copy of the same loser by keeping what it now holds.
+        let otherCopy = try #require(try devices[1].syncConflicts().first).copy
+        try devices[1].resolveSyncConflict(otherCopy, keep: .winner)
+        #expect(try devices[1].syncConflicts().isEmpty)
+        #expect(Self.text(try devices[1].secretItemSecret(other)) == "from 0")
+        try devices.exchangeAll()
+        #expect(Self.text(try devices[0].secretItemSecret(number)) == "from 0")
+        #expect(try devices[0].syncConflicts().isEmpty && devices[1].syncConflicts().isEmpty)
+        #expect(throws: KeychainFailure.self) { try devices[0].resolveSyncConflict(copy, keep: .copy) }
+    }
+
+    @Test("A Secret Service conflict copy of an item deleted meanwhile brings the item back when kept")
+    func resolveCopyOfDeletedSecretItem() throws {
+        let (devices, (number, _)) = try Self.concurrentEdits()
+        try devices.exchangeAll()
+        #expect(try devices[0].deleteSecretItem(number))
+        let copy = try #require(try devices[0].syncConflicts().first).copy
+        try devices[0].resolveSyncConflict(copy, keep: .copy)
+        let restored = try #require(try devices[0].secretItems(matching: ["k": "v"]).first)
+        #expect(restored.label == "label 0")
+        #expect(Self.text(try devices[0].secretItemSecret(restored.number)) == "from 0")
+        try devices.send(0, to: 1)
+        #expect(try devices[1].secretItems(matching: ["k": "v"]).map(\.label) == ["label 0"])
     }
 
     @Test("A Secret Service sync payload round-trips, and truncated, extended or non-canonical ones are refused")
