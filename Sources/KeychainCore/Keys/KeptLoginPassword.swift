@@ -52,6 +52,26 @@ package enum KeptLoginPassword {
         KernelKeyring.withdraw(key, from: keyring)
     }
 
+    /// The login password to re-key to, when the repair applies to the keychain at `path` just opened
+    /// with `typed`: its ``LoginPasswordMarker`` is set, a login password is kept in `keyring`, and it
+    /// differs from `typed` (compared in constant time). `nil` otherwise. The one check behind
+    /// `security unlock-keychain`'s question and the provider's (tracker issue 25, docs/PAM.md).
+    package static func pendingRepair(forKeychainAt path: String, keyring: String, typed: SecureBytes)
+        -> SecureBytes?
+    {
+        guard LoginPasswordMarker.applies(toKeychainAt: path), let login = read(keyring: keyring),
+            !login.constantTimeEquals(typed)
+        else { return nil }
+        return login
+    }
+
+    /// Ends a repair once the keychain at `path` has been re-keyed: withdraws the kept password from
+    /// `keyring` and removes the keychain's ``LoginPasswordMarker``.
+    package static func finishRepair(forKeychainAt path: String, keyring: String) {
+        withdraw(keyring: keyring)
+        LoginPasswordMarker.remove(forKeychainAt: path)
+    }
+
     // MARK: - Private
 
     private static func entry(_ name: String) -> (key: KernelKeyring.Serial, keyring: KernelKeyring.Serial)? {

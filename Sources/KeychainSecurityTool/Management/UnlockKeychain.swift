@@ -94,9 +94,8 @@ struct UnlockKeychain: SecuritySubcommand {
     ) throws(CommandFailure) {
         let path = store.location.databasePath
         let keyring = KeptLoginPassword.keyringName(environment: context.io.environment)
-        guard LoginPasswordMarker.applies(toKeychainAt: path), let login = KeptLoginPassword.read(keyring: keyring)
+        guard let login = KeptLoginPassword.pendingRepair(forKeychainAt: path, keyring: keyring, typed: oldPassword)
         else { return }
-        guard !login.constantTimeEquals(oldPassword) else { return }
         guard input.isInteractive else {
             context.io.error.line(Self.repairWithoutTerminal)
             return
@@ -109,8 +108,7 @@ struct UnlockKeychain: SecuritySubcommand {
         } catch {
             throw CommandFailure.keychain("SecKeychainChangePassword \(KeychainOperand.display(keychain))", error)
         }
-        KeptLoginPassword.withdraw(keyring: keyring)
-        LoginPasswordMarker.remove(forKeychainAt: path)
+        KeptLoginPassword.finishRepair(forKeychainAt: path, keyring: keyring)
         context.io.error.line("security: the login keychain's password is now your login password")
     }
 }

@@ -456,8 +456,7 @@ package final class KeychainSecretStore: SecretStore {
         let path = keystore.location.databasePath
         let environment = ProcessInfo.processInfo.environment
         let keyring = KeptLoginPassword.keyringName(environment: environment)
-        guard LoginPasswordMarker.applies(toKeychainAt: path), let login = KeptLoginPassword.read(keyring: keyring),
-            !login.constantTimeEquals(oldPassword)
+        guard let login = KeptLoginPassword.pendingRepair(forKeychainAt: path, keyring: keyring, typed: oldPassword)
         else { return }
         guard let pinentry = try? Pinentry.fromEnvironment(terminal: nil),
             (try? pinentry.confirm(
@@ -473,8 +472,7 @@ package final class KeychainSecretStore: SecretStore {
                 "keychain-secret-service: the login keychain's password could not be changed: \(error)")
             return
         }
-        KeptLoginPassword.withdraw(keyring: keyring)
-        LoginPasswordMarker.remove(forKeychainAt: path)
+        KeptLoginPassword.finishRepair(forKeychainAt: path, keyring: keyring)
     }
 
     package func lock(_ id: CollectionID) throws(SecretStoreError) {
