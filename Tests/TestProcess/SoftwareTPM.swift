@@ -35,9 +35,10 @@ package final class SoftwareTPM {
         try process.run()
         self.process = process
         // The socket file appears at bind(); a TCTI connecting before listen() gets an IO failure, so
-        // wait until a connection is accepted (swtpm serves the next one when this probe closes).
+        // wait until a connection is accepted (swtpm serves the next one when this probe closes). Up to
+        // 30 s: on a loaded 2-core machine swtpm once took longer than 5 s to listen (new-user trial).
         var listening = false
-        for _ in 0..<500 where !listening {
+        for _ in 0..<3000 where !listening {
             listening = Self.accepts(folder + "/socket")
             if !listening { usleep(10_000) }
         }
