@@ -200,7 +200,7 @@ let package = Package(
             name: "KeychainPAMTests",
             dependencies: [
                 "KeychainPAM", "KeychainSSHAskpass", "KeychainCore", "KeychainTestProcess", "KeychainTesting",
-                "keychain-pam-helper", "keychain-ssh-askpass",
+                "keychain-pam-helper", "keychain-ssh-askpass", "security",
             ],
             swiftSettings: strictSettings),
     ],

@@ -184,11 +184,15 @@ package struct LineReader {
     }
 }
 
-/// Asks the user for a secret without echo.
+/// Asks the user for a secret without echo, or for a short answer that is no secret, with echo.
 package protocol SecretPrompter {
     /// Shows `prompt` and reads one line without echo.
     /// - Returns: the secret, or `nil` when no terminal is available or the user ended input.
     func readSecret(prompt: String) -> SecureBytes?
+
+    /// Shows `prompt` and reads one line with echo: the answer to a question such as `[y/N]`.
+    /// - Returns: the answer, or `nil` when no terminal is available or the user ended input.
+    func readAnswer(prompt: String) -> String?
 }
 
 /// The controlling terminal (`/dev/tty`), as `getpass(3)` uses it.
@@ -198,13 +202,19 @@ package struct TerminalPrompter: SecretPrompter {
     package func readSecret(prompt: String) -> SecureBytes? {
         Platform.readSecretFromTerminal(prompt: prompt)
     }
+
+    package func readAnswer(prompt: String) -> String? {
+        Platform.readAnswerFromTerminal(prompt: prompt)
+    }
 }
 
 /// Answers prompts from a script, for tests. Records each prompt shown.
 package final class ScriptedPrompter: SecretPrompter {
     private var answers: [String?]
-    /// The prompts shown, in order.
+    /// The prompts shown, in order, by both readers.
     package private(set) var prompts: [String] = []
+    /// The prompts shown by ``readAnswer(prompt:)`` (read with echo), in order.
+    package private(set) var echoedPrompts: [String] = []
 
     /// Answers prompts with `answers` in order; `nil` (or running out) means end of input.
     package init(_ answers: [String?]) { self.answers = answers }
@@ -213,5 +223,12 @@ package final class ScriptedPrompter: SecretPrompter {
         prompts.append(prompt)
         guard !answers.isEmpty, let answer = answers.removeFirst() else { return nil }
         return SecureBytes(copying: Array(answer.utf8))
+    }
+
+    package func readAnswer(prompt: String) -> String? {
+        prompts.append(prompt)
+        echoedPrompts.append(prompt)
+        guard !answers.isEmpty, let answer = answers.removeFirst() else { return nil }
+        return answer
     }
 }

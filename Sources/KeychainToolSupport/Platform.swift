@@ -8,7 +8,7 @@ internal import KeychainCore
     internal import Darwin
 #endif
 
-/// Every libc call the command-line tools make: terminal checks, no-echo prompts, raw reads and
+/// Every libc call the command-line tools make: terminal checks, no-echo prompts, echoed answers, raw reads and
 /// writes on file descriptors, and process exit. Nothing else in `KeychainCLI` touches libc.
 package enum Platform {
     /// Whether file descriptor `descriptor` is a terminal (`isatty(3)`).
@@ -143,6 +143,31 @@ package enum Platform {
         promptBytes.removeAll()
         guard sawNewline else { return nil }
         return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+    }
+
+    /// Shows `prompt` on the controlling terminal and reads one short answer with echo left as it is
+    /// (on), for questions such as a `[y/N]` whose answer is no secret.
+    ///
+    /// Reads from `/dev/tty`, as ``readSecretFromTerminal(prompt:)`` does, so standard input and output
+    /// stay free for data. The terminal's settings are not changed.
+    /// - Parameter prompt: text written to the terminal before reading.
+    /// - Returns: the line without its newline (cut at 256 bytes, invalid UTF-8 replaced), or `nil` when
+    ///   there is no terminal or it reached end of file before a newline (the user pressed Ctrl-D).
+    static func readAnswerFromTerminal(prompt: String) -> String? {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else { return nil }
+        defer { close(tty) }
+        Array(prompt.utf8).withUnsafeBytes { _ = write(tty, $0) }
+        var answer: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let result = Glibc_read(tty, &byte, 1)
+            if result < 0 && errno == EINTR { continue }
+            if result <= 0 { return nil }
+            if byte == UInt8(ascii: "\n") { break }
+            if answer.count < 256 { answer.append(byte) }
+        }
+        return String(decoding: answer, as: UTF8.self)
     }
 }
 

@@ -61,16 +61,24 @@ struct LoginRepairTests {
 
     static let question = LoginPasswordMarker.repairQuestion + " [y/N] "
 
-    @Test("Answering y re-keys the login keychain to the kept login password and withdraws the entry and the marker")
-    func yesRekeys() throws {
+    /// The password prompt while the marker is there: the provider's text on a line of its own, then macOS's.
+    static func passwordPrompt(rekeyOffered: Bool) -> String {
+        LoginPasswordMarker.unlockPrompt(rekeyOffered: rekeyOffered) + "\npassword to unlock default: "
+    }
+
+    @Test(
+        "Answering y re-keys the login keychain to the kept login password and withdraws the entry and the marker",
+        arguments: ["y", "yes", "Y"])
+    func yesRekeys(answer: String) throws {
         let setup = try Setup()
         let serial = try #require(KeptLoginPassword.serial(keyring: setup.keyring))
         #expect(KernelKeyring.isReadableByUser(serial))
-        let prompter = ScriptedPrompter(["old", "y"])
+        let prompter = ScriptedPrompter(["old", answer])
         let outcome = setup.sandbox.security("unlock-keychain", terminal: true, prompter: prompter)
         #expect(outcome.status == 0, "\(outcome)")
         #expect(outcome.stderr.hasSuffix("security: the login keychain's password is now your login password\n"))
-        #expect(prompter.prompts == ["password to unlock default: ", Self.question])
+        #expect(prompter.prompts == [Self.passwordPrompt(rekeyOffered: true), Self.question])
+        #expect(prompter.echoedPrompts == [Self.question], "the answer is read with echo, the password without")
         #expect(setup.kept == nil)
         #expect(!FileManager.default.fileExists(atPath: setup.marker))
         #expect(try setup.opens(with: "new"))
@@ -83,7 +91,8 @@ struct LoginRepairTests {
             let setup = try Setup()
             let prompter = ScriptedPrompter(["old", answer])
             #expect(setup.sandbox.security("unlock-keychain", terminal: true, prompter: prompter).status == 0)
-            #expect(prompter.prompts == ["password to unlock default: ", Self.question])
+            #expect(prompter.prompts == [Self.passwordPrompt(rekeyOffered: true), Self.question])
+            #expect(prompter.echoedPrompts == [Self.question])
             #expect(setup.kept == "new")
             #expect(FileManager.default.fileExists(atPath: setup.marker))
             #expect(try setup.opens(with: "old"))
@@ -107,12 +116,35 @@ struct LoginRepairTests {
         let setup = try Setup()
         let wrong = ScriptedPrompter(["wrong"])
         #expect(setup.sandbox.security("unlock-keychain", terminal: true, prompter: wrong).status == 51)
-        #expect(wrong.prompts == ["password to unlock default: "])
+        #expect(wrong.prompts == [Self.passwordPrompt(rekeyOffered: true)])
         KeptLoginPassword.withdraw(keyring: setup.keyring)
         let right = ScriptedPrompter(["old"])
         #expect(setup.sandbox.security("unlock-keychain", terminal: true, prompter: right).status == 0)
-        #expect(right.prompts == ["password to unlock default: "])
+        #expect(right.prompts == [Self.passwordPrompt(rekeyOffered: false)], "no re-key to offer: the way by hand")
         #expect(FileManager.default.fileExists(atPath: setup.marker))
+    }
+
+    @Test("Without the marker the password prompt is macOS's alone, and the login password text is absent")
+    func plainPromptWithoutMarker() throws {
+        let setup = try Setup()
+        try FileManager.default.removeItem(atPath: setup.marker)
+        let prompter = ScriptedPrompter(["old"])
+        #expect(setup.sandbox.security("unlock-keychain", terminal: true, prompter: prompter).status == 0)
+        #expect(prompter.prompts == ["password to unlock default: "])
+        #expect(setup.kept == "new", "nothing asked, nothing changed")
+    }
+
+    @Test("The unlock prompt's text says the passwords differ and whether a re-key will be offered")
+    func unlockPromptText() {
+        #expect(
+            LoginPasswordMarker.unlockPrompt(rekeyOffered: true)
+                == "The password you use to log in no longer matches the password of your login keychain. Type the "
+                + "keychain's old password to unlock it; you will then be offered to change it to your login password.")
+        #expect(
+            LoginPasswordMarker.unlockPrompt(rekeyOffered: false)
+                == "The password you use to log in no longer matches the password of your login keychain. Type the "
+                + "keychain's old password to unlock it, then run security set-keychain-password (old password, "
+                + "then your login password) so that logging in unlocks it again.")
     }
 }
 

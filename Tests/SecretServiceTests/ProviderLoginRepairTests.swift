@@ -97,6 +97,12 @@ struct ProviderLoginRepairTests: SecretServiceSuite {
     func changeRekeys() throws {
         try Self.withRepair(confirms: true) { home, keystore, log, keyring in
             #expect(log.contains("CONFIRM"))
+            // The password prompt before the question says that the re-key will be offered (the same text as
+            // security unlock-keychain's), not the advice to change the password by hand.
+            let passwordPrompt =
+                "SETDESC " + AssuanConnection.percentEncode(LoginPasswordMarker.unlockPrompt(rekeyOffered: true))
+            #expect(log.firstIndex(of: passwordPrompt) != nil, "\(log)")
+            #expect(log.firstIndex(of: passwordPrompt) ?? .max < log.firstIndex(of: "CONFIRM") ?? -1)
             #expect(log.contains("SETDESC " + AssuanConnection.percentEncode(LoginPasswordMarker.repairQuestion)))
             #expect(log.contains("SETOK Change"))
             #expect(log.contains("SETCANCEL " + AssuanConnection.percentEncode("Not now")))

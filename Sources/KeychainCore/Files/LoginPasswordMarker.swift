@@ -10,10 +10,27 @@ package enum LoginPasswordMarker {
     package static let mismatchMessage =
         "The password you use to log in no longer matches the password of your login keychain."
 
-    /// What the prompt adds: how to get in now and how to bring the two back in line.
+    /// What the prompt adds when no re-key will be offered: how to get in now and how to bring the two
+    /// back in line by hand.
     package static let repairAdvice =
         "Type the keychain's old password to unlock it, then run security set-keychain-password"
         + " (old password, then your login password) so that logging in unlocks it again."
+
+    /// What the prompt adds when the re-key will be offered once the old password opens the keychain.
+    package static let rekeyAdvice =
+        "Type the keychain's old password to unlock it; you will then be offered to change it to your login"
+        + " password."
+
+    /// The login keychain's unlock prompt while the marker is there, the one text that both the Secret
+    /// Service provider's pinentry and `security unlock-keychain`'s terminal prompt show: the mismatch,
+    /// then what comes next.
+    /// - Parameter rekeyOffered: a login password is kept (``KeptLoginPassword``), so the unlock will ask
+    ///   whether to re-key to it (``rekeyAdvice``); otherwise the prompt gives the way by hand
+    ///   (``repairAdvice``).
+    /// - Returns: ``mismatchMessage``, a space, and the advice.
+    package static func unlockPrompt(rekeyOffered: Bool) -> String {
+        mismatchMessage + " " + (rekeyOffered ? rekeyAdvice : repairAdvice)
+    }
 
     /// Whether the marker is there for the keychain at `databasePath`: only a login keychain
     /// (`login.keychain-db`) has one, beside it in its folder.

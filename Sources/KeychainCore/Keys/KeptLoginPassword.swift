@@ -65,6 +65,15 @@ package enum KeptLoginPassword {
         return login
     }
 
+    /// The unlock prompt's text for the keychain at `path` while its ``LoginPasswordMarker`` is set:
+    /// ``LoginPasswordMarker/unlockPrompt(rekeyOffered:)``, offering the re-key when a login password is
+    /// kept in `keyring`. `nil` when the marker does not apply (another keychain, or no marker), so that the
+    /// caller shows its usual text. Used by `security unlock-keychain` and the provider's prompt.
+    package static func unlockPrompt(forKeychainAt path: String, keyring: String) -> String? {
+        guard LoginPasswordMarker.applies(toKeychainAt: path) else { return nil }
+        return LoginPasswordMarker.unlockPrompt(rekeyOffered: entry(keyring) != nil)
+    }
+
     /// Ends a repair once the keychain at `path` has been re-keyed: withdraws the kept password from
     /// `keyring` and removes the keychain's ``LoginPasswordMarker``.
     package static func finishRepair(forKeychainAt path: String, keyring: String) {

@@ -18,8 +18,9 @@ internal import KeychainToolSupport
 ///   not allowed.`, exit 36.
 /// Unlocking only reads the keychain: a failed or cancelled unlock never changes the file.
 /// - Login keychain after a changed login password (``LoginPasswordMarker`` and ``KeptLoginPassword``
-///   there): once the old password unlocked it, asks y/N on the terminal whether to re-key it to the login
-///   password (gnome-keyring's repair; docs/PAM.md); without a terminal, says how and changes nothing.
+///   there): the prompt says so first (the provider's text); once the old password unlocked it, asks y/N on
+///   the terminal, with echo, whether to re-key it to the login password (gnome-keyring's repair;
+///   docs/PAM.md); without a terminal, says how and changes nothing.
 struct UnlockKeychain: SecuritySubcommand {
     static let spec = CommandSpec(
         name: "unlock-keychain", synopsis: "[-u] [-p password] [keychain]",
@@ -62,7 +63,7 @@ struct UnlockKeychain: SecuritySubcommand {
         }
         let input = PasswordInput(context)
         if interactiveOnly && !input.isInteractive { throw CommandFailure.keychain(operation, .interactionNotAllowed) }
-        guard let secret = input.read(given: password, prompt: "password to unlock \(keychain ?? "default"): ")
+        guard let secret = input.read(given: password, prompt: prompt(for: store, context: context))
         else { throw CommandFailure.keychain(operation, .userCanceled) }
         do {
             let wait = try store.unlockWait()
@@ -76,6 +77,17 @@ struct UnlockKeychain: SecuritySubcommand {
             throw CommandFailure.keychain(operation, error)
         }
         try offerRepair(store, oldPassword: secret, input: input, context: context)
+    }
+
+    /// The terminal prompt: macOS's `password to unlock <keychain|default>: `, after the login keychain's
+    /// own text on a line of its own while the login password no longer opens it
+    /// (``KeptLoginPassword/unlockPrompt(forKeychainAt:keyring:)``, the provider's pinentry text too).
+    private func prompt(for store: Keystore, context: SecurityContext) -> String {
+        let plain = "password to unlock \(keychain ?? "default"): "
+        let keyring = KeptLoginPassword.keyringName(environment: context.io.environment)
+        guard let login = KeptLoginPassword.unlockPrompt(forKeychainAt: store.location.databasePath, keyring: keyring)
+        else { return plain }
+        return login + "\n" + plain
     }
 
     /// What the command says when it declines the repair for want of a terminal.
@@ -100,9 +112,9 @@ struct UnlockKeychain: SecuritySubcommand {
             context.io.error.line(Self.repairWithoutTerminal)
             return
         }
-        let answer = context.io.terminal.readSecret(prompt: LoginPasswordMarker.repairQuestion + " [y/N] ")
-        guard let answer, answer.constantTimeEquals(Array("y".utf8)) || answer.constantTimeEquals(Array("yes".utf8))
-        else { return }
+        // The answer is no secret: read with echo, so that the user sees what they typed.
+        let answer = context.io.terminal.readAnswer(prompt: LoginPasswordMarker.repairQuestion + " [y/N] ")
+        guard let answer, ["y", "yes"].contains(answer.lowercased()) else { return }
         do {
             try store.setPassword(login, current: oldPassword, parameters: context.kdfParameters)
         } catch {

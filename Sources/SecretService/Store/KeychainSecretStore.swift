@@ -380,16 +380,16 @@ package final class KeychainSecretStore: SecretStore {
         /// Confirming a deletion: only the right password counts.
         case delete
 
-        /// - Parameter loginMismatch: the login password no longer opens this login keychain
-        ///   (``LoginPasswordMarker``): the unlock prompt says so first, and how to repair it.
-        func prompt(label: String, retry: String?, loginMismatch: Bool = false) -> PasswordPrompt {
+        /// - Parameter loginPrompt: the login password no longer opens this login keychain: the unlock
+        ///   prompt's text from ``KeptLoginPassword/unlockPrompt(forKeychainAt:keyring:)`` (the mismatch,
+        ///   and either the re-key to come or how to repair it), shown instead of the usual one.
+        func prompt(label: String, retry: String?, loginPrompt: String? = nil) -> PasswordPrompt {
             switch self {
             case .unlock:
                 PasswordPrompt(
                     title: "Unlock keychain",
-                    description: loginMismatch
-                        ? "\(LoginPasswordMarker.mismatchMessage) \(LoginPasswordMarker.repairAdvice)"
-                        : "An application wants access to the keychain “\(label)”, but it is locked.",
+                    description: loginPrompt
+                        ?? "An application wants access to the keychain “\(label)”, but it is locked.",
                     label: "Password:", error: retry)
             case .delete:
                 PasswordPrompt(
@@ -415,11 +415,13 @@ package final class KeychainSecretStore: SecretStore {
             let wait = try keystore.unlockWait()
             let throttle = UnlockThrottle.notice(failures: wait.failures, seconds: wait.seconds).map { $0 + "." }
             let errorLine = [retryMessage, throttle].compactMap { $0 }.joined(separator: " ")
+            let loginPrompt = KeptLoginPassword.unlockPrompt(
+                forKeychainAt: keystore.location.databasePath,
+                keyring: KeptLoginPassword.keyringName(environment: ProcessInfo.processInfo.environment))
             do {
                 password = try Prompters.current().requestPassword(
                     purpose.prompt(
-                        label: label, retry: errorLine.isEmpty ? nil : errorLine,
-                        loginMismatch: LoginPasswordMarker.applies(toKeychainAt: keystore.location.databasePath)))
+                        label: label, retry: errorLine.isEmpty ? nil : errorLine, loginPrompt: loginPrompt))
             } catch  where error.status == .userCanceled {
                 return unlockedElsewhereCounts && !isLocked(keystore)
             }
