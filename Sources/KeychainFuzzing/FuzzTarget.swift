@@ -346,9 +346,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         _ = BackupRecordParser.parse(Array(data))
     }
 
-    /// Writes a small real backup for the backup corpus: a generic password, an internet password and
-    /// a ThisDeviceOnly item, under ``backupPassphrase`` with the cheapest Argon2id parameters and a
-    /// keychain whose device key is ``fixedDeviceKey``; and beside it `record-0.bin` … `record-5.bin`,
+    /// Writes a small real backup for the backup corpus: a synchronizable generic password (so the
+    /// backup holds its sync identity, kind 7), an internet password and a ThisDeviceOnly item, under
+    /// ``backupPassphrase`` with the cheapest Argon2id parameters and a keychain whose device key is
+    /// ``fixedDeviceKey``; and beside it `record-0.bin` … `record-6.bin`,
     /// one decrypted record of each kind (`BackupRecordParser.sampleRecords()`).
     /// `keychain-fuzz --make-backup-seed FILE` calls it.
     package static func writeBackupSeed(to path: String) throws {
@@ -361,7 +362,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 .genericPassword,
                 attributes: .init(named: [
                     .accessGroup: .string("team.a"), .service: .string("api"), .account: .string("me"),
-                    .accessible: .string("ak"),
+                    .accessible: .string("ak"), .synchronizable: .bool(true),
                 ]),
                 secret: SecureBytes(copying: Array("s3cret".utf8))))
         _ = try gateway.add(

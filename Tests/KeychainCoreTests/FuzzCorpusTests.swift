@@ -39,16 +39,38 @@ struct FuzzCorpusTests {
         #expect(report.skippedThisDeviceOnly == 0)
     }
 
+    @Test(
+        "the version 4 backup seed restores its three items, and its synchronizable one keeps its sync id"
+    )
+    func version4SeedRestores() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/swkc-seed-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keystore = try FuzzTarget.scratchKeystore(in: directory)
+        let seed = Self.corpus.appendingPathComponent("backup/seed-real-v4-3-items.swkcbackup").path
+        #expect(try BackupStream.readHeader(path: seed).0.version == 4)
+        let report = try keystore.restore(
+            from: seed, passphrase: SecureBytes(copying: Array(FuzzTarget.backupPassphrase.utf8)), policy: .fail)
+        #expect(report.itemsInBackup == 3)
+        #expect(report.restored == 3)
+        let journal = try keystore.journalChanges(after: 0)
+        #expect(journal.count == 1)
+        // The id the seed's keychain gave the item, not a fresh one: a second restore elsewhere gets the same.
+        let other = try FuzzTarget.scratchKeystore(in: directory + "/other")
+        _ = try other.restore(
+            from: seed, passphrase: SecureBytes(copying: Array(FuzzTarget.backupPassphrase.utf8)), policy: .fail)
+        #expect(try other.journalChanges(after: 0).map(\.item) == journal.map(\.item))
+    }
+
     @Test("the record seeds are well-formed decrypted records, so the record parser's fuzzing starts past its checks")
     func recordSeedsParse() throws {
         let folder = Self.corpus.appendingPathComponent("backup")
         let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
             $0.hasPrefix("record-")
         }
-        #expect(records.count == 6)
+        #expect(records.count == 7)
         let samples = BackupRecordParser.sampleRecords()
-        // The Secret Service and collection seeds were written from docs/BACKUP-FORMAT.md by hand.
-        for index in [4, 5] {
+        // The Secret Service, collection and sync identity seeds were written from docs/BACKUP-FORMAT.md by hand.
+        for index in [4, 5, 6] {
             let seed = Array(try Data(contentsOf: folder.appendingPathComponent("record-\(index).bin")))
             #expect(seed == samples[index], "record-\(index).bin")
         }

@@ -228,7 +228,8 @@ struct SecretItemBackupTests {
         let (_, path, _) = try makeBackup(temp)
         let original = Array(FileManager.default.contents(atPath: path)!)
         let frames = frames(original)
-        #expect(frames.count == 7, "begin, 1 item, collection, 3 Secret Service items, end")
+        #expect(
+            frames.count == 10, "begin, 1 item, collection, 3 Secret Service items each with its sync identity, end")
         for frame in frames[2..<6] {
             for offset in [
                 frame.lowerBound + 3, frame.lowerBound + 4, (frame.lowerBound + frame.upperBound) / 2,
@@ -376,20 +377,22 @@ struct SecretItemBackupTests {
         }
     }
 
-    @Test("a backup of a format version after 3 is refused with errSecWrongSecVersion, versions 1 to 3 are read")
+    @Test("a backup of a format version after 4 is refused with errSecWrongSecVersion, versions 1 to 4 are read")
     func laterVersionRefused() throws {
         let temp = try TemporaryKeychain()
         let (_, path, _) = try makeBackup(temp)
         let header = Array(FileManager.default.contents(atPath: path)!.prefix(BackupHeader.size))
-        #expect(try BackupHeader.decode(header).version == 3)
+        #expect(try BackupHeader.decode(header).version == 4)
         func withVersion(_ version: UInt16) -> [UInt8] {
             var bytes = header
             bytes.replaceSubrange(8..<10, with: BackupHeader.bigEndian(version))
             bytes.replaceSubrange(88..<104, with: Sodium.hash(Array(bytes[0..<88]), length: 16))
             return bytes
         }
-        for version: UInt16 in [1, 2, 3] { #expect(try BackupHeader.decode(withVersion(version)).version == version) }
-        for version: UInt16 in [0, 4, 0xffff] {
+        for version: UInt16 in [1, 2, 3, 4] {
+            #expect(try BackupHeader.decode(withVersion(version)).version == version)
+        }
+        for version: UInt16 in [0, 5, 0xffff] {
             do {
                 _ = try BackupHeader.decode(withVersion(version))
                 Issue.record("version \(version) was read")

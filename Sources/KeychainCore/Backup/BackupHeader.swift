@@ -3,7 +3,7 @@
 /// ```
 /// offset size
 ///      0    8  magic "SWKCBKUP"
-///      8    2  format version, big-endian (3; 1 and 2 are still read)
+///      8    2  format version, big-endian (4; 1 to 3 are still read)
 ///     10    2  flags (0)
 ///     12    4  KDF algorithm, big-endian (2: Argon2id v1.3, crypto_pwhash_ALG_ARGON2ID13)
 ///     16    8  Argon2id opslimit, big-endian
@@ -17,9 +17,13 @@
 /// authenticated by the passphrase key; the checksum only tells corruption from a wrong passphrase.
 package struct BackupHeader: Sendable, Equatable {
     static let magic: [UInt8] = Array("SWKCBKUP".utf8)
-    /// The format version this build writes: 3, which may also hold Secret Service items and the
-    /// keychain's collection label (message kinds 5 and 6) and whose end message counts them.
-    package static let currentVersion: UInt16 = 3
+    /// The format version this build writes: 4, which may also hold items' sync identities (message kind 7).
+    package static let currentVersion: UInt16 = 4
+    /// The first version with sync identities (kind 7); before it, kind 7 is refused as malformed.
+    package static let syncIdentityVersion: UInt16 = 4
+    /// The first version with Secret Service items and the keychain's collection label (message kinds 5 and 6),
+    /// whose end message counts them; still read.
+    package static let secretServiceVersion: UInt16 = 3
     /// The version before Secret Service records, still read: item attributes are item records
     /// (`docs/RECORD-FORMAT.md`), and kinds 5 and 6 are refused as malformed.
     package static let recordVersion: UInt16 = 2

@@ -20,6 +20,9 @@
 ///   string is `length (u32) ‖ UTF-8` and the pairs are in ascending name order, names distinct.
 /// - `6` collection (version 3): `label` (a string as above), the keychain's Secret Service collection
 ///   label; at most one.
+/// - `7` sync identity (version 4): `item id (16) ‖ clock (28) ‖ ancestor count (u8, at most 16) ‖ ancestors
+///   (28 each)`, the journal entry (``SyncJournalEntry``) of the kind 2 or 5 record right before it, so that a
+///   restored item is the same item on every device of its sync group.
 ///
 /// `body` = `ref length (u8) ‖ persistent ref ‖ attributes length (u32 BE) ‖ attributes ‖ secret length (u32 BE) ‖ secret`,
 /// where `attributes` is the binary property list the engine itself seals items with (``ItemCodec``).
@@ -32,6 +35,15 @@ enum BackupMessage {
         case end = 4
         case secretItem = 5
         case collection = 6
+        case syncIdentity = 7
+    }
+
+    /// An item's sync identity (kind 7): its id in the sync group and the version it held.
+    struct SyncIdentity: Equatable {
+        var item: SyncItemID
+        var clock: SyncClock
+        /// Newest first, at most ``SyncSchema/maximumAncestors``.
+        var ancestors: [SyncClock]
     }
 
     /// The item counts the end message carries.
@@ -56,6 +68,8 @@ enum BackupMessage {
         case secretItem(SecretItem, SecretItemSecret)
         /// The keychain's Secret Service collection label.
         case collection(label: String)
+        /// The sync identity of the item record before it.
+        case syncIdentity(SyncIdentity)
     }
 
     static let deviceBindingContext = Array("swkc.backup.device.v1".utf8)
@@ -103,6 +117,15 @@ enum BackupMessage {
                 UnsafeMutableRawBufferPointer(rebasing: out[metadata.count...]).copyMemory(from: bytes)
             }
         }
+    }
+
+    /// The sync identity message of the item record written right before it.
+    static func syncIdentity(_ identity: SyncIdentity) -> [UInt8] {
+        var message = [Kind.syncIdentity.rawValue] + identity.item.bytes + identity.clock.encoded
+        let ancestors = identity.ancestors.prefix(SyncSchema.maximumAncestors)
+        message.append(UInt8(ancestors.count))
+        for clock in ancestors { message += clock.encoded }
+        return message
     }
 
     private static func appendString(_ string: String, to bytes: inout [UInt8]) {
@@ -158,7 +181,7 @@ enum BackupMessage {
         try plaintext.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> Parsed in
             var reader = ByteReader(bytes)
             guard let kind = Kind(rawValue: try reader.read(UInt8.self)) else { throw malformed }
-            let hasSecretService = version >= BackupHeader.currentVersion
+            let hasSecretService = version >= BackupHeader.secretServiceVersion
             switch kind {
             case .begin:
                 _ = try reader.read(Int64.self)
@@ -180,6 +203,9 @@ enum BackupMessage {
                 let label = try reader.readString()
                 try reader.expectEnd()
                 return .collection(label: label)
+            case .syncIdentity:
+                guard version >= BackupHeader.syncIdentityVersion else { throw malformed }
+                return .syncIdentity(try parseSyncIdentity(&reader))
             case .item:
                 let (itemClass, protection) = try classes(&reader)
                 guard protection.isMigratable else { throw malformed }
@@ -209,6 +235,23 @@ enum BackupMessage {
 
     private static var malformed: KeychainFailure {
         KeychainFailure(.decode, "the backup holds a malformed record")
+    }
+
+    private static func parseSyncIdentity(_ reader: inout ByteReader) throws(KeychainFailure) -> SyncIdentity {
+        guard let item = SyncItemID(bytes: try reader.readBytes(SyncItemID.byteCount)),
+            let clock = SyncClock(encoded: try reader.readBytes(SyncClock.encodedSize))
+        else { throw malformed }
+        let count = Int(try reader.read(UInt8.self))
+        guard count <= SyncSchema.maximumAncestors else { throw malformed }
+        var ancestors: [SyncClock] = []
+        for _ in 0..<count {
+            guard let ancestor = SyncClock(encoded: try reader.readBytes(SyncClock.encodedSize)) else {
+                throw malformed
+            }
+            ancestors.append(ancestor)
+        }
+        try reader.expectEnd()
+        return SyncIdentity(item: item, clock: clock, ancestors: ancestors)
     }
 
     private static func parseSecretItem(_ reader: inout ByteReader) throws(KeychainFailure) -> Parsed {

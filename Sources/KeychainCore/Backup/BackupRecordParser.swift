@@ -14,11 +14,13 @@ package enum BackupRecordParser {
     /// The device-binding key device-bound boxes are opened with here (never used for real backups).
     static let fuzzBindingKey = SecureBytes(copying: [UInt8](repeating: 0x5A, count: 32))
 
-    /// Parses `plaintext` as one decrypted backup record of the current format version or of
+    /// Parses `plaintext` as one decrypted backup record of the current format version, of version 3 or of
     /// version 2; opens a device-bound record's box.
-    /// - Returns: whether it is a well-formed record of either version.
+    /// - Returns: whether it is a well-formed record of any of them.
     package static func parse(_ plaintext: [UInt8]) -> Bool {
-        [BackupHeader.currentVersion, BackupHeader.recordVersion].contains { parse(plaintext, version: $0) }
+        [BackupHeader.currentVersion, BackupHeader.secretServiceVersion, BackupHeader.recordVersion].contains {
+            parse(plaintext, version: $0)
+        }
     }
 
     private static func parse(_ plaintext: [UInt8], version: UInt16) -> Bool {
@@ -27,7 +29,7 @@ package enum BackupRecordParser {
             case .deviceBound(let itemClass, let protection, let box):
                 return try BackupMessage.openDeviceBound(itemClass, protection, box: box, bindingKey: fuzzBindingKey)
                     != nil
-            case .begin, .item, .end, .secretItem, .collection:
+            case .begin, .item, .end, .secretItem, .collection, .syncIdentity:
                 return true
             }
         } catch {
@@ -36,7 +38,7 @@ package enum BackupRecordParser {
     }
 
     /// One well-formed record of each kind (begin, item, device-bound item, end, Secret Service item,
-    /// collection), for the seed corpus.
+    /// collection, sync identity), for the seed corpus.
     package static func sampleRecords() -> [[UInt8]] {
         func record(_ protection: ProtectionClass, secret: String) -> ItemRecord {
             ItemRecord(
@@ -66,6 +68,19 @@ package enum BackupRecordParser {
                 SecretItemSecret(value: SecureBytes(copying: Array("s3cret".utf8)), contentType: "text/plain")
             ).withUnsafeBytes { Array($0) },
             BackupMessage.collection(label: "Login"),
+            BackupMessage.syncIdentity(sampleSyncIdentity),
         ]
+    }
+
+    /// A sync identity with two ancestors, for the seed corpus and the format's tests.
+    static var sampleSyncIdentity: BackupMessage.SyncIdentity {
+        let device = SyncDeviceID(bytes: [UInt8](repeating: 0xD1, count: SyncDeviceID.byteCount))!
+        return BackupMessage.SyncIdentity(
+            item: SyncItemID(bytes: [UInt8](repeating: 0x1D, count: SyncItemID.byteCount))!,
+            clock: SyncClock(milliseconds: 1_700_000_002_000, counter: 2, device: device),
+            ancestors: [
+                SyncClock(milliseconds: 1_700_000_001_000, counter: 1, device: device),
+                SyncClock(milliseconds: 1_700_000_000_000, counter: 0, device: device),
+            ])
     }
 }

@@ -69,6 +69,9 @@ extension Keystore {
                         if record.protection.isMigratable {
                             try writer.write(try BackupMessage.item(record))
                             counts.migratable += 1
+                            if let identity = try s.syncIdentity(reference: Array(record.persistentRef)) {
+                                try writer.write(BackupMessage.syncIdentity(identity))
+                            }
                         } else {
                             try writer.write(try BackupMessage.deviceBound(record, bindingKey: bindingKey))
                             counts.deviceBound += 1
@@ -82,12 +85,16 @@ extension Keystore {
                     }
                     try s.forEachSecretItem { (item: SecretItem, secret: SecretItemSecret) throws(KeychainFailure) in
                         try writer.write(BackupMessage.secretItem(item, secret))
+                        if let identity = try s.syncIdentity(reference: SyncReference.secretItem(item.number).bytes) {
+                            try writer.write(BackupMessage.syncIdentity(identity))
+                        }
                         counts.secretService += 1
                         counts.items += 1
                     }
                 case .sync:
-                    // The sync journal is this device's view of the sync group (its device id, clocks, sealed
-                    // sync secrets): never in a backup; a restored keychain joins the group as a new device.
+                    // The rest of the sync tables is this device's view of the sync group (its device id, clock,
+                    // tombstones, conflict copies, sealed sync secrets): never in a backup; a restored keychain
+                    // joins the group as a new device. Each item's own identity travels with it (kind 7, above).
                     break
                 }
             }
@@ -113,7 +120,9 @@ extension Keystore {
     /// content type and gets a new number (object path); its conflicts are with an item whose
     /// attribute set is equal. The collection label is set when the keychain has none (or, under
     /// `.replace`, always). ThisDeviceOnly items restore only onto the installation that made the
-    /// backup; elsewhere they are skipped and counted.
+    /// backup; elsewhere they are skipped and counted. A synchronizable item keeps its sync identity
+    /// (its id and version in the sync group, ``StoreSession/adoptRestoredSyncIdentity(_:reference:)``),
+    /// so that restoring on a device that syncs does not give the other devices a second copy.
     ///
     /// ```swift
     /// let report = try keystore.restore(from: path, passphrase: passphrase, policy: .skip)
@@ -152,10 +161,14 @@ extension Keystore {
             var seen = BackupMessage.Counts()
             var seenCollection = false
             let existingSecretItems = try s.secretItemHighWater()
+            // The item record a sync identity may follow: its journal reference when it was stored, else nil.
+            var identityTarget: [UInt8]??
             while true {
                 let message = try reader.next()
                 let parsed = try BackupMessage.parse(message.plaintext, version: header.version)
                 var record: ItemRecord?
+                let target = identityTarget
+                identityTarget = nil
                 switch parsed {
                 case .end(let counts) where message.final:
                     guard counts.items == seen.items, counts.migratable == seen.migratable,
@@ -185,7 +198,16 @@ extension Keystore {
                 case .secretItem(let item, let secret) where !message.final:
                     seen.secretService += 1
                     seen.items += 1
-                    report.count(try s.restoreSecretItem(item, secret, policy: policy, existing: existingSecretItems))
+                    let (outcome, number) = try s.restoreSecretItem(
+                        item, secret, policy: policy, existing: existingSecretItems)
+                    report.count(outcome)
+                    identityTarget = .some(outcome == .inserted ? SyncReference.secretItem(number).bytes : nil)
+                    continue
+                case .syncIdentity(let identity) where !message.final:
+                    guard let target else {
+                        throw KeychainFailure(.decode, "the backup has a sync identity without its item")
+                    }
+                    if let target { try s.adoptRestoredSyncIdentity(identity, reference: target) }
                     continue
                 case .collection(let label) where !message.final && !seenCollection:
                     seenCollection = true
@@ -195,7 +217,7 @@ extension Keystore {
                         try Meta.set(s.database, SecretItemSchema.labelMeta, Array(label.utf8))
                     }
                     continue
-                case .begin, .item, .deviceBound, .end, .secretItem, .collection:
+                case .begin, .item, .deviceBound, .end, .secretItem, .collection, .syncIdentity:
                     throw KeychainFailure(.decode, "the backup's records are out of order")
                 }
                 seen.items += 1
@@ -205,6 +227,7 @@ extension Keystore {
                     persistentRef: Array(record.persistentRef), policy: policy)
                 report.count(result.outcome)
                 if result.reassignedReference { report.reassignedReferences += 1 }
+                if record.protection.isMigratable { identityTarget = .some(result.stored) }
             }
         }
     }

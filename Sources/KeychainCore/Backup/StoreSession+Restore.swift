@@ -28,13 +28,15 @@ extension StoreSession {
     ///   - persistentRef: the reference to keep. A fresh one is made when it is `nil`, malformed,
     ///     or held by another item (one whose primary key differs); `reassignedReference` says so.
     ///   - policy: what to do when an item with the same primary key exists.
+    /// - Returns: what was done, whether the reference was replaced, and the persistent reference stored (nil when
+    ///   skipped).
     /// - Throws: `.duplicateItem` for a clash under `.fail`; `.interactionNotAllowed` when the class
     ///   key is locked; `.authFailed` for a WhenPasscodeSet item in a keychain without password;
     ///   `.dataTooLarge`; file statuses.
     func restore(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?,
         persistentRef: [UInt8]?, policy: ConflictPolicy, now: Date = Date()
-    ) throws(KeychainFailure) -> (outcome: RestoreOutcome, reassignedReference: Bool) {
+    ) throws(KeychainFailure) -> (outcome: RestoreOutcome, reassignedReference: Bool, stored: [UInt8]?) {
         var attributes = Self.normalized(itemClass, input)
         if attributes[.creationDate] == nil { attributes[.creationDate] = .date(now) }
         if attributes[.modificationDate] == nil { attributes[.modificationDate] = .date(now) }
@@ -42,7 +44,7 @@ extension StoreSession {
         var outcome = RestoreOutcome.inserted
         if let existing = try rowIDAndTag(column: "pk", codec.primaryKeyDigest(itemClass, attributes)) {
             switch policy {
-            case .skip: return (.skipped, false)
+            case .skip: return (.skipped, false, nil)
             case .fail:
                 throw KeychainFailure(.duplicateItem, "an item with the same primary key is already in the keychain")
             case .replace:
@@ -62,6 +64,6 @@ extension StoreSession {
             reference = prefix + Sodium.randomBytes(16)
         }
         try insert(itemClass, attributes: attributes, secret: secret, persistentRef: reference)
-        return (outcome, reassigned)
+        return (outcome, reassigned, reference)
     }
 }

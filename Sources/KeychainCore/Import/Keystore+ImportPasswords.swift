@@ -56,7 +56,7 @@ extension Keystore {
                     case .skip(let reason):
                         summary.skipped.append(.init(row: row, line: line, reason: reason))
                     case .item(let attributes, let secret, let oneTimeCode):
-                        let result: (outcome: StoreSession.RestoreOutcome, reassignedReference: Bool)
+                        let result: (outcome: StoreSession.RestoreOutcome, reassignedReference: Bool, stored: [UInt8]?)
                         do throws(KeychainFailure) {
                             result = try s.restore(
                                 .internetPassword, attributes: attributes, secret: secret, persistentRef: nil,

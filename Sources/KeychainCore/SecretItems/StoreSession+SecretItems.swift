@@ -260,12 +260,12 @@ extension StoreSession {
     /// stops. Items stored by the same restore (numbers above `existing`) are never conflicts: a
     /// keychain may hold several items with the same attributes, and they all come back.
     /// - Parameter existing: the highest item number before the restore (``secretItemHighWater()``).
-    /// - Returns: what was done.
+    /// - Returns: what was done, and the number of the item stored or kept.
     /// - Throws: `.duplicateItem` for a conflict under `.fail`; `.interactionNotAllowed` while
     ///   locked; `.dataTooLarge` for a secret over 4 MiB; `.diskFull`, `.io`.
     func restoreSecretItem(
         _ item: SecretItem, _ secret: SecretItemSecret, policy: ConflictPolicy, existing: Int64
-    ) throws(KeychainFailure) -> RestoreOutcome {
+    ) throws(KeychainFailure) -> (RestoreOutcome, number: Int64) {
         _ = try classKey(SecretItemSchema.protection)
         try checkSecretSize(secret)
         try ensureSecretItemTables()
@@ -277,7 +277,7 @@ extension StoreSession {
             let existing = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
             guard existing.attributes == item.attributes else { continue }
             switch policy {
-            case .skip: return .skipped
+            case .skip: return (.skipped, row.number)
             case .fail:
                 throw KeychainFailure(
                     .duplicateItem, "a Secret Service item with the same attributes is already in the keychain")
@@ -286,14 +286,14 @@ extension StoreSession {
                     number: row.number, label: item.label, attributes: item.attributes, created: item.created,
                     modified: item.modified)
                 try writeSecretItem(replacement, secret: secret, replacing: row, codec)
-                return .replaced
+                return (.replaced, row.number)
             }
         }
         let stored = SecretItem(
             number: try nextSecretItemNumber(), label: item.label, attributes: item.attributes, created: item.created,
             modified: item.modified)
         try writeSecretItem(stored, secret: secret, replacing: nil, codec)
-        return .inserted
+        return (.inserted, stored.number)
     }
 
     /// The highest item number in use (0 when there is none).

@@ -145,6 +145,55 @@ extension StoreSession {
         try journalLocalWrite(old: (persistentRef, true), new: nil)
     }
 
+    /// Gives an item just restored from a backup (and journaled under a fresh id by its insert) the sync identity
+    /// the backup carried, so that it stays the same item on every device of the sync group (docs/BACKUP-FORMAT.md,
+    /// kind 7):
+    /// - when the journal has no entry with that id, the item takes the id with the backed-up clock and ancestors, as
+    ///   a local change: a device that holds that version or a later one ignores it, one that never had it applies
+    ///   it, and this device then applies any later version it receives as a successor;
+    /// - when the id names a tombstone here (deleted since the backup, or replaced by this restore), the item comes
+    ///   back under the id as an edit after that delete (a new clock descending from the tombstone and the backup);
+    /// - when the id names another live item here, the restored item stays a new item with its fresh id.
+    /// - Parameters:
+    ///   - identity: the backup's record of the item's identity.
+    ///   - reference: the restored row's journal reference (its persistent reference, or
+    ///     ``SyncReference/secretItem(_:)``).
+    /// - Returns: whether the item took the identity.
+    @discardableResult
+    func adoptRestoredSyncIdentity(_ identity: BackupMessage.SyncIdentity, reference: [UInt8])
+        throws(KeychainFailure) -> Bool
+    {
+        guard try hasSyncTables(), let fresh = try journalEntry(persistentRef: reference), fresh.local,
+            fresh.item != identity.item
+        else { return false }
+        let held = try journalEntry(item: identity.item)
+        let entry: SyncJournalEntry
+        if let held {
+            guard held.persistentRef == nil else { return false }
+            entry = SyncJournalEntry(
+                item: identity.item, persistentRef: reference, clock: fresh.clock,
+                ancestors: SyncJournalEntry.ancestry(
+                    [held.clock], held.ancestors, [identity.clock], identity.ancestors),
+                serial: fresh.serial, local: true)
+        } else {
+            try receiveSyncClock(identity.clock, now: Self.syncNow())
+            entry = SyncJournalEntry(
+                item: identity.item, persistentRef: reference, clock: identity.clock,
+                ancestors: SyncJournalEntry.ancestry(identity.ancestors), serial: fresh.serial, local: true)
+        }
+        try database.prepare("DELETE FROM \(SyncSchema.itemsTable) WHERE item = ?").run([.blob(fresh.item.bytes)])
+        try accumulate(fresh.tag(codec), .sync)
+        try writeJournal(entry, replacing: held)
+        return true
+    }
+
+    /// The sync identity of the live item whose journal reference is `reference`, for its backup record; nil when it
+    /// was never journaled.
+    func syncIdentity(reference: [UInt8]) throws(KeychainFailure) -> BackupMessage.SyncIdentity? {
+        guard try hasSyncTables(), let entry = try journalEntry(persistentRef: reference) else { return nil }
+        return BackupMessage.SyncIdentity(item: entry.item, clock: entry.clock, ancestors: entry.ancestors)
+    }
+
     /// Gives every synchronizable item written before the journal existed (or by a build without it) an entry,
     /// once per file (`meta.sync_adopted`), so that it syncs like the others.
     func adoptUnjournaledItems() throws(KeychainFailure) {
