@@ -320,6 +320,16 @@ case "ss-create":
     } catch {
         print(error.status.rawValue)
     }
+case "ss-update":
+    // Replaces the label and attributes of Secret Service item `number` in the login keychain: prints 0.
+    do throws(KeychainFailure) {
+        let keystore = try KeychainContext.current().keystore
+        try keystore.updateSecretItem(
+            Int64(argument(0)) ?? 0, label: argument(1), attributes: [argument(2): argument(3)])
+        print("0")
+    } catch {
+        print(error.status.rawValue)
+    }
 case "se-create":
     let attributes: [String: Any] = [
         kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,

@@ -77,7 +77,7 @@ extension StoreSession {
         }
         var items: [SecretItem] = []
         for row in try secretItemRows(sql, values) {
-            let item = try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+            let item = try openedMetadata(row, codec)
             // Confirms the digests: a 16-byte digest collision must not make a false match.
             if query.allSatisfy({ item.attributes[$0.key] == $0.value }) { items.append(item) }
         }
@@ -87,7 +87,15 @@ extension StoreSession {
     /// One item's metadata, `nil` when there is no item with that number.
     func secretItem(_ number: Int64) throws(KeychainFailure) -> SecretItem? {
         guard let row = try secretItemRow(number) else { return nil }
-        return try secretItemCodec().openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+        return try openedMetadata(row, secretItemCodec())
+    }
+
+    /// A read's metadata of `row`: opened once per sealed value on this connection (``SecretMetadataCache``).
+    private func openedMetadata(_ row: SecretItemRow, _ codec: SecretItemCodec) throws(KeychainFailure) -> SecretItem {
+        try secretMetadata.item(row.number, sealed: row.metadata, attributeSet: row.attributeSet) {
+            () throws(KeychainFailure) -> SecretItem in
+            try codec.openMetadata(row.metadata, number: row.number, attributeSet: row.attributeSet)
+        }
     }
 
     func secretItemRow(_ number: Int64) throws(KeychainFailure) -> SecretItemRow? {

@@ -22,6 +22,8 @@ struct StoreSession: ~Copyable {
     let pendingSecretItemAccumulator = PendingAccumulator(.secretService)
     /// Whether the Secret Service tables exist, remembered per connection (``SecretItemTables``).
     let secretItemTables = SecretItemTables()
+    /// Secret Service metadata opened on this connection, by the sealed bytes it came from (``SecretMetadataCache``).
+    let secretMetadata = SecretMetadataCache()
     /// The same for the sync journal's rows (`meta.sync_accumulator`, ``SyncSchema``).
     let pendingSyncAccumulator = PendingAccumulator(.sync)
     /// Whether the sync tables exist, and whether remote changes are being applied (``SyncTables``).
