@@ -170,7 +170,8 @@ struct EndToEndTests {
                 == Outcome(
                     status: 51, stdout: "",
                     stderr:
-                        "security: SecKeychainUnlock work: The user name or passphrase you entered is not correct.\n"))
+                        "security: SecKeychainUnlock work: The user name or passphrase you entered is not correct.\n"
+                        + "security: 2 tries left before each try waits (the unlock throttle)\n"))
         let unlocked = try Self.run(security, ["unlock-keychain"], stdin: "correct horse\n", environment: env)
         #expect(unlocked.status == 0)
         // With the kernel keyring the unlock outlives the unlocking process; without it, the tool says so.

@@ -118,22 +118,30 @@ struct KeychainManagementTests {
         #expect(
             sandbox.security("unlock-keychain", "work", stdin: "wrong\n")
                 == Outcome(
-                    status: 51, stdout: "", stderr: "security: SecKeychainUnlock work: \(authFailed)\n"))
+                    status: 51, stdout: "",
+                    stderr: "security: SecKeychainUnlock work: \(authFailed)\n"
+                        + "security: 2 tries left before each try waits (the unlock throttle)\n"))
         #expect(fileBytes(path(sandbox, "work")) == before)
         #expect(
             sandbox.security("show-keychain-info", "work").stderr
                 == "Keychain \"work\" no-timeout access-policy=confirm locked\n")
     }
 
-    @Test("Regression: once the unlock throttle applies, unlock-keychain says how long it waits and why")
+    @Test(
+        "Regression: a wrong password says how many tries are left before the unlock throttle waits, then how long it waits and why"
+    )
     func unlockThrottleNotice() throws {
         let sandbox = try Sandbox()
         create(sandbox, "work")
         sandbox.security("lock-keychain", "work")
-        for _ in 0..<3 {
+        let after = [
+            "2 tries left before each try waits", "1 try left before each try waits",
+            "3 wrong passwords in a row: the next try waits 1 s",
+        ]
+        for line in after {
             #expect(
                 sandbox.security("unlock-keychain", "work", stdin: "wrong\n").stderr
-                    == "security: SecKeychainUnlock work: \(authFailed)\n")
+                    == "security: SecKeychainUnlock work: \(authFailed)\nsecurity: \(line) (the unlock throttle)\n")
         }
         // The fourth try in a row waits up to 1 s (UnlockThrottle), and says so before it waits.
         #expect(
@@ -141,7 +149,18 @@ struct KeychainManagementTests {
                 == Outcome(
                     status: 51, stdout: "",
                     stderr: "security: 3 wrong passwords in a row: each try waits up to 1 s (the unlock throttle)\n"
-                        + "security: SecKeychainUnlock work: \(authFailed)\n"))
+                        + "security: SecKeychainUnlock work: \(authFailed)\n"
+                        + "security: 4 wrong passwords in a row: the next try waits 2 s (the unlock throttle)\n"))
+        // The right password resets the count.
+        #expect(
+            sandbox.security("unlock-keychain", "work", stdin: "correct horse\n").stderr
+                == "security: 4 wrong passwords in a row: each try waits up to 2 s (the unlock throttle)\n"
+                + (ClassKeyStore.scope == .thisProcess ? UnlockKeychain.thisProcessNotice + "\n" : ""))
+        sandbox.security("lock-keychain", "work")
+        #expect(
+            sandbox.security("unlock-keychain", "work", stdin: "wrong\n").stderr
+                == "security: SecKeychainUnlock work: \(authFailed)\n"
+                + "security: 2 tries left before each try waits (the unlock throttle)\n")
     }
 
     @Test("unlock-keychain reads standard input when it is not a terminal, and prompts on a terminal")
@@ -514,6 +533,23 @@ struct KeychainManagementTests {
         let config = try String(
             contentsOfFile: sandbox.directory + "/.config/swift-keychain/keychains.conf", encoding: .utf8)
         #expect(!config.contains("default="))
+    }
+
+    @Test(
+        "Regression: list-keychains lists the implicit login keychain while it exists, and not after delete-keychain"
+    )
+    func listKeychainsAfterLoginDeleted() throws {
+        let sandbox = try Sandbox()
+        let login = sandbox.location.databasePath
+        #expect(sandbox.security("add-generic-password", "-a", "me", "-s", "mail", "-w", "pw").status == 0)
+        #expect(FileSystem.exists(login))
+        #expect(sandbox.security("list-keychains") == Outcome(status: 0, stdout: "    \"\(login)\"\n", stderr: ""))
+        #expect(sandbox.security("delete-keychain", login) == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(sandbox.security("list-keychains") == Outcome(status: 0, stdout: "", stderr: ""))
+        // Used again, the login keychain is made again and listed again.
+        #expect(sandbox.security("add-generic-password", "-a", "me", "-s", "mail", "-w", "pw").status == 0)
+        #expect(sandbox.security("list-keychains").stdout == "    \"\(login)\"\n")
+        #expect(sandbox.security("find-generic-password", "-s", "mail", "-w").stdout == "pw\n")
     }
 
     @Test("list-keychains -s sets the search list; an unknown domain is a usage error")

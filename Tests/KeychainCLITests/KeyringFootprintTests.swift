@@ -87,6 +87,10 @@ struct KeyringFootprintTests {
         let left = try #require(keyring.entries)
         #expect(left.count == 2)
         #expect(try keyring.security("show-keychain-info", "two").stderr.contains(" unlocked\n"))
+        // Regression: deleting the last unlocked keychain left the emptied project keyring in `@u`
+        // (as `lock-keychain -a` no longer does).
+        #expect(try keyring.security("delete-keychain", "two").status == 0)
+        #expect(keyring.entries == nil, "the emptied project keyring is unlinked from @u")
     }
 
     @Test(

@@ -146,9 +146,10 @@ struct AccessListTests: SecretServiceSuite {
             #expect(try Self.runClient(bus, home, ["get", item]) == ["ERR org.freedesktop.DBus.Error.AccessDenied"])
             let asked = Self.log(log)
             #expect(asked.count == 2)
+            // Named by its script's file name (no desktop entry runs it), the identity on a second line.
             let text =
-                ("\(try Self.pythonIdentity(bus, home)) wants to use your confidential information stored in "
-                    + "\"Mail password\" in your keychain.")
+                ("client.py wants to use your confidential information stored in "
+                    + "\"Mail password\" in your keychain.%0AProgram: \(try Self.pythonIdentity(bus, home))")
             #expect(asked.first == "SETDESC " + text)
 
             #expect(try Self.runClient(bus, home, ["get", item]) == ["OK hunter2"])
@@ -200,8 +201,8 @@ struct AccessListTests: SecretServiceSuite {
             )
             #expect(try Self.runClient(bus, home, ["unlock", item]) == ["UNLOCKED "])
             let text =
-                ("\(try Self.pythonIdentity(bus, home)) wants to use your confidential information stored in "
-                    + "\"Mail password\" in your keychain.")
+                ("client.py wants to use your confidential information stored in "
+                    + "\"Mail password\" in your keychain.%0AProgram: \(try Self.pythonIdentity(bus, home))")
             #expect(Self.log(log) == ["SETDESC " + text, "CONFIRM"])
             // Allow: unlocked, and the same connection's GetSecret is not asked again.
             #expect(try Self.runClient(bus, home, ["unlock", item]) == ["UNLOCKED \(item)", "OK hunter2"])
@@ -234,7 +235,10 @@ struct AccessListTests: SecretServiceSuite {
                 try Self.runClient(bus, home, ["replace", Self.login, "stolen"]) == [
                     "ERR org.freedesktop.DBus.Error.AccessDenied"
                 ])
-            #expect(Self.log(log).first?.hasSuffix("stored in \"Mail password\" in your keychain.") == true)
+            #expect(
+                Self.log(log).first?.hasSuffix(
+                    "stored in \"Mail password\" in your keychain.%0AProgram: \(try Self.pythonIdentity(bus, home))")
+                    == true)
             #expect(try KeychainProviderTests.secret(bus, item, session) == "hunter2")
             #expect(try Self.runClient(bus, home, ["replace", Self.login, "changed"]) == ["OK \(item)"])
             #expect(try KeychainProviderTests.secret(bus, item, session) == "changed")

@@ -124,6 +124,7 @@ package struct KeychainPreferences: Equatable {
         }
         for file in [path, path + "-wal", path + "-shm"] { FileSystem.remove(file) }
         ClassKeyStore.sweep()
+        ClassKeyStore.unlinkProjectKeyringIfEmpty()
         var preferences = load(path: preferencesPath)
         let before = preferences
         preferences.forget(path)

@@ -267,6 +267,19 @@ package enum ClassKeyStore {
         processEntries.withLock { $0.removeAll() }
     }
 
+    /// Unlinks the project keyring from `@u` when it holds no entry any more, as ``lockAll()`` does
+    /// (`security delete-keychain` of the last unlocked keychain), so that nothing of the project stays
+    /// there. A process storing into it at that instant finds it gone on its next store and makes it again.
+    package static func unlinkProjectKeyringIfEmpty() {
+        guard KernelKeyring.isAvailable, case .success(let keyring) = projectKeyring(create: false),
+            KernelKeyring.members(of: keyring).isEmpty
+        else { return }
+        cachedKeyring.withLock { cached in
+            KernelKeyring.unlink(keyring, from: KernelKeyring.userKeyring)
+            cached = nil
+        }
+    }
+
     /// A keychain that holds entries in the kernel keyring.
     package struct Holder: Sendable, Equatable {
         /// The keychain's keyring id, as hex (the middle of the entries' descriptions).

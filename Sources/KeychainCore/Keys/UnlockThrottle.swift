@@ -24,10 +24,26 @@ package struct UnlockThrottle {
         path = (directory.isEmpty ? "." : directory) + "/" + name + ".unlock-failures"
     }
 
+    /// How many wrong passwords in a row cost no wait.
+    package static let freeFailures = 3
+
     /// Seconds to wait after `failures` consecutive failures.
     package static func delay(afterFailures failures: Int) -> UInt32 {
-        guard failures >= 3 else { return 0 }
-        return UInt32(min(1 << min(failures - 3, 6), 60))
+        guard failures >= freeFailures else { return 0 }
+        return UInt32(min(1 << min(failures - freeFailures, 6), 60))
+    }
+
+    /// What `security unlock-keychain` says after a wrong password, from the count the throttle keeps:
+    /// "2 tries left before each try waits (the unlock throttle)" while tries are free, then "3 wrong
+    /// passwords in a row: the next try waits 1 s (the unlock throttle)" (tracker issue 24).
+    /// - Parameter failures: consecutive failures so far, this one included (``Keystore/unlockWait()``).
+    package static func afterWrongPassword(failures: Int) -> String {
+        let left = freeFailures - failures
+        if left > 0 {
+            return "\(left) \(left == 1 ? "try" : "tries") left before each try waits (the unlock throttle)"
+        }
+        return "\(failures) wrong passwords in a row: the next try waits \(delay(afterFailures: failures)) s "
+            + "(the unlock throttle)"
     }
 
     /// Consecutive failures so far and the wall-clock second of the last one.

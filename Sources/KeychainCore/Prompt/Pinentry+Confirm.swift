@@ -1,21 +1,35 @@
 /// Three-answer questions through pinentry (Assuan `SETOK`, `SETNOTOK`, `SETCANCEL`, then `CONFIRM`):
 /// pinentry's OK button is "Allow", its "not OK" button "Always Allow", and Cancel (or Escape, or
-/// closing the dialog) "Deny", so that the safe answer is the one a dismissed dialog gives.
+/// closing the dialog) "Deny", so that the safe answer is the one a dismissed dialog gives. A pinentry
+/// that shows only OK and Cancel (``showsThirdButton(flavor:program:)``: GNOME's) asks "Always Allow"
+/// as a second question after "Allow".
 extension Pinentry {
     /// Asks `confirmation` through a new pinentry process. Under ``Prompters/withCancellation(_:_:)``,
     /// a ``PromptCancellation/cancel()`` closes it.
     /// - Returns: `OK` → `.allowOnce`; `ERR` with GnuPG's `GPG_ERR_NOT_CONFIRMED` (114) → `.alwaysAllow`;
-    ///   `ERR` with `GPG_ERR_CANCELED` (99) or `GPG_ERR_FULLY_CANCELED` (198) → `.deny`.
+    ///   `ERR` with `GPG_ERR_CANCELED` (99) or `GPG_ERR_FULLY_CANCELED` (198) → `.deny`. With a
+    ///   two-button pinentry, `OK` asks ``AccessConfirmation/alwaysText`` next (Always / Not now):
+    ///   Always → `.alwaysAllow`; Not now, a dismissed dialog or a follow-up that cannot be shown →
+    ///   `.allowOnce` (the user did allow this use).
     /// - Throws: `.interactionNotAllowed` when pinentry cannot be started or fails otherwise (the
     ///   question was not shown); `.userCanceled` when the cancellation came before it was shown.
     package func confirm(_ confirmation: AccessConfirmation) throws(KeychainFailure) -> AccessConfirmation.Answer {
         let buttons = [
             "SETOK " + AssuanConnection.percentEncode(AccessConfirmation.allowOnceLabel),
-            "SETNOTOK " + AssuanConnection.percentEncode(AccessConfirmation.alwaysAllowLabel),
             "SETCANCEL " + AssuanConnection.percentEncode(AccessConfirmation.denyLabel),
         ]
-        switch try ask(title: AccessConfirmation.title, description: confirmation.text, buttons: buttons) {
-        case .ok: return .allowOnce
+        let notOK = "SETNOTOK " + AssuanConnection.percentEncode(AccessConfirmation.alwaysAllowLabel)
+        var threeButtons = true
+        let button = try ask(
+            title: AccessConfirmation.title, description: confirmation.text, buttons: buttons, notOK: notOK,
+            threeButtons: &threeButtons)
+        switch button {
+        case .ok:
+            guard !threeButtons else { return .allowOnce }
+            let always = try? confirm(
+                title: AccessConfirmation.title, description: confirmation.alwaysText,
+                ok: AccessConfirmation.alwaysLabel, cancel: AccessConfirmation.notNowLabel)
+            return always == true ? .alwaysAllow : .allowOnce
         case .notOK: return .alwaysAllow
         case .cancel: return .deny
         }
@@ -38,13 +52,18 @@ extension Pinentry {
         let buttons = [
             "SETOK " + AssuanConnection.percentEncode(ok), "SETCANCEL " + AssuanConnection.percentEncode(cancel),
         ]
-        return try ask(title: title, description: description, buttons: buttons) == .ok
+        var threeButtons = false
+        return try ask(title: title, description: description, buttons: buttons, threeButtons: &threeButtons) == .ok
     }
 
     /// Which button a CONFIRM answer names.
     private enum Button { case ok, notOK, cancel }
 
-    private func ask(title: String, description: String, buttons: [String]) throws(KeychainFailure) -> Button {
+    /// Asks one CONFIRM. `notOK` (a `SETNOTOK` command) is sent only when the pinentry shows a third
+    /// button (`GETINFO flavor`, ``showsThirdButton(flavor:program:)``); `threeButtons` tells which.
+    private func ask(
+        title: String, description: String, buttons: [String], notOK: String? = nil, threeButtons: inout Bool
+    ) throws(KeychainFailure) -> Button {
         var arguments: [String] = []
         if let ttyName { arguments += ["--ttyname", ttyName] }
         if let ttyType { arguments += ["--ttytype", ttyType] }
@@ -60,6 +79,10 @@ extension Pinentry {
                 "SETTITLE " + AssuanConnection.percentEncode(title),
                 "SETDESC " + AssuanConnection.percentEncode(description),
             ] + buttons
+        if let notOK {
+            threeButtons = Self.showsThirdButton(flavor: try Self.flavor(of: connection), program: program)
+            if threeButtons { commands.append(notOK) }
+        }
         if let ttyName { commands.append("OPTION ttyname=" + ttyName) }
         if let ttyType { commands.append("OPTION ttytype=" + ttyType) }
         for command in commands { _ = try connection.transact(command) }

@@ -6,7 +6,7 @@ internal import KeychainToolSupport
 ///
 /// Shows one `    "<path>"` line per keychain on stdout. The find, delete and dump commands
 /// search these keychains when given none. Until it is set, the list is the default keychain
-/// alone. `-s` sets it (no operand: an empty list); `create-keychain` appends to it and
+/// alone, shown once its file exists (not before its first use, nor after `delete-keychain`). `-s` sets it (no operand: an empty list); `create-keychain` appends to it and
 /// `delete-keychain` removes from it. Only the user domain is stored: the other domains are empty
 /// and cannot be set (exit 1).
 struct ListKeychains: SecuritySubcommand {
@@ -39,7 +39,12 @@ struct ListKeychains: SecuritySubcommand {
             return
         }
         guard set else {
-            for target in context.targets([]) { KeychainOperand.printPath(target.location.databasePath, context) }
+            // Never set, the list is the default keychain, shown only while it exists (after
+            // `delete-keychain` of the login keychain, as macOS's list loses it).
+            let implicit = context.preferences.searchList == nil
+            for target in context.targets([]) where !implicit || FileSystem.exists(target.location.databasePath) {
+                KeychainOperand.printPath(target.location.databasePath, context)
+            }
             return
         }
         var preferences = context.preferences

@@ -11,7 +11,9 @@ internal import KeychainToolSupport
 /// it lasts only for this process, and the command says so once, with the cause and the fix.
 ///
 /// - Wrong password: `security: SecKeychainUnlock <keychain|<NULL>>: The user name or passphrase you
-///   entered is not correct.`, exit 51. Repeated failures wait an escalating delay first.
+///   entered is not correct.`, exit 51, then how many tries are left before the unlock throttle waits, or
+///   how long the next try will wait (``UnlockThrottle/afterWrongPassword(failures:)``). Repeated failures
+///   wait an escalating delay first, said before the wait (``UnlockThrottle/notice(failures:seconds:)``).
 /// - Missing keychain: `… The specified keychain could not be found.`, exit 50; nothing is created.
 /// - Cancelled (end of input): `… The user canceled the operation.`, exit 128.
 /// - `-u` (macOS: ask the SecurityAgent) prompts on the terminal; without one, `… User interaction is
@@ -74,7 +76,12 @@ struct UnlockKeychain: SecuritySubcommand {
             if outcome.scope == .thisProcess { context.io.error.line(Self.thisProcessNotice) }
             if outcome.adopted { context.io.error.line(Self.adoptedNotice) }
         } catch {
-            throw CommandFailure.keychain(operation, error)
+            let failure = CommandFailure.keychain(operation, error)
+            guard error.status == .authFailed, let wait = try? store.unlockWait() else { throw failure }
+            // Apple's line first, then what the throttle will do about the next try.
+            let status = failure.report(to: .security(usage: nil), io: context.io)
+            context.io.error.line("security: " + UnlockThrottle.afterWrongPassword(failures: wait.failures))
+            throw .exit(status)
         }
         try offerRepair(store, oldPassword: secret, input: input, context: context)
     }

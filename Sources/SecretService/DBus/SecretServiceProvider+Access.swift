@@ -40,8 +40,11 @@ extension SecretServiceProvider {
         }
         guard !asking.isEmpty else { return try operation(allowed) }
         let identity = caller.identity.string
+        let name = ApplicationName().name(of: caller.identity)
         let job = AccessQuestion(
-            questions: asking.map { AccessConfirmation(application: identity, itemLabel: $0.info.label) },
+            questions: asking.map {
+                AccessConfirmation(application: identity, itemLabel: $0.info.label, applicationName: name)
+            },
             owner: call.sender)
         let key = ObjectIdentifier(job)
         accessQuestions[key] = job
