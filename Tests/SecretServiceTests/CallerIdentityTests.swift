@@ -1,5 +1,6 @@
 import CGIO
 import Foundation
+import KeychainCore
 import Testing
 
 @testable import SecretService
