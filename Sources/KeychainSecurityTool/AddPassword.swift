@@ -11,7 +11,8 @@ enum AddPassword {
         "You can remove this default access by explicitly specifying an empty app pathname: -T \"\"",
         "If no keychain is specified, the password is added to the default keychain.",
         "Use of the -p or -w options is insecure. Specify -w as the last option to be prompted.",
-        "On Linux, -A and -T are accepted and ignored: items are shared by access group, not by ACL.",
+        "On Linux, an item added without -T has no list (any application), as -A; -T paths that are not",
+        "on the list are asked about when they read the item (Deny, Allow, Always Allow).",
     ]
 
     static let passwordOptions: [OptionSpec] = [
@@ -34,6 +35,34 @@ enum AddPassword {
     /// non-synchronizable one with the same account and service, as on Apple platforms; issue 26).
     static func synchronizable(_ options: ParsedOptions, _ attributes: inout [String: AttributeValue]) {
         if options.has("synchronizable") { attributes[.synchronizable] = .bool(true) }
+    }
+
+    /// `-T appPath` (repeatable) and `-A`: the item's trusted-application list (``TrustedApplications``,
+    /// the record entry `tapp`), as macOS sets the item's ACL. Each `-T path` trusts the program at that
+    /// path by the Secret Service's rule (``CallerIdentity/program(atPath:)``); a path where no program
+    /// is (scripts for macOS pass `-T /usr/bin/codesign`) is trusted as `exe:<absolute path>`; `-T ""`
+    /// adds none, so `-T ""` alone trusts no application. `-A`, or neither option, stores no list: any
+    /// application reads the item, as before.
+    /// - Throws: `.usage` (exit 2) when both `-A` and `-T` are given.
+    static func trustedApplications(_ options: ParsedOptions, _ attributes: inout [String: AttributeValue])
+        throws(CommandFailure)
+    {
+        guard let paths = options.values["T"], !paths.isEmpty else { return }
+        if options.has("A") { throw .usage("security: -A and -T cannot be used together") }
+        var list = TrustedApplications([])
+        for path in paths where !path.isEmpty {
+            let identity =
+                CallerIdentity.program(atPath: path)
+                ?? CallerIdentity(kind: .executable(path: absolute(path), sha256: nil))
+            list.add(identity.string)
+        }
+        attributes[.trustedApplications] = .data(list.encoded)
+    }
+
+    /// `path` made absolute against the working directory.
+    private static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return (Platform.currentDirectory() ?? "") + "/" + path
     }
 
     /// Where the new item's password comes from.
@@ -147,7 +176,7 @@ enum AddPassword {
 /// Flags as macOS defines them: `-c` creator, `-C` type, `-D` kind, `-G` generic attribute,
 /// `-j` comment, `-l` label (default: the service), `-w`/`-p` password (last with no value: prompt,
 /// or read standard input when it is not a terminal), `-X` hex password, `-U` update an existing
-/// item, `-A`/`-T` (accepted, no ACLs here); `--access-group` and `--synchronizable` (ours); then at
+/// item, `-A`/`-T` (the trusted-application list, ``AddPassword/trustedApplications(_:_:)``); `--access-group` and `--synchronizable` (ours); then at
 /// most one keychain.
 /// Exit 0; 2 for a usage error; 45 (`errSecDuplicateItem`) when the item exists and `-U` is absent,
 /// with `security: SecKeychainItemCreateFromContent (<default>): The specified item already exists
@@ -187,6 +216,7 @@ struct AddGenericPassword: SecuritySubcommand {
         if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
         if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }
         AddPassword.synchronizable(options, &attributes)
+        try AddPassword.trustedApplications(options, &attributes)
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w", "p"])
         self.update = options.has("U")
@@ -208,7 +238,7 @@ struct AddGenericPassword: SecuritySubcommand {
 /// Flags as macOS defines them: `-d` security domain, `-p` path, `-P` port, `-r` protocol and `-t`
 /// authentication type (four-character codes; `-t` defaults to `dflt`), `-c`, `-C`, `-D`, `-j`,
 /// `-l` (default: the server), `-w` password (last with no value: prompt or standard input), `-X`,
-/// `-U`, `-A`/`-T`, `--access-group`, `--synchronizable`; then at most one keychain. Exit 0; 2 for a
+/// `-U`, `-A`/`-T` (the trusted-application list), `--access-group`, `--synchronizable`; then at most one keychain. Exit 0; 2 for a
 /// usage error; 45 with
 /// `security: SecKeychainAddInternetPassword <NULL>: The specified item already exists in the keychain.`
 struct AddInternetPassword: SecuritySubcommand {
@@ -256,6 +286,7 @@ struct AddInternetPassword: SecuritySubcommand {
         if let creator = try ItemOptions.codeNumber(options, "c") { attributes[.creator] = creator }
         if let type = try ItemOptions.codeNumber(options, "C") { attributes[.type] = type }
         AddPassword.synchronizable(options, &attributes)
+        try AddPassword.trustedApplications(options, &attributes)
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w"])
         self.update = options.has("U")

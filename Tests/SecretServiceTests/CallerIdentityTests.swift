@@ -1,5 +1,6 @@
 import CGIO
 import Foundation
+import KeychainCore
 import Testing
 
 @testable import SecretService
@@ -165,7 +166,7 @@ struct CallerIdentityTests {
         #expect(pidfd >= 0)
         stop(process)
         // The pid is free now and may name a new process; the pidfd still names the old, exited one.
-        #expect(ProcessHandle.pidfdTarget(pidfd) == -1)
+        #expect(ProcessHandle.pidfdTarget(pidfd) == .pid(-1))
         #expect(throws: CallerLookupError.processGone(process.processIdentifier)) {
             _ = try ProcessHandle(pid: process.processIdentifier, pidfd: pidfd)
         }
@@ -187,6 +188,17 @@ struct CallerIdentityTests {
         }
         let handle = try ProcessHandle(pid: second.processIdentifier)
         #expect(handle.link("exe") == URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path)
+    }
+
+    @Test("A pidfd's fdinfo without a Pid: line (Linux 5.3 and 5.4) is told apart from one with it")
+    func fdinfoWithoutPidLine() {
+        // The lines of Linux 5.4's pidfd fdinfo, and 5.5's with the Pid: line it added.
+        let old = "pos:\t0\nflags:\t02000002\nmnt_id:\t15\n"
+        #expect(ProcessHandle.pidfdTarget(fdinfo: Array(old.utf8)) == .noPidLine)
+        #expect(ProcessHandle.pidfdTarget(fdinfo: Array((old + "Pid:\t4242\n").utf8)) == .pid(4242))
+        #expect(ProcessHandle.pidfdTarget(fdinfo: Array((old + "Pid:\t-1\n").utf8)) == .pid(-1))
+        #expect(ProcessHandle.pidfdTarget(fdinfo: Array((old + "Pid:\tfour\n").utf8)) == .unreadable)
+        #expect(ProcessHandle.pidfdTarget(fdinfo: []) == .noPidLine)
     }
 
     /// A pidfd opener failing as `pidfd_open` does on a kernel before 5.3 or under valgrind 3.19.

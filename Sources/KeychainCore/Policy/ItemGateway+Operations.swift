@@ -137,7 +137,9 @@ extension ItemGateway {
     ///     (an identity's key), which are released with the rest when they are part of what it returns.
     /// - Returns: the items `narrowing` kept, minus (or without the secrets of) those not released.
     /// - Throws: as ``StoreSession/search(_:projection:)``; under ``ReleaseRefusal/omitsItem`` as
-    ///   ``AccessAuthorizer/authorize(_:)``: `.interactionNotAllowed`, `.authFailed`, `.userCanceled`.
+    ///   ``AccessAuthorizer/authorize(_:)``: `.interactionNotAllowed`, `.authFailed`, `.userCanceled`,
+    ///   and as ``trustDecision(_:authorizer:refusal:identity:)`` for an item whose trusted-application
+    ///   list does not name this process (`.authFailed` for Deny, `.interactionNotAllowed` with no prompter).
     package func search(
         _ query: ItemQuery, projection: ItemProjection, release authorizer: inout AccessAuthorizer,
         refusal: ReleaseRefusal = .omitsItem,
@@ -235,13 +237,33 @@ extension ItemGateway {
     // MARK: - Internal
 
     /// The release rule of ``search(_:projection:release:refusal:narrowing:)``, over items read with
-    /// their secrets and access control.
+    /// their secrets and access entries: the trusted-application list first (``trustDecision(_:authorizer:refusal:identity:)``;
+    /// "Always Allow" answers are stored before this returns), then the access control.
     static func release(_ found: [ItemRecord], authorizer: inout AccessAuthorizer, refusal: ReleaseRefusal)
         throws(KeychainFailure) -> [ItemRecord]
     {
         var released: [ItemRecord] = []
         released.reserveCapacity(found.count)
-        for item in found {
+        var remembered: [(ItemClass, Data, TrustedApplications)] = []
+        var identity: String?
+        for var item in found {
+            // The trusted-application list (security add-*-password -T), before the access control.
+            if case .present = TrustedApplications.of(item.attributes), item.secret != nil {
+                let me = identity ?? CallerIdentity.current.string
+                identity = me
+                switch try trustDecision(item, authorizer: authorizer, refusal: refusal, identity: me) {
+                case .release: break
+                case .remember(let list): remembered.append((item.itemClass, item.persistentRef, list))
+                case .refuse:
+                    if refusal == .withholdsSecret {
+                        item.secret = nil
+                        released.append(item)
+                    }
+                    continue
+                }
+            } else if case .malformed = TrustedApplications.of(item.attributes) {
+                throw KeychainFailure(.decode, "an item's trusted-application list is malformed")
+            }
             let isEnclaveKey = item.attributes[.tokenID] == .string("com.apple.setoken")
             guard !isEnclaveKey, let constraints = item.constraints, constraints.requiresAuthentication else {
                 released.append(item)
@@ -256,6 +278,7 @@ extension ItemGateway {
                 released.append(item)
             }
         }
+        try remember(remembered, keystore: authorizer.keystore)
         return released
     }
 

@@ -5,6 +5,21 @@ package protocol Prompter: Sendable {
     /// - Throws: `.userCanceled` (-128) when the user cancels; `.interactionNotAllowed` (-25308)
     ///   when no prompt can be shown (no pinentry, no terminal or display, the program failed).
     func requestPassword(_ prompt: PasswordPrompt) throws(KeychainFailure) -> SecureBytes
+
+    /// Asks whether an application may use an item's secret (``AccessConfirmation``: Deny, Allow,
+    /// Always Allow), as a SecItem item's trusted-application list needs (``TrustedApplications``).
+    /// ``Pinentry`` asks through pinentry's CONFIRM; a prompter that cannot ask keeps the default.
+    /// - Returns: the answer.
+    /// - Throws: `.interactionNotAllowed` (-25308) when the question cannot be shown (the default).
+    func confirm(_ confirmation: AccessConfirmation) throws(KeychainFailure) -> AccessConfirmation.Answer
+}
+
+extension Prompter {
+    /// A prompter that only asks for passwords cannot ask this: `.interactionNotAllowed`.
+    package func confirm(_ confirmation: AccessConfirmation) throws(KeychainFailure) -> AccessConfirmation.Answer {
+        throw KeychainFailure(
+            .interactionNotAllowed, "this prompter cannot ask whether an application may read an item")
+    }
 }
 
 /// Which prompter a call uses: a task's override (tests), else pinentry chosen from the environment.

@@ -127,6 +127,20 @@ struct ItemCodec {
         return AttributeLookup(attributes[.accessControl])
     }
 
+    /// The access control (`accc`) and the trusted-application list (`tapp`, ``TrustedApplications``) of a
+    /// sealed attributes record, in one pass and without decoding the rest (a legacy property list is
+    /// decoded whole): what a releasing search needs of an item it does not return the attributes of.
+    /// - Returns: each as ``accessControl(_:)`` returns it.
+    static func accessEntries(_ bytes: [UInt8]) -> (accessControl: AttributeLookup, trusted: AttributeLookup) {
+        if ItemRecordFormat.isRecord(bytes) {
+            let found = ItemRecordFormat.values(
+                number: accessControlNumber, name: AttributeName.trustedApplications.rawValue, in: bytes)
+            return (found.number, found.named)
+        }
+        guard let attributes = decodeLegacyAttributes(bytes) else { return (.malformed, .malformed) }
+        return (AttributeLookup(attributes[.accessControl]), AttributeLookup(attributes[.trustedApplications]))
+    }
+
     /// The item record's number for `accc`.
     static let accessControlNumber = UInt8(ItemRecordFormat.attributeNames.firstIndex(of: .accessControl)!)
 

@@ -176,30 +176,49 @@ package enum ItemRecordFormat {
     /// - Returns: ``AttributeLookup/present(_:)`` with the value, ``AttributeLookup/absent`` when the record has
     ///   no such attribute, ``AttributeLookup/malformed`` when it is not well-formed.
     static func value(number wanted: UInt8, in bytes: [UInt8]) -> AttributeLookup {
-        bytes.withUnsafeBytes { buffer -> AttributeLookup in
+        values(number: wanted, name: nil, in: bytes).number
+    }
+
+    /// The values of one numbered and one named attribute of a record, read in place in one pass, as
+    /// ``value(number:in:)`` reads one (the access control and the trusted-application list of a
+    /// releasing search).
+    /// - Returns: each as ``value(number:in:)`` returns it; both ``AttributeLookup/malformed`` when the
+    ///   record is not well-formed.
+    static func values(number wanted: UInt8, name wantedName: String?, in bytes: [UInt8])
+        -> (number: AttributeLookup, named: AttributeLookup)
+    {
+        let wantedNameBytes = wantedName.map { Array($0.utf8) }
+        return bytes.withUnsafeBytes { buffer -> (number: AttributeLookup, named: AttributeLookup) in
+            let malformed = (number: AttributeLookup.malformed, named: AttributeLookup.malformed)
             var reader = ByteReader(buffer)
             guard let version = reader.byte(), version == Self.version, let count = reader.byte() else {
-                return .malformed
+                return malformed
             }
             var found: AttributeValue?
+            var foundNamed: AttributeValue?
             for _ in 0..<count {
-                guard let number = reader.byte() else { return .malformed }
+                guard let number = reader.byte() else { return malformed }
+                var isWantedName = false
                 if number == 0 {
-                    guard let length = reader.byte(), length > 0, reader.bytes(Int(length)) != nil else {
-                        return .malformed
+                    guard let length = reader.byte(), length > 0, let name = reader.bytes(Int(length)) else {
+                        return malformed
                     }
+                    if let wantedNameBytes, name.elementsEqual(wantedNameBytes) { isWantedName = true }
                 } else if Int(number) >= attributeNames.count {
-                    return .malformed
+                    return malformed
                 }
                 if number == wanted {
-                    guard found == nil, let value = reader.value() else { return .malformed }
+                    guard found == nil, let value = reader.value() else { return malformed }
                     found = value
+                } else if isWantedName {
+                    guard foundNamed == nil, let value = reader.value() else { return malformed }
+                    foundNamed = value
                 } else {
-                    guard reader.skipValue() else { return .malformed }
+                    guard reader.skipValue() else { return malformed }
                 }
             }
-            guard reader.isAtEnd else { return .malformed }
-            return AttributeLookup(found)
+            guard reader.isAtEnd else { return malformed }
+            return (AttributeLookup(found), AttributeLookup(foundNamed))
         }
     }
 }

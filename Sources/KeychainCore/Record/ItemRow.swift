@@ -264,12 +264,14 @@ struct ItemRow {
         Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData).flatMap(ItemCodec.decodeAttributes)
     }
 
-    /// Only the access control (`accc`) of the attributes, without decoding the rest of an item record:
-    /// ``AttributeLookup/absent`` when the item has none, ``AttributeLookup/malformed`` when the attributes
-    /// do not authenticate or decode.
-    func openAccessControl(itemKey: ItemKey, associatedData: [UInt8]) -> AttributeLookup {
-        Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData).map(ItemCodec.accessControl)
-            ?? .malformed
+    /// Only the access control (`accc`) and the trusted-application list (`tapp`) of the attributes,
+    /// without decoding the rest of an item record: ``AttributeLookup/absent`` for each the item has
+    /// not, both ``AttributeLookup/malformed`` when the attributes do not authenticate or decode.
+    func openAccessEntries(itemKey: ItemKey, associatedData: [UInt8])
+        -> (accessControl: AttributeLookup, trusted: AttributeLookup)
+    {
+        Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData).map(ItemCodec.accessEntries)
+            ?? (.malformed, .malformed)
     }
 
     /// The secret, opened with the item key, or `nil` when it was not read or does not authenticate.

@@ -198,6 +198,27 @@ package enum Sodium {
         return ok ? key : nil
     }
 
+    /// SHA-256 (`crypto_hash_sha256`, libsodium's streaming form) of the bytes `read` hands out, for
+    /// the `exe:<path>@sha256:<hex>` identity of a program file (``CallerIdentity``).
+    /// - Parameter read: fills the buffer it is given and returns how many bytes it wrote: `0` at the
+    ///   end, a negative count on a read error.
+    /// - Returns: the 32-byte digest, or `nil` when `read` failed.
+    package static func sha256(reading read: (UnsafeMutableRawBufferPointer) -> Int) -> [UInt8]? {
+        ensureInitialized()
+        var state = crypto_hash_sha256_state()
+        guard crypto_hash_sha256_init(&state) == 0 else { return nil }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read($0) }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            guard crypto_hash_sha256_update(&state, chunk, UInt64(count)) == 0 else { return nil }
+        }
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        guard crypto_hash_sha256_final(&state, &digest) == 0 else { return nil }
+        return digest
+    }
+
     /// Lower-case hexadecimal of `bytes` (`sodium_bin2hex`), for file and key names built from ids.
     package static func hex(_ bytes: [UInt8]) -> String {
         var out = [CChar](repeating: 0, count: bytes.count * 2 + 1)

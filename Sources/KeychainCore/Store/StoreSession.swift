@@ -217,7 +217,8 @@ struct StoreSession: ~Copyable {
     ///   result is returned as `[]`; callers map it.
     func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
         let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
-        // Only the access control: its entry is read from the record without building the other attributes.
+        // Only the access control and the trusted-application list: their entries are read from the record
+        // without building the other attributes.
         let needsAccessControl = !needsAttributes && projection.contains(.accessControl)
         let rows = try candidateRows(query, withSecret: projection.contains(.secret))
         var results: [ItemRecord] = []
@@ -237,11 +238,12 @@ struct StoreSession: ~Copyable {
                 guard Self.satisfies(attributes, query) else { continue }
             } else if needsAccessControl {
                 AssociatedData.relabel(&ad, .item, as: .attributes)
-                switch row.openAccessControl(itemKey: key, associatedData: ad) {
-                case .malformed: throw KeychainFailure(.decode, "an item's attributes do not authenticate")
-                case .absent: break
-                case .present(let access): attributes[.accessControl] = access
+                let entries = row.openAccessEntries(itemKey: key, associatedData: ad)
+                if entries.accessControl == .malformed || entries.trusted == .malformed {
+                    throw KeychainFailure(.decode, "an item's attributes do not authenticate")
                 }
+                if case .present(let access) = entries.accessControl { attributes[.accessControl] = access }
+                if case .present(let list) = entries.trusted { attributes[.trustedApplications] = list }
             }
             var secret: SecureBytes?
             if projection.contains(.secret) {

@@ -224,7 +224,8 @@ enum SecItemCall {
                 keys.append(Keys.intern("class"))
                 objects.append((request.isIdentity ? "idnt" : item.itemClass.rawValue)._bridgeToObjectiveC())
                 for (name, value) in item.attributes
-                where name != AttributeName.accessControl.rawValue {
+                where name != AttributeName.accessControl.rawValue && name != AttributeName.trustedApplications.rawValue
+                {
                     keys.append(Keys.intern(name))
                     objects.append(foundationObject(value))
                 }

@@ -1,3 +1,5 @@
+package import KeychainCore
+
 /// The client behind one Secret Service call: its bus connection, its process and its identity
 /// (issue 23, item 5; issue 27, item 1).
 ///

@@ -1,3 +1,5 @@
+internal import KeychainCore
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)

@@ -14,6 +14,8 @@ internal import CPidfd
 /// to know that the directory was opened for the right process, and ``verify()`` checks it: the pidfd's
 /// `Pid:` line in `/proc/self/fdinfo` must still equal the pid (the kernel shows `-1` once the process
 /// has exited) and the process must still accept signal 0. Called after opening and again after reading.
+/// Linux 5.3 and 5.4 have pidfds without that line (it came in 5.5): there the pidfd still says the
+/// process is alive, and its start time (below) that the pid still names it.
 ///
 /// Without `pidfd_open` (`ENOSYS`: a kernel before 5.3, or valgrind 3.19; `EPERM`: a seccomp filter,
 /// since the call itself never fails so), the process is held by its start time instead: field 22 of
@@ -36,8 +38,11 @@ final class ProcessHandle {
 
     /// What ties the handle to its process.
     private enum Anchor {
-        /// A pidfd, owned and closed by the handle.
+        /// A pidfd, owned and closed by the handle, whose fdinfo shows its pid (Linux 5.5 and later).
         case pidfd(Int32)
+        /// A pidfd whose fdinfo has no `Pid:` line (Linux 5.3 and 5.4), with the process's start time:
+        /// the pidfd says the process is alive, the start time that the pid still names it.
+        case pidfdStartTime(Int32, UInt64)
         /// The process's start time (clock ticks after boot), when no pidfd can be opened.
         case startTime(UInt64)
     }
@@ -79,8 +84,15 @@ final class ProcessHandle {
             throw code == ENOENT ? .processGone(pid) : .system("open /proc/\(pid)", code)
         }
         self.directory = directory
-        if fd >= 0 {
+        if fd >= 0, Self.pidfdTarget(fd) != .noPidLine {
             anchor = .pidfd(fd)
+        } else if fd >= 0 {
+            guard let started = Self.startTime(openat(directory, "stat", O_RDONLY | O_CLOEXEC)) else {
+                close(directory)
+                close(fd)
+                throw .processGone(pid)
+            }
+            anchor = .pidfdStartTime(fd, started)
         } else {
             guard let started = Self.startTime(openat(directory, "stat", O_RDONLY | O_CLOEXEC)) else {
                 close(directory)
@@ -93,7 +105,10 @@ final class ProcessHandle {
 
     deinit {
         close(directory)
-        if case .pidfd(let fd) = anchor { close(fd) }
+        switch anchor {
+        case .pidfd(let fd), .pidfdStartTime(let fd, _): close(fd)
+        case .startTime: break
+        }
     }
 
     /// Whether the process is held by its start time because no pidfd could be opened.
@@ -101,14 +116,23 @@ final class ProcessHandle {
         if case .startTime = anchor { true } else { false }
     }
 
+    /// Whether the process is held by a pidfd and its start time because the pidfd's fdinfo has no
+    /// `Pid:` line (Linux 5.3 and 5.4).
+    var heldByPidfdAndStartTime: Bool {
+        if case .pidfdStartTime = anchor { true } else { false }
+    }
+
     /// Checks that the handle's process is alive and is still process ``pid``.
     /// - Throws: ``CallerLookupError/processGone(_:)`` otherwise.
     func verify() throws(CallerLookupError) {
         switch anchor {
         case .pidfd(let fd):
-            guard Self.pidfdTarget(fd) == pid, pidfd_send_signal(fd, 0, nil, 0) == 0 else {
+            guard Self.pidfdTarget(fd) == .pid(pid), pidfd_send_signal(fd, 0, nil, 0) == 0 else {
                 throw .processGone(pid)
             }
+        case .pidfdStartTime(let fd, let started):
+            guard pidfd_send_signal(fd, 0, nil, 0) == 0 else { throw .processGone(pid) }
+            try verify(startedAt: started)
         case .startTime(let started):
             try verify(startedAt: started)
         }
@@ -127,16 +151,31 @@ final class ProcessHandle {
     /// A new pidfd for `pid` (`pidfd_open(2)`), or `-1` with `errno` set; the caller closes it.
     static func openPidfd(_ pid: Int32) -> Int32 { pidfd_open(pid, 0) }
 
-    /// The pid a pidfd refers to, from `/proc/self/fdinfo/<fd>` (`-1` once the process has exited;
-    /// `nil` if the line is missing).
-    static func pidfdTarget(_ fd: Int32) -> Int32? {
+    /// What a pidfd's fdinfo says of its process.
+    enum PidfdTarget: Equatable {
+        /// The `Pid:` line's pid (`-1` once the process has exited).
+        case pid(Int32)
+        /// No `Pid:` line: Linux 5.3 and 5.4 (the line came in 5.5). The process is then also held by its
+        /// start time.
+        case noPidLine
+        /// The fdinfo could not be read, or its `Pid:` line holds no number.
+        case unreadable
+    }
+
+    /// The pid a pidfd refers to, from `/proc/self/fdinfo/<fd>`.
+    static func pidfdTarget(_ fd: Int32) -> PidfdTarget {
         let info = open("/proc/self/fdinfo/\(fd)", O_RDONLY | O_CLOEXEC)
-        guard info >= 0, let bytes = Self.readAll(info, limit: 4096) else { return nil }
-        for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Pid:".utf8)) {
+        guard info >= 0, let bytes = Self.readAll(info, limit: 4096) else { return .unreadable }
+        return pidfdTarget(fdinfo: bytes)
+    }
+
+    /// The `Pid:` line of a pidfd's fdinfo text.
+    static func pidfdTarget(fdinfo: [UInt8]) -> PidfdTarget {
+        for line in fdinfo.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Pid:".utf8)) {
             let value = String(decoding: line.dropFirst(4), as: UTF8.self).trimmingSpaces
-            return Int32(value)
+            return Int32(value).map(PidfdTarget.pid) ?? .unreadable
         }
-        return nil
+        return .noPidLine
     }
 
     /// The start time (field 22, clock ticks after boot) from a `stat` file open at `fd`, which this

@@ -1,3 +1,5 @@
+internal import KeychainCore
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -103,20 +105,15 @@ enum ProcessIdentifier {
         return String(parts[1])
     }
 
-    /// The `exe:` identity of a program at `link` (the target of `/proc/<pid>/exe`).
+    /// The `exe:` identity of a program at `link` (the target of `/proc/<pid>/exe`), by KeychainCore's
+    /// rule (``CallerIdentity/executable(link:digests:openFile:script:unit:)``), with the script hint.
     static func executable(
         _ link: String, process: ProcessHandle, digests: ExecutableDigest, unit: String?
     ) -> CallerIdentity {
-        let deletedSuffix = " (deleted)"
-        let deleted = link.hasSuffix(deletedSuffix)
-        let path = deleted ? String(link.dropLast(deletedSuffix.count)) : link
-        // A file the user can change, or one in a folder the user can change (rename a new one over
-        // it), is identified by its content as well; a replaced (deleted) file always is.
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let modifiable = deleted || access(path, W_OK) == 0 || access(folder.isEmpty ? "/" : folder, W_OK) == 0
-        let digest = modifiable ? digests.sha256(of: process.openFile("exe")) ?? "unreadable" : nil
+        let path = link.hasSuffix(" (deleted)") ? String(link.dropLast(" (deleted)".count)) : link
         let script = isInterpreter(path) ? scriptHint(process) : nil
-        return CallerIdentity(kind: .executable(path: path, sha256: digest), script: script, unit: unit)
+        return CallerIdentity.executable(
+            link: link, digests: digests, openFile: { process.openFile("exe") }, script: script, unit: unit)
     }
 
     static func isInterpreter(_ path: String) -> Bool {

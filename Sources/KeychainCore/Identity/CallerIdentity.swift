@@ -1,4 +1,5 @@
-/// Who a Secret Service client is, as one stable, printable string (issue 27, item 1).
+/// Who a program is, as one stable, printable string (issue 27, item 1): a Secret Service client, or
+/// this process for the trusted-application lists of SecItem items (``TrustedApplications``).
 ///
 /// The string is what an item's access list stores and what a prompt names:
 /// - `flatpak:<app id>`: a Flatpak sandbox, from its `/.flatpak-info`;
