@@ -258,7 +258,19 @@ extension SecretServiceProvider {
                 unlocked.append(itemPath(item.id, in: collection))
             }
         }
+        if unlocked.isEmpty && locked.isEmpty { try refuseEmptySearch(call, in: nil) }
         return [Variant.objectPaths(unlocked), Variant.objectPaths(locked)]
+    }
+
+    /// Fails an empty search that included a damaged keychain (`collection`, or any when `nil`) with
+    /// the keychain's reason, logged: libsecret reports a failed `SearchItems`, while empty lists mean
+    /// "no such item", so `secret-tool lookup`, `search` and `clear` would exit 1 saying nothing
+    /// (tracker issue 24). A search that finds items elsewhere answers them.
+    private func refuseEmptySearch(_ call: MethodCall, in collection: CollectionID?) throws {
+        guard let keychains = store as? KeychainSecretStore,
+            let damaged = keychains.damaged.first(where: { collection == nil || $0.id == collection })
+        else { return }
+        do { try keychains.refuseIfDamaged(damaged.id) } catch { throw DBusFailure(error, path: call.path) }
     }
 
     /// Collections named by paths of collections, aliases or items; unknown paths are skipped.
@@ -457,6 +469,7 @@ extension SecretServiceProvider {
     private func searchCollection(_ call: MethodCall, _ id: CollectionID, _ caller: Caller) throws -> [OpaquePointer] {
         let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
         let found = store.search(query, in: id).filter { lists($0.1, to: caller) }
+        if found.isEmpty { try refuseEmptySearch(call, in: id) }
         return [Variant.objectPaths(found.map { itemPath($0.1.id, in: id) })]
     }
 
