@@ -73,6 +73,9 @@ package struct LoginHelper {
         let location = KeychainLocation.login(environment: environment)
         if !FileSystem.exists(location.databasePath) {
             let store = try Keystore.create(location: location, password: password, parameters: kdfParameters)
+            // A marker or kept password from before the keychain existed has nothing left to repair.
+            if FileSystem.exists(markerPath) { FileSystem.remove(markerPath) }
+            KeptLoginPassword.withdraw(keyring: keptKeyring)
             if try store.unlockPlacement() == .thisProcess { return .failed(3, ClassKeyStore.refusalDiagnosis()) }
             return .done("created the login keychain \(location.databasePath) with the login password")
         }
@@ -123,6 +126,16 @@ package struct LoginHelper {
     }
 
     private func recordChange(_ new: SecureBytes) throws(KeychainFailure) -> Outcome {
+        // No login keychain yet (the password set before the first login, as `chpasswd` does for a new
+        // account), or one without a password: nothing is out of step, so nothing is recorded or kept.
+        let location = KeychainLocation.login(environment: environment)
+        guard FileSystem.exists(location.databasePath),
+            try Keystore(location: location, create: false).hasPassword()
+        else {
+            return .done(
+                "the login password changed without the old one; there is no login keychain with a password to "
+                    + "bring in line, so nothing was recorded")
+        }
         try writeMarker("the login password was changed without the old one")
         let kept = KeptLoginPassword.keep(new, timeout: keptTimeout, keyring: keptKeyring)
         return .done(

@@ -89,6 +89,28 @@ struct KeptLoginPasswordTests {
         #expect(setup.kept == "new")
     }
 
+    @Test(
+        "Regression: a password set before the first login (chpasswd for a new account) records nothing; the first login creates the keychain with neither marker nor kept password"
+    )
+    func changeBeforeFirstLoginRecordsNothing() throws {
+        let setup = try Setup()
+        try FileManager.default.removeItem(atPath: setup.directory + "/data/keychains/login.keychain-db")
+        let helper = LoginHelper(environment: setup.environment)
+        let changed = helper.run(HelperMessage(operation: .changedWithoutOld, tokens: [secret("first")]))
+        #expect(changed.status == 0, "\(changed.line)")
+        #expect(changed.line.contains("nothing was recorded"), "\(changed.line)")
+        #expect(!setup.markerExists)
+        #expect(setup.kept == nil)
+        // A marker and a kept password left from before are cleared once the first login creates the keychain.
+        try "stale\n".write(
+            toFile: setup.directory + "/data/keychains/" + LoginPasswordMarker.name, atomically: true, encoding: .utf8)
+        #expect(KeptLoginPassword.keep(secret("stale"), keyring: setup.keyring))
+        let login = helper.run(HelperMessage(operation: .unlock, tokens: [secret("first")]))
+        #expect(login.line.contains("created the login keychain"), "\(login.line)")
+        #expect(!setup.markerExists)
+        #expect(setup.kept == nil)
+    }
+
     @Test("The kept login password expires after its timeout")
     func keptExpires() async throws {
         let setup = try Setup()
