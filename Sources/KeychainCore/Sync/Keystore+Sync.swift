@@ -69,6 +69,14 @@ extension Keystore {
         }
     }
 
+    /// How many received changes wait for a newer build: their payload is of a kind or format version this build
+    /// does not know (docs/SYNC.md, "Payload"). They are kept sealed in the keychain and applied by the first
+    /// ``applySyncChanges(_:)`` of a build that knows them.
+    /// - Throws: ``KeychainFailure`` with `.interactionNotAllowed` while locked; `.decode` when one was modified.
+    package func waitingSyncChangeCount() throws(KeychainFailure) -> Int {
+        try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in try s.waitingSyncChanges().count }
+    }
+
     /// The kept conflict copies, oldest clock first.
     /// - Returns: one ``SyncConflict`` per copy; its summary names the class, service or server, account and label
     ///   (a Secret Service item's: `secret-service-item label="…"`).

@@ -62,15 +62,28 @@ extension StoreSession {
     // MARK: - Remote changes
 
     /// See ``Keystore/applySyncChanges(_:)``. `now` is the wall clock in Unix milliseconds.
-    func applySyncChanges(_ changes: [SyncChange], now: UInt64) throws(KeychainFailure) -> SyncApplyReport {
+    func applySyncChanges(_ received: [SyncChange], now: UInt64) throws(KeychainFailure) -> SyncApplyReport {
         try requireUnlockedForSync()
-        // Every payload is decoded before anything is written: a malformed one applies nothing.
+        // Changes that waited for a build that knows their kind come first (they were received earlier).
+        let earlier = try waitingSyncChanges()
+        var changes: [SyncChange] = []
+        var waiting: [SyncChange] = []
+        // Every payload is decoded before anything is written: a malformed one applies nothing. One of a kind or
+        // version this build does not know waits, sealed, for a newer build.
         var decoded: [SyncPayload.Decoded?] = []
-        for change in changes { decoded.append(try change.payload.map(SyncPayload.decodeAny)) }
+        for change in earlier.map(\.change) + received {
+            if let payload = change.payload, SyncPayload.isFromNewerBuild(payload) {
+                waiting.append(change)
+                continue
+            }
+            changes.append(change)
+            decoded.append(try change.payload.map(SyncPayload.decodeAny))
+        }
         try ensureSyncTables()
+        try setWaitingSyncChanges(waiting, replacing: earlier.map(\.name))
         syncTables.applying = true
         defer { syncTables.applying = false }
-        var report = SyncApplyReport()
+        var report = SyncApplyReport(waiting: waiting.count)
         for (change, decoded) in zip(changes, decoded) {
             try receiveSyncClock(change.clock, now: now)
             let held = try journalEntry(item: change.item)

@@ -40,6 +40,74 @@ extension StoreSession {
         try accumulate(tag, .sync)
     }
 
+    // MARK: - Changes waiting for a newer build
+
+    /// The names of the sealed `sync_state` entries that hold changes waiting for a newer build.
+    static let waitingPrefix = "waiting."
+
+    /// Every change kept because its payload is of a kind or version this build does not know, in the order
+    /// received, each with the name of its entry.
+    func waitingSyncChanges() throws(KeychainFailure) -> [(name: String, change: SyncChange)] {
+        guard try hasSyncTables() else { return [] }
+        let statement = try database.prepare(
+            "SELECT name FROM \(SyncSchema.stateTable) WHERE sealed = 1 AND substr(name, 1, ?) = ? ORDER BY name")
+        try statement.bind([.integer(Int64(Self.waitingPrefix.utf8.count)), .text(Self.waitingPrefix)])
+        var names: [String] = []
+        do {
+            defer { statement.finish() }
+            while try statement.step() { names.append(statement.text(0)) }
+        }
+        var result: [(name: String, change: SyncChange)] = []
+        for name in names {
+            guard let sealed = try syncSecret(name), let change = Self.decodeWaiting(sealed) else {
+                throw KeychainFailure(.decode, "a sync change waiting for a newer build is malformed")
+            }
+            result.append((name, change))
+        }
+        return result
+    }
+
+    /// Replaces the waiting changes named `old` with `changes`, each sealed as `item (16) ‖ clock (28) ‖ base flag
+    /// (u8) ‖ base (28, when the flag is 1) ‖ payload`, named `waiting.<sequence, 10 digits>`.
+    func setWaitingSyncChanges(_ changes: [SyncChange], replacing old: [String]) throws(KeychainFailure) {
+        for name in old { try setSyncSecret(nil, name) }
+        for (index, change) in changes.enumerated() {
+            guard let payload = change.payload else { continue }
+            var header = change.item.bytes + change.clock.encoded
+            if let base = change.base { header += [1] + base.encoded } else { header.append(0) }
+            let value = SecureBytes(count: header.count + payload.count) { out in
+                header.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(rebasing: out[0..<header.count]).copyMemory(from: $0)
+                }
+                payload.withUnsafeBytes { bytes in
+                    UnsafeMutableRawBufferPointer(rebasing: out[header.count...]).copyMemory(from: bytes)
+                }
+            }
+            let digits = String(index)
+            try setSyncSecret(
+                value, Self.waitingPrefix + String(repeating: "0", count: max(0, 10 - digits.count)) + digits)
+        }
+    }
+
+    private static func decodeWaiting(_ sealed: SecureBytes) -> SyncChange? {
+        sealed.withUnsafeBytes { bytes -> SyncChange? in
+            var reader = ByteReader(bytes)
+            guard let item = reader.bytes(SyncItemID.byteCount).flatMap({ SyncItemID(bytes: Array($0)) }),
+                let clock = reader.bytes(SyncClock.encodedSize).flatMap({ SyncClock(encoded: $0) }),
+                let flag = reader.byte(), flag <= 1
+            else { return nil }
+            var base: SyncClock?
+            if flag == 1 {
+                guard let clock = reader.bytes(SyncClock.encodedSize).flatMap({ SyncClock(encoded: $0) }) else {
+                    return nil
+                }
+                base = clock
+            }
+            guard let payload = reader.bytes(reader.remaining), payload.count > 0 else { return nil }
+            return SyncChange(item: item, clock: clock, base: base, payload: SecureBytes(copying: payload))
+        }
+    }
+
     /// The sync secret `name`, opened.
     /// - Throws: `.interactionNotAllowed` before the first unlock; `.decode` when it does not authenticate.
     func syncSecret(_ name: String) throws(KeychainFailure) -> SecureBytes? {

@@ -102,6 +102,17 @@ enum SyncPayload {
 
     /// Decodes a payload of either kind.
     /// - Throws: `.decode` naming what is malformed (never its content).
+    /// Whether `payload` is of a format version after this build's or of a kind it does not know: a newer build
+    /// made it. Such a change is kept sealed and applied by a later build (``StoreSession/applySyncChanges(_:now:)``),
+    /// never refused as malformed.
+    static func isFromNewerBuild(_ payload: SecureBytes) -> Bool {
+        payload.withUnsafeBytes { bytes in
+            guard bytes.count >= 2 else { return false }
+            if bytes[0] > version { return true }
+            return bytes[0] == version && bytes[1] != secretItemKind && ItemRow.itemClass(code: Int64(bytes[1])) == nil
+        }
+    }
+
     static func decodeAny(_ payload: SecureBytes) throws(KeychainFailure) -> Decoded {
         let decoded: Decoded? = payload.withUnsafeBytes { bytes in
             var reader = ByteReader(bytes)

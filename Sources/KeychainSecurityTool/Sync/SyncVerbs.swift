@@ -136,6 +136,9 @@ struct SyncVerbs {
         output.line("pending changes: \(status.pendingChanges.map(String.init) ?? "unknown (locked)")")
         if status.queuedSegments > 0 { output.line("queued, not yet pushed: \(status.queuedSegments) segments") }
         output.line("conflicts: \(status.conflicts.map(String.init) ?? "unknown (locked)")")
+        if let waiting = status.waitingChanges, waiting > 0 {
+            output.line("\(waiting) change\(waiting == 1 ? "" : "s") waiting for a newer build of swift-keychain")
+        }
         output.line("trusted devices: \(status.trustedDevices)")
         output.line("Secret Service items: \(status.enabled ? "sync" : "do not sync (security sync enable)")")
     }

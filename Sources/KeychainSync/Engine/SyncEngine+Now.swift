@@ -69,6 +69,7 @@ extension SyncEngine {
                     report.applied.applied += applied.applied
                     report.applied.ignored += applied.ignored
                     report.applied.conflicts += applied.conflicts
+                    report.applied.waiting = applied.waiting
                 } catch {
                     throw SyncError(error, while: "applying changes from the remote")
                 }

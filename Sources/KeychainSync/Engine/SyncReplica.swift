@@ -9,6 +9,8 @@ package protocol SyncReplica: AnyObject {
     )
     func applySyncChanges(_ changes: [SyncChange]) throws(KeychainFailure) -> SyncApplyReport
     func syncConflicts() throws(KeychainFailure) -> [SyncConflict]
+    /// How many received changes wait for a newer build (``Keystore/waitingSyncChangeCount()``).
+    func waitingSyncChangeCount() throws(KeychainFailure) -> Int
     func resolveSyncConflict(_ copy: SyncItemID, keep: SyncConflictChoice) throws(KeychainFailure)
     func syncSecret(named name: String) throws(KeychainFailure) -> SecureBytes?
     func setSyncSecret(_ value: SecureBytes?, named name: String) throws(KeychainFailure)
@@ -17,3 +19,8 @@ package protocol SyncReplica: AnyObject {
 }
 
 extension Keystore: SyncReplica {}
+
+extension SyncReplica {
+    /// None: a replica that stores no waiting changes (the tests' in-memory one).
+    package func waitingSyncChangeCount() throws(KeychainFailure) -> Int { 0 }
+}

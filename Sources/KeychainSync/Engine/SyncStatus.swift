@@ -13,6 +13,8 @@ package struct SyncStatus: Sendable {
     /// Segments packed but not yet known to be published (the remote was unreachable).
     package var queuedSegments: Int
     package var conflicts: Int?
+    /// Received changes of a kind or version this build does not know, kept for a newer build (nil while locked).
+    package var waitingChanges: Int?
     package var trustedDevices: Int
     package var epoch: UInt32?
 }
@@ -23,6 +25,7 @@ extension SyncEngine {
         let local = try localState()
         let pending: Int? = (try? replica.syncChanges(after: local.cursor, limit: .max)).map { $0.changes.count } ?? nil
         let conflicts = (try? replica.syncConflicts()).map(\.count)
+        let waiting = try? replica.waitingSyncChangeCount()
         let trust = try pinnedTrust()
         let last = try state(Self.lastSyncName).flatMap { bytes in
             bytes.count == 8 ? bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
@@ -30,7 +33,7 @@ extension SyncEngine {
         return SyncStatus(
             remote: try remoteURL(), device: try deviceID(), joining: try isJoining(), enabled: try isEnabled(),
             lastSync: last, pendingChanges: pending, queuedSegments: max(0, local.outbox.count - 1),
-            conflicts: conflicts,
+            conflicts: conflicts, waitingChanges: waiting,
             trustedDevices: trust?.devices.count ?? 0, epoch: trust?.epoch)
     }
 

@@ -4,7 +4,11 @@ package import KeychainCore
 /// `$XDG_STATE_HOME/keychains/sync/<device id>/` and the `git` program.
 ///
 /// Pull commits anything left uncommitted by an interrupted run, fetches, and rebases this device's commits
-/// onto the remote's `main`; since every device adds only files of its own, the rebase never conflicts.
+/// onto the remote's sync branch; since every device adds only files of its own, the rebase never conflicts.
+/// The branch is the remote's HEAD branch when it has one (`git ls-remote --symref`, or for an empty remote the
+/// unborn HEAD the first `git clone` of it learns), else `main`; it is chosen once and kept in the clone's config as `swkc.branch`, so a
+/// later change of the remote's HEAD never moves the logs. (A clone from before the choice, which already has
+/// `origin/main`, keeps `main`.)
 /// Publish commits as the device (`-c user.name=<device> -c user.email=<id>@swift-keychain.invalid`, so no
 /// git identity is needed) and pushes, fetching and rebasing again when the push is refused because another
 /// device pushed first. A failed push keeps the commit, which the next run pushes: nothing is lost.
@@ -48,15 +52,16 @@ package struct GitTransport: SyncTransport {
         guard fetch.succeeded else {
             throw SyncError(.remote, "cannot fetch from \(url): \(Self.lastLine(fetch.output))")
         }
-        guard run(["rev-parse", "-q", "--verify", "refs/remotes/origin/main"]).succeeded else { return }
+        let branch = syncBranch()
+        guard run(["rev-parse", "-q", "--verify", "refs/remotes/origin/\(branch)"]).succeeded else { return }
         if run(["rev-parse", "-q", "--verify", "HEAD"]).succeeded {
-            let rebase = run(["rebase", "-q", "origin/main"])
+            let rebase = run(["rebase", "-q", "origin/\(branch)"])
             if !rebase.succeeded {
                 _ = run(["rebase", "--abort"])
                 throw SyncError(.remote, "cannot rebase onto \(url): \(Self.lastLine(rebase.output))")
             }
         } else {
-            let reset = run(["reset", "-q", "--hard", "origin/main"])
+            let reset = run(["reset", "-q", "--hard", "origin/\(branch)"])
             guard reset.succeeded else {
                 throw SyncError(.remote, "cannot check out \(url): \(Self.lastLine(reset.output))")
             }
@@ -89,8 +94,9 @@ package struct GitTransport: SyncTransport {
         guard run(["rev-parse", "-q", "--verify", "HEAD"]).succeeded else { return }
         CrashPoint.reach("sync.git-committed")
         var last = ""
+        let branch = syncBranch()
         for _ in 0..<3 {
-            let push = run(["push", "-q", "origin", "HEAD:refs/heads/main"])
+            let push = run(["push", "-q", "origin", "HEAD:refs/heads/\(branch)"])
             if push.succeeded { return }
             last = Self.lastLine(push.output)
             // Refused because another device pushed first: take its commits and try again.
@@ -109,11 +115,35 @@ package struct GitTransport: SyncTransport {
             repository: clone)
     }
 
-    /// Makes the clone on first use: `git init -b main`, `origin` = the URL.
+    /// Makes the clone on first use: `git clone` of the URL, which learns the remote's HEAD branch even when the
+    /// remote is empty (stored as `swkc.branch`); when the remote cannot be reached, `git init -b main` with
+    /// `origin` = the URL (the branch is then chosen by the first run that reaches it).
     private func prepare() throws(SyncError) {
         if FileSystem.exists(clone + "/.git") { return }
         do { try FileSystem.makePrivateDirectory(clone) } catch {
             throw SyncError(.remote, "cannot make \(clone): \(error.detail ?? "I/O error")")
+        }
+        let cloned = git.run(
+            ["-c", "core.hooksPath=/dev/null"] + credentialOptions + ["clone", "-q", "--no-hardlinks", url, clone],
+            in: nil)
+        if cloned.succeeded {
+            // The remote's HEAD branch; but when HEAD names no branch yet while `main` exists (a group made by a
+            // build that always used `main`), `main`.
+            let head = run(["symbolic-ref", "HEAD"])
+            if head.succeeded, head.output.hasPrefix("refs/heads/"),
+                var branch = Self.branchName(String(head.output.dropFirst("refs/heads/".count)))
+            {
+                if !run(["rev-parse", "-q", "--verify", "refs/remotes/origin/\(branch)"]).succeeded,
+                    run(["rev-parse", "-q", "--verify", "refs/remotes/origin/main"]).succeeded
+                {
+                    branch = "main"
+                }
+                _ = run(["config", Self.branchConfig, branch])
+            }
+            return
+        }
+        guard !FileSystem.exists(clone + "/.git") else {
+            throw SyncError(.remote, "git clone failed: \(Self.lastLine(cloned.output))")
         }
         let initialize = git.run(["init", "-q", "-b", "main", clone], in: nil)
         guard initialize.succeeded else {
@@ -123,6 +153,43 @@ package struct GitTransport: SyncTransport {
         guard remote.succeeded else {
             throw SyncError(.remote, "git remote add failed: \(Self.lastLine(remote.output))")
         }
+    }
+
+    /// The branch the logs live on: `swkc.branch` in the clone's config, else chosen now and stored there (see the
+    /// type's documentation). While the remote cannot be reached the choice is not stored, and `main` is used (a
+    /// fetch or push then fails anyway and the next run chooses).
+    func syncBranch() -> String {
+        let stored = run(["config", "--get", Self.branchConfig])
+        if stored.succeeded, let name = Self.branchName(stored.output) { return name }
+        var chosen: String?
+        if run(["rev-parse", "-q", "--verify", "refs/remotes/origin/main"]).succeeded {
+            chosen = "main"
+        } else {
+            let remote = run(["ls-remote", "--symref", "origin", "HEAD"])
+            if remote.succeeded {
+                chosen = Self.symbolicHead(remote.output) ?? "main"
+            }
+        }
+        guard let chosen else { return "main" }
+        _ = run(["config", Self.branchConfig, chosen])
+        return chosen
+    }
+
+    static let branchConfig = "swkc.branch"
+
+    /// The branch of `ref: refs/heads/NAME<TAB>HEAD` in `git ls-remote --symref` output.
+    static func symbolicHead(_ output: String) -> String? {
+        for line in output.split(separator: "\n") where line.hasPrefix("ref: refs/heads/") && line.hasSuffix("\tHEAD") {
+            return branchName(String(line.dropFirst("ref: refs/heads/".count).dropLast("\tHEAD".count)))
+        }
+        return nil
+    }
+
+    /// A branch name as git printed it, trimmed; nil when empty or not a plain name.
+    static func branchName(_ text: String) -> String? {
+        let name = text.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+        guard !name.isEmpty, !name.hasPrefix("-"), !name.contains("..") else { return nil }
+        return name
     }
 
     private func commitPending(message: String) throws(SyncError) {
