@@ -60,7 +60,8 @@ struct SecretMetadataCacheTests {
         try keystore.updateSecretItem(1, label: "b", attributes: ["k": "v", "n": "1"])
         #expect(try keystore.secretItem(1)?.label == "b")
         #expect(try keystore.secretItem(1)?.attributes == ["k": "v", "n": "1"])
-        _ = try keystore.createSecretItem(label: "c", attributes: ["k": "v", "n": "1"], secret: Self.secret("t"), replace: true)
+        _ = try keystore.createSecretItem(
+            label: "c", attributes: ["k": "v", "n": "1"], secret: Self.secret("t"), replace: true)
         #expect(try keystore.secretItems(matching: ["n": "1"]).map(\.label) == ["c"])
     }
 
@@ -82,7 +83,8 @@ struct SecretMetadataCacheTests {
         #expect(cache.opens == 10)
         // The last one is kept and served without opening again.
         let again = try cache.item(10, sealed: [UInt8](repeating: 10, count: 100), attributeSet: []) {
-            () throws(KeychainFailure) in SecretItem(number: 10, label: "wrong", attributes: [:], created: 1, modified: 1)
+            () throws(KeychainFailure) in
+            SecretItem(number: 10, label: "wrong", attributes: [:], created: 1, modified: 1)
         }
         #expect(again.label == "item 10")
         #expect(cache.opens == 10)

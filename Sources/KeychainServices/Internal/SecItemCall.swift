@@ -266,13 +266,15 @@ enum SecItemCall {
         return secret.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
     }
 
-    /// The Foundation object that bridging the value's Swift type (`String`, `Data`, `Date`) makes.
+    /// The Foundation object that bridging the value's Swift type (`String`, `Data`, `Date`) makes; a
+    /// boolean is the shared `kCFBooleanTrue` or `kCFBooleanFalse` (an `NSNumber`, as Apple returns
+    /// `CFBoolean`s), not a new `NSNumber` per item.
     static func foundationObject(_ value: AttributeValue) -> AnyObject {
         switch value {
         case .string(let s): s._bridgeToObjectiveC()
         case .data(let d): d._bridgeToObjectiveC()
         case .integer(let i): NSNumber(value: i)
-        case .bool(let b): NSNumber(value: b)
+        case .bool(let b): b ? kCFBooleanTrue : kCFBooleanFalse
         case .date(let d): d._bridgeToObjectiveC()
         }
     }
