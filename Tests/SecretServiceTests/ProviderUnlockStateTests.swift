@@ -22,9 +22,7 @@ struct ProviderUnlockStateTests: SecretServiceSuite {
             #!/bin/sh
             exec \(keyctl) session - /bin/sh -c '\(keyctl) revoke @s && exec "$0" "$@"' "$@" >/dev/null
             """
-        try #require(
-            FileManager.default.createFile(
-                atPath: path, contents: Data((script + "\n").utf8), attributes: [.posixPermissions: 0o700]))
+        try KeychainHome.installScript(script + "\n", at: path)
         return path
     }
 
