@@ -5,7 +5,8 @@ internal import KeychainToolSupport
 /// attribute block (Apple's `do_keychain_dump`); `-d` adds `data:` and the secret after each.
 ///
 /// Freedesktop Secret Service items in the keychain follow, by label and attribute names; their
-/// secrets only with `-d` (``dumpSecretServiceItems(_:path:_:)``).
+/// secrets only with `-d` (``dumpSecretServiceItems(_:path:_:)``): one section per ``RowKind`` that holds
+/// items, in its order.
 ///
 /// `-a` (access control lists) is accepted and prints nothing more: there are no ACLs here.
 /// Exit 0, or the low 8 bits of the `OSStatus` when a keychain cannot be read.
@@ -38,42 +39,24 @@ struct DumpKeychain: SecuritySubcommand {
         for target in context.targets(keychains) {
             do {
                 let gateway = try context.gateway(target)
-                let store = gateway.keystore
                 // One authorizer per keychain asks at most once for each kind of proof (issue 16); the
                 // gateway withholds the data of an item whose proof is not given.
                 var authorizer = AccessAuthorizer(
-                    keystore: store, context: nil, ui: .allow,
+                    keystore: gateway.keystore, context: nil, ui: .allow,
                     reason: "security wants to dump protected keychain items.")
-                for itemClass in [ItemClass.genericPassword, .internetPassword] {
-                    let query = ItemQuery(itemClass: itemClass, scope: gateway.callerScope, synchronizable: .any)
-                    let items: [ItemRecord]
-                    do {
-                        if showData {
-                            items = try gateway.search(
-                                query, projection: [.attributes], release: &authorizer, refusal: .withholdsSecret)
-                        } else {
-                            items = try gateway.search(query, projection: [.attributes])
-                        }
-                    } catch  where error.reason == .orphanedItem {
-                        // Every item of this class is a ThisDeviceOnly item of another installation:
-                        // nothing to show; the other class and keychains still are.
-                        continue
-                    }
-                    for item in items {
-                        context.io.output.write(
-                            ItemPrinter.attributes(of: item, keychainPath: target.location.databasePath))
-                        if showData {
-                            context.io.output.line("data:")
-                            if item.needsAuthentication && item.secret == nil {
-                                withheld += 1
-                            } else {
-                                item.secret?.withUnsafeBytes { context.io.output.write(AppleFormat.buffer($0)) }
-                            }
-                            context.io.output.line("")
-                        }
+                let path = target.location.databasePath
+                // Every kind of row the keychain holds, so that a new kind does not compile until it is listed.
+                for kind in RowKind.allCases {
+                    switch kind {
+                    case .secItem:
+                        withheld += try dumpPasswords(gateway, path: path, &authorizer, context)
+                    case .secretService:
+                        try dumpSecretServiceItems(gateway.keystore, path: path, context)
+                    case .sync:
+                        // The journal and conflict copies are not items: `security sync conflicts` lists copies.
+                        break
                     }
                 }
-                try dumpSecretServiceItems(store, path: target.location.databasePath, context)
             } catch {
                 throw .keychain("SecKeychainSearchCopyNext", error)
             }
@@ -82,6 +65,43 @@ struct DumpKeychain: SecuritySubcommand {
 }
 
 extension DumpKeychain {
+    /// The generic and internet passwords (SecItem rows), through the gateway's releasing search with `-d`.
+    /// - Returns: how many items' data was withheld (they need a proof that could not be given).
+    func dumpPasswords(
+        _ gateway: ItemGateway, path: String, _ authorizer: inout AccessAuthorizer, _ context: SecurityContext
+    ) throws(KeychainFailure) -> Int {
+        var withheld = 0
+        for itemClass in [ItemClass.genericPassword, .internetPassword] {
+            let query = ItemQuery(itemClass: itemClass, scope: gateway.callerScope, synchronizable: .any)
+            let items: [ItemRecord]
+            do {
+                if showData {
+                    items = try gateway.search(
+                        query, projection: [.attributes], release: &authorizer, refusal: .withholdsSecret)
+                } else {
+                    items = try gateway.search(query, projection: [.attributes])
+                }
+            } catch  where error.reason == .orphanedItem {
+                // Every item of this class is a ThisDeviceOnly item of another installation:
+                // nothing to show; the other class and keychains still are.
+                continue
+            }
+            for item in items {
+                context.io.output.write(ItemPrinter.attributes(of: item, keychainPath: path))
+                if showData {
+                    context.io.output.line("data:")
+                    if item.needsAuthentication && item.secret == nil {
+                        withheld += 1
+                    } else {
+                        item.secret?.withUnsafeBytes { context.io.output.write(AppleFormat.buffer($0)) }
+                    }
+                    context.io.output.line("")
+                }
+            }
+        }
+        return withheld
+    }
+
     /// Freedesktop Secret Service items (issue 17): a block each with the label and the attribute
     /// names (values can name accounts, so they are left out), then with `-d` the content type and
     /// the secret. Their class `"ssvc"` is this project's: macOS has no such items.

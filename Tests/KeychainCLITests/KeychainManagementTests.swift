@@ -467,6 +467,65 @@ struct KeychainManagementTests {
     }
 
     @Test(
+        "regression: a Secret Service item survives set-keychain-password's change and removal; dump-keychain -d shows its secret after each (issue 23)"
+    )
+    func secretServiceItemSurvivesPasswordChanges() throws {
+        let sandbox = try Sandbox()
+        let work = try passcodeKeychain(sandbox)
+        _ = try work.createSecretItem(
+            label: "Chromium Safe Storage", attributes: ["application": "chrome"],
+            secret: SecretItemSecret(value: SecureBytes(copying: Array("browser key".utf8)), contentType: "text/plain"),
+            replace: false, now: 1_700_000_000)
+        // The block `security dump-keychain -d` prints for it (class "ssvc"; its item number is 1).
+        let block =
+            "keychain: \"\(path(sandbox, "work"))\"\nclass: \"ssvc\"\nattributes:\n"
+            + "    \"labl\"<blob>=\"Chromium Safe Storage\"\n    \"item\"<uint32>=1\n    \"attr\"<name>=\"application\"\n"
+            + "content type: \"text/plain\"\ndata:\n\"browser key\"\n"
+        func dump() -> String {
+            let outcome = sandbox.security("dump-keychain", "-d", "work")
+            #expect(outcome.status == 0)
+            return outcome.stdout
+        }
+        #expect(dump().hasSuffix(block), "the Secret Service section follows the passwords")
+        // Removal counts only the WhenPasscodeSetThisDeviceOnly SecItem item: Secret Service items are WhenUnlocked.
+        #expect(try work.passcodeSetItemCount() == 1)
+
+        #expect(sandbox.security("set-keychain-password", "work", stdin: "correct horse\nnew\nnew\n").status == 0)
+        sandbox.security("lock-keychain", "work")
+        #expect(sandbox.security("unlock-keychain", "work", stdin: "new\n").status == 0)
+        #expect(dump().hasSuffix(block), "after a change and an unlock with the new password")
+
+        let removal = sandbox.security("set-keychain-password", "work", stdin: "new\n\n\nyes\n")
+        #expect(removal.status == 0)
+        #expect(
+            removal.stderr.hasSuffix(
+                "security: removed the password of \"work\"; deleted 1 WhenPasscodeSetThisDeviceOnly items\n"))
+        sandbox.security("lock-keychain", "work")
+        #expect(dump().hasSuffix(block), "after the removal, with lock-keychain doing nothing")
+        #expect(try work.secretItems(matching: ["application": "chrome"]).map(\.label) == ["Chromium Safe Storage"])
+        #expect(try work.verifyIntegrity() == 2, "the plain password and the Secret Service item")
+    }
+
+    @Test("regression: delete-keychain of a keychain holding only Secret Service items withdraws its class keys")
+    func deleteKeychainWithSecretServiceItems() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        let location = KeychainLocation.named("work", environment: sandbox.environment)
+        let work = try Keystore(location: location, create: false)
+        _ = try work.createSecretItem(
+            label: "s", attributes: [:],
+            secret: SecretItemSecret(value: SecureBytes(copying: Array("1".utf8)), contentType: "text/plain"),
+            replace: false, now: 1)
+        let keyringID = try work.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.keyringID }
+        #expect(ClassKeyStore.load(keyringID: keyringID, protection: SecretItemSchema.protection) != nil)
+        #expect(sandbox.security("delete-keychain", "work") == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(!FileSystem.exists(path(sandbox, "work")))
+        for protection in Keybag.passcodeClasses {
+            #expect(ClassKeyStore.load(keyringID: keyringID, protection: protection) == nil)
+        }
+    }
+
+    @Test(
         "set-keychain-settings -t sets the auto-lock timeout; without -t there is none; -l sets lock-on-sleep, without -l it is off"
     )
     func settings() throws {

@@ -413,6 +413,22 @@ struct TransferCommandsTests {
         )
     }
 
+    @Test("export-passwords writes the internet passwords of every access group (the management identity's scope)")
+    func exportEveryGroup() throws {
+        let sandbox = try Sandbox()
+        for (server, group) in [("a.example", "TEAM.one"), ("b.example", "TEAM.two")] {
+            #expect(
+                sandbox.security(
+                    "add-internet-password", "-a", "me", "-s", server, "-w", "pw-" + group, "--access-group", group
+                ).status == 0)
+        }
+        let path = sandbox.directory + "/passwords.csv"
+        #expect(sandbox.security("export-passwords", "-o", path).stdout == "exported 2 internet passwords to \(path)\n")
+        let text = String(decoding: try #require(FileManager.default.contents(atPath: path)), as: UTF8.self)
+        #expect(text.contains("a.example,https://a.example/,me,pw-TEAM.one,\n"))
+        #expect(text.contains("b.example,https://b.example/,me,pw-TEAM.two,\n"))
+    }
+
     /// Values a spreadsheet would run as formulas (OWASP "CSV Injection"), and values that look like
     /// an already guarded cell, so the guard must be undone exactly.
     static let formulaValues = [

@@ -265,7 +265,7 @@ struct ImportTests {
         _ = try keystore.add(
             .genericPassword, attributes: genericItem("not", "exported", .whenUnlocked), secret: secret("x"))
         let path = temp.directory + "/out.csv"
-        let report = try keystore.exportPasswords(to: path)
+        let report = try keystore.exportPasswords(to: path, scope: .all)
         #expect(report.exported == 3)
         #expect(report.description.contains("plain text"))
         #expect(FileSystem.permissions(path) == 0o600)
@@ -295,6 +295,30 @@ struct ImportTests {
         }
     }
 
+    @Test(
+        "export writes the items of the gateway's scope only: another identity's groups are left out, the management identity's covers every group"
+    )
+    func exportScope() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        _ = try keystore.importPasswords(
+            csv: csv("name,url,username,password\nmine,https://mine.example/,me,p1\n"), accessGroup: "TEAM.mine")
+        _ = try keystore.importPasswords(
+            csv: csv("name,url,username,password\ntheirs,https://theirs.example/,you,p2\n"), accessGroup: "TEAM.theirs")
+        let path = temp.directory + "/out.csv"
+        let app = ItemGateway(keystore: keystore, identity: ApplicationIdentity(accessGroups: ["TEAM.mine"]))
+        #expect(app.callerScope == .groups(["TEAM.mine"]))
+        #expect(try keystore.exportPasswords(to: path, scope: app.callerScope).exported == 1)
+        #expect(
+            try String(contentsOfFile: path, encoding: .utf8)
+                == "name,url,username,password,note\nmine,https://mine.example/,me,p1,\n")
+        let manager = ItemGateway(keystore: keystore, identity: .manager)
+        #expect(manager.callerScope == .all)
+        #expect(try keystore.exportPasswords(to: path, scope: manager.callerScope, overwrite: true).exported == 2)
+        let none = ItemGateway(keystore: keystore, identity: ApplicationIdentity(accessGroups: []))
+        #expect(try keystore.exportPasswords(to: path, scope: none.callerScope, overwrite: true).exported == 0)
+    }
+
     @Test("export never replaces an existing file without the overwrite flag")
     func exportExisting() throws {
         let temp = try TemporaryKeychain()
@@ -302,13 +326,13 @@ struct ImportTests {
         let path = temp.directory + "/out.csv"
         try Data("precious".utf8).write(to: URL(fileURLWithPath: path))
         do {
-            _ = try keystore.exportPasswords(to: path)
+            _ = try keystore.exportPasswords(to: path, scope: .all)
             Issue.record("an existing file was overwritten")
         } catch {
             #expect(error.status == .duplicateItem)
         }
         #expect(FileManager.default.contents(atPath: path) == Data("precious".utf8))
-        _ = try keystore.exportPasswords(to: path, overwrite: true)
+        _ = try keystore.exportPasswords(to: path, scope: .all, overwrite: true)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "name,url,username,password,note\n")
         #expect(FileSystem.permissions(path) == 0o600)
     }

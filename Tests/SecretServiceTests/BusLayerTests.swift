@@ -6,7 +6,8 @@ import Testing
 @testable import SecretService
 
 /// The D-Bus support layer (`Sources/SecretService/Bus/`) on a private bus: exported objects, method
-/// tables with properties, deferred replies, and signal subscriptions, each undone when cancelled.
+/// tables with properties, deferred replies, signal subscriptions, name watches and main-loop timers,
+/// each undone when cancelled.
 @Suite("The D-Bus support layer")
 struct BusLayerTests {
     static let path = "/org/example/Echo"
@@ -181,6 +182,124 @@ struct BusLayerTests {
             ping("two", until: 2)
             #expect(counts.control == 2)
             #expect(counts.watched == ["one"], "a cancelled subscription got a signal")
+        }
+    }
+
+    /// Runs `body` with a new main context as this thread's default, so that GDBus and GLib sources made
+    /// in it dispatch only when the test iterates that context.
+    static func withThreadDefaultContext<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+        let context = g_main_context_new()!
+        g_main_context_push_thread_default(context)
+        defer {
+            g_main_context_pop_thread_default(context)
+            g_main_context_unref(context)
+        }
+        return try body(context)
+    }
+
+    /// Iterates `context` until `done` holds; a hang guard of 10 s, not a timing assertion.
+    static func iterate(_ context: OpaquePointer, until done: () -> Bool) {
+        let deadline = g_get_monotonic_time() + 10_000_000
+        while !done(), g_get_monotonic_time() < deadline { g_main_context_iteration(context, 0) }
+    }
+
+    /// Calls the bus daemon's `RequestName` (`true`) or `ReleaseName` on `connection` for `name`.
+    static func own(_ connection: OpaquePointer, _ name: String, _ owned: Bool) throws {
+        let arguments =
+            owned ? Variant.tuple([Variant.string(name), Variant.uint32(0)]) : Variant.tuple([Variant.string(name)])
+        var error: UnsafeMutablePointer<GError>?
+        let reply = g_dbus_connection_call_sync(
+            connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+            owned ? "RequestName" : "ReleaseName", arguments, nil, G_DBUS_CALL_FLAGS_NONE, 10_000, nil, &error)
+        guard let reply else { throw ProviderError.registration(BusConnection.consume(error)) }
+        // 1: DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER and DBUS_RELEASE_NAME_REPLY_RELEASED alike.
+        #expect(Variant.withChild(reply, 0) { g_variant_get_uint32($0) } == 1)
+        g_variant_unref(reply)
+    }
+
+    @Test(
+        "A name watch reports the name vanished, then its owner's unique name, then vanished again; nothing once cancelled"
+    )
+    func nameWatchUntilCancelled() throws {
+        try PrivateBus.with(startProvider: false) { bus in
+            try Self.withThreadDefaultContext { context in
+                let watcher = BusConnection(try bus.connect())
+                let owner = try bus.connect()
+                defer {
+                    g_dbus_connection_close_sync(watcher.pointer, nil, nil)
+                    g_dbus_connection_close_sync(owner, nil, nil)
+                    g_object_unref(UnsafeMutableRawPointer(watcher.pointer))
+                    g_object_unref(UnsafeMutableRawPointer(owner))
+                }
+                final class Events { var watched: [String] = [], control: [String] = [] }
+                let events = Events()
+                let name = "org.example.Watched"
+                final class Token {}
+                weak var captured: Token?
+                var watch: BusNameWatch?
+                do {
+                    let token = Token()
+                    captured = token
+                    watch = watcher.watchName(
+                        name,
+                        appeared: { owner in withExtendedLifetime(token) { events.watched.append("appeared " + owner) }
+                        },
+                        vanished: { events.watched.append("vanished") })
+                }
+                let control = watcher.watchName(
+                    name, appeared: { events.control.append("appeared " + $0) },
+                    vanished: { events.control.append("vanished") })
+                defer { control.cancel() }
+                Self.iterate(context) { events.control.count == 1 }
+                #expect(events.watched == ["vanished"], "an unowned name is reported vanished first")
+
+                let unique = String(cString: g_dbus_connection_get_unique_name(owner))
+                try Self.own(owner, name, true)
+                Self.iterate(context) { events.control.count == 2 }
+                try Self.own(owner, name, false)
+                Self.iterate(context) { events.control.count == 3 }
+                #expect(events.watched == ["vanished", "appeared \(unique)", "vanished"])
+                #expect(events.control == events.watched)
+
+                watch?.cancel()
+                try Self.own(owner, name, true)
+                Self.iterate(context) { events.control.count == 4 }
+                #expect(events.control.last == "appeared \(unique)")
+                #expect(events.watched.count == 3, "a cancelled watch was called")
+                // GDBus releases the handlers once the watch is gone (possibly from the context, later).
+                Self.iterate(context) { captured == nil }
+                #expect(captured == nil, "GDBus released the cancelled watch's handlers")
+                watch = nil
+            }
+        }
+    }
+
+    @Test("A main-loop timer runs its body at each interval until cancelled, none after, and its body is released")
+    func mainLoopTimerUntilCancelled() {
+        Self.withThreadDefaultContext { context in
+            final class Counts { var timed = 0, control = 0 }
+            final class Token {}
+            let counts = Counts()
+            weak var captured: Token?
+            var timer: MainLoopTimer?
+            do {
+                let token = Token()
+                captured = token
+                timer = MainLoopTimer(milliseconds: 5) { withExtendedLifetime(token) { counts.timed += 1 } }
+            }
+            let control = MainLoopTimer(milliseconds: 5) { counts.control += 1 }
+            defer { control.cancel() }
+            Self.iterate(context) { counts.timed >= 3 }
+            #expect(counts.timed >= 3)
+            #expect(captured != nil, "the body is kept while the timer runs")
+            timer?.cancel()
+            let stopped = counts.timed
+            let controlAtCancel = counts.control
+            Self.iterate(context) { counts.control >= controlAtCancel + 3 }
+            #expect(counts.control >= controlAtCancel + 3)
+            #expect(counts.timed == stopped, "a cancelled timer ran")
+            #expect(captured == nil, "GLib released the cancelled timer's body")
+            timer = nil
         }
     }
 }

@@ -18,6 +18,20 @@ struct MemorySecretStoreTests {
         secret.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
+    @Test(
+        "Collection and item ids accept D-Bus object path elements only: 1 to 255 bytes of [A-Za-z0-9_] (D-Bus Specification)"
+    )
+    func pathElementIDs() {
+        for valid in ["a", "login", "Z_9", String(repeating: "x", count: 255)] {
+            #expect(CollectionID(valid)?.rawValue == valid)
+            #expect(ItemID(valid)?.description == valid)
+        }
+        for invalid in ["", "a-b", "a/b", "a.b", "é", " ", String(repeating: "x", count: 256)] {
+            #expect(CollectionID(invalid) == nil, "\(invalid)")
+            #expect(ItemID(invalid) == nil, "\(invalid)")
+        }
+    }
+
     @Test("The session collection exists, is aliased 'session' and starts empty and unlocked")
     func sessionCollection() throws {
         let store = MemorySecretStore(clock: { 1_700_000_000 })

@@ -120,7 +120,7 @@ package struct KeychainPreferences: Equatable {
     package static func deleteKeychain(_ location: KeychainLocation, preferencesPath: String) throws(KeychainFailure) {
         let path = location.databasePath
         if let store = try? Keystore(location: location, create: false) {
-            try? store.withdrawAllClassKeys()
+            try? store.releaseBeforeDeletion()
         }
         for file in [path, path + "-wal", path + "-shm"] { FileSystem.remove(file) }
         ClassKeyStore.sweep()

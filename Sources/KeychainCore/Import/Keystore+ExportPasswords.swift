@@ -1,4 +1,4 @@
-/// What ``Keystore/exportPasswords(to:accessGroups:overwrite:)`` wrote.
+/// What ``Keystore/exportPasswords(to:scope:overwrite:)`` wrote.
 package struct ExportReport: Sendable, Equatable, CustomStringConvertible {
     /// Internet passwords written.
     package var exported = 0
@@ -44,18 +44,21 @@ extension Keystore {
     ///
     /// ```swift
     /// print(Keystore.plainTextExportWarning)
-    /// let report = try keystore.exportPasswords(to: "passwords.csv")
+    /// let gateway = ItemGateway(keystore: keystore, identity: .manager)
+    /// let report = try keystore.exportPasswords(to: "passwords.csv", scope: gateway.callerScope)
     /// ```
     /// - Parameters:
     ///   - path: the CSV file to create.
-    ///   - accessGroups: only items of these groups; every group when `nil` (the `security` tool's view).
+    ///   - scope: the access groups whose items are written, as the gateway hands it out
+    ///     (``ItemGateway/callerScope``: every group for the management identity, the `security` tool's view;
+    ///     else the caller's own groups).
     ///   - overwrite: replace an existing file at `path`.
     /// - Returns: the counts written.
     /// - Throws: `.duplicateItem` when `path` exists and `overwrite` is false; `.interactionNotAllowed`
     ///   when a class is locked (nothing is written); `.io`/`.diskFull` for file errors.
     /// - Important: the write buffer is wiped after each flush, but the file is plain text on disk.
     package func exportPasswords(
-        to path: String, accessGroups: [String]? = nil, overwrite: Bool = false
+        to path: String, scope: GroupScope, overwrite: Bool = false
     ) throws(KeychainFailure) -> ExportReport {
         let file = try FileWriter(path: path, overwrite: overwrite, wipesBuffer: true)
         try CSVWriter.writeRecord(
@@ -63,7 +66,7 @@ extension Keystore {
         var report = try read { (s: borrowing StoreSession) throws(KeychainFailure) -> ExportReport in
             var report = ExportReport(path: path)
             let skipped = try s.forEachItem(of: .internetPassword) { (record: ItemRecord) throws(KeychainFailure) in
-                if let accessGroups, !accessGroups.contains(record.accessGroup) { return }
+                guard scope.covers(record.accessGroup) else { return }
                 // An access-controlled item's secret is never written to a plain-text file without
                 // the user's proof: left out and counted (issue 16).
                 if record.needsAuthentication {

@@ -79,17 +79,16 @@ extension Keystore {
     }
 
     /// How many items removing the password deletes: the WhenPasscodeSetThisDeviceOnly items, which
-    /// exist only while a password is set (Apple deletes them when the passcode is turned off). Reads
-    /// the protection-class column only, so it answers while the keychain is locked.
+    /// exist only while a password is set (Apple deletes them when the passcode is turned off), of every
+    /// row kind (``StoreSession/passcodeOnlyRowCount(_:)``; Secret Service items are WhenUnlocked and
+    /// stay). Reads the protection-class column only, so it answers while the keychain is locked.
     /// - Returns: the number of such items (0 for a keychain without a password).
     /// - Throws: file statuses as for every read.
     package func passcodeSetItemCount() throws(KeychainFailure) -> Int {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in
-            let select = try s.database.prepare("SELECT count(*) FROM items WHERE pdmn = ?")
-            try select.bind([.integer(ProtectionClass.whenPasscodeSetThisDeviceOnly.code)])
-            defer { select.finish() }
-            guard try select.step() else { return 0 }
-            return Int(select.int64(0))
+            var count = 0
+            for kind in RowKind.allCases { count += try s.passcodeOnlyRowCount(kind) }
+            return count
         }
     }
 
@@ -101,6 +100,10 @@ extension Keystore {
     /// - Changing: `current` must be right; the class keys are re-wrapped under the new password.
     /// - Removing (`newPassword` nil): the class keys return to the device slot and every
     ///   WhenPasscodeSetThisDeviceOnly item is deleted, as Apple does when the passcode is removed.
+    ///
+    /// Each row kind says what the change does to its rows (``StoreSession/rekeyRows(_:passwordRemoved:)``):
+    /// no row is re-sealed, since the class keys' bytes stay the same; Secret Service items, whose item
+    /// keys the WhenUnlocked class key wraps, stay readable under the new password or none.
     ///
     /// It is one SQLite transaction: a crash leaves the keychain with the old or the new password.
     /// - Throws: `.authFailed` (-25293) when `current` is wrong or missing (nothing changes);
@@ -175,7 +178,7 @@ extension Keystore {
             }
             try Meta.set(s.database, "kdf", newHash == nil ? nil : Meta.encodeKDF(parameters, salt: salt))
             try Meta.set(s.database, "generation", integer: generation + 1)
-            if newHash == nil { try s.deleteAll(.whenPasscodeSetThisDeviceOnly) }
+            for kind in RowKind.allCases { try s.rekeyRows(kind, passwordRemoved: newHash == nil) }
             CrashPoint.reach("password.rewrapped")
             try s.keys.reload(s.database)
             return classKeys
@@ -437,9 +440,31 @@ extension Keystore {
 
 extension Keystore {
     /// Withdraws every class key this keychain has in the class key store (WhenUnlocked and
-    /// AfterFirstUnlock alike), as a logout or restart would. Used by `delete-keychain` and tests.
+    /// AfterFirstUnlock alike), as a logout or restart would. Used by ``releaseBeforeDeletion()`` and tests.
     package func withdrawAllClassKeys() throws(KeychainFailure) {
         try withdraw(ClassKeyStore.Lifetime.allCases)
+    }
+
+    /// Withdraws what the rows of each kind (``RowKind``) keep outside the keychain file, before the file
+    /// is removed (``KeychainPreferences/deleteKeychain(_:preferencesPath:)``: `security delete-keychain`
+    /// and the Secret Service's `Collection.Delete`). Every row of every kind lives in the file and goes
+    /// with it; what outlives it is the class keys an unlock put in the kernel keyring, which every kind's
+    /// rows are sealed under, and which would otherwise stay until the session ends.
+    /// - Throws: file statuses as for every read.
+    package func releaseBeforeDeletion() throws(KeychainFailure) {
+        var sealedUnderClassKeys = false
+        for kind in RowKind.allCases {
+            switch kind {
+            case .secItem, .secretService:
+                // Item keys wrapped by class keys (Secret Service items: SecretItemSchema.protection's).
+                sealedUnderClassKeys = true
+            case .sync:
+                // Conflict copies and sync secrets are sealed under class keys. Deleting a keychain is not a
+                // sync event (docs/SYNC.md, "Secret Service items (kind 5)"): other devices keep their copies.
+                sealedUnderClassKeys = true
+            }
+        }
+        if sealedUnderClassKeys { try withdrawAllClassKeys() }
     }
 
     /// Removes this keychain's entries of `lifetimes` from the class key store (also while it is

@@ -17,6 +17,14 @@ package struct GroupScope: Sendable, Equatable, CustomStringConvertible {
     /// What this scope covers.
     package let coverage: Coverage
 
+    /// Whether an item of access group `group` is in this scope.
+    package func covers(_ group: String) -> Bool {
+        switch coverage {
+        case .all: true
+        case .groups(let groups): groups.contains(group)
+        }
+    }
+
     package var description: String {
         switch coverage {
         case .all: "every group"

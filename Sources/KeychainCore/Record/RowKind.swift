@@ -4,8 +4,13 @@
 ///
 /// What differs per kind is answered by an exhaustive `switch` here, so a new kind does not compile
 /// until each answer (its table, its integrity accumulator) is given, and every feature written over
-/// `RowKind.allCases` (flushing the accumulators, checking them) covers it.
-enum RowKind: CaseIterable {
+/// `RowKind.allCases` (flushing the accumulators, checking them) covers it. `package`, so that the tools'
+/// own per-kind paths (`security dump-keychain`) switch over it too.
+///
+/// The paths that switch over it: integrity (``Keystore/verifyIntegrity()``), backups, the accumulators,
+/// a password change or removal (``StoreSession/rekeyRows(_:passwordRemoved:)``), keychain deletion
+/// (``Keystore/releaseBeforeDeletion()``) and `dump-keychain`.
+package enum RowKind: CaseIterable, Sendable {
     case secItem
     case secretService
     case sync

@@ -42,8 +42,9 @@ struct ExportPasswords: SecuritySubcommand {
         }
         let report: ExportReport
         do {
-            let store = try context.open(context.target(keychain))
-            report = try store.exportPasswords(to: file, overwrite: overwrite)
+            // The management identity's scope: every access group, as before the scope was the gateway's.
+            let gateway = try context.gateway(context.target(keychain))
+            report = try gateway.keystore.exportPasswords(to: file, scope: gateway.callerScope, overwrite: overwrite)
         } catch {
             throw CommandFailure.transfer(operation, error)
         }

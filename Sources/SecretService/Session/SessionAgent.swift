@@ -23,8 +23,9 @@ internal import KeychainCore
 /// on the bus (containers, some window managers), the agent says so once and waits for it: the
 /// keychains then lock only by their inactivity timeout (`set-keychain-settings -t`).
 ///
-/// Runs on the main thread's GLib main context only; C callbacks reach it through an unretained
-/// pointer that it outlives (``stop()`` removes them). Not `Sendable`.
+/// Runs on the main thread's GLib main context only; the name watch (``BusNameWatch``), the signal
+/// subscriptions and the poll timer (``MainLoopTimer``) reach it through `unowned` captures that it
+/// outlives (``stop()`` and its `deinit` end them). Not `Sendable`.
 final class SessionAgent {
     static let logind = "org.freedesktop.login1"
     static let managerPath = "/org/freedesktop/login1"
@@ -43,8 +44,8 @@ final class SessionAgent {
     /// The delay inhibitor's descriptor, -1 when none is held.
     private(set) var inhibitor: Int32 = -1
     private var subscriptions: [BusSignalSubscription] = []
-    private var nameWatch: guint = 0
-    private var poll: guint = 0
+    private var nameWatch: BusNameWatch?
+    private var poll: MainLoopTimer?
     /// Whether "the user's sessions ended" was acted on (reset when a session opens).
     private var loggedOut = false
 
@@ -61,19 +62,15 @@ final class SessionAgent {
 
     /// Starts watching for logind; the work begins when its name appears.
     func start() {
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        nameWatch = g_bus_watch_name_on_connection(
-            connection, Self.logind, G_BUS_NAME_WATCHER_FLAGS_NONE,
-            { _, _, _, userData in Unmanaged<SessionAgent>.fromOpaque(userData!).takeUnretainedValue().logindAppeared()
-            },
-            { _, _, userData in Unmanaged<SessionAgent>.fromOpaque(userData!).takeUnretainedValue().logindVanished() },
-            me, nil)
+        nameWatch = bus.watchName(
+            Self.logind, appeared: { [unowned self] _ in self.logindAppeared() },
+            vanished: { [unowned self] in self.logindVanished() })
     }
 
     /// Removes every subscription and timer and releases the inhibitor; idempotent.
     func stop() {
-        if nameWatch != 0 { g_bus_unwatch_name(nameWatch) }
-        nameWatch = 0
+        nameWatch?.cancel()
+        nameWatch = nil
         unsubscribe()
         releaseInhibitor()
     }
@@ -87,13 +84,7 @@ final class SessionAgent {
         loggedOut = false
         for path in listSessions() { sessions[path] = sessionState(path) == "closing" }
         takeInhibitor()
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        poll = g_timeout_add(
-            Self.statePollMilliseconds,
-            { userData in
-                Unmanaged<SessionAgent>.fromOpaque(userData!).takeUnretainedValue().pollStates()
-                return cgio_source_continue()  // removed by unsubscribe()
-            }, me)
+        poll = MainLoopTimer(milliseconds: Self.statePollMilliseconds) { [unowned self] in self.pollStates() }
         log(
             "watching logind: \(sessions.count) session(s) of uid \(uid); "
                 + (inhibitor >= 0 ? "holding a sleep delay inhibitor" : "no sleep inhibitor (see above)"))
@@ -259,8 +250,8 @@ final class SessionAgent {
     private func unsubscribe() {
         for subscription in subscriptions { subscription.cancel() }
         subscriptions = []
-        if poll != 0 { g_source_remove(poll) }
-        poll = 0
+        poll?.cancel()
+        poll = nil
     }
 
     /// A synchronous call to logind (5 s at most); `nil` after logging a failure.

@@ -28,7 +28,7 @@ extension KeychainSecretStore {
             Self.logAliasesProblem(aliasesPath, "it cannot be read")
             return
         }
-        var loaded: [String: CollectionID?] = [:]
+        var loaded: [String: AliasOverride] = [:]
         for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 2, let alias = CollectionID(String(fields[0])) else {
@@ -36,9 +36,9 @@ extension KeychainSecretStore {
                 return
             }
             if fields[1] == Self.removedAlias, Self.builtInAliases.contains(alias.rawValue) {
-                loaded[alias.rawValue] = .some(nil)
+                loaded[alias.rawValue] = .removed
             } else if let target = CollectionID(String(fields[1])) {
-                loaded[alias.rawValue] = .some(target)
+                loaded[alias.rawValue] = .collection(target)
             } else {
                 Self.logAliasesProblem(aliasesPath, "line \(index + 1) is not “alias<TAB>collection”")
                 return
@@ -55,9 +55,11 @@ extension KeychainSecretStore {
     /// error and counted as unsaved data (``aliasesUnsaved``), so that the provider does not idle-exit
     /// and lose the aliases it keeps in memory.
     func saveAliases() {
-        let lines = aliasOverrides.compactMap { alias, target -> String? in
-            if let target { return "\(alias)\t\(target.rawValue)\n" }
-            return Self.builtInAliases.contains(alias) ? "\(alias)\t\(Self.removedAlias)\n" : nil
+        let lines = aliasOverrides.compactMap { alias, override -> String? in
+            switch override {
+            case .collection(let target): "\(alias)\t\(target.rawValue)\n"
+            case .removed: Self.builtInAliases.contains(alias) ? "\(alias)\t\(Self.removedAlias)\n" : nil
+            }
         }.sorted().joined()
         do throws(KeychainFailure) {
             try FileSystem.replace(aliasesPath, with: Array(lines.utf8))

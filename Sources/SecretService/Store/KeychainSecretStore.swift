@@ -105,8 +105,8 @@ package final class KeychainSecretStore: SecretStore {
     let memory: MemorySecretStore
     var keychains: [CollectionID: Keychain] = [:]
     var order: [CollectionID] = []
-    /// Aliases clients set (SetAlias); `nil` values remove a built-in alias. Saved in ``aliasesPath``.
-    var aliasOverrides: [String: CollectionID?] = [:]
+    /// Aliases clients set (SetAlias), over the built-in ones; saved in ``aliasesPath``.
+    var aliasOverrides: [String: AliasOverride] = [:]
     /// Whether the last ``saveAliases()`` failed: the aliases in memory are then unsaved data.
     var aliasesUnsaved = false
     /// Files that failed to open, served as locked collections that refuse every use
@@ -179,12 +179,21 @@ package final class KeychainSecretStore: SecretStore {
 
     package func aliasNames() -> [String] {
         var names = Set(["login", "default", "session"].filter { resolveAlias($0) != nil })
-        for (name, target) in aliasOverrides { if target != nil { names.insert(name) } else { names.remove(name) } }
+        for (name, override) in aliasOverrides {
+            switch override {
+            case .collection: names.insert(name)
+            case .removed: names.remove(name)
+            }
+        }
         return names.sorted()
     }
 
     package func resolveAlias(_ alias: String) -> CollectionID? {
-        if let override = aliasOverrides[alias] { return override.flatMap { collection($0) != nil ? $0 : nil } }
+        switch aliasOverrides[alias] {
+        case .collection(let id)?: return collection(id) != nil ? id : nil
+        case .removed?: return nil
+        case nil: break
+        }
         switch alias {
         case "login": return keychainID(path: location("login").databasePath)
         case "default":
@@ -202,7 +211,7 @@ package final class KeychainSecretStore: SecretStore {
             if aliasOverrides.removeValue(forKey: "default") != nil { saveAliases() }
             return
         }
-        aliasOverrides[alias] = .some(collection)
+        aliasOverrides[alias] = collection.map(AliasOverride.collection) ?? .removed
         saveAliases()
     }
 
@@ -295,7 +304,7 @@ package final class KeychainSecretStore: SecretStore {
         keychains[id] = nil
         order.removeAll { $0 == id }
         let before = aliasOverrides.count
-        aliasOverrides = aliasOverrides.filter { $0.value != id }
+        aliasOverrides = aliasOverrides.filter { $0.value != .collection(id) }
         if aliasOverrides.count != before { saveAliases() }
         changeHandler?(.collectionDeleted(id))
     }

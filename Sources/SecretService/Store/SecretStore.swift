@@ -16,43 +16,6 @@ package enum SecretStoreError: Error, Equatable {
     case failed(String)
 }
 
-/// A collection's identifier: the last element of its object path
-/// (`/org/freedesktop/secrets/collection/<id>`), made of `[A-Za-z0-9_]`, as D-Bus path elements are.
-package struct CollectionID: Hashable, Sendable, CustomStringConvertible {
-    package let rawValue: String
-
-    /// Accepts a non-empty D-Bus path element of at most 255 bytes; `nil` otherwise.
-    package init?(_ rawValue: String) {
-        guard !rawValue.isEmpty, rawValue.utf8.count <= 255,
-            rawValue.utf8.allSatisfy({ isPathElementByte($0) })
-        else { return nil }
-        self.rawValue = rawValue
-    }
-
-    package var description: String { rawValue }
-}
-
-/// An item's identifier inside its collection: the last element of its object path. Stable for the
-/// item's whole life (Secret Service API, "Object Paths").
-package struct ItemID: Hashable, Sendable, CustomStringConvertible {
-    package let rawValue: String
-
-    /// Accepts a non-empty D-Bus path element of at most 255 bytes; `nil` otherwise.
-    package init?(_ rawValue: String) {
-        guard !rawValue.isEmpty, rawValue.utf8.count <= 255,
-            rawValue.utf8.allSatisfy({ isPathElementByte($0) })
-        else { return nil }
-        self.rawValue = rawValue
-    }
-
-    package var description: String { rawValue }
-}
-
-/// `[A-Za-z0-9_]`: the bytes of a D-Bus object path element.
-package func isPathElementByte(_ byte: UInt8) -> Bool {
-    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
-}
-
 /// What a collection shows while locked or unlocked: its `org.freedesktop.Secret.Collection` properties.
 package struct CollectionInfo: Equatable, Sendable {
     package var id: CollectionID

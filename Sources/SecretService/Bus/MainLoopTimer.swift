@@ -1,0 +1,46 @@
+internal import CGIO
+
+/// A repeating timer on the GLib main context of the thread that makes it (`g_timeout_source_new` attached
+/// to the thread-default context): `body` runs every `milliseconds` from that context's loop until
+/// ``cancel()`` or until the timer is released.
+///
+/// The body is kept by the source's callback data, released by GLib when the source is destroyed, so it
+/// may capture its owner `unowned` as long as the owner cancels, or releases, the timer before it goes.
+/// The first run is one interval after the timer is made; a body that runs long delays the next run
+/// (GLib's timeouts do not catch up). Used on its own thread only; not `Sendable`.
+final class MainLoopTimer {
+    /// The body GLib holds while the source exists.
+    final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    private var source: UnsafeMutablePointer<GSource>?
+
+    /// Starts the timer.
+    /// - Parameters:
+    ///   - milliseconds: the interval.
+    ///   - body: what runs at each interval.
+    init(milliseconds: UInt32, _ body: @escaping () -> Void) {
+        let source = g_timeout_source_new(milliseconds)
+        let box = Unmanaged.passRetained(Body(body))
+        g_source_set_callback(
+            source,
+            { data in
+                Unmanaged<Body>.fromOpaque(data!).takeUnretainedValue().run()
+                return cgio_source_continue()  // until cancel()
+            }, box.toOpaque(), { data in Unmanaged<Body>.fromOpaque(data!).release() })
+        g_source_attach(source, g_main_context_get_thread_default())
+        self.source = source
+    }
+
+    deinit { cancel() }
+
+    /// Stops the timer: the body does not run after this returns (called on the timer's thread). Idempotent.
+    func cancel() {
+        guard let source else { return }
+        g_source_destroy(source)
+        g_source_unref(source)
+        self.source = nil
+    }
+}
