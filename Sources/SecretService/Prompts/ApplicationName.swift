@@ -10,6 +10,8 @@
     internal import Musl
 #endif
 
+internal import KeychainCore
+
 /// The name a user knows an application by (`Seahorse`), for the access question (tracker issue 24,
 /// as macOS names the app in "<app> wants to use your confidential information…").
 ///
