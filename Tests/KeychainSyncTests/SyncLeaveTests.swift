@@ -41,6 +41,23 @@ struct SyncLeaveTests {
         #expect(try other.secret(service: "leave-svc") == "kept-secret")
     }
 
+    @Test("sync status counts the changes waiting for a newer build (a payload of kind 99)")
+    func waitingStatus() throws {
+        let remote = try TemporaryKeychain()
+        let device = try SyncDevice()
+        _ = try synced(device, remote: remote)
+        let peer = SyncDeviceID(bytes: [UInt8](repeating: 0xAB, count: SyncDeviceID.byteCount))!
+        let change = SyncChange(
+            item: .random(), clock: SyncClock(milliseconds: 1_800_000_000_000, counter: 0, device: peer), base: nil,
+            payload: SecureBytes(copying: [1, 99, 0, 0, 0, 0, 0, 0]))
+        #expect(try device.store.applySyncChanges([change]).waiting == 1)
+        let status = device.security("sync", "status")
+        #expect(status.status == 0, "\(status)")
+        #expect(status.out.contains("\n1 change waiting for a newer build of swift-keychain\n"), "\(status.out)")
+        #expect(device.security("sync", "now").status == 0)
+        #expect(try device.store.waitingSyncChangeCount() == 1)
+    }
+
     @Test("delete-keychain of a keychain that syncs says the other devices keep its items and removes the clone")
     func deleteKeychain() throws {
         let remote = try TemporaryKeychain()
