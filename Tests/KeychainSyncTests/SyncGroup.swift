@@ -16,7 +16,8 @@ final class SyncGroup {
 
     static let passphrase = "recovery words for the test"
 
-    init(_ kind: Kind, devices count: Int = 3) throws {
+    /// - Parameter branch: the bare repository's HEAD branch (git remotes only).
+    init(_ kind: Kind, devices count: Int = 3, branch: String = "main") throws {
         home = try TemporaryKeychain()
         self.kind = kind
         switch kind {
@@ -25,7 +26,7 @@ final class SyncGroup {
             try FileManager.default.createDirectory(atPath: url, withIntermediateDirectories: true)
         case .git:
             url = home.directory + "/remote.git"
-            try Self.git(["init", "-q", "--bare", "-b", "main", url])
+            try Self.git(["init", "-q", "--bare", "-b", branch, url])
         }
         for index in 0..<count {
             let replica = MemoryReplica()
@@ -38,6 +39,10 @@ final class SyncGroup {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = home.directory + "/device\(index)/state"
         environment["HOME"] = home.directory + "/device\(index)"
+        // No git identity of the user's: sync's commits must name the device on their own.
+        for name in ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"] {
+            environment[name] = nil
+        }
         return environment
     }
 

@@ -8,7 +8,8 @@ internal import KeychainToolSupport
 /// Verbs: `init URL [keychain]`, `join [--recovery] [--no-wait] [--timeout SECONDS] URL [keychain]`,
 /// `approve CODE [keychain]`, `remove-device ID [keychain]`, `devices [keychain]`, `now [--if-changed] [keychain]`,
 /// `status [keychain]`, `conflicts [keychain]`, `resolve COPY-ID winner|copy [keychain]`,
-/// `enable [keychain]`, `disable [keychain]`. The recovery passphrase is asked twice without echo on a
+/// `enable [keychain]`, `disable [keychain]`, `leave [keychain]` (this device stops syncing the keychain and
+/// removes its clone; the remote and the other devices keep the items). The recovery passphrase is asked twice without echo on a
 /// terminal, or read as one line of standard input otherwise; never from argv.
 ///
 /// Exit status: 0 done (for `now`: in sync); 1 the command does not apply (not set up, no such code or
@@ -21,7 +22,7 @@ struct SyncCommand: SecuritySubcommand {
         name: "sync",
         synopsis: "init URL | join [--recovery] [--no-wait] URL | approve CODE | remove-device ID | devices"
             + " | now [--if-changed]"
-            + " | status | conflicts | resolve ID winner|copy | enable | disable  [keychain]",
+            + " | status | conflicts | resolve ID winner|copy | enable | disable | leave  [keychain]",
         options: [],
         trailer: [
             "URL: a git remote (ssh, https, file://, a path to a git repository) or a plain folder that another",
@@ -30,6 +31,7 @@ struct SyncCommand: SecuritySubcommand {
             "or read as one line of standard input. Exit 3: remote unreachable (nothing lost); 4: the remote",
             "failed verification (nothing applied from that device). now --if-changed (the systemd path unit's):",
             "only when this device has unsent changes, once none came for 10 s (at most 2 min); else exit 0.",
+            "leave: this device stops syncing the keychain (its items stay here, and on the other devices).",
             "See docs/SYNC.md.",
         ],
         summary: "Sync synchronizable items with the user's other devices.", takesRawOperands: true,
@@ -37,7 +39,7 @@ struct SyncCommand: SecuritySubcommand {
 
     static let verbs = [
         "init", "join", "approve", "remove-device", "devices", "now", "status", "conflicts", "resolve", "enable",
-        "disable",
+        "disable", "leave",
     ]
 
     let verb: String

@@ -56,6 +56,11 @@ struct SyncVerbs {
             }
             try engine.resolve(copy, keep: arguments[1] == "copy" ? .copy : .winner)
             output.line(arguments[1] == "copy" ? "kept the conflict copy \(copy)" : "kept the winner; dropped \(copy)")
+        case "leave":
+            let left = try engine.leave()
+            SyncClone.remove(left.clone)
+            output.line(
+                "this keychain no longer syncs on this device; \(left.remote) and the other devices keep its items")
         case "enable":
             try engine.setEnabled(true)
             output.line("this keychain's Secret Service items sync too")

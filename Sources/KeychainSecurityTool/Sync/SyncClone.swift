@@ -1,0 +1,18 @@
+internal import Foundation
+
+/// This device's private clone of a keychain's git remote (`$XDG_STATE_HOME/keychains/sync/<device id>/`,
+/// ``GitTransport``), removed when the keychain stops syncing here or is deleted.
+enum SyncClone {
+    /// Removes the clone folder at `path`, if there is one; only a folder named like a clone
+    /// (`…/keychains/sync/<32 hexadecimal digits>`) is ever removed.
+    /// - Returns: whether a folder was removed.
+    @discardableResult
+    static func remove(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 3, parts[parts.count - 3] == "keychains", parts[parts.count - 2] == "sync",
+            let last = parts.last, last.count == 32, last.allSatisfy(\.isHexDigit),
+            FileManager.default.fileExists(atPath: path)
+        else { return false }
+        return (try? FileManager.default.removeItem(atPath: path)) != nil
+    }
+}

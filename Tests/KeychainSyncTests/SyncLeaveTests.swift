@@ -1,0 +1,81 @@
+import Foundation
+import KeychainCore
+import KeychainSync
+import KeychainTesting
+import Testing
+
+/// `security sync leave` and `security delete-keychain` of a keychain that syncs (issue 26): this device only; the
+/// clone goes, the remote and the other devices keep the items.
+@Suite("security sync leave, and delete-keychain of a keychain that syncs")
+struct SyncLeaveTests {
+    static let passphrase = "a recovery passphrase for the tests\n"
+
+    /// A bare git remote (in `remote`'s folder) that `device` syncs one item with.
+    func synced(_ device: SyncDevice, remote: TemporaryKeychain) throws -> (url: String, clone: String) {
+        let url = remote.directory + "/remote.git"
+        try SyncGroup.git(["init", "-q", "--bare", "-b", "main", url])
+        try #require(device.security("sync", "init", url, stdin: Self.passphrase).status == 0)
+        try device.add(service: "leave-svc", account: "me", secret: "kept-secret")
+        try #require(device.security("sync", "now").status == 0)
+        let clone = GitTransport.clonePath(device: try device.store.syncDeviceID(), environment: device.environment)
+        try #require(FileManager.default.fileExists(atPath: clone + "/.git"))
+        return (url, clone)
+    }
+
+    @Test("sync leave stops syncing here and removes the clone; the item stays here and in the remote")
+    func leave() throws {
+        let remote = try TemporaryKeychain()
+        let device = try SyncDevice()
+        let (url, clone) = try synced(device, remote: remote)
+        let left = device.security("sync", "leave")
+        #expect(left.status == 0, "\(left)")
+        #expect(
+            left.out == "this keychain no longer syncs on this device; \(url) and the other devices keep its items\n")
+        #expect(!FileManager.default.fileExists(atPath: clone))
+        #expect(try device.secret(service: "leave-svc") == "kept-secret")
+        #expect(device.security("sync", "now").status == 1)
+        #expect(device.security("sync", "leave").status == 1)
+        // The remote still has it: a new device joining with the recovery passphrase gets the item.
+        let other = try SyncDevice()
+        #expect(other.security("sync", "join", "--recovery", url, stdin: Self.passphrase).status == 0)
+        #expect(try other.secret(service: "leave-svc") == "kept-secret")
+    }
+
+    @Test("sync status counts the changes waiting for a newer build (a payload of kind 99)")
+    func waitingStatus() throws {
+        let remote = try TemporaryKeychain()
+        let device = try SyncDevice()
+        _ = try synced(device, remote: remote)
+        let peer = SyncDeviceID(bytes: [UInt8](repeating: 0xAB, count: SyncDeviceID.byteCount))!
+        let change = SyncChange(
+            item: .random(), clock: SyncClock(milliseconds: 1_800_000_000_000, counter: 0, device: peer), base: nil,
+            payload: SecureBytes(copying: [1, 99, 0, 0, 0, 0, 0, 0]))
+        #expect(try device.store.applySyncChanges([change]).waiting == 1)
+        let status = device.security("sync", "status")
+        #expect(status.status == 0, "\(status)")
+        #expect(status.out.contains("\n1 change waiting for a newer build of swift-keychain\n"), "\(status.out)")
+        #expect(device.security("sync", "now").status == 0)
+        #expect(try device.store.waitingSyncChangeCount() == 1)
+    }
+
+    @Test("delete-keychain of a keychain that syncs says the other devices keep its items and removes the clone")
+    func deleteKeychain() throws {
+        let remote = try TemporaryKeychain()
+        let device = try SyncDevice()
+        let (url, clone) = try synced(device, remote: remote)
+        let path = device.keychain.location.databasePath
+        let deleted = device.security("delete-keychain", path)
+        #expect(deleted.status == 0, "\(deleted)")
+        #expect(deleted.out.isEmpty)
+        #expect(deleted.err.contains("synced with \(url): it is deleted on this device only"), "\(deleted.err)")
+        #expect(deleted.err.contains("the other devices keep its items"))
+        #expect(deleted.err.contains("security sync leave first"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(!FileManager.default.fileExists(atPath: clone))
+        // A keychain that does not sync is deleted without a word.
+        let plain = try SyncDevice()
+        let quiet = plain.security("delete-keychain", plain.keychain.location.databasePath)
+        #expect(quiet.status == 0)
+        #expect(quiet.err.isEmpty)
+    }
+}
