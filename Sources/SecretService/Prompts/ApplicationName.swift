@@ -1,3 +1,5 @@
+internal import KeychainCore
+
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials
 #else
@@ -9,8 +11,6 @@
 #elseif canImport(Musl)
     internal import Musl
 #endif
-
-internal import KeychainCore
 
 /// The name a user knows an application by (`Seahorse`), for the access question (tracker issue 24,
 /// as macOS names the app in "<app> wants to use your confidential information…").
