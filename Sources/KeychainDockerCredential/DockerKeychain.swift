@@ -65,7 +65,7 @@ struct DockerKeychain {
     /// - Throws: `credentials not found in native keychain`, a URL message, or the keychain's message.
     func get(_ serverURL: String) throws(CommandFailure) -> SecureBytes {
         let url = try RegistryURL(serverURL)
-        let item = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> ItemRecord in
+        let item = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> StoredItem in
             // The exact key first, then osxkeychain's aliases.
             for exact in [true, false] {
                 if let item = try gateway.credentials(in: scope(url, exact: exact), withSecret: true, limit: 1).first {
@@ -104,7 +104,7 @@ struct DockerKeychain {
     /// The JSON object `list` prints: registry key (``RegistryURL/key``) → username, keys sorted as
     /// Go sorts map keys.
     func list() throws(CommandFailure) -> String {
-        let items = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> [ItemRecord] in
+        let items = try DockerCredentialHelper.keychain { () throws(KeychainFailure) -> [StoredItem] in
             try gateway.search(
                 ItemQuery(
                     itemClass: .internetPassword,

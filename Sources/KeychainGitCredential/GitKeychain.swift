@@ -31,7 +31,7 @@ struct GitKeychain {
     /// - Parameter credential: the request.
     /// - Returns: the items in ``scope(_:exactPath:)``; `[]` when none.
     /// - Throws: `.interactionNotAllowed` when the keychain is locked; `.decode` for a damaged item.
-    func find(_ credential: GitCredential) throws(KeychainFailure) -> [ItemRecord] {
+    func find(_ credential: GitCredential) throws(KeychainFailure) -> [StoredItem] {
         try gateway.credentials(in: scope(credential), withSecret: true)
     }
 
@@ -41,7 +41,7 @@ struct GitKeychain {
     ///   - credential: the request (the user name is printed only when it did not give one).
     ///   - io: where the answer and the notices go.
     ///   - found: the candidates, from ``find(_:)``.
-    func get(_ credential: GitCredential, io: CommandIO, found: [ItemRecord]) {
+    func get(_ credential: GitCredential, io: CommandIO, found: [StoredItem]) {
         for item in found {
             guard let secret = item.secret else { continue }
             var stored = GitSecret(secret, ownFormat: Self.isOwnFormat(item))
@@ -127,7 +127,7 @@ struct GitKeychain {
     // MARK: - Private
 
     /// Whether the item's secret is in this helper's format (password, then metadata lines).
-    private static func isOwnFormat(_ item: ItemRecord) -> Bool {
+    private static func isOwnFormat(_ item: StoredItem) -> Bool {
         guard let label = item.attributes[.label] else { return false }
         return label.matchBytes.starts(with: labelPrefix.utf8)
     }
@@ -142,7 +142,7 @@ struct GitKeychain {
     }
 
     /// `<protocol>://<server>[:<port>][/<path>]` of a stored item, for messages (no user name).
-    private static func describe(_ item: ItemRecord) -> String {
+    private static func describe(_ item: StoredItem) -> String {
         func text(_ name: AttributeName) -> String {
             String(decoding: item.attributes[name]?.matchBytes ?? [], as: UTF8.self)
         }

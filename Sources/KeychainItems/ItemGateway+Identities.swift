@@ -11,16 +11,16 @@ package import KeychainCore
 /// joins the `cert` and `keys` tables on those columns).
 package struct IdentityItem: Sendable {
     /// The certificate item (with its secret, the DER, when it was read).
-    package let certificate: ItemRecord
+    package let certificate: StoredItem
     /// The private key item (with its secret when it was read).
-    package let key: ItemRecord
+    package let key: StoredItem
 
     /// The identity as one record, as SecItemServer.c returns it: the key's attributes with the
     /// certificate's added, the certificate's persistent reference and its data.
-    package var record: ItemRecord {
+    package var record: StoredItem {
         var attributes = key.attributes
         for (name, value) in certificate.attributes where attributes[name] == nil { attributes[name] = value }
-        return ItemRecord(
+        return StoredItem(
             itemClass: .certificate, attributes: attributes, persistentRef: certificate.persistentRef,
             secret: certificate.secret)
     }
@@ -67,7 +67,7 @@ extension ItemGateway {
     /// - Returns: one identity per certificate that has its private key; `[]` for none.
     /// - Throws: the engine's failures (a locked keychain: `.interactionNotAllowed`).
     package func identities(
-        of certificates: [ItemRecord], keyFilters: [String: AttributeValue] = [:], reads: SecretReads?
+        of certificates: [StoredItem], keyFilters: [String: AttributeValue] = [:], reads: SecretReads?
     ) throws(KeychainFailure) -> [IdentityItem] {
         var joined: [IdentityItem] = []
         for certificate in certificates {

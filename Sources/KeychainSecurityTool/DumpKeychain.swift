@@ -73,7 +73,7 @@ extension DumpKeychain {
         var withheld = 0
         for itemClass in [ItemClass.genericPassword, .internetPassword] {
             let query = ItemQuery(itemClass: itemClass, scope: gateway.callerScope, synchronizable: .any)
-            let items: [ItemRecord]
+            let items: [StoredItem]
             do {
                 if showData {
                     items = try gateway.search(

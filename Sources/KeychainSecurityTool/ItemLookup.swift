@@ -41,7 +41,7 @@ struct ItemLookup {
 
     enum Outcome {
         /// The item, the keychain it is in, and that keychain opened (for a delete to use).
-        case found(ItemRecord, SecurityContext.Target, ItemGateway)
+        case found(StoredItem, SecurityContext.Target, ItemGateway)
         case failed(KeychainFailure)
         /// The item was found, but its secret was not released: the user's proof was not given.
         case notReleased(KeychainFailure)
@@ -67,7 +67,7 @@ struct ItemLookup {
             var searched = false
             do {
                 let gateway = try context.gateway(target)
-                let found: [ItemRecord]
+                let found: [StoredItem]
                 if withSecret {
                     var authorizer = AccessAuthorizer(
                         keystore: gateway.keystore, context: nil, ui: .allow,

@@ -38,7 +38,7 @@ enum ItemPrinter {
     ]
 
     /// The attribute block of `item` in keychain `path`, ending with a newline.
-    static func attributes(of item: ItemRecord, keychainPath: String) -> String {
+    static func attributes(of item: StoredItem, keychainPath: String) -> String {
         var text = "keychain: " + AppleFormat.buffer(Array(keychainPath.utf8)) + "\n"
         text += "version: 512\n"
         text += "class: " + AppleFormat.buffer(Array(item.itemClass.rawValue.utf8)) + "\n"
@@ -55,7 +55,7 @@ enum ItemPrinter {
         return text
     }
 
-    private static func isSynchronizable(_ item: ItemRecord) -> Bool {
+    private static func isSynchronizable(_ item: StoredItem) -> Bool {
         switch item.attributes["sync"] {
         case .bool(let flag): return flag
         case .integer(let number): return number != 0

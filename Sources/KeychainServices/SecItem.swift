@@ -79,7 +79,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             synchronizable: .any, persistentRef: ref, limit: 1)
         var identityKeys: [Data: SecKey] = [:]
         let allowed = try SecItemCall.search(query, request, gateway, &authorizer) {
-            (items, reads) throws(KeychainFailure) -> [ItemRecord] in
+            (items, reads) throws(KeychainFailure) -> [StoredItem] in
             guard request.isIdentity else { return items }
             let joined = try SecItemCall.identities(items, request, gateway, reads)
             identityKeys = joined.keys
@@ -156,7 +156,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         // Joins, item lists and the limit narrow what was found before any secret is released, so the
         // user is asked only about what the call returns.
         let items = try SecItemCall.search(search, request, gateway, &authorizer) {
-            (found, reads) throws(KeychainFailure) -> [ItemRecord] in
+            (found, reads) throws(KeychainFailure) -> [StoredItem] in
             var found = found
             if request.isIdentity { (found, identityKeys) = try SecItemCall.identities(found, request, gateway, reads) }
             // The references built to compare with the list are the ones kSecReturnRef returns: built once.

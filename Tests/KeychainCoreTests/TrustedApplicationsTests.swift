@@ -54,7 +54,7 @@ struct TrustedApplicationsTests {
     /// The releasing search SecItemCopyMatching makes for `kSecReturnData` alone (the access entries read
     /// without the other attributes), under `prompter`.
     func read(_ gateway: ItemGateway, _ prompter: any Prompter, ui: AccessAuthorizer.UI = .allow)
-        -> Result<[ItemRecord], KeychainStatus>
+        -> Result<[StoredItem], KeychainStatus>
     {
         Prompters.withOverride(prompter) {
             var authorizer = AccessAuthorizer(keystore: gateway.keystore, context: nil, ui: ui, reason: nil)

@@ -28,7 +28,7 @@ struct UpdateInPlaceTests {
         }
     }
 
-    func stored(_ keystore: Keystore, account: String) throws -> ItemRecord? {
+    func stored(_ keystore: Keystore, account: String) throws -> StoredItem? {
         try keystore.search(query("svc", account), projection: [.attributes, .secret]).first
     }
 

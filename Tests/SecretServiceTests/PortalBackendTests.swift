@@ -39,7 +39,7 @@ struct PortalBackendTests: SecretServiceSuite {
     }
 
     /// The portal items of the login keychain of `home`, read as the `security` tool would (every group).
-    static func portalItems(_ home: KeychainHome) throws(KeychainFailure) -> [ItemRecord] {
+    static func portalItems(_ home: KeychainHome) throws(KeychainFailure) -> [StoredItem] {
         let keystore = try Keystore(location: home.location("login"))
         let query = ItemQuery(
             itemClass: .genericPassword, filters: ["svce": .string(KeychainSecretStore.portalService)], scope: .all,

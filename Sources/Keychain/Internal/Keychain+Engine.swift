@@ -89,8 +89,8 @@ extension Keychain {
     }
 
     /// The item for `key` with its secret and attributes (the protection class among them), or `nil`.
-    func record(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> ItemRecord? {
-        try perform(operation) { (gateway) throws(KeychainFailure) -> ItemRecord? in
+    func record(forKey key: String, _ operation: KeychainError.Operation) throws(KeychainError) -> StoredItem? {
+        try perform(operation) { (gateway) throws(KeychainFailure) -> StoredItem? in
             let query = try query(gateway, key: key, synchronizable: Synchronizable(isSynchronizable), limit: 1)
             var authorizer = Self.authorizer(gateway)
             return try gateway.search(query, projection: [.attributes], release: &authorizer).first

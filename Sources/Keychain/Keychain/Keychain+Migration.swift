@@ -36,7 +36,7 @@ extension Keychain {
         guard destination.itemClass == itemClass else {
             throw KeychainError(.param, operation: .migrate, detail: "a migration cannot change the item class")
         }
-        let records = try perform(.migrate) { (gateway) throws(KeychainFailure) -> [ItemRecord] in
+        let records = try perform(.migrate) { (gateway) throws(KeychainFailure) -> [StoredItem] in
             try ItemGateway.checkSynchronizable(
                 destination.isSynchronizable, protection: destination.itemAccessibility.protectionClass)
             let queries: [ItemQuery]

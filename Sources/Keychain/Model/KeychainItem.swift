@@ -29,7 +29,7 @@ public struct KeychainItem: Sendable, Hashable {
 
     // MARK: - Internal
 
-    init(_ record: ItemRecord) {
+    init(_ record: StoredItem) {
         let attributes = record.attributes
         key = Self.text(attributes[.account]) ?? ""
         service = record.itemClass == .genericPassword ? Self.text(attributes[.service]) ?? "" : nil

@@ -60,7 +60,7 @@ enum BackupMessage {
     /// A decoded message.
     enum Parsed {
         case begin(deviceCheck: [UInt8])
-        case item(ItemRecord)
+        case item(StoredItem)
         case deviceBound(ItemClass, ProtectionClass, box: [UInt8])
         case end(Counts)
         /// A Secret Service item: its metadata (``SecretItem/number`` is 0, it has no number outside a
@@ -135,14 +135,14 @@ enum BackupMessage {
 
     /// A migratable item's message.
     /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
-    static func item(_ record: ItemRecord) throws(KeychainFailure) -> SecureBytes {
+    static func item(_ record: StoredItem) throws(KeychainFailure) -> SecureBytes {
         try body(
             record, prefix: [Kind.item.rawValue, UInt8(ItemRow.code(record.itemClass)), UInt8(record.protection.code)])
     }
 
     /// A ThisDeviceOnly item's message: its body sealed under the device-binding key.
     /// - Throws: `.param` when the attributes cannot be encoded (``ItemCodec/encodeAttributes(_:)``).
-    static func deviceBound(_ record: ItemRecord, bindingKey: SecureBytes) throws(KeychainFailure) -> [UInt8] {
+    static func deviceBound(_ record: StoredItem, bindingKey: SecureBytes) throws(KeychainFailure) -> [UInt8] {
         let prefix = [Kind.deviceBound.rawValue, UInt8(ItemRow.code(record.itemClass)), UInt8(record.protection.code)]
         let box = Sodium.seal(
             try body(record, prefix: []), key: bindingKey, associatedData: deviceBindingContext + prefix)
@@ -150,7 +150,7 @@ enum BackupMessage {
     }
 
     /// `prefix ‖ body` in protected memory.
-    private static func body(_ record: ItemRecord, prefix: [UInt8]) throws(KeychainFailure) -> SecureBytes {
+    private static func body(_ record: StoredItem, prefix: [UInt8]) throws(KeychainFailure) -> SecureBytes {
         let reference = Array(record.persistentRef)
         let attributes = try ItemCodec.encodeAttributes(record.attributes)
         let secretCount = record.secret?.count ?? 0
@@ -222,12 +222,12 @@ enum BackupMessage {
     /// - Returns: `nil` when the box does not open (another installation's backup).
     static func openDeviceBound(
         _ itemClass: ItemClass, _ protection: ProtectionClass, box: [UInt8], bindingKey: SecureBytes
-    ) throws(KeychainFailure) -> ItemRecord? {
+    ) throws(KeychainFailure) -> StoredItem? {
         let prefix = [Kind.deviceBound.rawValue, UInt8(ItemRow.code(itemClass)), UInt8(protection.code)]
         guard let body = Sodium.openSecret(box, key: bindingKey, associatedData: deviceBindingContext + prefix) else {
             return nil
         }
-        return try body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> ItemRecord in
+        return try body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(KeychainFailure) -> StoredItem in
             var reader = ByteReader(bytes)
             return try parseBody(&reader, itemClass, protection)
         }
@@ -288,7 +288,7 @@ enum BackupMessage {
 
     private static func parseBody(
         _ reader: inout ByteReader, _ itemClass: ItemClass, _ protection: ProtectionClass
-    ) throws(KeychainFailure) -> ItemRecord {
+    ) throws(KeychainFailure) -> StoredItem {
         let reference = try reader.readBytes(Int(try reader.read(UInt8.self)))
         let attributeBytes = try reader.readBytes(Int(try reader.read(UInt32.self)))
         guard let attributes = ItemCodec.decodeAttributes(attributeBytes),
@@ -296,7 +296,7 @@ enum BackupMessage {
         else { throw malformed }
         let secret = try reader.readSecret(Int(try reader.read(UInt32.self)))
         try reader.expectEnd()
-        return ItemRecord(itemClass: itemClass, attributes: attributes, persistentRef: Data(reference), secret: secret)
+        return StoredItem(itemClass: itemClass, attributes: attributes, persistentRef: Data(reference), secret: secret)
     }
 }
 

@@ -40,8 +40,8 @@ package enum BackupRecordParser {
     /// One well-formed record of each kind (begin, item, device-bound item, end, Secret Service item,
     /// collection, sync identity), for the seed corpus.
     package static func sampleRecords() -> [[UInt8]] {
-        func record(_ protection: ProtectionClass, secret: String) -> ItemRecord {
-            ItemRecord(
+        func record(_ protection: ProtectionClass, secret: String) -> StoredItem {
+            StoredItem(
                 itemClass: .genericPassword,
                 attributes: .init(named: [
                     .accessGroup: .string("team.a"), .service: .string("api"), .account: .string("me"),

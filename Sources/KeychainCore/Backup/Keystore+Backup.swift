@@ -65,7 +65,7 @@ extension Keystore {
                             return false
                         }
                         return true
-                    }) { (record: ItemRecord) throws(KeychainFailure) in
+                    }) { (record: StoredItem) throws(KeychainFailure) in
                         if record.protection.isMigratable {
                             try writer.write(try BackupMessage.item(record))
                             counts.migratable += 1
@@ -166,7 +166,7 @@ extension Keystore {
             while true {
                 let message = try reader.next()
                 let parsed = try BackupMessage.parse(message.plaintext, version: header.version)
-                var record: ItemRecord?
+                var record: StoredItem?
                 let target = identityTarget
                 identityTarget = nil
                 switch parsed {

@@ -20,7 +20,7 @@ extension StoreSession {
     @discardableResult
     func forEachItem(
         of itemClass: ItemClass? = nil, include: (ItemClass, ProtectionClass) -> Bool = { _, _ in true },
-        _ body: (ItemRecord) throws(KeychainFailure) -> Void
+        _ body: (StoredItem) throws(KeychainFailure) -> Void
     ) throws(KeychainFailure) -> Int {
         var skippedOrphans = 0
         var clauses = ""
@@ -48,7 +48,7 @@ extension StoreSession {
             let attributes = try openAttributes(row, itemKey: key)
             let secret = try openSecret(row, itemKey: key)
             try body(
-                ItemRecord(
+                StoredItem(
                     itemClass: rowClass, attributes: attributes, persistentRef: Data(row.persistentRef), secret: secret)
             )
         }

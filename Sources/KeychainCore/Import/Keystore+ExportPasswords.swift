@@ -65,7 +65,7 @@ extension Keystore {
             [.text("name"), .text("url"), .text("username"), .text("password"), .text("note")], to: file)
         var report = try read { (s: borrowing StoreSession) throws(KeychainFailure) -> ExportReport in
             var report = ExportReport(path: path)
-            let skipped = try s.forEachItem(of: .internetPassword) { (record: ItemRecord) throws(KeychainFailure) in
+            let skipped = try s.forEachItem(of: .internetPassword) { (record: StoredItem) throws(KeychainFailure) in
                 guard scope.covers(record.accessGroup) else { return }
                 // An access-controlled item's secret is never written to a plain-text file without
                 // the user's proof: left out and counted (issue 16).

@@ -121,7 +121,7 @@ package struct AccessConstraints: Sendable, Hashable {
     }
 }
 
-extension ItemRecord {
+extension StoredItem {
     /// The item's access-control constraints, decoded from its sealed `accc` attribute; `nil` for an
     /// item without access control (or whose attributes were not read).
     package var constraints: AccessConstraints? {

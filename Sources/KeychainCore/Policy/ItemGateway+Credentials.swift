@@ -16,7 +16,7 @@ extension ItemGateway {
     ///   - limit: at most this many items; `nil` for all.
     /// - Throws: `.interactionNotAllowed` when locked; `.decode` for a damaged item.
     package func credentials(in scope: CredentialScope, withSecret: Bool, limit: Int? = nil) throws(KeychainFailure)
-        -> [ItemRecord]
+        -> [StoredItem]
     {
         let items = try keystore.credentials(in: scope, groups: helperGroups, withSecret: withSecret, limit: limit)
         guard withSecret else { return items }
@@ -34,7 +34,7 @@ extension ItemGateway {
     ///     ``SecureBytes/constantTimeEquals(_:)``.
     /// - Returns: how many items were deleted.
     /// - Throws: as ``credentials(in:withSecret:limit:)``.
-    package func deleteCredentials(in scope: CredentialScope, where predicate: (ItemRecord) -> Bool)
+    package func deleteCredentials(in scope: CredentialScope, where predicate: (StoredItem) -> Bool)
         throws(KeychainFailure) -> Int
     {
         try keystore.deleteCredentials(in: scope, groups: helperGroups, where: predicate)

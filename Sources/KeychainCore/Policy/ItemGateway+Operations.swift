@@ -94,7 +94,7 @@ extension ItemGateway {
     /// - Parameter projection: what to open; ``ItemProjection/secret`` is ignored here.
     /// - Returns: the items, in insertion order; `[]` for none.
     /// - Throws: as ``StoreSession/search(_:projection:)``.
-    package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+    package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [StoredItem] {
         try keystore.search(query, projection: projection.subtracting(.secret))
     }
 
@@ -115,7 +115,7 @@ extension ItemGateway {
 
         /// The items `query` matches, with their secrets, not yet released.
         /// - Throws: as ``StoreSession/search(_:projection:)``.
-        package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+        package func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [StoredItem] {
             try keystore.search(query, projection: projection.union([.secret, .accessControl]))
         }
     }
@@ -143,10 +143,10 @@ extension ItemGateway {
     package func search(
         _ query: ItemQuery, projection: ItemProjection, release authorizer: inout AccessAuthorizer,
         refusal: ReleaseRefusal = .omitsItem,
-        narrowing: (_ found: [ItemRecord], _ reads: SecretReads) throws(KeychainFailure) -> [ItemRecord] = { found, _ in
+        narrowing: (_ found: [StoredItem], _ reads: SecretReads) throws(KeychainFailure) -> [StoredItem] = { found, _ in
             found
         }
-    ) throws(KeychainFailure) -> [ItemRecord] {
+    ) throws(KeychainFailure) -> [StoredItem] {
         let reads = SecretReads(keystore: keystore)
         let found = try narrowing(try reads.search(query, projection: projection), reads)
         return try Self.release(found, authorizer: &authorizer, refusal: refusal)
@@ -189,7 +189,7 @@ extension ItemGateway {
     /// Finds the first item `query` selects and deletes it, in one write transaction, so the item
     /// deleted is exactly the one found.
     /// - Returns: the deleted item (without its secret), or `nil` when nothing matched.
-    package func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> ItemRecord? {
+    package func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> StoredItem? {
         try keystore.deleteFirst(query, projection: projection.subtracting(.secret))
     }
 
@@ -204,12 +204,12 @@ extension ItemGateway {
     /// - Throws: `.missingEntitlement`; `.duplicateItem` when a moved item would take another's primary
     ///   key; as ``StoreSession/migrate(_:transform:)`` otherwise.
     package func migrate(_ queries: [ItemQuery], changes: [String: AttributeValue], into group: String?)
-        throws(KeychainFailure) -> [ItemRecord]
+        throws(KeychainFailure) -> [StoredItem]
     {
         var changes = changes
         changes[.accessGroup] = .string(try groupForNewItem(named: group))
-        return try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> [ItemRecord] in
-            var moved: [ItemRecord] = []
+        return try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> [StoredItem] in
+            var moved: [StoredItem] = []
             for query in queries {
                 moved += try s.migrate(query) { attributes in
                     for (name, value) in changes { attributes[name] = value }
@@ -239,10 +239,10 @@ extension ItemGateway {
     /// The release rule of ``search(_:projection:release:refusal:narrowing:)``, over items read with
     /// their secrets and access entries: the trusted-application list first (``trustDecision(_:authorizer:refusal:identity:)``;
     /// "Always Allow" answers are stored before this returns), then the access control.
-    static func release(_ found: [ItemRecord], authorizer: inout AccessAuthorizer, refusal: ReleaseRefusal)
-        throws(KeychainFailure) -> [ItemRecord]
+    static func release(_ found: [StoredItem], authorizer: inout AccessAuthorizer, refusal: ReleaseRefusal)
+        throws(KeychainFailure) -> [StoredItem]
     {
-        var released: [ItemRecord] = []
+        var released: [StoredItem] = []
         released.reserveCapacity(found.count)
         var remembered: [(ItemClass, Data, TrustedApplications)] = []
         var identity: String?

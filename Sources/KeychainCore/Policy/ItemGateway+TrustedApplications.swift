@@ -47,7 +47,7 @@ extension ItemGateway {
     ///   ask; `.userCanceled` when the question was dismissed before it was shown. `.decode` (any
     ///   refusal) when the list is malformed.
     static func trustDecision(
-        _ item: ItemRecord, authorizer: AccessAuthorizer, refusal: ReleaseRefusal, identity: String
+        _ item: StoredItem, authorizer: AccessAuthorizer, refusal: ReleaseRefusal, identity: String
     ) throws(KeychainFailure) -> TrustDecision {
         guard item.secret != nil else { return .release }
         var list: TrustedApplications
@@ -97,7 +97,7 @@ extension ItemGateway {
     // MARK: - Private
 
     /// What the question names the item by: its label, else its service or server, else its account.
-    private static func label(of item: ItemRecord, keystore: Keystore) throws(KeychainFailure) -> String {
+    private static func label(of item: StoredItem, keystore: Keystore) throws(KeychainFailure) -> String {
         var attributes = item.attributes
         if attributes[.label] == nil {
             let query = ItemQuery(

@@ -250,7 +250,7 @@ package final class Keystore: Sendable {
     }
 
     /// Finds items; an empty result is `[]`.
-    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [StoredItem] {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.search(query, projection: projection) }
     }
 

@@ -26,9 +26,9 @@ extension StoreSession {
     ///   authentication.
     func credentials(
         in scope: CredentialScope, groups: GroupScope, withSecret: Bool, limit: Int? = nil
-    ) throws(KeychainFailure) -> [ItemRecord] {
-        var found: [ItemRecord] = []
-        var candidates: [ItemRecord]?
+    ) throws(KeychainFailure) -> [StoredItem] {
+        var found: [StoredItem] = []
+        var candidates: [StoredItem]?
         if limit != nil {
             // Fast path through the server index: items stored in canonical form.
             var exact = scope.query(groups: groups)
@@ -65,7 +65,7 @@ extension StoreSession {
     /// - Returns: the number of items deleted.
     /// - Throws: as ``credentials(in:groups:withSecret:limit:)``.
     func deleteCredentials(
-        in scope: CredentialScope, groups: GroupScope, where predicate: (ItemRecord) -> Bool
+        in scope: CredentialScope, groups: GroupScope, where predicate: (StoredItem) -> Bool
     ) throws(KeychainFailure) -> Int {
         var deleted = 0
         for record in try credentials(in: scope, groups: groups, withSecret: true) where predicate(record) {
@@ -122,7 +122,7 @@ extension Keystore {
     /// Runs ``StoreSession/credentials(in:groups:withSecret:limit:)`` in one read transaction.
     func credentials(
         in scope: CredentialScope, groups: GroupScope, withSecret: Bool, limit: Int? = nil
-    ) throws(KeychainFailure) -> [ItemRecord] {
+    ) throws(KeychainFailure) -> [StoredItem] {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in
             try s.credentials(in: scope, groups: groups, withSecret: withSecret, limit: limit)
         }
@@ -131,7 +131,7 @@ extension Keystore {
     /// Runs ``StoreSession/deleteCredentials(in:groups:where:)`` in one write transaction: the
     /// comparison and the delete cannot be separated by another process's write.
     func deleteCredentials(
-        in scope: CredentialScope, groups: GroupScope, where predicate: (ItemRecord) -> Bool
+        in scope: CredentialScope, groups: GroupScope, where predicate: (StoredItem) -> Bool
     ) throws(KeychainFailure) -> Int {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
             try s.deleteCredentials(in: scope, groups: groups, where: predicate)
@@ -157,10 +157,10 @@ extension Keystore {
     ///   - projection: what to open of the item returned.
     /// - Returns: the deleted item, or `nil` when nothing matched.
     /// - Throws: as ``StoreSession/search(_:projection:)`` and ``StoreSession/delete(_:)``.
-    func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> ItemRecord? {
+    func deleteFirst(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> StoredItem? {
         var first = query
         first.limit = 1
-        return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> ItemRecord? in
+        return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> StoredItem? in
             guard let item = try s.search(first, projection: projection).first else { return nil }
             _ = try s.delete(
                 ItemQuery(

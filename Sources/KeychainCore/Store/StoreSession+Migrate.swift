@@ -24,9 +24,9 @@ extension StoreSession {
     ///   unknown protection class.
     func migrate(
         _ query: ItemQuery, transform: (inout [String: AttributeValue]) -> Void
-    ) throws(KeychainFailure) -> [ItemRecord] {
+    ) throws(KeychainFailure) -> [StoredItem] {
         let rows = try candidateRows(query, withSecret: true)
-        var moved: [ItemRecord] = []
+        var moved: [StoredItem] = []
         for row in rows {
             let key = try itemKey(row)
             var attributes = try openAttributes(row, itemKey: key)
@@ -36,7 +36,7 @@ extension StoreSession {
             attributes = Self.normalized(row.itemClass, attributes)
             try rewrite(row, attributes: attributes, secret: secret)
             moved.append(
-                ItemRecord(
+                StoredItem(
                     itemClass: row.itemClass, attributes: attributes, persistentRef: Data(row.persistentRef),
                     secret: nil))
         }

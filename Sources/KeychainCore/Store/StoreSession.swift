@@ -215,13 +215,13 @@ struct StoreSession: ~Copyable {
     ///   candidate fails authentication, or when every match was an orphaned `…ThisDeviceOnly` item
     ///   (which is skipped otherwise; see ``itemKeyUnlessOrphaned(_:associatedData:)``). An empty
     ///   result is returned as `[]`; callers map it.
-    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [ItemRecord] {
+    func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [StoredItem] {
         let needsAttributes = projection.contains(.attributes) || !Self.isCoveredByIndex(query)
         // Only the access control and the trusted-application list: their entries are read from the record
         // without building the other attributes.
         let needsAccessControl = !needsAttributes && projection.contains(.accessControl)
         let rows = try candidateRows(query, withSecret: projection.contains(.secret))
-        var results: [ItemRecord] = []
+        var results: [StoredItem] = []
         var skippedOrphans = false
         for row in rows {
             if let limit = query.limit, results.count >= limit { break }
@@ -251,7 +251,7 @@ struct StoreSession: ~Copyable {
                 secret = try openSecret(row, itemKey: key, associatedData: ad)
             }
             results.append(
-                ItemRecord(
+                StoredItem(
                     itemClass: row.itemClass,
                     attributes: projection.contains(.attributes) || needsAccessControl ? attributes : [:],
                     persistentRef: Data(row.persistentRef), secret: secret))

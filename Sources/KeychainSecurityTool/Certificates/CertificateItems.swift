@@ -50,7 +50,7 @@ enum CertificateItems {
         var joined: [IdentityItem] = []
         let released = Set(
             try gateway.search(query, projection: [.attributes], release: &authorizer) {
-                (certificates, reads) throws(KeychainFailure) -> [ItemRecord] in
+                (certificates, reads) throws(KeychainFailure) -> [StoredItem] in
                 joined = try gateway.identities(of: certificates, reads: readingKeys ? reads : nil)
                 return joined.map(\.record)
             }.map(\.persistentRef))

@@ -121,9 +121,9 @@ struct RevokeItemAccess: SecuritySubcommand {
 enum TrustedItems {
     /// The generic and internet passwords of every access group whose class keys are unlocked (a locked
     /// class's items are left out: their lists cannot be read).
-    static func items(_ store: Keystore) throws(KeychainFailure) -> [ItemRecord] {
+    static func items(_ store: Keystore) throws(KeychainFailure) -> [StoredItem] {
         let gateway = ItemGateway(keystore: store, identity: .manager)
-        var items: [ItemRecord] = []
+        var items: [StoredItem] = []
         for itemClass in [ItemClass.genericPassword, .internetPassword] {
             for protection in ProtectionClass.allCases {
                 let query = ItemQuery(
@@ -137,10 +137,10 @@ enum TrustedItems {
     }
 
     /// The item's label (`labl`), or `nil`.
-    static func label(_ item: ItemRecord) -> String? { item.attributes.string(.label) }
+    static func label(_ item: StoredItem) -> String? { item.attributes.string(.label) }
 
     /// `"label" (generic password, service "svc", account "me")`.
-    static func heading(_ item: ItemRecord) -> String {
+    static func heading(_ item: StoredItem) -> String {
         let kind = item.itemClass == .internetPassword ? "internet password" : "generic password"
         var parts = [kind]
         if item.itemClass == .genericPassword, let service = item.attributes.string(.service) {

@@ -45,7 +45,7 @@ public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible
 
     /// The object returned as `kSecAttrAccessControl` for an item: its protection class and the flags
     /// of its stored constraints (none for an item added without access control).
-    convenience init(item: ItemRecord) {
+    convenience init(item: StoredItem) {
         self.init(
             protection: item.protection,
             flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(item.constraints?.rawValue ?? 0)))

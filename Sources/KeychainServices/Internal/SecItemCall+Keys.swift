@@ -51,9 +51,9 @@ extension SecItemCall {
     ///   build the `SecIdentity` objects; only when a reference or data was asked for).
     /// - Parameter reads: the releasing search's reads, when the certificates were read with their data.
     static func identities(
-        _ certificates: [ItemRecord], _ request: SecItemRequest, _ gateway: ItemGateway,
+        _ certificates: [StoredItem], _ request: SecItemRequest, _ gateway: ItemGateway,
         _ reads: ItemGateway.SecretReads?
-    ) throws(KeychainFailure) -> (records: [ItemRecord], keys: [Data: SecKey]) {
+    ) throws(KeychainFailure) -> (records: [StoredItem], keys: [Data: SecKey]) {
         let withSecret = (request.returnRef || request.returnData) && reads != nil
         let joined = try gateway.identities(
             of: certificates, keyFilters: request.identityKeyFilters, reads: withSecret ? reads : nil)

@@ -68,8 +68,8 @@ enum SecItemCall {
     /// of them without one.
     /// - Returns: the items kept, and the references built to compare them with the list's, by
     ///   persistent reference, for ``references(_:_:_:built:)`` to return instead of building them again.
-    static func inItemList(_ items: [ItemRecord], _ request: SecItemRequest, identityKeys: [Data: SecKey])
-        -> (items: [ItemRecord], references: [Data: AnyObject])
+    static func inItemList(_ items: [StoredItem], _ request: SecItemRequest, identityKeys: [Data: SecKey])
+        -> (items: [StoredItem], references: [Data: AnyObject])
     {
         guard let list = request.itemList else { return (items, [:]) }
         let persistentRefs = Set(list.compactMap { ($0 as? NSData).map { Data(referencing: $0) } })
@@ -85,7 +85,7 @@ enum SecItemCall {
     }
 
     /// The reference of an item: a `SecIdentity` for an identity, else ``SecItemRefs/reference(_:)``.
-    static func reference(_ item: ItemRecord, _ request: SecItemRequest, _ identityKeys: [Data: SecKey]) -> AnyObject? {
+    static func reference(_ item: StoredItem, _ request: SecItemRequest, _ identityKeys: [Data: SecKey]) -> AnyObject? {
         guard request.isIdentity else { return SecItemRefs.reference(item) }
         guard let secret = item.secret, let certificate = SecItemRefs.certificate(secret),
             let key = identityKeys[item.persistentRef]
@@ -107,7 +107,7 @@ enum SecItemCall {
     /// `errSecInteractionNotAllowed`, the status `SecKeyCopyExternalRepresentation` gives for such a
     /// key (SecKey.h: a non-extractable key's bytes cannot leave the keychain). A Secure Enclave (TPM)
     /// key is never extractable, whatever its `extr` attribute was later set to: its data is the TPM blob.
-    static func checkExtractable(_ items: [ItemRecord], _ request: SecItemRequest) throws(KeychainFailure) {
+    static func checkExtractable(_ items: [StoredItem], _ request: SecItemRequest) throws(KeychainFailure) {
         guard request.returnData, request.itemClass == .key else { return }
         for item in items {
             if item.attributes[.tokenID] == .string(EnclaveKey.tokenID) {
@@ -132,14 +132,14 @@ enum SecItemCall {
     /// - Parameter narrowing: given the items found and, when secrets are read, the release's reads.
     static func search(
         _ query: ItemQuery, _ request: SecItemRequest, _ gateway: ItemGateway, _ authorizer: inout AccessAuthorizer,
-        narrowing: ([ItemRecord], ItemGateway.SecretReads?) throws(KeychainFailure) -> [ItemRecord]
-    ) throws(KeychainFailure) -> [ItemRecord] {
+        narrowing: ([StoredItem], ItemGateway.SecretReads?) throws(KeychainFailure) -> [StoredItem]
+    ) throws(KeychainFailure) -> [StoredItem] {
         let projection = Self.projection(request)
         guard projection.contains(.secret) else {
             return try narrowing(try gateway.search(query, projection: projection), nil)
         }
         return try gateway.search(query, projection: projection, release: &authorizer) {
-            (found, reads) throws(KeychainFailure) -> [ItemRecord] in
+            (found, reads) throws(KeychainFailure) -> [StoredItem] in
             try narrowing(found, reads)
         }
     }
@@ -189,7 +189,7 @@ enum SecItemCall {
     /// - Parameter built: references already built for these items (``inItemList(_:_:identityKeys:)``),
     ///   by persistent reference; they are returned as they are, not built again.
     static func references(
-        _ items: [ItemRecord], _ request: SecItemRequest, _ identityKeys: [Data: SecKey], built: [Data: AnyObject] = [:]
+        _ items: [StoredItem], _ request: SecItemRequest, _ identityKeys: [Data: SecKey], built: [Data: AnyObject] = [:]
     ) throws(KeychainFailure) -> [AnyObject]? {
         guard request.returnRef && SecItemRefs.hasReferences(request.itemClass) else { return nil }
         var references: [AnyObject] = []
@@ -204,7 +204,7 @@ enum SecItemCall {
         return references
     }
 
-    static func shape(_ items: [ItemRecord], _ request: SecItemRequest, references: [AnyObject]? = nil) -> AnyObject {
+    static func shape(_ items: [StoredItem], _ request: SecItemRequest, references: [AnyObject]? = nil) -> AnyObject {
         let returnRef = references != nil
         let returned = [request.returnData, request.returnPersistentRef, returnRef].filter { $0 }.count
         let single = !request.returnAttributes && returned == 1
@@ -261,7 +261,7 @@ enum SecItemCall {
 
     /// The `NSData` of an item's secret (empty when it has none), made once from the opened buffer: a
     /// `Data` first and then its `NSData` copied the bytes twice and allocated twice (issue 29).
-    static func dataObject(_ item: ItemRecord) -> NSData {
+    static func dataObject(_ item: StoredItem) -> NSData {
         guard let secret = item.secret, secret.count > 0 else { return NSData() }
         return secret.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
     }

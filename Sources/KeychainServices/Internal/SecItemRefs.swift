@@ -32,7 +32,7 @@ enum SecItemRefs {
     }
 
     /// The object `kSecReturnRef` returns for an item read with its attributes and secret.
-    static func reference(_ item: ItemRecord) -> AnyObject? {
+    static func reference(_ item: StoredItem) -> AnyObject? {
         guard let secret = item.secret else { return nil }
         switch item.itemClass {
         case .genericPassword, .internetPassword: return nil

@@ -37,7 +37,7 @@ extension KeychainSecretStore: PortalSecretVault {
         var authorizer = AccessAuthorizer(keystore: keychain.keystore, context: nil, ui: .fail, reason: nil)
         // Two tries: another provider may add the same app's secret between the search and the add.
         for _ in 0..<2 {
-            let found: [ItemRecord]
+            let found: [StoredItem]
             do {
                 found = try gateway.search(query, projection: [.attributes], release: &authorizer)
             } catch  where error.status == .itemNotFound {

@@ -5,7 +5,7 @@
 #endif
 
 /// One keychain item as the engine hands it out.
-package struct ItemRecord: Sendable {
+package struct StoredItem: Sendable {
     package var itemClass: ItemClass
     /// Every stored attribute by raw name, including `agrp`, `sync`, `pdmn`, `cdat` and `mdat`,
     /// and every primary-key attribute (filled with its default when it was not given).
