@@ -109,6 +109,8 @@ struct EndToEndTests {
                     stderr:
                         "security: restore-keychain login.swkcbackup: The user name or passphrase you entered is not correct.\n"
                 ))
+        // The passphrase is checked before the login keychain would be created on first use.
+        #expect(!FileManager.default.fileExists(atPath: new.location.databasePath))
         #expect(
             try Self.run(
                 security, ["restore-keychain"], stdin: "pass phrase\n", environment: new.environment,

@@ -102,8 +102,17 @@ package struct BackupHeader: Sendable, Equatable {
     }
 }
 
+/// A backup file whose passphrase was checked (``Keystore/unlockBackup(at:passphrase:)``): its header
+/// and the keys derived from the passphrase, for ``Keystore/restore(_:policy:)``.
+package struct UnlockedBackup: Sendable {
+    let path: String
+    let header: BackupHeader
+    let headerBytes: [UInt8]
+    let keys: BackupKeys
+}
+
 /// The keys of one backup, derived from the passphrase and the header's salt.
-struct BackupKeys {
+struct BackupKeys: Sendable {
     /// Key of the secretstream.
     let streamKey: SecureBytes
     /// The header's key check value (stored in the clear; it reveals nothing the first message does not).

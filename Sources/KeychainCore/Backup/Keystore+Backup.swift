@@ -140,11 +140,36 @@ extension Keystore {
     package func restore(
         from path: String, passphrase: SecureBytes, policy: ConflictPolicy = .skip
     ) throws(KeychainFailure) -> RestoreReport {
+        try restore(Self.unlockBackup(at: path, passphrase: passphrase), policy: policy)
+    }
+
+    /// Reads a backup's header and checks its passphrase, before any keychain is opened: so that
+    /// `security restore-keychain` with a wrong passphrase does not first create the login keychain.
+    /// Runs Argon2id once; ``restore(_:policy:)`` then uses the derived keys.
+    /// - Parameters:
+    ///   - path: the backup file.
+    ///   - passphrase: the passphrase the backup was made with.
+    /// - Returns: the backup, ready for ``restore(_:policy:)``.
+    /// - Throws: `.authFailed` (-25293) for a wrong passphrase; `.decode` (-26275) for a header that is
+    ///   not a backup's; `.wrongSecVersion` for a newer format; `.allocate` when Argon2id cannot get its
+    ///   memory; `.io` when the file cannot be read.
+    package static func unlockBackup(at path: String, passphrase: SecureBytes) throws(KeychainFailure)
+        -> UnlockedBackup
+    {
         let (header, headerBytes) = try BackupStream.readHeader(path: path)
         let keys = try BackupKeys.derive(passphrase: passphrase, salt: header.salt, parameters: header.parameters)
         guard SecureBytes(copying: keys.keyCheck).constantTimeEquals(header.keyCheck) else {
             throw KeychainFailure(.authFailed, "the backup passphrase is not correct")
         }
+        return UnlockedBackup(path: path, header: header, headerBytes: headerBytes, keys: keys)
+    }
+
+    /// Restores a backup whose passphrase ``unlockBackup(at:passphrase:)`` checked; otherwise as
+    /// ``restore(from:passphrase:policy:)``, with the same errors but for the passphrase's.
+    package func restore(_ backup: UnlockedBackup, policy: ConflictPolicy = .skip) throws(KeychainFailure)
+        -> RestoreReport
+    {
+        let (path, header, headerBytes, keys) = (backup.path, backup.header, backup.headerBytes, backup.keys)
         return try write { (s: borrowing StoreSession) throws(KeychainFailure) -> RestoreReport in
             // Built inside the transaction so that a retried transaction starts from the first record.
             let reader = try BackupStream.Reader(path: path, expectedHeader: headerBytes, keys: keys)

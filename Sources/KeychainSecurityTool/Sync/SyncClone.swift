@@ -1,4 +1,8 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+    internal import FoundationEssentials
+#else
+    internal import Foundation
+#endif
 
 /// This device's private clone of a keychain's git remote (`$XDG_STATE_HOME/keychains/sync/<device id>/`,
 /// ``GitTransport``), removed when the keychain stops syncing here or is deleted.

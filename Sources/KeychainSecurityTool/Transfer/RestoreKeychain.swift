@@ -53,14 +53,20 @@ struct RestoreKeychain: SecuritySubcommand {
                 "security: \(operation): \(KeychainStatus.io.message) The file does not exist.",
                 status: SecurityContext.exitStatus(.io))
         }
-        let store: Keystore
-        do { store = try context.open(target) } catch { throw CommandFailure.transfer(operation, error) }
         guard let passphrase = PasswordInput(context).read(given: nil, prompt: "passphrase for \(path): ") else {
             throw CommandFailure.keychain(operation, .userCanceled)
         }
+        // The passphrase is checked before the keychain is opened, which creates the login keychain on
+        // first use: a wrong passphrase leaves no new keychain behind.
+        let backup: UnlockedBackup
+        do { backup = try Keystore.unlockBackup(at: path, passphrase: passphrase) } catch {
+            throw CommandFailure.transfer(operation, error)
+        }
+        let store: Keystore
+        do { store = try context.open(target) } catch { throw CommandFailure.transfer(operation, error) }
         let report: RestoreReport
         do {
-            report = try store.restore(from: path, passphrase: passphrase, policy: policy)
+            report = try store.restore(backup, policy: policy)
         } catch {
             throw CommandFailure.transfer(operation, error)
         }
