@@ -30,7 +30,9 @@ struct PromptMessageTests {
         }
     }
 
-    @Test("Regression: after a wrong password pinentry shows 'Wrong password, 2 tries left', then '1 try left'")
+    @Test(
+        "Regression: after a wrong password pinentry shows the unlock throttle's count: '2 tries left before each try waits', then '1 try left'"
+    )
     func triesLeft() throws {
         let home = try KeychainHome()
         defer { home.remove() }
@@ -40,7 +42,42 @@ struct PromptMessageTests {
             try KeychainSecretStore.askPassword(keystore, for: .unlock, label: "login")
         }
         #expect(!unlocked)
-        #expect(recorder.errors == ["", "Wrong password, 2 tries left.", "Wrong password, 1 try left."])
+        #expect(
+            recorder.errors == [
+                "", "Wrong password: 2 tries left before each try waits (the unlock throttle).",
+                "Wrong password: 1 try left before each try waits (the unlock throttle).",
+            ])
+        #expect(try keystore.lockState() == .locked)
+    }
+
+    @Test(
+        "Regression: the tries left count the unlock throttle's failures in a row across dialogs, not the dialog's own 3 tries"
+    )
+    func triesLeftAcrossDialogs() throws {
+        let home = try KeychainHome()
+        defer { home.remove() }
+        let keystore = try home.createKeychain("login", password: "pw")
+        // One wrong password, then the user cancels: the throttle counts 1 failure.
+        let first = Recorder(["wrong"])
+        let firstUnlocked = try Prompters.withOverride(first) {
+            try KeychainSecretStore.askPassword(keystore, for: .unlock, label: "login")
+        }
+        #expect(!firstUnlocked)
+        #expect(first.errors == ["", "Wrong password: 2 tries left before each try waits (the unlock throttle)."])
+        #expect(try keystore.unlockWait() == (failures: 1, seconds: 0))
+        // A new dialog: its first wrong password is the 2nd in a row (1 free try left), its second the 3rd,
+        // after which each try waits (UnlockThrottle.delay(afterFailures: 3) == 1 s).
+        let second = Recorder(["wrong", "wrong", "wrong"])
+        let secondUnlocked = try Prompters.withOverride(second) {
+            try KeychainSecretStore.askPassword(keystore, for: .unlock, label: "login")
+        }
+        #expect(!secondUnlocked)
+        #expect(
+            second.errors == [
+                "", "Wrong password: 1 try left before each try waits (the unlock throttle).",
+                "Wrong password: the next try waits 1 s (the unlock throttle).",
+            ])
+        #expect(try keystore.unlockWait() == (failures: 4, seconds: 2))
         #expect(try keystore.lockState() == .locked)
     }
 

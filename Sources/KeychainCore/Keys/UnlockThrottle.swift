@@ -38,12 +38,27 @@ package struct UnlockThrottle {
     /// passwords in a row: the next try waits 1 s (the unlock throttle)" (tracker issue 24).
     /// - Parameter failures: consecutive failures so far, this one included (``Keystore/unlockWait()``).
     package static func afterWrongPassword(failures: Int) -> String {
+        let outlook = nextTry(failures: failures)
+        if freeFailures - failures > 0 { return outlook + " (the unlock throttle)" }
+        return "\(failures) wrong passwords in a row: \(outlook) (the unlock throttle)"
+    }
+
+    /// The Secret Service provider's pinentry error line after a wrong password, from the same count as
+    /// ``afterWrongPassword(failures:)``: "Wrong password: 2 tries left before each try waits (the unlock
+    /// throttle)." while tries are free, then "Wrong password: the next try waits 1 s (the unlock
+    /// throttle)." (tracker issue 24).
+    /// - Parameter failures: consecutive failures so far, this one included (``Keystore/unlockWait()``).
+    package static func wrongPasswordPromptLine(failures: Int) -> String {
+        "Wrong password: \(nextTry(failures: failures)) (the unlock throttle)."
+    }
+
+    /// What the next try costs after `failures` consecutive failures, the wording both messages share:
+    /// "2 tries left before each try waits", "1 try left before each try waits", then "the next try
+    /// waits 1 s" (``delay(afterFailures:)``).
+    private static func nextTry(failures: Int) -> String {
         let left = freeFailures - failures
-        if left > 0 {
-            return "\(left) \(left == 1 ? "try" : "tries") left before each try waits (the unlock throttle)"
-        }
-        return "\(failures) wrong passwords in a row: the next try waits \(delay(afterFailures: failures)) s "
-            + "(the unlock throttle)"
+        if left > 0 { return "\(left) \(left == 1 ? "try" : "tries") left before each try waits" }
+        return "the next try waits \(delay(afterFailures: failures)) s"
     }
 
     /// Consecutive failures so far and the wall-clock second of the last one.

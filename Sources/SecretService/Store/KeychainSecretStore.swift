@@ -376,11 +376,6 @@ package final class KeychainSecretStore: SecretStore {
         try? askPassword(keystore, for: .delete, label: label)
     }
 
-    /// pinentry's error line after a wrong password: "Wrong password, 2 tries left." (tracker issue 24).
-    static func wrongPasswordMessage(triesLeft: Int) -> String {
-        "Wrong password, \(triesLeft) \(triesLeft == 1 ? "try" : "tries") left."
-    }
-
     /// What a keychain password is asked for.
     enum PasswordPurpose {
         /// Unlocking: an unlock by another process (`security unlock-keychain`) before or between the
@@ -418,19 +413,21 @@ package final class KeychainSecretStore: SecretStore {
     {
         let unlockedElsewhereCounts = purpose == .unlock
         var retryMessage: String?
-        for attempt in 0..<3 {
+        for _ in 0..<3 {
             if unlockedElsewhereCounts, !isLocked(keystore) { return true }
             let password: SecureBytes
             let wait = try keystore.unlockWait()
-            let throttle = UnlockThrottle.notice(failures: wait.failures, seconds: wait.seconds).map { $0 + "." }
-            let errorLine = [retryMessage, throttle].compactMap { $0 }.joined(separator: " ")
+            // After a wrong password its line already says what the throttle does to this try.
+            let errorLine =
+                retryMessage
+                ?? UnlockThrottle.notice(failures: wait.failures, seconds: wait.seconds).map { $0 + "." }
             let loginPrompt = KeptLoginPassword.unlockPrompt(
                 forKeychainAt: keystore.location.databasePath,
                 keyring: KeptLoginPassword.keyringName(environment: ProcessInfo.processInfo.environment))
             do {
                 password = try Prompters.current().requestPassword(
                     purpose.prompt(
-                        label: label, retry: errorLine.isEmpty ? nil : errorLine, loginPrompt: loginPrompt))
+                        label: label, retry: errorLine, loginPrompt: loginPrompt))
             } catch  where error.status == .userCanceled {
                 return unlockedElsewhereCounts && !isLocked(keystore)
             }
@@ -446,7 +443,10 @@ package final class KeychainSecretStore: SecretStore {
                 if purpose == .unlock { offerLoginRepair(keystore, oldPassword: password) }
                 return true
             } catch  where error.status == .authFailed {
-                retryMessage = Self.wrongPasswordMessage(triesLeft: 2 - attempt)
+                // The unlock throttle's count (shared with `security unlock-keychain`), not this dialog's
+                // own 3 tries: earlier dialogs and other processes' failures count too.
+                let failures = (try? keystore.unlockWait().failures) ?? wait.failures + 1
+                retryMessage = UnlockThrottle.wrongPasswordPromptLine(failures: failures)
             }
         }
         return unlockedElsewhereCounts && !isLocked(keystore)
