@@ -1,19 +1,28 @@
 import Foundation
 import Testing
 
-/// A git remote over http for one test: `git http-backend` behind a small CGI server (python3's http.server,
-/// which scripts/setup brings with python3-gi) on a loopback port, asking for HTTP Basic credentials, so
-/// `security sync` reaches it only through the user's credential helper. Stopped (and waited for) by
-/// ``stop()`` or when the value goes away.
+/// A git remote over http or https for one test: `git http-backend` behind a small CGI server (python3's
+/// http.server, which scripts/setup brings with python3-gi) on a loopback port, asking for HTTP Basic
+/// credentials, so `security sync` reaches it only through the user's credential helper. Over https the server
+/// presents a self-signed certificate for 127.0.0.1 made with openssl in `root` (``certificate``; git trusts it
+/// through `GIT_SSL_CAINFO`). Stopped (and waited for) by ``stop()`` or when the value goes away.
 final class GitHTTPServer {
-    /// `http://127.0.0.1:<port>` ; repositories are under it by their folder names in `root`.
+    /// The URL schemes the server speaks.
+    enum Scheme: String, CaseIterable, CustomTestStringConvertible {
+        case http, https
+        var testDescription: String { rawValue }
+    }
+
+    /// `http(s)://127.0.0.1:<port>` ; repositories are under it by their folder names in `root`.
     let base: String
     /// One line per request: `<status> <method> <path>`.
     let log: String
+    /// Over https, the path of the server's self-signed certificate (PEM), for `GIT_SSL_CAINFO`; nil over http.
+    let certificate: String?
     private let process: Process
 
     static let script = """
-        import base64, http.server, os, subprocess, sys
+        import base64, http.server, os, ssl, subprocess, sys
         root, user, password, log = sys.argv[1:5]
         expected = "Basic " + base64.b64encode((user + ":" + password).encode()).decode()
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -60,19 +69,33 @@ final class GitHTTPServer {
                 self.end_headers()
                 self.wfile.write(rest)
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if len(sys.argv) > 6:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[5], sys.argv[6])
+            server.socket = context.wrap_socket(server.socket, server_side=True)
         print(server.server_address[1], flush=True)
         server.serve_forever()
         """
 
-    /// Serves the repositories in `root`, accepting only `user` with `password`.
-    init(root: String, user: String, password: String) throws {
+    /// Serves the repositories in `root` over `scheme`, accepting only `user` with `password`.
+    init(root: String, user: String, password: String, scheme: Scheme = .http) throws {
         let scriptPath = root + "/git-http-server.py"
         try Self.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
         log = root + "/http.log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
+        var tls: [String] = []
+        if scheme == .https {
+            let certificate = root + "/tls-certificate.pem"
+            let key = root + "/tls-key.pem"
+            try Self.makeCertificate(certificate, key: key)
+            self.certificate = certificate
+            tls = [certificate, key]
+        } else {
+            certificate = nil
+        }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [scriptPath, root, user, password, log]
+        process.arguments = [scriptPath, root, user, password, log] + tls
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -84,12 +107,27 @@ final class GitHTTPServer {
             line.append(chunk)
         }
         let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        base = "http://127.0.0.1:\(port ?? 0)"
+        base = "\(scheme.rawValue)://127.0.0.1:\(port ?? 0)"
         if port == nil { stop() }
         try #require(port != nil, "the git http server did not start")
     }
 
     deinit { stop() }
+
+    /// A self-signed P-256 certificate for 127.0.0.1, valid one day, and its key, made by openssl.
+    private static func makeCertificate(_ certificate: String, key: String) throws {
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1", "-keyout", key, "-out", certificate,
+        ]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl could not make the test certificate")
+    }
 
     /// Stops the server (SIGKILL: the test runner's blocked-signal mask leaves SIGTERM pending in children).
     func stop() {

@@ -11,7 +11,8 @@ import Testing
 final class SyncDevice {
     let keychain: TemporaryKeychain
     let store: Keystore
-    let environment: [String: String]
+    /// The environment `security` runs in (and passes on to the git that sync starts).
+    var environment: [String: String]
 
     init() throws {
         keychain = try TemporaryKeychain(opening: true)

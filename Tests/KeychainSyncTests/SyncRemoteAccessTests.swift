@@ -4,8 +4,8 @@ import KeychainTesting
 import Testing
 
 /// Joining by approval as users run it (`security sync join` waits, bounded by `--timeout`), and a git remote
-/// over http that only the user's credential helper can open (tracker issue 26, "Tests").
-@Suite("security sync join waits for approval; a git remote over http through the user's credential helper")
+/// over http or https that only the user's credential helper can open (tracker issue 26, "Tests").
+@Suite("security sync join waits for approval; a git remote over http(s) through the user's credential helper")
 struct SyncRemoteAccessTests {
     static let passphrase = SyncKeychainTests.passphrase
 
@@ -76,14 +76,25 @@ struct SyncRemoteAccessTests {
         #expect(joiner.security("sync", "status").out.contains("trusted devices: 2"))
     }
 
-    @Test("An http remote asking for credentials is reached through the user's git credential helper")
-    func httpCredentialHelper() throws {
+    @Test(
+        "An http(s) remote asking for credentials is reached through the user's git credential helper",
+        arguments: GitHTTPServer.Scheme.allCases)
+    func httpCredentialHelper(scheme: GitHTTPServer.Scheme) throws {
         let home = try TemporaryKeychain()
         try SyncGroup.git(["init", "-q", "--bare", "-b", "main", home.directory + "/remote.git"])
-        let server = try GitHTTPServer(root: home.directory, user: "sync-user", password: "http-password-7f3a")
+        let server = try GitHTTPServer(
+            root: home.directory, user: "sync-user", password: "http-password-7f3a", scheme: scheme)
         defer { server.stop() }
         let url = server.base + "/remote.git"
-        let devices = try (0..<2).map { _ in try SyncDevice() }
+        #expect(url.hasPrefix("\(scheme.rawValue)://127.0.0.1:"))
+        // Over https git trusts the server's self-signed certificate as a user would set it up: GIT_SSL_CAINFO
+        // in the environment, which sync passes on to the git it runs.
+        let trust = server.certificate.map { ["GIT_SSL_CAINFO": $0] } ?? [:]
+        let devices = try (0..<2).map { _ in
+            let device = try SyncDevice()
+            device.environment.merge(trust) { $1 }
+            return device
+        }
         // Each device's user has a credential helper in their global git config, as `git config --global
         // credential.helper …` writes it; it logs each action git asks of it.
         for device in devices {
@@ -99,6 +110,7 @@ struct SyncRemoteAccessTests {
                 toFile: device.keychain.directory + "/.gitconfig", atomically: true, encoding: .utf8)
         }
         let stranger = try SyncDevice()
+        stranger.environment.merge(trust) { $1 }
         let refused = stranger.security("sync", "join", "--recovery", url, stdin: Self.passphrase)
         #expect(refused.status == 3, "\(refused)")
         #expect(refused.err.hasPrefix("security: sync join: cannot fetch from \(url): "), "\(refused)")
@@ -126,6 +138,16 @@ struct SyncRemoteAccessTests {
             let config = device.keychain.directory + "/state/keychains/sync/\(id)/.git/config"
             let text = try String(contentsOfFile: config, encoding: .utf8)
             #expect(!text.contains("http-password-7f3a"))
+        }
+        // Nor in any file sync, git or the server wrote: only the helper itself holds it.
+        let password = Data("http-password-7f3a".utf8)
+        for folder in [home.directory] + (devices + [stranger]).map(\.keychain.directory) {
+            let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+            #expect(files.count > 2, "\(folder)")
+            for file in files where !file.hasPrefix("credential-helper") {
+                let contents = FileManager.default.contents(atPath: folder + "/" + file) ?? Data()
+                #expect(contents.range(of: password) == nil, "the password is in \(folder)/\(file)")
+            }
         }
     }
 }
