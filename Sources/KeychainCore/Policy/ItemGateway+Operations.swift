@@ -138,7 +138,7 @@ extension ItemGateway {
     /// - Returns: the items `narrowing` kept, minus (or without the secrets of) those not released.
     /// - Throws: as ``StoreSession/search(_:projection:)``; under ``ReleaseRefusal/omitsItem`` as
     ///   ``AccessAuthorizer/authorize(_:)``: `.interactionNotAllowed`, `.authFailed`, `.userCanceled`,
-    ///   and as ``trustDecision(_:authorizer:refusal:identity:)`` for an item whose trusted-application
+    ///   and as ``trustDecision(_:list:authorizer:refusal:identity:)`` for an item whose trusted-application
     ///   list does not name this process (`.authFailed` for Deny, `.interactionNotAllowed` with no prompter).
     package func search(
         _ query: ItemQuery, projection: ItemProjection, release authorizer: inout AccessAuthorizer,
@@ -237,7 +237,7 @@ extension ItemGateway {
     // MARK: - Internal
 
     /// The release rule of ``search(_:projection:release:refusal:narrowing:)``, over items read with
-    /// their secrets and access entries: the trusted-application list first (``trustDecision(_:authorizer:refusal:identity:)``;
+    /// their secrets and access entries: the trusted-application list first (``trustDecision(_:list:authorizer:refusal:identity:)``;
     /// "Always Allow" answers are stored before this returns), then the access control.
     static func release(_ found: [StoredItem], authorizer: inout AccessAuthorizer, refusal: ReleaseRefusal)
         throws(KeychainFailure) -> [StoredItem]
@@ -248,10 +248,14 @@ extension ItemGateway {
         var identity: String?
         for var item in found {
             // The trusted-application list (security add-*-password -T), before the access control.
-            if case .present = TrustedApplications.of(item.attributes), item.secret != nil {
+            switch TrustedApplications.of(item.attributes) {
+            case .absent: break
+            case .malformed: throw KeychainFailure(.decode, "an item's trusted-application list is malformed")
+            case .present where item.secret == nil: break
+            case .present(let list):
                 let me = identity ?? CallerIdentity.current.string
                 identity = me
-                switch try trustDecision(item, authorizer: authorizer, refusal: refusal, identity: me) {
+                switch try trustDecision(item, list: list, authorizer: authorizer, refusal: refusal, identity: me) {
                 case .release: break
                 case .remember(let list): remembered.append((item.itemClass, item.persistentRef, list))
                 case .refuse:
@@ -261,8 +265,6 @@ extension ItemGateway {
                     }
                     continue
                 }
-            } else if case .malformed = TrustedApplications.of(item.attributes) {
-                throw KeychainFailure(.decode, "an item's trusted-application list is malformed")
             }
             let isEnclaveKey = item.attributes[.tokenID] == .string("com.apple.setoken")
             guard !isEnclaveKey, let constraints = item.constraints, constraints.requiresAuthentication else {

@@ -24,7 +24,7 @@ extension ItemGateway {
 
     /// What the check decided for one item.
     enum TrustDecision {
-        /// The secret may be released (no list, on the list, or allowed once).
+        /// The secret may be released (the list names this process, or the user allowed it once).
         case release
         /// Released, and the identity is to be added to the list ("Always Allow").
         case remember(TrustedApplications)
@@ -37,6 +37,7 @@ extension ItemGateway {
     /// name it.
     /// - Parameters:
     ///   - item: an item read with its secret and its access entries.
+    ///   - list: the item's trusted-application list, as ``TrustedApplications/of(_:)`` read it.
     ///   - authorizer: the call's authorizer (its UI setting, context and keystore).
     ///   - refusal: what a refusal does; under ``ReleaseRefusal/omitsItem`` a refusal throws, except a
     ///     skip (`kSecUseAuthenticationUISkip`), which leaves the item out.
@@ -44,19 +45,13 @@ extension ItemGateway {
     /// - Returns: the decision.
     /// - Throws: under ``ReleaseRefusal/omitsItem``: `.authFailed` (-25293) when the user answers Deny;
     ///   `.interactionNotAllowed` (-25308) when the call or its context forbids asking or no prompter can
-    ///   ask; `.userCanceled` when the question was dismissed before it was shown. `.decode` (any
-    ///   refusal) when the list is malformed.
+    ///   ask; `.userCanceled` when the question was dismissed before it was shown.
     static func trustDecision(
-        _ item: StoredItem, authorizer: AccessAuthorizer, refusal: ReleaseRefusal, identity: String
+        _ item: StoredItem, list: TrustedApplications, authorizer: AccessAuthorizer, refusal: ReleaseRefusal,
+        identity: String
     ) throws(KeychainFailure) -> TrustDecision {
-        guard item.secret != nil else { return .release }
-        var list: TrustedApplications
-        switch TrustedApplications.of(item.attributes) {
-        case .absent: return .release
-        case .malformed: throw KeychainFailure(.decode, "an item's trusted-application list is malformed")
-        case .present(let stored): list = stored
-        }
         if list.trusts(identity) { return .release }
+        var list = list
         if authorizer.ui == .skip { return .refuse }
         do throws(KeychainFailure) {
             if authorizer.ui == .fail || authorizer.context?.interactionNotAllowed == true {
