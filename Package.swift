@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Non-variadic wrappers of the kernel keyring syscalls (lock state shared by the user's processes).
         .systemLibrary(name: "CKeyring"),
-        // GLib's GIO: D-Bus (GDBus) for the Secret Service provider only.
+        // GLib's GIO: D-Bus (GDBus) for KeychainDBus and the Secret Service provider only.
         .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // tpm2-tss's ESAPI, TCTI loader and marshalling (no FAPI): KeychainTPM only (issue 28).
         // Headers in /usr/include/tss2 (Debian libtss2-dev); no pkgConfig, whose -pthread SwiftPM warns about.
@@ -100,9 +100,13 @@ let package = Package(
         .target(
             name: "KeychainSync", dependencies: ["KeychainCore", "KeychainSecureMemory", "CSodium"],
             swiftSettings: strictSettings),
+        // The D-Bus support layer over GDBus (connection, exports and method tables, deferred replies,
+        // fd lists, signals, name watches, owned GVariant builders, main-loop timers and signals): what the
+        // provider, the portal backend, the session agent and the migration client share.
+        .target(name: "KeychainDBus", dependencies: ["CGIO"], swiftSettings: strictSettings),
         // The freedesktop Secret Service provider (org.freedesktop.secrets over GDBus) and its thin main.
         .target(
-            name: "SecretService", dependencies: ["KeychainCore", "CGIO", "COpenSSL", "CPidfd"],
+            name: "SecretService", dependencies: ["KeychainCore", "KeychainDBus", "CGIO", "COpenSSL", "CPidfd"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "keychain-secret-service", dependencies: ["SecretService"], swiftSettings: strictSettings),
@@ -119,7 +123,7 @@ let package = Package(
             dependencies: [
                 "KeychainCore", "KeychainServices", "KeychainToolSupport", "KeychainSecurityTool",
                 "KeychainGitCredential",
-                "KeychainDockerCredential", "KeychainCrypto", "SecretService", "CGIO", "KeychainSync",
+                "KeychainDockerCredential", "KeychainCrypto", "SecretService", "KeychainDBus", "CGIO", "KeychainSync",
             ], swiftSettings: strictSettings),
         .executableTarget(name: "keychain-fuzz", dependencies: ["KeychainFuzzing"], swiftSettings: strictSettings),
         // The sync figures of issue 26 (scripts/bench-sync), each step in its own process.
@@ -183,7 +187,7 @@ let package = Package(
         .testTarget(
             name: "SecretServiceTests",
             dependencies: [
-                "SecretService", "KeychainCore", "KeychainTesting", "KeychainFuzzing", "CGIO",
+                "SecretService", "KeychainDBus", "KeychainCore", "KeychainTesting", "KeychainFuzzing", "CGIO",
                 "keychain-secret-service",
             ],
             swiftSettings: strictSettings),

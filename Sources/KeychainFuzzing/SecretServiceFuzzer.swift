@@ -1,6 +1,7 @@
 internal import CGIO
 package import Foundation
 import KeychainCore
+internal import KeychainDBus
 import SecretService
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 internal import CGIO
 internal import KeychainCore
+internal import KeychainDBus
 
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials
@@ -168,7 +169,8 @@ package enum SecretServiceDaemon {
     static func consume(_ error: UnsafeMutablePointer<GError>?) -> String { BusConnection.consume(error) }
 }
 
-/// The state of one run: the loop, the provider and the timers. Used only on the main thread.
+/// The state of one run: the loop, the provider, and the signal handlers and timers (which capture it
+/// `unowned` and end with it). Used only on the main thread.
 private final class RunningDaemon {
     let connection: OpaquePointer
     /// The well-known name owned: `org.freedesktop.secrets` unless `--bus-name` says otherwise.
@@ -180,7 +182,8 @@ private final class RunningDaemon {
     let idleExit: UInt32
     var lastActivity = g_get_monotonic_time()
     var status: Int32 = 0
-    var sources: [guint] = []
+    var signals: [MainLoopSignal] = []
+    var timers: [MainLoopTimer] = []
     var nameLost: BusSignalSubscription?
 
     init(connection: OpaquePointer, name: String, idleExit: UInt32, store: any SecretStore) {
@@ -194,7 +197,8 @@ private final class RunningDaemon {
     }
 
     deinit {
-        for source in sources { g_source_remove(source) }
+        for signal in signals { signal.cancel() }
+        for timer in timers { timer.cancel() }
         nameLost?.cancel()
         portal.stop()
         provider.stop()
@@ -212,7 +216,6 @@ private final class RunningDaemon {
         provider.activityHandler = { [unowned self] in self.lastActivity = g_get_monotonic_time() }
         portal.activityHandler = provider.activityHandler
         portal.noPrompterHandler = { [unowned self] in self.provider.logNoPrompter(nil) }
-        let me = Unmanaged.passUnretained(self).toOpaque()
         nameLost = provider.bus.subscribe(
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameLost",
             path: "/org/freedesktop/DBus", arg0: name
@@ -227,34 +230,15 @@ private final class RunningDaemon {
             if case .nameTaken = error { return 2 }
             return 1
         }
-        for signal in [SIGTERM, SIGINT] {
-            sources.append(
-                g_unix_signal_add(
-                    signal,
-                    { userData in
-                        g_main_loop_quit(Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue().loop)
-                        return cgio_source_continue()  // removed by deinit
-                    }, me))
+        signals = [SIGTERM, SIGINT].map { signal in
+            MainLoopSignal(signal) { [unowned self] in g_main_loop_quit(self.loop) }
         }
         if let seconds = provider.store.externalChangePollSeconds {
-            sources.append(
-                g_timeout_add_seconds(
-                    max(seconds, 1),
-                    { userData in
-                        Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue().provider.store
-                            .pollExternalChanges()
-                        return cgio_source_continue()  // removed by deinit
-                    }, me))
+            timers.append(
+                MainLoopTimer(seconds: max(seconds, 1)) { [unowned self] in self.provider.store.pollExternalChanges() })
         }
         if idleExit > 0 {
-            sources.append(
-                g_timeout_add_seconds(
-                    min(idleExit, 5),
-                    { userData in
-                        let daemon = Unmanaged<RunningDaemon>.fromOpaque(userData!).takeUnretainedValue()
-                        _ = daemon.checkIdle()
-                        return cgio_source_continue()  // removed by deinit
-                    }, me))
+            timers.append(MainLoopTimer(seconds: min(idleExit, 5)) { [unowned self] in _ = self.checkIdle() })
         }
         g_main_loop_run(loop)
         g_dbus_connection_flush_sync(connection, nil, nil)

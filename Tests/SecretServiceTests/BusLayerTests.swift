@@ -1,13 +1,15 @@
 import CGIO
 import Foundation
+import KeychainDBus
 import Synchronization
 import Testing
 
 @testable import SecretService
 
-/// The D-Bus support layer (`Sources/SecretService/Bus/`) on a private bus: exported objects, method
-/// tables with properties, deferred replies, signal subscriptions, name watches and main-loop timers,
-/// each undone when cancelled.
+/// The D-Bus support layer (the `KeychainDBus` target) on a private bus: exported objects, method
+/// tables with properties, deferred replies, signal subscriptions, name watches, main-loop timers and
+/// signal handlers, each undone when cancelled, and worker threads handing back to the main context.
+/// (Here rather than in a suite of its own: it uses this suite's private bus and thread source.)
 @Suite("The D-Bus support layer")
 struct BusLayerTests {
     static let path = "/org/example/Echo"
@@ -300,6 +302,76 @@ struct BusLayerTests {
             #expect(counts.timed == stopped, "a cancelled timer ran")
             #expect(captured == nil, "GLib released the cancelled timer's body")
             timer = nil
+        }
+    }
+
+    @Test("A main-loop signal handler runs its body for each signal until cancelled, none after")
+    func mainLoopSignalUntilCancelled() {
+        Self.withThreadDefaultContext { context in
+            final class Counts { var handled = 0, control = 0 }
+            final class Token {}
+            let counts = Counts()
+            weak var captured: Token?
+            var handler: MainLoopSignal?
+            do {
+                let token = Token()
+                captured = token
+                handler = MainLoopSignal(SIGUSR2) { withExtendedLifetime(token) { counts.handled += 1 } }
+            }
+            // The control handler keeps GLib catching SIGUSR2 after the first is cancelled; cancelling it
+            // last gives the signal back its default action (terminate), so it is not raised after that.
+            let control = MainLoopSignal(SIGUSR2) { counts.control += 1 }
+            defer { control.cancel() }
+            // The test runner may start with signals blocked (as Foundation's Process leaves them): unblock
+            // SIGUSR2 on this thread while it is raised here (raise delivers to the calling thread).
+            var unblock = sigset_t()
+            var previous = sigset_t()
+            sigemptyset(&unblock)
+            sigaddset(&unblock, SIGUSR2)
+            pthread_sigmask(SIG_UNBLOCK, &unblock, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+            raise(SIGUSR2)
+            Self.iterate(context) { counts.handled == 1 && counts.control == 1 }
+            #expect(counts.handled == 1 && counts.control == 1)
+            handler?.cancel()
+            raise(SIGUSR2)
+            Self.iterate(context) { counts.control == 2 }
+            #expect(counts.control == 2)
+            #expect(counts.handled == 1, "a cancelled signal handler ran")
+            #expect(captured == nil, "GLib released the cancelled handler's body")
+            handler = nil
+        }
+    }
+
+    @Test("A worker thread runs its work off the starting thread, then its completion on the starting thread's context")
+    func workerThreadHandsBack() {
+        Self.withThreadDefaultContext { context in
+            final class Seen: Sendable { let workThread = Mutex<pthread_t?>(nil) }
+            final class State { var doneThread: pthread_t?, doneCount = 0, workSeen = false }
+            final class Token {}
+            let seen = Seen()
+            let state = State()
+            weak var captured: Token?
+            do {
+                let token = Token()
+                captured = token
+                WorkerThread.start("bus-layer-test") {
+                    seen.workThread.withLock { $0 = pthread_self() }
+                } then: {
+                    withExtendedLifetime(token) {
+                        state.doneThread = pthread_self()
+                        state.doneCount += 1
+                        state.workSeen = seen.workThread.withLock { $0 } != nil
+                    }
+                }
+            }
+            Self.iterate(context) { state.doneCount == 1 && captured == nil }
+            #expect(state.doneCount == 1)
+            #expect(state.workSeen, "the completion ran before the work")
+            let worker = seen.workThread.withLock { $0 }
+            #expect(worker.map { pthread_equal($0, pthread_self()) == 0 } == true, "the work ran on the test's thread")
+            #expect(state.doneThread.map { pthread_equal($0, pthread_self()) != 0 } == true)
+            #expect(captured == nil, "GLib released the finished job")
         }
     }
 }

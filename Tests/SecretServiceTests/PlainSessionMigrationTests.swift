@@ -1,6 +1,7 @@
 import CGIO
 import Foundation
 import KeychainCore
+import KeychainDBus
 import Testing
 
 @testable import SecretService

@@ -1,5 +1,6 @@
 import CGIO
 import Foundation
+import KeychainDBus
 import Testing
 
 @testable import SecretService

@@ -1,5 +1,6 @@
 import CGIO
 import Foundation
+import KeychainDBus
 import Synchronization
 
 @testable import SecretService

@@ -1,15 +1,15 @@
-internal import CGIO
 internal import KeychainCore
+internal import KeychainDBus
 internal import Synchronization
 
-/// A prompt's question to the user running on a worker thread (GLib's `g_thread_new`), so that the
+/// A prompt's question to the user running on a worker thread (``WorkerThread``), so that the
 /// provider keeps serving while the user types. Unlock prompts also poll, and complete as soon as the
 /// collections are unlocked by any means (another process, `security unlock-keychain`).
 ///
 /// The worker runs only ``work`` (`@Sendable` closures) and stores their results under a mutex, then
-/// hands the job back to the main context with `g_idle_add`; every other member is used on the main
-/// context only. A prompt that ended before the worker answered (Dismiss, its client left) is
-/// ``cancelled``: the worker's answer is then dropped.
+/// hands the job back to the main context; every other member is used on the main context only. A prompt
+/// that ended before the worker answered (Dismiss, its client left) is ``cancelled``: the worker's answer
+/// is then dropped.
 // @unchecked Sendable: `results` is behind a Mutex; `work` is immutable and Sendable; the rest is used
 // only on the provider's main context (the worker thread never touches it).
 final class BackgroundPrompt: @unchecked Sendable {
@@ -27,8 +27,8 @@ final class BackgroundPrompt: @unchecked Sendable {
     var owner = ""
     /// Main context only: the prompt ended before the worker answered.
     private(set) var cancelled = false
-    /// Main context only: the poll timer's source id, 0 when none.
-    var timer: guint = 0
+    /// Main context only: the poll timer, while ``onPoll`` is polled.
+    private var timer: MainLoopTimer?
 
     init(work: [@Sendable () -> Bool?]) {
         self.work = work
@@ -36,39 +36,26 @@ final class BackgroundPrompt: @unchecked Sendable {
 
     /// Starts the worker thread and, when ``onPoll`` is set, the poll timer. Call on the main context.
     func start() {
-        // One reference for the worker; the main context's idle callback releases it.
-        let thread = Unmanaged.passRetained(self).toOpaque()
-        let handle = g_thread_new(
-            "keychain-prompt",
-            { data in
-                let job = Unmanaged<BackgroundPrompt>.fromOpaque(data!).takeUnretainedValue()
-                let answers = Prompters.withCancellation(job.cancellation) { job.work.map { $0() } }
-                job.results.withLock { $0 = answers }
-                g_idle_add(
-                    { data in
-                        let job = Unmanaged<BackgroundPrompt>.fromOpaque(data!).takeRetainedValue()
-                        let answers = job.results.withLock { $0 } ?? []
-                        if !job.cancelled { job.onResults?(answers) }
-                        return cgio_source_remove()
-                    }, data)
-                return nil
-            }, thread)
-        g_thread_unref(handle)
+        WorkerThread.start("keychain-prompt") { [self] in
+            let answers = Prompters.withCancellation(cancellation) { work.map { $0() } }
+            results.withLock { $0 = answers }
+        } then: { [self] in
+            let answers = results.withLock { $0 } ?? []
+            if !cancelled { onResults?(answers) }
+        }
         guard onPoll != nil else { return }
-        timer = g_timeout_add(
-            250,
-            { data in
-                let job = Unmanaged<BackgroundPrompt>.fromOpaque(data!).takeUnretainedValue()
-                guard job.onPoll?() == true else { return cgio_source_continue() }
-                job.timer = 0
-                return cgio_source_remove()
-            }, Unmanaged.passUnretained(self).toOpaque())
+        // The timer belongs to this job, so it cannot outlive it.
+        timer = MainLoopTimer(milliseconds: 250) { [unowned self] in
+            guard onPoll?() == true else { return }
+            timer?.cancel()
+            timer = nil
+        }
     }
 
     /// Stops the poll timer (the prompt has completed). Call on the main context.
     func stopPolling() {
-        if timer != 0 { g_source_remove(timer) }
-        timer = 0
+        timer?.cancel()
+        timer = nil
         onPoll = nil
     }
 

@@ -1,5 +1,6 @@
 internal import CGIO
 internal import KeychainCore
+internal import KeychainDBus
 
 /// Access lists on items (issue 27, items 2 and 3): who may use a secret, and the question asked
 /// when the caller is not on an item's list (``AccessRule``, ``AccessQuestion``).

@@ -1,48 +1,6 @@
 internal import CGIO
 internal import KeychainCore
-
-/// A D-Bus error reply: the spec's error names.
-struct DBusFailure: Error {
-    let name: String
-    let message: String
-
-    static func noSuchObject(_ path: String) -> Self {
-        Self(name: "org.freedesktop.Secret.Error.NoSuchObject", message: "No such object: \(path)")
-    }
-    static func isLocked(_ path: String) -> Self {
-        Self(name: "org.freedesktop.Secret.Error.IsLocked", message: "\(path) is locked")
-    }
-    static func noSession(_ path: String) -> Self {
-        Self(name: "org.freedesktop.Secret.Error.NoSession", message: "No such session: \(path)")
-    }
-    static func invalidArgs(_ message: String) -> Self {
-        Self(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
-    }
-    static func notSupported(_ message: String) -> Self {
-        Self(name: "org.freedesktop.DBus.Error.NotSupported", message: message)
-    }
-    static func accessDenied(_ message: String) -> Self {
-        Self(name: "org.freedesktop.DBus.Error.AccessDenied", message: message)
-    }
-    static func failed(_ message: String) -> Self {
-        Self(name: "org.freedesktop.DBus.Error.Failed", message: message)
-    }
-
-    init(name: String, message: String) {
-        self.name = name
-        self.message = message
-    }
-
-    init(_ error: SecretStoreError, path: String) {
-        switch error {
-        case .noSuchObject: self = .noSuchObject(path)
-        case .isLocked: self = .isLocked(path)
-        case .invalidArgument(let message): self = .invalidArgs(message)
-        case .notSupported(let message): self = .notSupported(message)
-        case .failed(let message): self = .failed(message)
-        }
-    }
-}
+internal import KeychainDBus
 
 extension SecretServiceProvider {
     // MARK: - Dispatch

@@ -1,5 +1,6 @@
 internal import CGIO
 internal import KeychainCore
+internal import KeychainDBus
 
 /// The freedesktop Secret Service over GDBus: exports `/org/freedesktop/secrets` and its objects on
 /// one connection and maps each call onto a ``SecretStore``.
@@ -278,7 +279,11 @@ package final class SecretServiceProvider {
 
     private func register(_ path: String) throws(ProviderError) {
         guard subtrees[path] == nil, let subtreeHandler else { return }
-        subtrees[path] = try bus.registerSubtree(path, handler: subtreeHandler)
+        do {
+            subtrees[path] = try bus.registerSubtree(path, handler: subtreeHandler)
+        } catch {
+            throw .registration(error.description)
+        }
     }
 
     /// Exports each alias path as a subtree of its own (as each collection is), so that its items

@@ -1,5 +1,6 @@
 internal import CGIO
 internal import KeychainCore
+internal import KeychainDBus
 
 /// A client of another Secret Service provider (gnome-keyring, KWallet, KeePassXC) on one GDBus
 /// connection: the calls the migration needs, with a `dh-ietf1024-sha256-aes128-cbc-pkcs7` session

@@ -1,5 +1,6 @@
 internal import CGIO
 internal import KeychainCore
+internal import KeychainDBus
 
 /// Copies every item of the Secret Service provider that runs now (gnome-keyring, KWallet, KeePassXC)
 /// into a ``SecretStore``, as a client of that provider over D-Bus.

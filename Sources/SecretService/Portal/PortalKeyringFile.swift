@@ -1,6 +1,7 @@
 internal import CGIO
 internal import COpenSSL
 internal import KeychainCore
+internal import KeychainDBus
 
 /// The keyring file that libsecret's file backend keeps inside a sandbox
 /// (`~/.var/app/<app id>/data/keyrings/default.keyring` for a Flatpak), keyed by the app's portal

@@ -1,5 +1,6 @@
 internal import CGIO
 internal import KeychainCore
+internal import KeychainDBus
 
 #if canImport(Glibc)
     internal import Glibc
@@ -158,8 +159,12 @@ package final class SecretPortal {
                     : .failure(BusPropertyFailure(code: G_DBUS_ERROR_UNKNOWN_PROPERTY, message: "No such property"))
             })
         requestHandler = BusInterfaceHandler { [unowned self] call in self.closeRequest(call) }
-        registration = try bus.registerObject(
-            Self.objectPath, interface: nodeInfo.interface(Self.interface), handler: secretHandler)
+        do {
+            registration = try bus.registerObject(
+                Self.objectPath, interface: nodeInfo.interface(Self.interface), handler: secretHandler)
+        } catch {
+            throw .registration(error.description)
+        }
         frontendLeaving = bus.subscribeToClientsLeaving { [unowned self] name in self.clientLeft(name) }
     }
 

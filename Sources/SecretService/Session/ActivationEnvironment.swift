@@ -1,4 +1,5 @@
 internal import CGIO
+internal import KeychainDBus
 
 #if canImport(Glibc)
     internal import Glibc

@@ -1,5 +1,6 @@
 internal import CGIO
 internal import KeychainCore
+internal import KeychainDBus
 
 #if canImport(Glibc)
     internal import Glibc

@@ -1,4 +1,5 @@
 internal import CGIO
+internal import KeychainDBus
 
 #if canImport(Glibc)
     internal import Glibc
@@ -54,16 +55,9 @@ package enum SessionAgentCommand {
         defer { g_main_loop_unref(loop) }
         let agent = SessionAgent(connection: connection) { SecretServiceDaemon.printError(prefix + $0) }
         agent.start()
-        let sources = [SIGTERM, SIGINT].map { signal in
-            g_unix_signal_add(
-                signal,
-                { loop in
-                    g_main_loop_quit(OpaquePointer(loop))
-                    return cgio_source_continue()  // removed below
-                }, UnsafeMutableRawPointer(loop))
-        }
+        let signals = [SIGTERM, SIGINT].map { signal in MainLoopSignal(signal) { g_main_loop_quit(loop) } }
         g_main_loop_run(loop)
-        for source in sources { g_source_remove(source) }
+        for signal in signals { signal.cancel() }
         // systemd stops the unit with SIGTERM when the user's manager ends (the last logout): what a
         // logout locks is locked now, before the agent goes and nothing is left to lock later.
         agent.lockKeychains("stopping (SIGTERM or SIGINT)")

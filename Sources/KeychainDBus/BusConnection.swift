@@ -1,22 +1,23 @@
-internal import CGIO
+package import CGIO
 
 /// One `GDBusConnection`, referenced for this value's life, and the calls on it that every D-Bus
 /// object of the provider's process shares: exporting objects and subtrees, subscribing to signals,
 /// emitting signals.
 ///
 /// The Secret Service provider, the Secret portal backend, the session agent, the daemon and the
-/// migration client all reach GDBus through this layer (``BusNodeInfo``, ``BusInterfaceHandler``,
-/// ``BusSubtreeHandler``, ``BusRegistration``, ``BusSignalSubscription``, ``MethodCall``, ``Variant``),
-/// so none of them holds `Unmanaged` user data, a C vtable or a raw subscription id of its own.
+/// migration client all reach GDBus through this target (``BusNodeInfo``, ``BusInterfaceHandler``,
+/// ``BusSubtreeHandler``, ``BusRegistration``, ``BusSignalSubscription``, ``BusNameWatch``,
+/// ``MethodCall``, ``Variant``, ``MainLoopTimer``, ``MainLoopSignal``), so none of them holds
+/// `Unmanaged` user data, a C vtable or a raw subscription or source id of its own.
 ///
 /// Threading: GDBus runs every handler given here on the thread-default main context of the thread
 /// that registered or subscribed; a connection and what hangs off it are used only there (not `Sendable`).
-final class BusConnection {
+package final class BusConnection {
     /// The `GDBusConnection`.
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     /// References `connection` (a `GDBusConnection`) until this value goes.
-    init(_ connection: OpaquePointer) {
+    package init(_ connection: OpaquePointer) {
         pointer = connection
         g_object_ref(UnsafeMutableRawPointer(connection))
     }
@@ -29,11 +30,11 @@ final class BusConnection {
     ///   - interface: the interface's introspection data (from a ``BusNodeInfo``, which must outlive the export).
     ///   - handler: the interface's method and property handlers.
     /// - Returns: the export, undone by ``BusRegistration/cancel()`` or when it is released.
-    /// - Throws: ``ProviderError/registration(_:)`` with GDBus's message when it refuses (a path exported
-    ///   already, or not an object path).
-    func registerObject(
+    /// - Throws: ``BusRegistrationError`` with the path and GDBus's message when it refuses (a path
+    ///   exported already, or not an object path).
+    package func registerObject(
         _ path: String, interface: UnsafeMutablePointer<GDBusInterfaceInfo>, handler: BusInterfaceHandler
-    ) throws(ProviderError) -> BusRegistration {
+    ) throws(BusRegistrationError) -> BusRegistration {
         var error: UnsafeMutablePointer<GError>?
         let box = Unmanaged.passRetained(handler)
         let id = g_dbus_connection_register_object(
@@ -41,7 +42,7 @@ final class BusConnection {
             { data in Unmanaged<BusInterfaceHandler>.fromOpaque(data!).release() }, &error)
         guard id != 0 else {
             box.release()
-            throw .registration("\(path): \(Self.consume(error))")
+            throw BusRegistrationError(path: path, message: Self.consume(error))
         }
         return BusRegistration(self, id: id, subtree: false)
     }
@@ -49,8 +50,10 @@ final class BusConnection {
     /// Exports a subtree rooted at `path`, dispatched to children GDBus has not enumerated as well
     /// (`G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES`), so that an object need not be listed to be called.
     /// - Returns: the export, undone by ``BusRegistration/cancel()`` or when it is released.
-    /// - Throws: ``ProviderError/registration(_:)`` with GDBus's message when it refuses.
-    func registerSubtree(_ path: String, handler: BusSubtreeHandler) throws(ProviderError) -> BusRegistration {
+    /// - Throws: ``BusRegistrationError`` with the path and GDBus's message when it refuses.
+    package func registerSubtree(_ path: String, handler: BusSubtreeHandler) throws(BusRegistrationError)
+        -> BusRegistration
+    {
         var error: UnsafeMutablePointer<GError>?
         let box = Unmanaged.passRetained(handler)
         let id = g_dbus_connection_register_subtree(
@@ -58,7 +61,7 @@ final class BusConnection {
             { data in Unmanaged<BusSubtreeHandler>.fromOpaque(data!).release() }, &error)
         guard id != 0 else {
             box.release()
-            throw .registration("\(path): \(Self.consume(error))")
+            throw BusRegistrationError(path: path, message: Self.consume(error))
         }
         return BusRegistration(self, id: id, subtree: true)
     }
@@ -70,7 +73,7 @@ final class BusConnection {
     ///   - arg0: the first argument, when it is a string; `nil`: any.
     ///   - handler: called on this thread's main context for each matching signal.
     /// - Returns: the subscription, ended by ``BusSignalSubscription/cancel()`` or when it is released.
-    func subscribe(
+    package func subscribe(
         sender: String?, interface: String?, member: String?, path: String?, arg0: String? = nil,
         _ handler: @escaping (BusSignal) -> Void
     ) -> BusSignalSubscription {
@@ -90,7 +93,7 @@ final class BusConnection {
     /// Subscribes `handler` to clients leaving the bus: the bus daemon's `NameOwnerChanged` for a unique
     /// name with an empty new owner. `handler` gets the unique name that left.
     /// - Returns: the subscription, ended by ``BusSignalSubscription/cancel()`` or when it is released.
-    func subscribeToClientsLeaving(_ handler: @escaping (String) -> Void) -> BusSignalSubscription {
+    package func subscribeToClientsLeaving(_ handler: @escaping (String) -> Void) -> BusSignalSubscription {
         subscribe(
             sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
             path: "/org/freedesktop/DBus"
@@ -104,15 +107,15 @@ final class BusConnection {
     }
 
     /// Emits a signal to every subscriber; `arguments` are floating values, sunk by the call.
-    func emit(_ path: String, _ interface: String, _ signal: String, _ arguments: [OpaquePointer]) {
+    package func emit(_ path: String, _ interface: String, _ signal: String, _ arguments: [OpaquePointer]) {
         g_dbus_connection_emit_signal(pointer, nil, path, interface, signal, Variant.tuple(arguments), nil)
     }
 
     /// Writes every queued message out (before a slow step, so that a reply is not held back by it).
-    func flush() { g_dbus_connection_flush_sync(pointer, nil, nil) }
+    package func flush() { g_dbus_connection_flush_sync(pointer, nil, nil) }
 
     /// A `GError`'s message, freeing it; "unknown error" when there is none.
-    static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
+    package static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
         guard let error else { return "unknown error" }
         defer { g_error_free(error) }
         return String(cString: error.pointee.message)

@@ -2,7 +2,7 @@ internal import CGIO
 
 /// An exported object or subtree (``BusConnection/registerObject(_:interface:handler:)``,
 /// ``BusConnection/registerSubtree(_:handler:)``), unexported by ``cancel()`` or when released.
-final class BusRegistration {
+package final class BusRegistration {
     private let connection: BusConnection
     private var id: guint
     private let subtree: Bool
@@ -16,7 +16,7 @@ final class BusRegistration {
     deinit { cancel() }
 
     /// Unexports the object or subtree; later calls on it get GDBus's `UnknownMethod`. Idempotent.
-    func cancel() {
+    package func cancel() {
         guard id != 0 else { return }
         if subtree {
             g_dbus_connection_unregister_subtree(connection.pointer, id)

@@ -3,21 +3,21 @@ internal import CGIO
 /// The handlers of one exported subtree (``BusConnection/registerSubtree(_:handler:)``): which child
 /// nodes it lists, which interfaces a node has, and which method table answers a call on a node.
 /// Owns its GDBus vtable.
-final class BusSubtreeHandler {
+package final class BusSubtreeHandler {
     /// The introspection data whose interfaces ``introspect`` names.
-    let nodeInfo: BusNodeInfo
+    package let nodeInfo: BusNodeInfo
     /// The child nodes of a subtree root (names, not paths).
-    let enumerate: (_ root: String) -> [String]
+    package let enumerate: (_ root: String) -> [String]
     /// The interface names of `node` under `path` (`node` nil: the path itself). GLib 2.74 passes the
     /// subtree root as `path` when introspecting, and the full object path when dispatching a call.
-    let introspect: (_ path: String, _ node: String?) -> [String]
+    package let introspect: (_ path: String, _ node: String?) -> [String]
     /// The method table for a call on `node` under `path` (same arguments as ``introspect``): one the
     /// owner keeps for as long as the subtree is exported.
-    let dispatch: (_ path: String, _ node: String?) -> BusInterfaceHandler
+    package let dispatch: (_ path: String, _ node: String?) -> BusInterfaceHandler
     /// The vtable GDBus calls, with this object as its user data.
     let vtable: UnsafeMutablePointer<GDBusSubtreeVTable>
 
-    init(
+    package init(
         nodeInfo: BusNodeInfo, enumerate: @escaping (String) -> [String],
         introspect: @escaping (String, String?) -> [String],
         dispatch: @escaping (String, String?) -> BusInterfaceHandler

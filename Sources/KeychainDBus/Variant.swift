@@ -4,9 +4,9 @@ internal import CGIO
 /// variadic, so Swift cannot call it). Builders return floating references, which the call that takes
 /// them (a reply, a signal, a parent container) sinks.
 ///
-/// The one set of builders: the provider, the migration client, the `secretservice` fuzz target
-/// (`KeychainFuzzing`, which links GIO already) and the tests all use it (`package`, so no target that
-/// does not link GIO can reach it without depending on `SecretService`).
+/// The one set of builders: the provider, the portal backend, the session agent, the migration client,
+/// the `secretservice` fuzz target (`KeychainFuzzing`) and the tests all use it (`package`: shared
+/// inside this package only).
 package enum Variant {
     package static func string(_ value: String) -> OpaquePointer { g_variant_new_string(value)! }
     package static func objectPath(_ value: String) -> OpaquePointer { g_variant_new_object_path(value)! }

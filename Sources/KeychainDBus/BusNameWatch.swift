@@ -8,7 +8,7 @@ internal import CGIO
 /// `g_bus_unwatch_name`: no handler runs after it returns), so they may capture their owner `unowned` as
 /// long as the owner cancels, or releases, the watch before it goes. Handlers run on the thread-default
 /// main context of the thread that made the watch; not `Sendable`.
-final class BusNameWatch {
+package final class BusNameWatch {
     /// The handlers GDBus holds while watching.
     final class Handlers {
         let appeared: (_ owner: String) -> Void
@@ -37,7 +37,7 @@ final class BusNameWatch {
     deinit { cancel() }
 
     /// Ends the watch: no handler runs after this returns. Idempotent.
-    func cancel() {
+    package func cancel() {
         guard id != 0 else { return }
         g_bus_unwatch_name(id)
         id = 0
@@ -52,7 +52,7 @@ extension BusConnection {
     ///     context, if it is owned now).
     ///   - vanished: called when it has no owner (first at once if it has none now).
     /// - Returns: the watch, ended by ``BusNameWatch/cancel()`` or when it is released.
-    func watchName(
+    package func watchName(
         _ name: String, appeared: @escaping (_ owner: String) -> Void, vanished: @escaping () -> Void
     ) -> BusNameWatch {
         BusNameWatch(self, name: name, handlers: BusNameWatch.Handlers(appeared: appeared, vanished: vanished))

@@ -4,31 +4,31 @@ internal import CGIO
 ///
 /// A handler may answer at once or keep the value and answer later (a deferred reply: a prompt, a
 /// portal request waiting for an unlock); GDBus keeps the invocation, and so ``parameters``, until then.
-struct MethodCall {
+package struct MethodCall {
     /// The `GDBusMethodInvocation`; replying consumes its reference.
-    let invocation: OpaquePointer
+    package let invocation: OpaquePointer
     /// The caller's unique bus name.
-    let sender: String
-    let path: String
-    let interface: String
-    let method: String
+    package let sender: String
+    package let path: String
+    package let interface: String
+    package let method: String
     /// The arguments, a tuple GDBus has checked against the introspection XML.
-    let parameters: OpaquePointer
+    package let parameters: OpaquePointer
 
     /// Answers with `values` (floating `GVariant`s) as the reply's arguments.
-    func reply(_ values: [OpaquePointer]) {
+    package func reply(_ values: [OpaquePointer]) {
         g_dbus_method_invocation_return_value(invocation, Variant.tuple(values))
     }
 
     /// Answers with a D-Bus error.
-    func fail(_ failure: DBusFailure) {
+    package func fail(_ failure: DBusFailure) {
         g_dbus_method_invocation_return_dbus_error(invocation, failure.name, failure.message)
     }
 
     /// A duplicate, owned by the caller, of the file descriptor the message carries at `index` (an `h`
     /// argument's value).
     /// - Returns: the descriptor, or `nil` when the message carries none at `index` or it cannot be duplicated.
-    func takeFileDescriptor(at index: Int32) -> Int32? {
+    package func takeFileDescriptor(at index: Int32) -> Int32? {
         let message = g_dbus_method_invocation_get_message(invocation)
         guard let list = g_dbus_message_get_unix_fd_list(message), index >= 0, index < g_unix_fd_list_get_length(list)
         else { return nil }

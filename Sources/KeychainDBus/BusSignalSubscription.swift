@@ -1,21 +1,21 @@
 internal import CGIO
 
 /// One signal as delivered to a ``BusConnection/subscribe(sender:interface:member:path:arg0:_:)`` handler.
-struct BusSignal {
+package struct BusSignal {
     /// The sender's unique name (`nil` on a peer-to-peer connection).
-    let sender: String?
-    let path: String
-    let interface: String
-    let member: String
+    package let sender: String?
+    package let path: String
+    package let interface: String
+    package let member: String
     /// The arguments, a tuple owned by GDBus and valid during the handler only.
-    let parameters: OpaquePointer
+    package let parameters: OpaquePointer
 }
 
 /// A signal subscription, ended by ``cancel()`` or when released.
 ///
 /// The handler is kept by GDBus's user data (released by GDBus once the subscription is gone), so it
 /// may capture its owner `unowned` as long as the owner cancels, or releases, the subscription before it goes.
-final class BusSignalSubscription {
+package final class BusSignalSubscription {
     /// The handler GDBus holds while subscribed.
     final class Handler {
         let body: (BusSignal) -> Void
@@ -33,7 +33,7 @@ final class BusSignalSubscription {
     deinit { cancel() }
 
     /// Ends the subscription: no signal reaches the handler after this returns. Idempotent.
-    func cancel() {
+    package func cancel() {
         guard id != 0 else { return }
         g_dbus_connection_signal_unsubscribe(connection.pointer, id)
         id = 0

@@ -1,14 +1,14 @@
 internal import CGIO
 
-/// A repeating timer on the GLib main context of the thread that makes it (`g_timeout_source_new` attached
-/// to the thread-default context): `body` runs every `milliseconds` from that context's loop until
-/// ``cancel()`` or until the timer is released.
+/// A repeating timer on the GLib main context of the thread that makes it (`g_timeout_source_new` or
+/// `g_timeout_source_new_seconds`, attached to the thread-default context): `body` runs at each interval
+/// from that context's loop until ``cancel()`` or until the timer is released.
 ///
 /// The body is kept by the source's callback data, released by GLib when the source is destroyed, so it
 /// may capture its owner `unowned` as long as the owner cancels, or releases, the timer before it goes.
 /// The first run is one interval after the timer is made; a body that runs long delays the next run
 /// (GLib's timeouts do not catch up). Used on its own thread only; not `Sendable`.
-final class MainLoopTimer {
+package final class MainLoopTimer {
     /// The body GLib holds while the source exists.
     final class Body {
         let run: () -> Void
@@ -21,8 +21,21 @@ final class MainLoopTimer {
     /// - Parameters:
     ///   - milliseconds: the interval.
     ///   - body: what runs at each interval.
-    init(milliseconds: UInt32, _ body: @escaping () -> Void) {
-        let source = g_timeout_source_new(milliseconds)
+    package convenience init(milliseconds: UInt32, _ body: @escaping () -> Void) {
+        self.init(g_timeout_source_new(milliseconds), body)
+    }
+
+    /// Starts a timer of whole seconds (`g_timeout_source_new_seconds`): GLib may move each run by up to
+    /// a second so that timers of the process wake it together, which suits checks that need no precision
+    /// (an idle exit, a poll of files).
+    /// - Parameters:
+    ///   - seconds: the interval.
+    ///   - body: what runs at each interval.
+    package convenience init(seconds: UInt32, _ body: @escaping () -> Void) {
+        self.init(g_timeout_source_new_seconds(seconds), body)
+    }
+
+    private init(_ source: UnsafeMutablePointer<GSource>?, _ body: @escaping () -> Void) {
         let box = Unmanaged.passRetained(Body(body))
         g_source_set_callback(
             source,
@@ -37,7 +50,7 @@ final class MainLoopTimer {
     deinit { cancel() }
 
     /// Stops the timer: the body does not run after this returns (called on the timer's thread). Idempotent.
-    func cancel() {
+    package func cancel() {
         guard let source else { return }
         g_source_destroy(source)
         g_source_unref(source)

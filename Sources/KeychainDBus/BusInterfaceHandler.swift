@@ -1,18 +1,23 @@
-internal import CGIO
+package import CGIO
 
 /// What a property read or write names.
-struct BusPropertyAccess {
+package struct BusPropertyAccess {
     /// The caller's unique name (`nil` on a peer-to-peer connection).
-    let sender: String?
-    let path: String
-    let interface: String
-    let name: String
+    package let sender: String?
+    package let path: String
+    package let interface: String
+    package let name: String
 }
 
 /// The D-Bus error a property read or write answers.
-struct BusPropertyFailure: Error {
-    let code: GDBusError
-    let message: String
+package struct BusPropertyFailure: Error {
+    package let code: GDBusError
+    package let message: String
+
+    package init(code: GDBusError, message: String) {
+        self.code = code
+        self.message = message
+    }
 }
 
 /// The method table of one exported interface: Swift handlers behind one GDBus vtable, which this
@@ -21,17 +26,17 @@ struct BusPropertyFailure: Error {
 ///
 /// Without property handlers GDBus hands `org.freedesktop.DBus.Properties` calls to ``methodCall``
 /// as well (a handler for objects that do not exist answers them too).
-final class BusInterfaceHandler {
+package final class BusInterfaceHandler {
     /// Answers a method call, now or later (a ``MethodCall`` may be kept and answered once, later).
-    let methodCall: (MethodCall) -> Void
+    package let methodCall: (MethodCall) -> Void
     /// Reads a property: its value (a floating `GVariant`) or the error to answer.
-    let getProperty: ((BusPropertyAccess) -> Result<OpaquePointer, BusPropertyFailure>)?
+    package let getProperty: ((BusPropertyAccess) -> Result<OpaquePointer, BusPropertyFailure>)?
     /// Writes a property (GDBus has checked the value's type): `nil` on success, else the error to answer.
-    let setProperty: ((BusPropertyAccess, OpaquePointer) -> BusPropertyFailure?)?
+    package let setProperty: ((BusPropertyAccess, OpaquePointer) -> BusPropertyFailure?)?
     /// The vtable GDBus calls, with this object as its user data.
     let vtable: UnsafeMutablePointer<GDBusInterfaceVTable>
 
-    init(
+    package init(
         methodCall: @escaping (MethodCall) -> Void,
         getProperty: ((BusPropertyAccess) -> Result<OpaquePointer, BusPropertyFailure>)? = nil,
         setProperty: ((BusPropertyAccess, OpaquePointer) -> BusPropertyFailure?)? = nil
