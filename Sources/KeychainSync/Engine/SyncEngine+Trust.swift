@@ -165,13 +165,8 @@ extension SyncEngine {
         guard id != me else { throw SyncError(.state, "a device cannot remove itself; remove it from another device") }
         guard trust.device(id) != nil else { throw SyncError(.state, "no trusted device \(id)") }
         var ring = try keyRing()
-        let key = SecureBytes.random(count: Sodium.keyBytes)
-        let epoch = trust.epoch + 1
-        let previous = Sodium.seal(ring.encoded, key: key, associatedData: Self.previousKeysAD(epoch))
-        var next = Self.successor(
-            of: trust, devices: trust.devices.filter { $0.id != id }, epoch: epoch, key: key, previousKeys: previous)
-        next.sign(as: .device(me), seed: try deviceSeeds().signing)
-        ring.insert(key, epoch: epoch)
+        let (next, key) = try rotatedSuccessor(of: trust, without: id, ring: ring)
+        ring.insert(key, epoch: next.epoch)
         try saveKeyRing(ring)
         try transport.write([(Self.trustPath(next, writer: me), next.encoded)])
         try pin(next)
@@ -252,6 +247,24 @@ extension SyncEngine {
         }
         guard let current else { throw SyncError(.state, "the remote holds no trust list") }
         return (current, removed)
+    }
+
+    /// The next generation of `trust` without device `id`, under a new sync key (epoch + 1) sealed to the remaining
+    /// devices and the recovery key, with every key of `ring` sealed under it (`previousKeys`), signed by this device
+    /// (a member of `trust`, which is what the other devices check). Writes nothing: the caller keeps or drops the
+    /// new key, then writes the list. Used by ``removeDevice(_:)`` and by ``leave()`` (`id` is this device then).
+    /// - Returns: the list and its new key.
+    /// - Throws: ``SyncError`` `.keychain` when this device's signing key cannot be read.
+    func rotatedSuccessor(
+        of trust: SyncTrustList, without id: SyncDeviceID, ring: SyncKeyRing
+    ) throws(SyncError) -> (list: SyncTrustList, key: SecureBytes) {
+        let key = SecureBytes.random(count: Sodium.keyBytes)
+        let epoch = trust.epoch + 1
+        let previous = Sodium.seal(ring.encoded, key: key, associatedData: Self.previousKeysAD(epoch))
+        var next = Self.successor(
+            of: trust, devices: trust.devices.filter { $0.id != id }, epoch: epoch, key: key, previousKeys: previous)
+        next.sign(as: .device(try deviceID()), seed: try deviceSeeds().signing)
+        return (next, key)
     }
 
     /// Opens this device's envelope in `list` and adds its sync key (and the older ones) to the ring.
