@@ -93,6 +93,35 @@ struct SyncLeaveTests {
         for (_, key) in keys.keys { #expect(throws: SyncFormatError.self) { try newest.open(key: key) } }
     }
 
+    @Test(
+        "A device that left can join again, by approval or by recovery: its log goes on, and the others read it",
+        arguments: [false, true])
+    func rejoin(byRecovery: Bool) throws {
+        let home = try TemporaryKeychain()
+        let (devices, url) = try SyncKeychainTests().group(.folder, home: home)
+        try devices[2].add(service: "svc-before-leave", account: "acct", secret: "before")
+        SyncKeychainTests().syncAll(devices)
+        #expect(devices[2].security("sync", "leave").status == 0)
+        try devices[0].add(service: "svc-while-away", account: "acct", secret: "while away")
+        SyncKeychainTests().syncAll(Array(devices[0...1]))
+        if byRecovery {
+            let joined = devices[2].security("sync", "join", "--recovery", url, stdin: SyncKeychainTests.passphrase)
+            #expect(joined.status == 0, "\(joined)")
+        } else {
+            let asked = devices[2].security("sync", "join", "--no-wait", url)
+            let code = try #require(asked.out.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+            // Device 0 reads device 2's log after this as before the leave: one chain, no fork.
+            #expect(devices[1].security("sync", "approve", code).status == 0)
+        }
+        try devices[2].add(service: "svc-after-rejoin", account: "acct", secret: "after")
+        SyncKeychainTests().syncAll(devices)
+        for device in devices {
+            #expect(try device.secret(service: "svc-after-rejoin") == "after")
+            #expect(try device.secret(service: "svc-while-away") == "while away")
+            #expect(device.security("sync", "devices").out.split(separator: "\n").count == 3)
+        }
+    }
+
     @Test("sync leave with the remote out of reach leaves all the same, exits 3 and says how to remove the device")
     func leaveOffline() throws {
         let home = try TemporaryKeychain()
