@@ -22,17 +22,23 @@ package final class CommandIO {
     ///   - input: standard input.
     ///   - environment: the environment the command sees.
     ///   - terminal: the prompter for `-w` without a value.
-    package init(input: any ByteInput, environment: [String: String], terminal: any SecretPrompter) {
+    ///   - errorIsTerminal: whether standard error is a terminal (``OutputBuffer/isTerminal``); tests set it to see
+    ///     what a user at a terminal sees.
+    package init(
+        input: any ByteInput, environment: [String: String], terminal: any SecretPrompter, errorIsTerminal: Bool = false
+    ) {
         self.input = input
-        self.output = OutputBuffer(descriptor: 1)
-        self.error = OutputBuffer(descriptor: 2)
+        self.output = OutputBuffer(descriptor: 1, isTerminal: false)
+        self.error = OutputBuffer(descriptor: 2, isTerminal: errorIsTerminal)
         self.environment = environment
         self.terminal = terminal
     }
 
     /// The real process streams (descriptors 0, 1, 2), environment and terminal.
     package static func standard(environment: [String: String]) -> CommandIO {
-        CommandIO(input: FileInput(descriptor: 0), environment: environment, terminal: TerminalPrompter())
+        CommandIO(
+            input: FileInput(descriptor: 0), environment: environment, terminal: TerminalPrompter(),
+            errorIsTerminal: Platform.isTerminal(2))
     }
 
     /// Writes the collected output to descriptors 1 and 2, then wipes the buffers.
@@ -47,8 +53,14 @@ package final class OutputBuffer {
     /// Everything written so far.
     package private(set) var bytes: [UInt8] = []
     private let descriptor: Int32
+    /// Whether the stream is a terminal, so that a long command may show progress on it (only standard error's is
+    /// ever checked; false for standard output).
+    package let isTerminal: Bool
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    init(descriptor: Int32, isTerminal: Bool) {
+        self.descriptor = descriptor
+        self.isTerminal = isTerminal
+    }
 
     /// The output decoded as UTF-8 (invalid bytes replaced), for tests.
     package var text: String { String(decoding: bytes, as: UTF8.self) }
@@ -68,7 +80,7 @@ package final class OutputBuffer {
     }
 
     /// Writes the bytes to the descriptor and zeroes the buffer (it may hold a password printed with `-w`).
-    func flush() {
+    package func flush() {
         bytes.withUnsafeBytes { _ = Platform.write(descriptor, $0) }
         bytes.wipe()
         bytes.removeAll()

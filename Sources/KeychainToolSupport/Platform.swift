@@ -85,6 +85,13 @@ package enum Platform {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Removes the folder at `path` only if it is empty (`rmdir(2)`, which never removes anything else).
+    /// - Returns: whether it was removed; false when it holds anything, is missing or cannot be removed.
+    @discardableResult
+    package static func removeEmptyDirectory(_ path: String) -> Bool {
+        rmdir(path) == 0
+    }
+
     /// The current directory (`getcwd`), or nil when it cannot be read.
     package static func currentDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)

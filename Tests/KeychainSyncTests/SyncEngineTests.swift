@@ -128,11 +128,21 @@ struct SyncEngineTests {
         for (index, item) in items.enumerated() {
             group.replica(0).write(item, "\(index):" + String(repeating: "x", count: 600))
         }
+        var lines: [String] = []
+        group.engine(0).progress = { lines.append($0) }
         let pushed = try group.engine(0).syncNow()
         #expect(pushed.changesPushed == count)
         // 2,000 changes of about 650 bytes fill one 1 MiB segment and part of a second; the other 500, a third.
         #expect(pushed.segmentsPushed == 3)
+        #expect(
+            lines == [
+                "sealed 2000 local changes in 2 segments so far", "pushing 3 segments (\(pushed.bytesPushed) bytes)",
+            ])
+        lines = []
+        group.engine(1).progress = { lines.append($0) }
         let received = try group.engine(1).syncNow()
+        let sender = try group.engine(0).deviceID()
+        #expect(lines == (1...3).map { "applying segment \($0) of 3 from \(sender)" })
         #expect(received.applied.applied == count)
         #expect(group.replica(1).value(items[count - 1])?.hasPrefix("\(count - 1):") == true)
     }

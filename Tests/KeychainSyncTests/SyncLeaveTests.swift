@@ -32,6 +32,11 @@ struct SyncLeaveTests {
         #expect(
             left.out == "this keychain no longer syncs on this device; \(url) and the other devices keep its items\n")
         #expect(!FileManager.default.fileExists(atPath: clone))
+        // The clones' folder, empty now, goes too; the folder above it stays.
+        let parent = (clone as NSString).deletingLastPathComponent
+        #expect(parent.hasSuffix("/keychains/sync"))
+        #expect(!FileManager.default.fileExists(atPath: parent))
+        #expect(FileManager.default.fileExists(atPath: (parent as NSString).deletingLastPathComponent))
         #expect(try device.secret(service: "leave-svc") == "kept-secret")
         #expect(device.security("sync", "now").status == 1)
         #expect(device.security("sync", "leave").status == 1)
@@ -39,6 +44,105 @@ struct SyncLeaveTests {
         let other = try SyncDevice()
         #expect(other.security("sync", "join", "--recovery", url, stdin: Self.passphrase).status == 0)
         #expect(try other.secret(service: "leave-svc") == "kept-secret")
+    }
+
+    @Test("sync leave keeps the clones' folder when it holds anything else")
+    func leaveKeepsFolder() throws {
+        let remote = try TemporaryKeychain()
+        let device = try SyncDevice()
+        let (_, clone) = try synced(device, remote: remote)
+        let parent = (clone as NSString).deletingLastPathComponent
+        let other = parent + "/not-a-clone"
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: other))
+        #expect(device.security("sync", "leave").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: clone))
+        #expect(FileManager.default.contents(atPath: other) == Data("kept".utf8))
+    }
+
+    @Test(
+        "A device that leaves takes itself out of the trust list; the others no longer list it, and it cannot read what they add afterwards",
+        arguments: SyncEngineTests.kinds)
+    func leaveGroup(kind: SyncGroup.Kind) throws {
+        let home = try TemporaryKeychain()
+        let (devices, url) = try SyncKeychainTests().group(kind, home: home)
+        let leaver = try devices[2].store.syncDeviceID()
+        let left = devices[2].security("sync", "leave")
+        #expect(left.status == 0, "\(left)")
+        #expect(
+            left.out == "this keychain no longer syncs on this device; \(url) and the other devices keep its items\n"
+                + "the other devices no longer list this device (\(leaver)); the sync key was rotated\n")
+        #expect(left.err.isEmpty)
+        try devices[0].add(service: "svc-after-leave", account: "acct", secret: "after the leave")
+        SyncKeychainTests().syncAll(Array(devices[0...1]))
+        #expect(try devices[1].secret(service: "svc-after-leave") == "after the leave")
+        for device in devices[0...1] {
+            let listed = device.security("sync", "devices")
+            #expect(listed.out.split(separator: "\n").count == 2, "\(listed)")
+            #expect(!listed.out.contains(leaver.description))
+        }
+        #expect(devices[2].security("sync", "now").status == 1)
+        #expect(try devices[2].secret(service: "svc-after-leave") == nil)
+        // Even with the remote's files in hand, the keys the leaver kept do not open what was added afterwards.
+        let inspector = SyncGroup.Inspector(kind: kind, url: url, scratch: home.directory)
+        let segments = try inspector.everyBlob().compactMap { try? SyncSegment(decoding: $0) }
+        let writer = try devices[0].store.syncDeviceID()
+        let newest = try #require(segments.filter { $0.device == writer }.max { $0.sequence < $1.sequence })
+        let keys = try SyncKeyRing(decoding: try #require(try devices[2].store.syncSecret(named: SyncKeyRing.name)))
+        #expect(!keys.keys.isEmpty)
+        #expect(keys[newest.epoch] == nil)
+        for (_, key) in keys.keys { #expect(throws: SyncFormatError.self) { try newest.open(key: key) } }
+    }
+
+    @Test(
+        "A device that left can join again, by approval or by recovery: its log goes on, and the others read it",
+        arguments: [false, true])
+    func rejoin(byRecovery: Bool) throws {
+        let home = try TemporaryKeychain()
+        let (devices, url) = try SyncKeychainTests().group(.folder, home: home)
+        try devices[2].add(service: "svc-before-leave", account: "acct", secret: "before")
+        SyncKeychainTests().syncAll(devices)
+        #expect(devices[2].security("sync", "leave").status == 0)
+        try devices[0].add(service: "svc-while-away", account: "acct", secret: "while away")
+        SyncKeychainTests().syncAll(Array(devices[0...1]))
+        if byRecovery {
+            let joined = devices[2].security("sync", "join", "--recovery", url, stdin: SyncKeychainTests.passphrase)
+            #expect(joined.status == 0, "\(joined)")
+        } else {
+            let asked = devices[2].security("sync", "join", "--no-wait", url)
+            let code = try #require(asked.out.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+            // Device 0 reads device 2's log after this as before the leave: one chain, no fork.
+            #expect(devices[1].security("sync", "approve", code).status == 0)
+        }
+        try devices[2].add(service: "svc-after-rejoin", account: "acct", secret: "after")
+        SyncKeychainTests().syncAll(devices)
+        for device in devices {
+            #expect(try device.secret(service: "svc-after-rejoin") == "after")
+            #expect(try device.secret(service: "svc-while-away") == "while away")
+            #expect(device.security("sync", "devices").out.split(separator: "\n").count == 3)
+        }
+    }
+
+    @Test("sync leave with the remote out of reach leaves all the same, exits 3 and says how to remove the device")
+    func leaveOffline() throws {
+        let home = try TemporaryKeychain()
+        let (devices, url) = try SyncKeychainTests().group(.git, home: home)
+        let leaver = try devices[2].store.syncDeviceID()
+        try FileManager.default.moveItem(atPath: url, toPath: url + ".away")
+        let left = devices[2].security("sync", "leave")
+        #expect(left.status == 3, "\(left)")
+        #expect(
+            left.out == "this keychain no longer syncs on this device; \(url) and the other devices keep its items\n")
+        #expect(
+            left.err.hasSuffix(
+                "security: sync leave: the other devices still list this device (\(leaver)): run security sync"
+                    + " remove-device \(leaver) on one of them\n"), "\(left.err)")
+        #expect(devices[2].security("sync", "status").out.hasPrefix("not syncing"))
+        try FileManager.default.moveItem(atPath: url + ".away", toPath: url)
+        #expect(devices[0].security("sync", "now").status == 0)
+        #expect(devices[0].security("sync", "devices").out.contains(leaver.description))
+        #expect(devices[0].security("sync", "remove-device", leaver.description).status == 0)
+        #expect(devices[1].security("sync", "now").status == 0)
+        #expect(!devices[1].security("sync", "devices").out.contains(leaver.description))
     }
 
     @Test("sync status counts the changes waiting for a newer build (a payload of kind 99)")

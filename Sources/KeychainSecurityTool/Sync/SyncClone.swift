@@ -1,3 +1,5 @@
+internal import KeychainToolSupport
+
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials
 #else
@@ -8,8 +10,9 @@
 /// ``GitTransport``), removed when the keychain stops syncing here or is deleted.
 enum SyncClone {
     /// Removes the clone folder at `path`, if there is one; only a folder named like a clone
-    /// (`…/keychains/sync/<32 hexadecimal digits>`) is ever removed.
-    /// - Returns: whether a folder was removed.
+    /// (`…/keychains/sync/<32 hexadecimal digits>`) is ever removed. Its parent `…/keychains/sync` goes too when that
+    /// leaves it empty (`rmdir(2)`: never when it holds anything).
+    /// - Returns: whether the clone folder was removed.
     @discardableResult
     static func remove(_ path: String) -> Bool {
         let parts = path.split(separator: "/")
@@ -17,6 +20,10 @@ enum SyncClone {
             let last = parts.last, last.count == 32, last.allSatisfy(\.isHexDigit),
             FileManager.default.fileExists(atPath: path)
         else { return false }
-        return (try? FileManager.default.removeItem(atPath: path)) != nil
+        let removed = (try? FileManager.default.removeItem(atPath: path)) != nil
+        if removed {
+            Platform.removeEmptyDirectory((path.hasPrefix("/") ? "/" : "") + parts.dropLast().joined(separator: "/"))
+        }
+        return removed
     }
 }

@@ -8,15 +8,18 @@ internal import KeychainToolSupport
 /// Verbs: `init URL [keychain]`, `join [--recovery] [--no-wait] [--timeout SECONDS] URL [keychain]`,
 /// `approve CODE [keychain]`, `remove-device ID [keychain]`, `devices [keychain]`, `now [--if-changed] [keychain]`,
 /// `status [keychain]`, `conflicts [keychain]`, `resolve COPY-ID winner|copy [keychain]`,
-/// `enable [keychain]`, `disable [keychain]`, `leave [keychain]` (this device stops syncing the keychain and
-/// removes its clone; the remote and the other devices keep the items). The recovery passphrase is asked twice without echo on a
-/// terminal, or read as one line of standard input otherwise; never from argv.
+/// `enable [keychain]`, `disable [keychain]`, `leave [keychain]` (this device takes itself out of the trust list,
+/// rotating the sync key, stops syncing the keychain and removes its clone; the remote and the other devices keep the
+/// items). The recovery passphrase is asked twice without echo on a terminal, or read as one line of standard input
+/// otherwise; never from argv. A long run shows progress on standard error when that is a terminal
+/// (``SyncProgressLines``).
 ///
 /// Exit status: 0 done (for `now`: in sync); 1 the command does not apply (not set up, no such code or
 /// device, wrong recovery passphrase, still waiting for approval); 2 usage; 3 the remote could not be read or
 /// written (nothing lost: the changes stay queued); 4 the remote failed verification (a fork, a rollback, a
 /// bad signature, a dropped, replayed or reordered segment, a device not in the trust list: nothing from
-/// that device applied); a keychain status's code otherwise (36 while locked).
+/// that device applied); a keychain status's code otherwise (36 while locked). `leave` always leaves: 3, 4 or 36 then
+/// say that the other devices still list this device, and how to remove it.
 struct SyncCommand: SecuritySubcommand {
     static let spec = CommandSpec(
         name: "sync",
@@ -31,7 +34,7 @@ struct SyncCommand: SecuritySubcommand {
             "or read as one line of standard input. Exit 3: remote unreachable (nothing lost); 4: the remote",
             "failed verification (nothing applied from that device). now --if-changed (the systemd path unit's):",
             "only when this device has unsent changes, once none came for 10 s (at most 2 min); else exit 0.",
-            "leave: this device stops syncing the keychain (its items stay here, and on the other devices).",
+            "leave: this device leaves the group (the others stop listing it; its items stay here and there).",
             "See docs/SYNC.md.",
         ],
         summary: "Sync synchronizable items with the user's other devices.", takesRawOperands: true,
@@ -98,13 +101,7 @@ struct SyncCommand: SecuritySubcommand {
         let store: Keystore
         do { store = try context.open(target) } catch { throw CommandFailure.keychain("sync \(verb)", error) }
         let engine = SyncEngine(replica: store, environment: context.io.environment)
-        if context.io.input.isTerminal {
-            let error = context.io.error
-            engine.progress = { line in
-                error.line(line)
-                context.io.flush()
-            }
-        }
+        engine.progress = SyncProgressLines.handler(for: context.io)
         do throws(SyncError) {
             try SyncVerbs(engine: engine, context: context, command: self).run(arguments)
         } catch {

@@ -56,11 +56,7 @@ struct SyncVerbs {
             }
             try engine.resolve(copy, keep: arguments[1] == "copy" ? .copy : .winner)
             output.line(arguments[1] == "copy" ? "kept the conflict copy \(copy)" : "kept the winner; dropped \(copy)")
-        case "leave":
-            let left = try engine.leave()
-            SyncClone.remove(left.clone)
-            output.line(
-                "this keychain no longer syncs on this device; \(left.remote) and the other devices keep its items")
+        case "leave": try leave()
         case "enable":
             try engine.setEnabled(true)
             output.line("this keychain's Secret Service items sync too")
@@ -68,6 +64,25 @@ struct SyncVerbs {
             try engine.setEnabled(false)
             output.line("this keychain's Secret Service items no longer sync")
         }
+    }
+
+    /// `leave`: exit 0 once the other devices no longer list this device (or there are none); when they still do
+    /// (the remote unreachable or refusing: 3; failing verification: 4; the keychain locked: 36), this device has
+    /// left all the same, and the message says how to take it out of the list.
+    private func leave() throws(SyncError) {
+        let me = try engine.deviceID()
+        let left = try engine.leave()
+        SyncClone.remove(left.clone)
+        output.line(
+            "this keychain no longer syncs on this device; \(left.remote) and the other devices keep its items")
+        if left.departed {
+            output.line("the other devices no longer list this device (\(me)); the sync key was rotated")
+        }
+        guard let reason = left.stillListed else { return }
+        throw SyncError(
+            reason.kind,
+            reason.message + "\nthe other devices still list this device (\(me)): run security sync remove-device \(me)"
+                + " on one of them")
     }
 
     private func newPassphrase() throws(SyncError) -> SecureBytes {

@@ -106,6 +106,7 @@ extension SyncEngine {
                 files += try packSegments(pending.changes, after: &local, epoch: trust.epoch, key: key, device: me)
                 report.changesPushed += pending.changes.count
                 if pending.changes.count < Self.changesPerBatch { break }
+                progress?("sealed \(report.changesPushed) local changes in \(files.count) segments so far")
             }
             if !files.isEmpty {
                 let head = SyncHead(
@@ -122,6 +123,9 @@ extension SyncEngine {
         if !local.outbox.isEmpty {
             report.segmentsPushed = local.outbox.count - 1
             report.bytesPushed = local.outbox.reduce(0) { $0 + $1.bytes.count }
+            if report.segmentsPushed > 1 {
+                progress?("pushing \(report.segmentsPushed) segments (\(report.bytesPushed) bytes)")
+            }
             try transport.write(local.outbox.map { ($0.path, $0.bytes) })
         }
         try reached("written")
@@ -239,8 +243,7 @@ extension SyncEngine {
             size += bytes
         }
         var files: [SyncOutboxFile] = []
-        for (index, chunk) in chunks.enumerated() {
-            if chunks.count > 1 { progress?("sealing segment \(index + 1) of \(chunks.count)") }
+        for chunk in chunks {
             local.sequence += 1
             let segment = SyncSegment(
                 device: device, sequence: local.sequence, epoch: epoch, previousHash: local.lastHash,

@@ -74,6 +74,7 @@ extension SyncEngine {
         try adoptKeys(walked.list)
         try pin(walked.list)
         try saveRemoved(walked.removed)
+        try resumeOwnLog(transport)
         try setState(nil, Self.joiningName)
         try transport.remove(["requests/\(me.id).req"])
         try transport.publish(message: "sync: \(me.id) joined")
@@ -117,6 +118,7 @@ extension SyncEngine {
         }
         try pin(accepted)
         try saveRemoved(walked.removed)
+        try resumeOwnLog(transport)
         try setState(Array(url.utf8), Self.remoteName)
         try setState(nil, Self.joiningName)
         try transport.publish(message: "sync: \(me.id) joined with the recovery key")
@@ -165,13 +167,8 @@ extension SyncEngine {
         guard id != me else { throw SyncError(.state, "a device cannot remove itself; remove it from another device") }
         guard trust.device(id) != nil else { throw SyncError(.state, "no trusted device \(id)") }
         var ring = try keyRing()
-        let key = SecureBytes.random(count: Sodium.keyBytes)
-        let epoch = trust.epoch + 1
-        let previous = Sodium.seal(ring.encoded, key: key, associatedData: Self.previousKeysAD(epoch))
-        var next = Self.successor(
-            of: trust, devices: trust.devices.filter { $0.id != id }, epoch: epoch, key: key, previousKeys: previous)
-        next.sign(as: .device(me), seed: try deviceSeeds().signing)
-        ring.insert(key, epoch: epoch)
+        let (next, key) = try rotatedSuccessor(of: trust, without: id, ring: ring)
+        ring.insert(key, epoch: next.epoch)
         try saveKeyRing(ring)
         try transport.write([(Self.trustPath(next, writer: me), next.encoded)])
         try pin(next)
@@ -252,6 +249,41 @@ extension SyncEngine {
         }
         guard let current else { throw SyncError(.state, "the remote holds no trust list") }
         return (current, removed)
+    }
+
+    /// The next generation of `trust` without device `id`, under a new sync key (epoch + 1) sealed to the remaining
+    /// devices and the recovery key, with every key of `ring` sealed under it (`previousKeys`), signed by this device
+    /// (a member of `trust`, which is what the other devices check). Writes nothing: the caller keeps or drops the
+    /// new key, then writes the list. Used by ``removeDevice(_:)`` and by ``leave()`` (`id` is this device then).
+    /// - Returns: the list and its new key.
+    /// - Throws: ``SyncError`` `.keychain` when this device's signing key cannot be read.
+    func rotatedSuccessor(
+        of trust: SyncTrustList, without id: SyncDeviceID, ring: SyncKeyRing
+    ) throws(SyncError) -> (list: SyncTrustList, key: SecureBytes) {
+        let key = SecureBytes.random(count: Sodium.keyBytes)
+        let epoch = trust.epoch + 1
+        let previous = Sodium.seal(ring.encoded, key: key, associatedData: Self.previousKeysAD(epoch))
+        var next = Self.successor(
+            of: trust, devices: trust.devices.filter { $0.id != id }, epoch: epoch, key: key, previousKeys: previous)
+        next.sign(as: .device(try deviceID()), seed: try deviceSeeds().signing)
+        return (next, key)
+    }
+
+    /// A device that left (``leave()`` forgets its own log's position) and joins again goes on with its log where the
+    /// remote's copy of its head, signed by this device, says it ended, rather than at segment 1 again: the devices
+    /// that read it before would see a fork. Its local changes go out again from the start (the others already have
+    /// them). Nothing changes when this device already has a log position or the remote holds no head of it.
+    /// - Throws: ``SyncError`` `.remote` when the head cannot be read; `.keychain`.
+    func resumeOwnLog(_ transport: any SyncTransport) throws(SyncError) {
+        var local = try localState()
+        let me = try thisDevice()
+        guard local.sequence == 0, local.outbox.isEmpty,
+            let bytes = try transport.read("devices/\(me.id)/head"), let head = try? SyncHead(decoding: bytes),
+            head.device == me.id, head.verify(publicKey: me.signingKey)
+        else { return }
+        local.sequence = head.sequence
+        local.lastHash = head.segmentHash
+        try setState(local.encoded, SyncLocalState.name)
     }
 
     /// Opens this device's envelope in `list` and adds its sync key (and the older ones) to the ring.

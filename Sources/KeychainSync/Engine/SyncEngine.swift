@@ -22,7 +22,10 @@ package final class SyncEngine {
 
     let replica: any SyncReplica
     let environment: [String: String]
-    /// Reports progress lines (a first sync of a large keychain); nil: silent.
+    /// Reports progress lines of a long ``syncNow()`` (a first sync, join or push of a large keychain): `applying
+    /// segment I of N from DEVICE` for each segment of a device that sent several, `sealed N local changes in N
+    /// segments so far` after each full batch of ``changesPerBatch`` local changes, and `pushing N segments (N bytes)`;
+    /// nil: silent. The caller decides where they go and how often (`security sync` prints them on a terminal only).
     package var progress: ((String) -> Void)?
     /// Called between steps of ``syncNow()`` with the step's name (`fetched`, `merged`, `committed`,
     /// `written`, `pushed`); a throw stops the run there, as a crash would, so tests can check the next run.
