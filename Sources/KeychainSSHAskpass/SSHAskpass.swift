@@ -20,6 +20,7 @@ internal import KeychainCore
 ///   pinentry asks, and the answer is saved (the prompt says so).
 /// - "Bad passphrase, try again for KEY": the saved one was wrong; it is deleted and pinentry asks again.
 /// - Anything else (a confirmation, a question ssh does not expect a passphrase for): exit 1, no answer.
+/// - `--help` or `-h` alone: the usage on standard output, exit 0 (as every tool of the package answers it).
 /// Exit status: 0 with the passphrase and a newline on standard output; 1 when there is no answer
 /// (cancelled, no pinentry, not a passphrase question), with the reason on standard error.
 package enum SSHAskpass {
@@ -42,11 +43,25 @@ package enum SSHAskpass {
     /// The `unique` attribute of a key's item.
     package static func unique(_ path: String) -> String { "ssh-store:" + path }
 
+    /// What `--help` prints.
+    package static let usage = """
+        usage: keychain-ssh-askpass PROMPT
+          ssh-add runs it as SSH_ASKPASS with its question as PROMPT ("Enter passphrase for KEY: ").
+          It prints the passphrase saved for KEY in the login keychain (gcr-ssh-agent's item), or asks
+          through pinentry and saves the answer. Set SSH_ASKPASS to this program and SSH_ASKPASS_REQUIRE=prefer.
+          Exit status: 0 with the passphrase on standard output; 1 with no answer (the reason on standard error).
+
+        """
+
     /// Runs once with ssh's arguments.
     package static func main(arguments: [String]) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let environment = ProcessInfo.processInfo.environment
         let prompt = arguments.dropFirst().first ?? ""
+        if arguments.count == 2, prompt == "--help" || prompt == "-h" {
+            _ = usage.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
+            return 0
+        }
         if let kind = environment["SSH_ASKPASS_PROMPT"], kind == "confirm" || kind == "none" {
             return fail("keychain-ssh-askpass answers passphrase questions only")
         }

@@ -125,6 +125,19 @@ struct SSHAskpassTests {
         #expect(try setup.saved() == "key-passphrase")
     }
 
+    @Test("--help and -h print the usage and exit 0; ssh's questions are never taken for them")
+    func help() {
+        let tool = PAMStack.binDirectory + "/keychain-ssh-askpass"
+        for flag in ["--help", "-h"] {
+            let run = PAMStack.run([tool, flag], environment: [:])
+            #expect(run.status == 0)
+            #expect(run.output == SSHAskpass.usage)
+        }
+        let question = PAMStack.run([tool, "--help me"], environment: [:])
+        #expect(question.status == 1)
+        #expect(question.output.contains("not a passphrase question"))
+    }
+
     @Test("Prompts are read as ssh-add writes them; other questions get no answer")
     func prompts() {
         #expect(SSHAskpass.keyPath(inPrompt: "Enter passphrase for id: ", currentDirectory: "/h")! == ("/h/id", false))
