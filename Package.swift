@@ -36,8 +36,10 @@ let package = Package(
         .systemLibrary(name: "CKeyring"),
         // GLib's GIO: D-Bus (GDBus) for the Secret Service provider only.
         .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        // tpm2-tss's ESAPI, TCTI loader and marshalling (no FAPI): KeychainTPM only (issue 28).
-        // Headers in /usr/include/tss2 (Debian libtss2-dev); no pkgConfig, whose -pthread SwiftPM warns about.
+        // tpm2-tss's ESAPI, TCTI loader and marshalling (no FAPI): KeychainTPM only (issue 28). Headers in
+        // /usr/include/tss2 (Debian libtss2-dev); no pkgConfig, whose -pthread SwiftPM warns about. The
+        // libraries are opened with dlopen at the first TPM use, not linked, so that a process that never
+        // meets a TPM does not load them (issue 23).
         .systemLibrary(name: "CTSS2"),
         // glibc's pidfd_open and pidfd_send_signal (sys/pidfd.h): the Secret Service provider's caller identity.
         .systemLibrary(name: "CPidfd"),
