@@ -28,7 +28,8 @@ TOOLS := security git-credential-keychain docker-credential-keychain keychain-se
 DBUS_SERVICES ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/dbus-1/services
 SYSTEMD_USER_UNITS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/systemd/user
 SWIFT ?= swift
-STATIC := -c release --static-swift-stdlib --scratch-path .build/static
+# The static release build's flags (lld, packed relocations, …), shared with the scripts that build it.
+STATIC := $(shell grep -v '^\#' scripts/static-build-flags)
 # SwiftPM 6.3 leaves an empty TemporaryDirectory.* folder in $TMPDIR for each of several steps of every
 # build: each recipe line that runs swift gives it a folder of its own, removed when the line ends.
 PRIVATE_TMPDIR = TMPDIR=$$(mktemp -d) && export TMPDIR && trap 'rm -rf "$$TMPDIR"' EXIT &&
