@@ -4,7 +4,8 @@
 // fixed arrays that Swift imports as tuples: these helpers fill and copy them. The libraries are not
 // linked: they are opened with dlopen at the first TPM use (swkc_tss2_load), so that a process that
 // never meets a TPM (a device key in a plain file, the common case) does not map tpm2-tss and the
-// libcrypto it depends on at start-up (docs/PERFORMANCE.md, "Start-up").
+// libcrypto it depends on at start-up (docs/PERFORMANCE.md, "Size and start-up of the installed
+// tools").
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -15,7 +16,7 @@
 #include <tss2/tss2_rc.h>
 #include <tss2/tss2_tctildr.h>
 
-// Every tpm2-tss function the project calls, with the library (by its Debian soname) that defines it.
+// Every tpm2-tss function the project calls, with the library that defines it (sonames in swkc_tss2_open).
 #define SWKC_TSS2_FUNCTIONS(X) \
     X(esys, Esys_Initialize) X(esys, Esys_Finalize) X(esys, Esys_Free) X(esys, Esys_GetRandom) \
     X(esys, Esys_CreatePrimary) X(esys, Esys_Create) X(esys, Esys_Load) X(esys, Esys_Unseal) \
@@ -32,6 +33,7 @@ struct swkc_tss2_functions {
 #undef SWKC_TSS2_FIELD
 };
 
+// What swkc_tss2_load found: one per process (a function-local static; only KeychainTPM includes this).
 struct swkc_tss2_state {
     struct swkc_tss2_functions functions;
     int loaded;
@@ -43,6 +45,7 @@ static inline struct swkc_tss2_state *swkc_tss2_state(void) {
     return &state;
 }
 
+// Opens the four libraries and resolves every function, once (pthread_once in swkc_tss2_load).
 static inline void swkc_tss2_open(void) {
     struct swkc_tss2_state *state = swkc_tss2_state();
     const char *sonames[] = {"libtss2-esys.so.0", "libtss2-tctildr.so.0", "libtss2-mu.so.0", "libtss2-rc.so.0"};
@@ -144,8 +147,8 @@ static inline void swkc_tpm_wipe(void *pointer, size_t count) {
 // The unsealed bytes (the TPM returns at most 128).
 static inline const uint8_t *swkc_tpm_sensitive_bytes(const TPM2B_SENSITIVE_DATA *data) { return data->buffer; }
 
-// Marshals a sealed object's public and private parts into one blob; returns its length, 0 when it does not fit.
-// Needs tpm2-tss loaded (swkc_tss2_load).
+// Marshals a sealed object's public and private parts into one blob; returns its length, 0 when it does not fit
+// (or tpm2-tss is not installed).
 static inline size_t swkc_tpm_marshal(const TPM2B_PUBLIC *pub, const TPM2B_PRIVATE *priv, uint8_t *buffer, size_t size) {
     const struct swkc_tss2_functions *tss = swkc_tss2_load();
     size_t offset = 0;
@@ -155,7 +158,7 @@ static inline size_t swkc_tpm_marshal(const TPM2B_PUBLIC *pub, const TPM2B_PRIVA
     return offset;
 }
 
-// Reverses swkc_tpm_marshal; returns 0 when the blob is malformed or has trailing bytes. Needs tpm2-tss loaded.
+// Reverses swkc_tpm_marshal; returns 0 when the blob is malformed or has trailing bytes (or tpm2-tss is not installed).
 static inline int swkc_tpm_unmarshal(const uint8_t *buffer, size_t size, TPM2B_PUBLIC *pub, TPM2B_PRIVATE *priv) {
     const struct swkc_tss2_functions *tss = swkc_tss2_load();
     size_t offset = 0;

@@ -38,7 +38,8 @@ final class TPMContext {
     }
 
     /// tpm2-tss's libraries, opened (dlopen) at the first TPM use of the process rather than linked, so that
-    /// a process whose device key is a plain file never maps them (docs/PERFORMANCE.md, "Start-up").
+    /// a process whose device key is a plain file never maps them (docs/PERFORMANCE.md, "Size and start-up
+    /// of the installed tools").
     /// - Returns: the functions the project calls.
     /// - Throws: ``TPMSealing/Failure/unreachable(_:)`` when tpm2-tss is not installed (Debian
     ///   `libtss2-esys-3.0.2-0`, `libtss2-tctildr0`, `libtss2-mu0`, `libtss2-rc0`), with dlerror's text.

@@ -14,7 +14,8 @@ internal import CTSS2
 package enum TPMSealing {
     /// Why a TPM operation failed. Each message is for people, names the TCTI, and never holds a secret.
     package enum Failure: Error, Sendable, Equatable {
-        /// No TPM answers at the TCTI (no device, no permission, swtpm not running).
+        /// No TPM answers at the TCTI (no device, no permission, swtpm not running), or tpm2-tss's
+        /// libraries, opened at the first TPM use, are not installed.
         case unreachable(String)
         /// The TPM answers but does not load the blob: it was sealed by another TPM, or this TPM's owner
         /// hierarchy was cleared since.
