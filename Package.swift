@@ -30,8 +30,10 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // OpenSSL 3's libcrypto: SecKey (EC, RSA), X.509 and PKCS #12 (KeychainCrypto), and the Secret
-        // Service DH session (SecretService: RFC 2409 group 2, HKDF-SHA256, AES-128-CBC).
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Service DH session (SecretService: RFC 2409 group 2, HKDF-SHA256, AES-128-CBC). Headers from Debian
+        // libssl-dev; the library is opened with dlopen at its first use, not linked, so that a tool that never
+        // needs it does not load it (issue 23): hence no pkgConfig, whose `-lcrypto` would link it.
+        .systemLibrary(name: "COpenSSL"),
         // Non-variadic wrappers of the kernel keyring syscalls (lock state shared by the user's processes).
         .systemLibrary(name: "CKeyring"),
         // GLib's GIO: D-Bus (GDBus) for the Secret Service provider only.
