@@ -12,7 +12,9 @@
 # (about 14-15 MB each; scripts/tool-sizes checks the budget after installing into a temporary prefix). All of them
 # run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
 # runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0),
-# and keychain-secret-service also GLib and libcrypto (libglib2.0-0, libssl3).
+# security and keychain-secret-service also libcrypto (libssl3), keychain-secret-service also GLib
+# (libglib2.0-0); libcrypto and tpm2-tss (libtss2-esys-3.0.2-0, libtss2-tctildr0, libtss2-mu0,
+# libtss2-rc0) are opened at their first use, not at start-up. scripts/static-build-flags holds the build's flags (lld, packed relocations).
 # make install also builds and installs the PAM module, $(PREFIX)/lib/security/pam_keychain.so (C, libpam and
 # libc only; pam/pam_keychain.c), and the program it starts, $(PREFIX)/libexec/keychain-pam-helper; the
 # module is compiled to start that helper. make install-pam (root) adds the pam-auth-update profile
@@ -28,7 +30,8 @@ TOOLS := security git-credential-keychain docker-credential-keychain keychain-se
 DBUS_SERVICES ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/dbus-1/services
 SYSTEMD_USER_UNITS ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/systemd/user
 SWIFT ?= swift
-STATIC := -c release --static-swift-stdlib --scratch-path .build/static
+# The static release build's flags (lld, packed relocations, …), shared with the scripts that build it.
+STATIC := $(shell grep -v '^\#' scripts/static-build-flags)
 # SwiftPM 6.3 leaves an empty TemporaryDirectory.* folder in $TMPDIR for each of several steps of every
 # build: each recipe line that runs swift gives it a folder of its own, removed when the line ends.
 PRIVATE_TMPDIR = TMPDIR=$$(mktemp -d) && export TMPDIR && trap 'rm -rf "$$TMPDIR"' EXIT &&

@@ -30,14 +30,18 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // OpenSSL 3's libcrypto: SecKey (EC, RSA), X.509 and PKCS #12 (KeychainCrypto), and the Secret
-        // Service DH session (SecretService: RFC 2409 group 2, HKDF-SHA256, AES-128-CBC).
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Service DH session (SecretService: RFC 2409 group 2, HKDF-SHA256, AES-128-CBC). Headers from Debian
+        // libssl-dev; the library is opened with dlopen at its first use, not linked, so that a tool that never
+        // needs it does not load it (issue 23): hence no pkgConfig, whose `-lcrypto` would link it.
+        .systemLibrary(name: "COpenSSL"),
         // Non-variadic wrappers of the kernel keyring syscalls (lock state shared by the user's processes).
         .systemLibrary(name: "CKeyring"),
         // GLib's GIO: D-Bus (GDBus) for KeychainDBus and the Secret Service provider only.
         .systemLibrary(name: "CGIO", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        // tpm2-tss's ESAPI, TCTI loader and marshalling (no FAPI): KeychainTPM only (issue 28).
-        // Headers in /usr/include/tss2 (Debian libtss2-dev); no pkgConfig, whose -pthread SwiftPM warns about.
+        // tpm2-tss's ESAPI, TCTI loader and marshalling (no FAPI): KeychainTPM only (issue 28). Headers in
+        // /usr/include/tss2 (Debian libtss2-dev); no pkgConfig, whose -pthread SwiftPM warns about. The
+        // libraries are opened with dlopen at the first TPM use, not linked, so that a process that never
+        // meets a TPM does not load them (issue 23).
         .systemLibrary(name: "CTSS2"),
         // glibc's pidfd_open and pidfd_send_signal (sys/pidfd.h): the Secret Service provider's caller identity.
         .systemLibrary(name: "CPidfd"),

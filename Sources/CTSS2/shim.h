@@ -1,7 +1,13 @@
 #ifndef CTSS2_SHIM_H
 #define CTSS2_SHIM_H
 // tpm2-tss's ESAPI and TCTI loader (Debian libtss2-dev). The TPM's structures are nested unions and
-// fixed arrays that Swift imports as tuples: these helpers fill and copy them, and nothing else.
+// fixed arrays that Swift imports as tuples: these helpers fill and copy them. The libraries are not
+// linked: they are opened with dlopen at the first TPM use (swkc_tss2_load), so that a process that
+// never meets a TPM (a device key in a plain file, the common case) does not map tpm2-tss and the
+// libcrypto it depends on at start-up (docs/PERFORMANCE.md, "Size and start-up of the installed
+// tools").
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -9,6 +15,70 @@
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_rc.h>
 #include <tss2/tss2_tctildr.h>
+
+// Every tpm2-tss function the project calls, with the library that defines it (sonames in swkc_tss2_open).
+#define SWKC_TSS2_FUNCTIONS(X) \
+    X(esys, Esys_Initialize) X(esys, Esys_Finalize) X(esys, Esys_Free) X(esys, Esys_GetRandom) \
+    X(esys, Esys_CreatePrimary) X(esys, Esys_Create) X(esys, Esys_Load) X(esys, Esys_Unseal) \
+    X(esys, Esys_StartAuthSession) X(esys, Esys_TRSess_SetAttributes) X(esys, Esys_PolicyPCR) \
+    X(esys, Esys_PolicyGetDigest) X(esys, Esys_FlushContext) X(esys, Esys_Sign) X(esys, Esys_ECDH_ZGen) \
+    X(tctildr, Tss2_TctiLdr_Initialize) X(tctildr, Tss2_TctiLdr_Finalize) \
+    X(mu, Tss2_MU_TPM2B_PUBLIC_Marshal) X(mu, Tss2_MU_TPM2B_PRIVATE_Marshal) \
+    X(mu, Tss2_MU_TPM2B_PUBLIC_Unmarshal) X(mu, Tss2_MU_TPM2B_PRIVATE_Unmarshal) X(rc, Tss2_RC_Decode)
+
+// The loaded functions, called from Swift as `functions.Esys_Create(…)` (same names and types as the headers').
+struct swkc_tss2_functions {
+#define SWKC_TSS2_FIELD(library, name) __typeof__(&name) _Nonnull name;
+    SWKC_TSS2_FUNCTIONS(SWKC_TSS2_FIELD)
+#undef SWKC_TSS2_FIELD
+};
+
+// What swkc_tss2_load found: one per process (a function-local static; only KeychainTPM includes this).
+struct swkc_tss2_state {
+    struct swkc_tss2_functions functions;
+    int loaded;
+    char failure[256];  // why loading failed (dlerror's text), for the error message
+};
+
+static inline struct swkc_tss2_state *swkc_tss2_state(void) {
+    static struct swkc_tss2_state state;
+    return &state;
+}
+
+// Opens the four libraries and resolves every function, once (pthread_once in swkc_tss2_load).
+static inline void swkc_tss2_open(void) {
+    struct swkc_tss2_state *state = swkc_tss2_state();
+    const char *sonames[] = {"libtss2-esys.so.0", "libtss2-tctildr.so.0", "libtss2-mu.so.0", "libtss2-rc.so.0"};
+    void *handles[4];
+    for (int index = 0; index < 4; index++) {
+        handles[index] = dlopen(sonames[index], RTLD_NOW | RTLD_LOCAL);
+        if (handles[index] == NULL) {
+            const char *error = dlerror();
+            strncpy(state->failure, error ? error : sonames[index], sizeof state->failure - 1);
+            return;
+        }
+    }
+    void *esys = handles[0], *tctildr = handles[1], *mu = handles[2], *rc = handles[3];
+#define SWKC_TSS2_RESOLVE(library, name) \
+    *(void **)&state->functions.name = dlsym(library, #name); \
+    if (state->functions.name == NULL) { \
+        strncpy(state->failure, #name " is missing from tpm2-tss", sizeof state->failure - 1); \
+        return; \
+    }
+    SWKC_TSS2_FUNCTIONS(SWKC_TSS2_RESOLVE)
+#undef SWKC_TSS2_RESOLVE
+    state->loaded = 1;
+}
+
+// tpm2-tss's functions, loaded once per process (thread-safe); NULL when a library or function is missing
+// (tpm2-tss not installed), and then swkc_tss2_failure() says why. The libraries stay loaded until exit.
+static inline const struct swkc_tss2_functions *swkc_tss2_load(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, swkc_tss2_open);
+    return swkc_tss2_state()->loaded ? &swkc_tss2_state()->functions : NULL;
+}
+
+static inline const char *swkc_tss2_failure(void) { return swkc_tss2_state()->failure; }
 
 // The owner-hierarchy primary the device key is sealed under: an ECC P-256 storage key re-created
 // from this fixed template (the TPM derives it from its owner seed, so it is the same key every time).
@@ -77,21 +147,26 @@ static inline void swkc_tpm_wipe(void *pointer, size_t count) {
 // The unsealed bytes (the TPM returns at most 128).
 static inline const uint8_t *swkc_tpm_sensitive_bytes(const TPM2B_SENSITIVE_DATA *data) { return data->buffer; }
 
-// Marshals a sealed object's public and private parts into one blob; returns its length, 0 when it does not fit.
+// Marshals a sealed object's public and private parts into one blob; returns its length, 0 when it does not fit
+// (or tpm2-tss is not installed).
 static inline size_t swkc_tpm_marshal(const TPM2B_PUBLIC *pub, const TPM2B_PRIVATE *priv, uint8_t *buffer, size_t size) {
+    const struct swkc_tss2_functions *tss = swkc_tss2_load();
     size_t offset = 0;
-    if (Tss2_MU_TPM2B_PUBLIC_Marshal(pub, buffer, size, &offset) != TSS2_RC_SUCCESS) return 0;
-    if (Tss2_MU_TPM2B_PRIVATE_Marshal(priv, buffer, size, &offset) != TSS2_RC_SUCCESS) return 0;
+    if (tss == NULL) return 0;
+    if (tss->Tss2_MU_TPM2B_PUBLIC_Marshal(pub, buffer, size, &offset) != TSS2_RC_SUCCESS) return 0;
+    if (tss->Tss2_MU_TPM2B_PRIVATE_Marshal(priv, buffer, size, &offset) != TSS2_RC_SUCCESS) return 0;
     return offset;
 }
 
-// Reverses swkc_tpm_marshal; returns 0 when the blob is malformed or has trailing bytes.
+// Reverses swkc_tpm_marshal; returns 0 when the blob is malformed or has trailing bytes (or tpm2-tss is not installed).
 static inline int swkc_tpm_unmarshal(const uint8_t *buffer, size_t size, TPM2B_PUBLIC *pub, TPM2B_PRIVATE *priv) {
+    const struct swkc_tss2_functions *tss = swkc_tss2_load();
     size_t offset = 0;
     memset(pub, 0, sizeof *pub);
     memset(priv, 0, sizeof *priv);
-    if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(buffer, size, &offset, pub) != TSS2_RC_SUCCESS) return 0;
-    if (Tss2_MU_TPM2B_PRIVATE_Unmarshal(buffer, size, &offset, priv) != TSS2_RC_SUCCESS) return 0;
+    if (tss == NULL) return 0;
+    if (tss->Tss2_MU_TPM2B_PUBLIC_Unmarshal(buffer, size, &offset, pub) != TSS2_RC_SUCCESS) return 0;
+    if (tss->Tss2_MU_TPM2B_PRIVATE_Unmarshal(buffer, size, &offset, priv) != TSS2_RC_SUCCESS) return 0;
     return offset == size;
 }
 

@@ -14,8 +14,8 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// Takes ownership of `x509`.
     init(owning x509: OpaquePointer) throws(CryptoError) {
         self.x509 = x509
-        do { der = try OpenSSL.der { i2d_X509(x509, $0) } } catch {
-            X509_free(x509)
+        do { der = try OpenSSL.der { libcrypto.i2d_X509(x509, $0) } } catch {
+            libcrypto.X509_free(x509)
             throw error
         }
     }
@@ -23,24 +23,24 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// Parses a DER certificate (`SecCertificateCreateWithData`).
     /// - Throws: `CryptoError.decode` if the bytes are not exactly one DER X.509 certificate.
     package init(der bytes: [UInt8]) throws(CryptoError) {
-        let decoded = try OpenSSL.decode(bytes, what: "X.509 certificate") { d2i_X509(nil, $0, $1) }
+        let decoded = try OpenSSL.decode(bytes, what: "X.509 certificate") { libcrypto.d2i_X509(nil, $0, $1) }
         guard decoded.free else {
-            X509_free(decoded.object)
+            libcrypto.X509_free(decoded.object)
             throw .decode("X.509 certificate: trailing bytes")
         }
         x509 = decoded.object
         der = bytes
     }
 
-    deinit { X509_free(x509) }
+    deinit { libcrypto.X509_free(x509) }
 
     /// Every `CERTIFICATE` block of a PEM file, in order.
     /// - Throws: `CryptoError.decode` if there is none or one is malformed.
     package static func certificates(pem bytes: [UInt8]) throws(CryptoError) -> [Certificate] {
         let bio = try OpenSSL.readBIO(bytes)
-        defer { BIO_free(bio) }
+        defer { _ = libcrypto.BIO_free(bio) }
         var result: [Certificate] = []
-        while let x509 = PEM_read_bio_X509(bio, nil, nil, nil) {
+        while let x509 = libcrypto.PEM_read_bio_X509(bio, nil, nil, nil) {
             result.append(try Certificate(owning: x509))
         }
         let endOfFile = OpenSSL.drainErrors(matching: ERR_LIB_PEM, reason: PEM_R_NO_START_LINE)
@@ -51,9 +51,9 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// The certificate in PEM (`-----BEGIN CERTIFICATE-----`).
     package var pem: String {
         get throws(CryptoError) {
-            guard let bio = BIO_new(BIO_s_mem()) else { throw .library("BIO_new") }
-            defer { BIO_free(bio) }
-            try OpenSSL.check(PEM_write_bio_X509(bio, x509), "PEM_write_bio_X509")
+            guard let bio = libcrypto.BIO_new(libcrypto.BIO_s_mem()) else { throw .library("BIO_new") }
+            defer { _ = libcrypto.BIO_free(bio) }
+            try OpenSSL.check(libcrypto.PEM_write_bio_X509(bio, x509), "PEM_write_bio_X509")
             return String(decoding: OpenSSL.contents(of: bio), as: UTF8.self)
         }
     }
@@ -62,13 +62,14 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
 
     /// Strings of the subject attributes with `nid`, in order of appearance.
     private func subjectStrings(_ nid: Int32) -> [String] {
-        guard let name = X509_get_subject_name(x509) else { return [] }
+        guard let name = libcrypto.X509_get_subject_name(x509) else { return [] }
         var strings: [String] = []
         var index: Int32 = -1
         while true {
-            index = X509_NAME_get_index_by_NID(name, nid, index)
+            index = libcrypto.X509_NAME_get_index_by_NID(name, nid, index)
             guard index >= 0 else { break }
-            if let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry),
+            if let entry = libcrypto.X509_NAME_get_entry(name, index),
+                let data = libcrypto.X509_NAME_ENTRY_get_data(entry),
                 let string = Self.utf8(data)
             {
                 strings.append(string)
@@ -80,7 +81,7 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// An ASN.1 string's text as UTF-8, whatever its string type.
     static func utf8(_ string: UnsafePointer<ASN1_STRING>) -> String? {
         var output: UnsafeMutablePointer<UInt8>?
-        let length = ASN1_STRING_to_UTF8(&output, string)
+        let length = libcrypto.ASN1_STRING_to_UTF8(&output, string)
         guard length >= 0, let output else { return nil }
         defer { copenssl_free(output) }
         return String(decoding: UnsafeBufferPointer(start: output, count: Int(length)), as: UTF8.self)
@@ -97,13 +98,13 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// (PKCS #9, `1.2.840.113549.1.9.1`), then the `rfc822Name`s of the subject alternative name.
     package var emailAddresses: [String] {
         var addresses = subjectStrings(NID_pkcs9_emailAddress)
-        guard let names = X509_get_ext_d2i(x509, NID_subject_alt_name, nil, nil) else { return addresses }
+        guard let names = libcrypto.X509_get_ext_d2i(x509, NID_subject_alt_name, nil, nil) else { return addresses }
         let generalNames = OpaquePointer(names)
         defer { copenssl_general_names_free(generalNames) }
         for index in 0..<copenssl_general_names_count(generalNames) {
             var type: Int32 = 0
             guard let name = copenssl_general_names_value(generalNames, index),
-                let value = GENERAL_NAME_get0_value(name, &type), type == GEN_EMAIL,
+                let value = libcrypto.GENERAL_NAME_get0_value(name, &type), type == GEN_EMAIL,
                 let string = Self.utf8(value.assumingMemoryBound(to: ASN1_STRING.self))
             else { continue }
             addresses.append(string)
@@ -119,42 +120,47 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
         if let email = emailAddresses.first { return email }
         if let unit = subjectStrings(NID_organizationalUnitName).first { return unit }
         if let organization = subjectStrings(NID_organizationName).first { return organization }
-        guard let name = X509_get_subject_name(x509), X509_NAME_entry_count(name) > 0,
-            let bio = BIO_new(BIO_s_mem())
+        guard let name = libcrypto.X509_get_subject_name(x509), libcrypto.X509_NAME_entry_count(name) > 0,
+            let bio = libcrypto.BIO_new(libcrypto.BIO_s_mem())
         else { return nil }
-        defer { BIO_free(bio) }
-        guard X509_NAME_print_ex(bio, name, 0, copenssl_name_flags_rfc2253()) >= 0 else { return nil }
+        defer { _ = libcrypto.BIO_free(bio) }
+        guard libcrypto.X509_NAME_print_ex(bio, name, 0, copenssl_name_flags_rfc2253()) >= 0 else { return nil }
         return String(decoding: OpenSSL.contents(of: bio), as: UTF8.self)
     }
 
     /// The subject name's DER (`SEQUENCE`), as it appears in the certificate.
     package var subjectSequence: [UInt8] {
-        get throws(CryptoError) { try OpenSSL.der { i2d_X509_NAME(X509_get_subject_name(x509), $0) } }
+        get throws(CryptoError) {
+            try OpenSSL.der { libcrypto.i2d_X509_NAME(libcrypto.X509_get_subject_name(x509), $0) }
+        }
     }
 
     /// The issuer name's DER (`SEQUENCE`), as it appears in the certificate.
     package var issuerSequence: [UInt8] {
-        get throws(CryptoError) { try OpenSSL.der { i2d_X509_NAME(X509_get_issuer_name(x509), $0) } }
+        get throws(CryptoError) {
+            try OpenSSL.der { libcrypto.i2d_X509_NAME(libcrypto.X509_get_issuer_name(x509), $0) }
+        }
     }
 
     /// `SecCertificateCopyNormalizedSubjectSequence`; the `kSecAttrSubject` of certificate items.
     package var normalizedSubjectSequence: [UInt8] {
-        get throws(CryptoError) { try Self.normalized(X509_get_subject_name(x509)) }
+        get throws(CryptoError) { try Self.normalized(libcrypto.X509_get_subject_name(x509)) }
     }
 
     /// `SecCertificateCopyNormalizedIssuerSequence`; the `kSecAttrIssuer` of certificate items.
     package var normalizedIssuerSequence: [UInt8] {
-        get throws(CryptoError) { try Self.normalized(X509_get_issuer_name(x509)) }
+        get throws(CryptoError) { try Self.normalized(libcrypto.X509_get_issuer_name(x509)) }
     }
 
     /// The normalized form (``normalized(_:)``) of an X.501 name given as DER, or `nil` when `der` is
     /// not one name. Certificate items' `kSecAttrIssuer`/`kSecAttrSubject` in a query are normalized
     /// with it, as Security normalizes them on add.
     package static func normalizedName(der: [UInt8]) -> [UInt8]? {
-        guard let decoded = try? OpenSSL.decode(der, what: "X.501 name", { d2i_X509_NAME(nil, $0, $1) }) else {
+        guard let decoded = try? OpenSSL.decode(der, what: "X.501 name", { libcrypto.d2i_X509_NAME(nil, $0, $1) })
+        else {
             return nil
         }
-        defer { X509_NAME_free(decoded.object) }
+        defer { libcrypto.X509_NAME_free(decoded.object) }
         guard decoded.free else { return nil }
         return try? normalized(decoded.object)
     }
@@ -165,30 +171,35 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// structure and the attribute types are kept. Returns the DER of the resulting `SEQUENCE`.
     static func normalized(_ name: OpaquePointer?) throws(CryptoError) -> [UInt8] {
         guard let name else { throw .decode("X.501 name") }
-        guard let result = X509_NAME_new() else { throw .library("X509_NAME_new") }
-        defer { X509_NAME_free(result) }
+        guard let result = libcrypto.X509_NAME_new() else { throw .library("X509_NAME_new") }
+        defer { libcrypto.X509_NAME_free(result) }
         var previousSet: Int32 = -1
-        for index in 0..<X509_NAME_entry_count(name) {
-            guard let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else {
+        for index in 0..<libcrypto.X509_NAME_entry_count(name) {
+            guard let entry = libcrypto.X509_NAME_get_entry(name, index),
+                let data = libcrypto.X509_NAME_ENTRY_get_data(entry)
+            else {
                 throw .decode("X.501 name entry")
             }
-            let set = X509_NAME_ENTRY_set(entry)
+            let set = libcrypto.X509_NAME_ENTRY_set(entry)
             let position: Int32 = index > 0 && set == previousSet ? -1 : 0
             previousSet = set
-            if ASN1_STRING_type(data) == V_ASN1_PRINTABLESTRING {
+            if libcrypto.ASN1_STRING_type(data) == V_ASN1_PRINTABLESTRING {
                 let value = normalizedPrintable(
-                    Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(data), count: Int(ASN1_STRING_length(data))))
+                    Array(
+                        UnsafeBufferPointer(
+                            start: libcrypto.ASN1_STRING_get0_data(data), count: Int(libcrypto.ASN1_STRING_length(data))
+                        ))
                 )
-                guard let object = X509_NAME_ENTRY_get_object(entry),
-                    X509_NAME_add_entry_by_OBJ(
+                guard let object = libcrypto.X509_NAME_ENTRY_get_object(entry),
+                    libcrypto.X509_NAME_add_entry_by_OBJ(
                         result, object, V_ASN1_PRINTABLESTRING, value, Int32(value.count), -1, position)
                         == 1
                 else { throw .library("X509_NAME_add_entry_by_OBJ: \(OpenSSL.drainErrors())") }
             } else {
-                try OpenSSL.check(X509_NAME_add_entry(result, entry, -1, position), "X509_NAME_add_entry")
+                try OpenSSL.check(libcrypto.X509_NAME_add_entry(result, entry, -1, position), "X509_NAME_add_entry")
             }
         }
-        return try OpenSSL.der { i2d_X509_NAME(result, $0) }
+        return try OpenSSL.der { libcrypto.i2d_X509_NAME(result, $0) }
     }
 
     /// A `PrintableString`'s bytes upper-cased, with blank runs collapsed and the ends trimmed.
@@ -213,7 +224,7 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// `SecCertificateCopyKey`: the subject public key.
     /// - Throws: `CryptoError.unsupported` for keys other than EC (P-256/384/521) and RSA.
     package func publicKey() throws(CryptoError) -> CryptoKey {
-        guard let pkey = X509_get_pubkey(x509) else {
+        guard let pkey = libcrypto.X509_get_pubkey(x509) else {
             throw .decode("certificate public key: \(OpenSSL.drainErrors())")
         }
         return try CryptoKey(owning: pkey, isPrivate: false)
@@ -224,9 +235,10 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// equals the `kSecAttrApplicationLabel` of the matching key items.
     package var publicKeyHash: [UInt8] {
         get throws(CryptoError) {
-            guard let bits = X509_get0_pubkey_bitstr(x509) else { throw .decode("certificate public key") }
+            guard let bits = libcrypto.X509_get0_pubkey_bitstr(x509) else { throw .decode("certificate public key") }
             let bytes = Array(
-                UnsafeBufferPointer(start: ASN1_STRING_get0_data(bits), count: Int(ASN1_STRING_length(bits))))
+                UnsafeBufferPointer(
+                    start: libcrypto.ASN1_STRING_get0_data(bits), count: Int(libcrypto.ASN1_STRING_length(bits))))
             return try HashFunction.sha1.hash(bytes)
         }
     }
@@ -235,8 +247,8 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     /// content octets of the DER `INTEGER` (two's complement, a leading `00` when the top bit is set).
     package var serialNumber: [UInt8] {
         get throws(CryptoError) {
-            guard let serial = X509_get0_serialNumber(x509) else { throw .decode("serial number") }
-            let encoded = try OpenSSL.der { i2d_ASN1_INTEGER(serial, $0) }
+            guard let serial = libcrypto.X509_get0_serialNumber(x509) else { throw .decode("serial number") }
+            let encoded = try OpenSSL.der { libcrypto.i2d_ASN1_INTEGER(serial, $0) }
             // Tag 02, then a short (< 0x80) or long (0x8N + N bytes) length.
             guard encoded.count >= 2 else { throw .decode("serial number") }
             let header = encoded[1] < 0x80 ? 2 : 2 + Int(encoded[1] & 0x7F)
@@ -245,17 +257,19 @@ package final class Certificate: @unchecked Sendable, Hashable, CustomStringConv
     }
 
     /// The X.509 version as written in the certificate: 0 for v1, 2 for v3.
-    package var version: Int { Int(X509_get_version(x509)) }
+    package var version: Int { Int(libcrypto.X509_get_version(x509)) }
 
     /// `kSecAttrSubjectKeyID` of certificate items: the subject key identifier extension's key
     /// identifier, or `nil` when the certificate has none.
     package var subjectKeyIdentifier: [UInt8]? {
-        guard let identifier = X509_get0_subject_key_id(x509) else {
+        guard let identifier = libcrypto.X509_get0_subject_key_id(x509) else {
             _ = OpenSSL.drainErrors()
             return nil
         }
         return Array(
-            UnsafeBufferPointer(start: ASN1_STRING_get0_data(identifier), count: Int(ASN1_STRING_length(identifier))))
+            UnsafeBufferPointer(
+                start: libcrypto.ASN1_STRING_get0_data(identifier), count: Int(libcrypto.ASN1_STRING_length(identifier))
+            ))
     }
 
     // MARK: - Hashable

@@ -27,7 +27,7 @@ extension CryptoKey {
     }
 
     private func context() throws(CryptoError) -> OpaquePointer {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
             throw .library("EVP_PKEY_CTX_new: \(OpenSSL.drainErrors())")
         }
         return context
@@ -52,16 +52,18 @@ extension CryptoKey {
             return algorithm == .ecdsaSignatureRFC4754 ? raw : try derSignature(fromRaw: raw)
         }
         let context = try context()
-        defer { EVP_PKEY_CTX_free(context) }
-        try OpenSSL.check(EVP_PKEY_sign_init(context), "EVP_PKEY_sign_init")
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
+        try OpenSSL.check(libcrypto.EVP_PKEY_sign_init(context), "EVP_PKEY_sign_init")
         try setup(context)
         var length = 0
-        let sized = input.withUnsafeBufferPointer { EVP_PKEY_sign(context, nil, &length, $0.baseAddress, $0.count) }
+        let sized = input.withUnsafeBufferPointer {
+            libcrypto.EVP_PKEY_sign(context, nil, &length, $0.baseAddress, $0.count)
+        }
         guard sized == 1 else { throw .parameter("input for \(algorithm.rawValue): \(OpenSSL.drainErrors())") }
         var signature = [UInt8](repeating: 0, count: length)
         let signed = input.withUnsafeBufferPointer { tbs in
             signature.withUnsafeMutableBufferPointer {
-                EVP_PKEY_sign(context, $0.baseAddress, &length, tbs.baseAddress, tbs.count)
+                libcrypto.EVP_PKEY_sign(context, $0.baseAddress, &length, tbs.baseAddress, tbs.count)
             }
         }
         guard signed == 1 else { throw .parameter("input for \(algorithm.rawValue): \(OpenSSL.drainErrors())") }
@@ -84,12 +86,12 @@ extension CryptoKey {
             signature = der
         }
         let context = try context()
-        defer { EVP_PKEY_CTX_free(context) }
-        try OpenSSL.check(EVP_PKEY_verify_init(context), "EVP_PKEY_verify_init")
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
+        try OpenSSL.check(libcrypto.EVP_PKEY_verify_init(context), "EVP_PKEY_verify_init")
         try setup(context)
         let result = input.withUnsafeBufferPointer { tbs in
             signature.withUnsafeBufferPointer {
-                EVP_PKEY_verify(context, $0.baseAddress, $0.count, tbs.baseAddress, tbs.count)
+                libcrypto.EVP_PKEY_verify(context, $0.baseAddress, $0.count, tbs.baseAddress, tbs.count)
             }
         }
         _ = OpenSSL.drainErrors()
@@ -108,15 +110,18 @@ extension CryptoKey {
         }
         func padding(_ mode: Int32, hash: HashFunction?) -> (OpaquePointer) throws(CryptoError) -> Void {
             { (context) throws(CryptoError) in
-                try OpenSSL.check(EVP_PKEY_CTX_set_rsa_padding(context, mode), "EVP_PKEY_CTX_set_rsa_padding")
+                try OpenSSL.check(libcrypto.EVP_PKEY_CTX_set_rsa_padding(context, mode), "EVP_PKEY_CTX_set_rsa_padding")
                 if let hash {
                     try OpenSSL.check(
-                        EVP_PKEY_CTX_set_signature_md(context, OpenSSL.digest(hash)), "EVP_PKEY_CTX_set_signature_md")
+                        libcrypto.EVP_PKEY_CTX_set_signature_md(context, OpenSSL.digest(hash)),
+                        "EVP_PKEY_CTX_set_signature_md")
                 }
                 if mode == RSA_PKCS1_PSS_PADDING, let hash {
-                    try OpenSSL.check(EVP_PKEY_CTX_set_rsa_mgf1_md(context, OpenSSL.digest(hash)), "set_rsa_mgf1_md")
                     try OpenSSL.check(
-                        EVP_PKEY_CTX_set_rsa_pss_saltlen(context, Int32(hash.byteCount)), "set_rsa_pss_saltlen")
+                        libcrypto.EVP_PKEY_CTX_set_rsa_mgf1_md(context, OpenSSL.digest(hash)), "set_rsa_mgf1_md")
+                    try OpenSSL.check(
+                        libcrypto.EVP_PKEY_CTX_set_rsa_pss_saltlen(context, Int32(hash.byteCount)),
+                        "set_rsa_pss_saltlen")
                 }
             }
         }
@@ -148,9 +153,10 @@ extension CryptoKey {
 
     /// DER `ECDSA-Sig-Value` to `r ‖ s`, each left-padded to the block size.
     private func rawSignature(fromDER der: [UInt8]) throws(CryptoError) -> [UInt8] {
-        let decoded = try OpenSSL.decode(der, what: "ECDSA signature") { d2i_ECDSA_SIG(nil, $0, $1) }
-        defer { ECDSA_SIG_free(decoded.object) }
-        guard let r = ECDSA_SIG_get0_r(decoded.object), let s = ECDSA_SIG_get0_s(decoded.object) else {
+        let decoded = try OpenSSL.decode(der, what: "ECDSA signature") { libcrypto.d2i_ECDSA_SIG(nil, $0, $1) }
+        defer { libcrypto.ECDSA_SIG_free(decoded.object) }
+        guard let r = libcrypto.ECDSA_SIG_get0_r(decoded.object), let s = libcrypto.ECDSA_SIG_get0_s(decoded.object)
+        else {
             throw .library("ECDSA_SIG_get0")
         }
         return try OpenSSL.bytes(of: r, width: blockSize) + OpenSSL.bytes(of: s, width: blockSize)
@@ -159,21 +165,21 @@ extension CryptoKey {
     /// `r ‖ s` to DER `ECDSA-Sig-Value`.
     private func derSignature(fromRaw raw: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard raw.count == 2 * blockSize else { throw .verifyFailed }
-        guard let signature = ECDSA_SIG_new() else { throw .library("ECDSA_SIG_new") }
-        defer { ECDSA_SIG_free(signature) }
+        guard let signature = libcrypto.ECDSA_SIG_new() else { throw .library("ECDSA_SIG_new") }
+        defer { libcrypto.ECDSA_SIG_free(signature) }
         let half = blockSize
         let set = raw.withUnsafeBufferPointer { buffer -> Bool in
-            let r = BN_bin2bn(buffer.baseAddress, Int32(half), nil)
-            let s = BN_bin2bn(buffer.baseAddress! + half, Int32(half), nil)
-            guard let r, let s, ECDSA_SIG_set0(signature, r, s) == 1 else {
-                BN_free(r)
-                BN_free(s)
+            let r = libcrypto.BN_bin2bn(buffer.baseAddress, Int32(half), nil)
+            let s = libcrypto.BN_bin2bn(buffer.baseAddress! + half, Int32(half), nil)
+            guard let r, let s, libcrypto.ECDSA_SIG_set0(signature, r, s) == 1 else {
+                libcrypto.BN_free(r)
+                libcrypto.BN_free(s)
                 return false
             }
             return true
         }
         guard set else { throw .library("ECDSA_SIG_set0") }
-        return try OpenSSL.der { i2d_ECDSA_SIG(signature, $0) }
+        return try OpenSSL.der { libcrypto.i2d_ECDSA_SIG(signature, $0) }
     }
 
     // MARK: - Encryption
@@ -193,18 +199,20 @@ extension CryptoKey {
             return try eciesEncrypt(plaintext, cofactor: cofactor, variableIV: variableIV, hash: hash)
         }
         let context = try context()
-        defer { EVP_PKEY_CTX_free(context) }
-        try OpenSSL.check(EVP_PKEY_encrypt_init(context), "EVP_PKEY_encrypt_init")
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
+        try OpenSSL.check(libcrypto.EVP_PKEY_encrypt_init(context), "EVP_PKEY_encrypt_init")
         try rsaEncryptionSetup(context, algorithm, inputLength: plaintext.count)
         var length = 0
         guard
-            plaintext.withUnsafeBufferPointer({ EVP_PKEY_encrypt(context, nil, &length, $0.baseAddress, $0.count) })
+            plaintext.withUnsafeBufferPointer({
+                libcrypto.EVP_PKEY_encrypt(context, nil, &length, $0.baseAddress, $0.count)
+            })
                 == 1
         else { throw .parameter("plaintext for \(algorithm.rawValue): \(OpenSSL.drainErrors())") }
         var ciphertext = [UInt8](repeating: 0, count: length)
         let result = plaintext.withUnsafeBufferPointer { input in
             ciphertext.withUnsafeMutableBufferPointer {
-                EVP_PKEY_encrypt(context, $0.baseAddress, &length, input.baseAddress, input.count)
+                libcrypto.EVP_PKEY_encrypt(context, $0.baseAddress, &length, input.baseAddress, input.count)
             }
         }
         guard result == 1 else { throw .parameter("plaintext for \(algorithm.rawValue): \(OpenSSL.drainErrors())") }
@@ -224,13 +232,13 @@ extension CryptoKey {
         }
         guard ciphertext.count == blockSize else { throw .decryptFailed("ciphertext must be \(blockSize) bytes") }
         let context = try context()
-        defer { EVP_PKEY_CTX_free(context) }
-        try OpenSSL.check(EVP_PKEY_decrypt_init(context), "EVP_PKEY_decrypt_init")
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
+        try OpenSSL.check(libcrypto.EVP_PKEY_decrypt_init(context), "EVP_PKEY_decrypt_init")
         try rsaEncryptionSetup(context, algorithm, inputLength: nil)
         var length = blockSize
         let output = try SensitiveBytes(count: blockSize) { (buffer) throws(CryptoError) in
             let result = ciphertext.withUnsafeBufferPointer {
-                EVP_PKEY_decrypt(
+                libcrypto.EVP_PKEY_decrypt(
                     context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, $0.baseAddress, $0.count)
             }
             guard result == 1 else {
@@ -249,13 +257,14 @@ extension CryptoKey {
             if let inputLength, inputLength != blockSize {
                 throw .parameter("raw RSA input must be \(blockSize) bytes")
             }
-            try OpenSSL.check(EVP_PKEY_CTX_set_rsa_padding(context, RSA_NO_PADDING), "set_rsa_padding")
+            try OpenSSL.check(libcrypto.EVP_PKEY_CTX_set_rsa_padding(context, RSA_NO_PADDING), "set_rsa_padding")
         case .rsaEncryptionPKCS1:
-            try OpenSSL.check(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "set_rsa_padding")
+            try OpenSSL.check(libcrypto.EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING), "set_rsa_padding")
         case .rsaEncryptionOAEP(let hash):
-            try OpenSSL.check(EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_OAEP_PADDING), "set_rsa_padding")
-            try OpenSSL.check(EVP_PKEY_CTX_set_rsa_oaep_md(context, OpenSSL.digest(hash)), "set_rsa_oaep_md")
-            try OpenSSL.check(EVP_PKEY_CTX_set_rsa_mgf1_md(context, OpenSSL.digest(hash)), "set_rsa_mgf1_md")
+            try OpenSSL.check(
+                libcrypto.EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_OAEP_PADDING), "set_rsa_padding")
+            try OpenSSL.check(libcrypto.EVP_PKEY_CTX_set_rsa_oaep_md(context, OpenSSL.digest(hash)), "set_rsa_oaep_md")
+            try OpenSSL.check(libcrypto.EVP_PKEY_CTX_set_rsa_mgf1_md(context, OpenSSL.digest(hash)), "set_rsa_mgf1_md")
         default: throw .unsupported("algorithm \(algorithm.rawValue) for RSA encryption")
         }
     }
@@ -336,19 +345,21 @@ extension CryptoKey {
         // P-256's cofactor is 1: the cofactor variants agree the same secret.
         if let hardware { return try hardware.sharedSecret(peer: try peer.publicKeyBytes) }
         let context = try context()
-        defer { EVP_PKEY_CTX_free(context) }
-        try OpenSSL.check(EVP_PKEY_derive_init(context), "EVP_PKEY_derive_init")
-        if cofactor { try OpenSSL.check(EVP_PKEY_CTX_set_ecdh_cofactor_mode(context, 1), "set_ecdh_cofactor_mode") }
-        guard EVP_PKEY_derive_set_peer(context, peer.pkey) == 1 else {
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
+        try OpenSSL.check(libcrypto.EVP_PKEY_derive_init(context), "EVP_PKEY_derive_init")
+        if cofactor {
+            try OpenSSL.check(libcrypto.EVP_PKEY_CTX_set_ecdh_cofactor_mode(context, 1), "set_ecdh_cofactor_mode")
+        }
+        guard libcrypto.EVP_PKEY_derive_set_peer(context, peer.pkey) == 1 else {
             _ = OpenSSL.drainErrors()
             throw .parameter("peer key")
         }
         var length = 0
-        try OpenSSL.check(EVP_PKEY_derive(context, nil, &length), "EVP_PKEY_derive")
+        try OpenSSL.check(libcrypto.EVP_PKEY_derive(context, nil, &length), "EVP_PKEY_derive")
         var written = length
         let secret = try SensitiveBytes(count: length) { (buffer) throws(CryptoError) in
             try OpenSSL.check(
-                EVP_PKEY_derive(context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), &written),
+                libcrypto.EVP_PKEY_derive(context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), &written),
                 "EVP_PKEY_derive")
         }
         guard written == length else { throw .library("EVP_PKEY_derive: short secret") }
@@ -362,24 +373,26 @@ package enum X963KDF {
     package static func derive(secret: SensitiveBytes, sharedInfo: [UInt8], hash: HashFunction, count: Int)
         throws(CryptoError) -> SensitiveBytes
     {
-        guard let kdf = EVP_KDF_fetch(nil, "X963KDF", nil) else { throw .library("X963KDF: \(OpenSSL.drainErrors())") }
-        defer { EVP_KDF_free(kdf) }
-        guard let context = EVP_KDF_CTX_new(kdf) else { throw .library("EVP_KDF_CTX_new") }
-        defer { EVP_KDF_CTX_free(context) }
+        guard let kdf = libcrypto.EVP_KDF_fetch(nil, "X963KDF", nil) else {
+            throw .library("X963KDF: \(OpenSSL.drainErrors())")
+        }
+        defer { libcrypto.EVP_KDF_free(kdf) }
+        guard let context = libcrypto.EVP_KDF_CTX_new(kdf) else { throw .library("EVP_KDF_CTX_new") }
+        defer { libcrypto.EVP_KDF_CTX_free(context) }
         return try SensitiveBytes(count: count) { (output) throws(CryptoError) in
             let result = secret.withUnsafeBytes { key in
                 sharedInfo.withUnsafeBytes { info in
                     hash.rawValue.withCString { digestName in
                         var params = [
-                            OSSL_PARAM_construct_utf8_string(
+                            libcrypto.OSSL_PARAM_construct_utf8_string(
                                 copenssl_param_digest(), UnsafeMutablePointer(mutating: digestName), 0),
-                            OSSL_PARAM_construct_octet_string(
+                            libcrypto.OSSL_PARAM_construct_octet_string(
                                 copenssl_param_key(), UnsafeMutableRawPointer(mutating: key.baseAddress), key.count),
-                            OSSL_PARAM_construct_octet_string(
+                            libcrypto.OSSL_PARAM_construct_octet_string(
                                 copenssl_param_info(), UnsafeMutableRawPointer(mutating: info.baseAddress), info.count),
-                            OSSL_PARAM_construct_end(),
+                            libcrypto.OSSL_PARAM_construct_end(),
                         ]
-                        return EVP_KDF_derive(
+                        return libcrypto.EVP_KDF_derive(
                             context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), output.count, &params)
                     }
                 }
@@ -391,17 +404,21 @@ package enum X963KDF {
 
 /// AES-GCM with a 16-byte IV and a 16-byte tag, as Apple's ECIES uses it.
 enum AESGCM {
-    static func cipher(keyLength: Int) -> OpaquePointer? { keyLength == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm() }
+    static func cipher(keyLength: Int) -> OpaquePointer? {
+        keyLength == 16 ? libcrypto.EVP_aes_128_gcm() : libcrypto.EVP_aes_256_gcm()
+    }
 
     /// `ciphertext ‖ tag`.
     static func seal(_ plaintext: [UInt8], key: UnsafeRawBufferPointer, iv: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let context = EVP_CIPHER_CTX_new() else { throw .library("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        try OpenSSL.check(EVP_EncryptInit_ex(context, cipher(keyLength: key.count), nil, nil, nil), "EncryptInit")
+        guard let context = libcrypto.EVP_CIPHER_CTX_new() else { throw .library("EVP_CIPHER_CTX_new") }
+        defer { libcrypto.EVP_CIPHER_CTX_free(context) }
         try OpenSSL.check(
-            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(iv.count), nil), "EVP_CTRL_GCM_SET_IVLEN")
+            libcrypto.EVP_EncryptInit_ex(context, cipher(keyLength: key.count), nil, nil, nil), "EncryptInit")
         try OpenSSL.check(
-            EVP_EncryptInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv),
+            libcrypto.EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(iv.count), nil),
+            "EVP_CTRL_GCM_SET_IVLEN")
+        try OpenSSL.check(
+            libcrypto.EVP_EncryptInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv),
             "EncryptInit")
         var output = [UInt8](repeating: 0, count: plaintext.count + 16)
         var length: Int32 = 0
@@ -409,10 +426,11 @@ enum AESGCM {
         let result = output.withUnsafeMutableBufferPointer { out -> Int32 in
             guard
                 plaintext.isEmpty
-                    || EVP_EncryptUpdate(context, out.baseAddress, &length, plaintext, Int32(plaintext.count)) == 1
+                    || libcrypto.EVP_EncryptUpdate(context, out.baseAddress, &length, plaintext, Int32(plaintext.count))
+                        == 1
             else { return 0 }
-            guard EVP_EncryptFinal_ex(context, out.baseAddress! + Int(length), &final) == 1 else { return 0 }
-            return EVP_CIPHER_CTX_ctrl(
+            guard libcrypto.EVP_EncryptFinal_ex(context, out.baseAddress! + Int(length), &final) == 1 else { return 0 }
+            return libcrypto.EVP_CIPHER_CTX_ctrl(
                 context, EVP_CTRL_GCM_GET_TAG, 16, out.baseAddress! + Int(length) + Int(final))
         }
         try OpenSSL.check(result, "AES-GCM seal")
@@ -423,13 +441,15 @@ enum AESGCM {
     static func open(_ sealed: [UInt8], key: UnsafeRawBufferPointer, iv: [UInt8]) throws(CryptoError) -> SensitiveBytes
     {
         guard sealed.count >= 16 else { throw .decryptFailed("AES-GCM input too short") }
-        guard let context = EVP_CIPHER_CTX_new() else { throw .library("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        try OpenSSL.check(EVP_DecryptInit_ex(context, cipher(keyLength: key.count), nil, nil, nil), "DecryptInit")
+        guard let context = libcrypto.EVP_CIPHER_CTX_new() else { throw .library("EVP_CIPHER_CTX_new") }
+        defer { libcrypto.EVP_CIPHER_CTX_free(context) }
         try OpenSSL.check(
-            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(iv.count), nil), "EVP_CTRL_GCM_SET_IVLEN")
+            libcrypto.EVP_DecryptInit_ex(context, cipher(keyLength: key.count), nil, nil, nil), "DecryptInit")
         try OpenSSL.check(
-            EVP_DecryptInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv),
+            libcrypto.EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(iv.count), nil),
+            "EVP_CTRL_GCM_SET_IVLEN")
+        try OpenSSL.check(
+            libcrypto.EVP_DecryptInit_ex(context, nil, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv),
             "DecryptInit")
         let bodyLength = sealed.count - 16
         var tag = Array(sealed[bodyLength...])
@@ -440,12 +460,14 @@ enum AESGCM {
             let ok = sealed.withUnsafeBufferPointer { input -> Bool in
                 guard
                     bodyLength == 0
-                        || EVP_DecryptUpdate(context, outBase, &length, input.baseAddress, Int32(bodyLength)) == 1
+                        || libcrypto.EVP_DecryptUpdate(context, outBase, &length, input.baseAddress, Int32(bodyLength))
+                            == 1
                 else { return false }
-                guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1 else { return false }
+                guard libcrypto.EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1 else { return false }
                 var scratch = [UInt8](repeating: 0, count: 16)
                 return scratch.withUnsafeMutableBufferPointer { spare in
-                    EVP_DecryptFinal_ex(context, outBase.map { $0 + Int(length) } ?? spare.baseAddress, &final) == 1
+                    libcrypto.EVP_DecryptFinal_ex(
+                        context, outBase.map { $0 + Int(length) } ?? spare.baseAddress, &final) == 1
                 }
             }
             guard ok else {

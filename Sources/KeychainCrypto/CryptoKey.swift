@@ -59,39 +59,40 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
         self.pkey = pkey
         self.isPrivate = isPrivate
         self.hardware = hardware
-        switch EVP_PKEY_get_base_id(pkey) {
+        switch libcrypto.EVP_PKEY_get_base_id(pkey) {
         case EVP_PKEY_EC:
             var name = [CChar](repeating: 0, count: 64)
             var length = 0
-            guard EVP_PKEY_get_group_name(pkey, &name, name.count, &length) == 1,
+            guard libcrypto.EVP_PKEY_get_group_name(pkey, &name, name.count, &length) == 1,
                 let curve = Curve(
                     groupName: String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
             else {
-                EVP_PKEY_free(pkey)
+                libcrypto.EVP_PKEY_free(pkey)
                 _ = OpenSSL.drainErrors()
                 throw .unsupported("EC keys on curves other than P-256, P-384 and P-521")
             }
             // RFC 5480 §2.1.1: named curves only; explicit parameters (even equal to a named
             // curve's) are refused, as Apple's Security does.
             var encoding = [CChar](repeating: 0, count: 32)
-            if EVP_PKEY_get_utf8_string_param(pkey, copenssl_param_encoding(), &encoding, encoding.count, nil) == 1,
+            if libcrypto.EVP_PKEY_get_utf8_string_param(pkey, copenssl_param_encoding(), &encoding, encoding.count, nil)
+                == 1,
                 String(decoding: encoding.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                     != "named_curve"
             {
-                EVP_PKEY_free(pkey)
+                libcrypto.EVP_PKEY_free(pkey)
                 throw .unsupported("EC keys with explicit curve parameters")
             }
             _ = OpenSSL.drainErrors()
             kind = .ec(curve)
         case EVP_PKEY_RSA:
-            kind = .rsa(bits: Int(EVP_PKEY_get_bits(pkey)))
+            kind = .rsa(bits: Int(libcrypto.EVP_PKEY_get_bits(pkey)))
         default:
-            EVP_PKEY_free(pkey)
+            libcrypto.EVP_PKEY_free(pkey)
             throw .unsupported("key types other than EC and RSA")
         }
     }
 
-    deinit { EVP_PKEY_free(pkey) }
+    deinit { libcrypto.EVP_PKEY_free(pkey) }
 
     // MARK: - Generation
 
@@ -131,12 +132,12 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
             let decoded = try OpenSSL.decode(bytes, what: isPrivate ? "RSA private key" : "RSA public key") {
                 cursor, length in
                 isPrivate
-                    ? d2i_PrivateKey(EVP_PKEY_RSA, nil, cursor, length)
-                    : d2i_PublicKey(EVP_PKEY_RSA, nil, cursor, length)
+                    ? libcrypto.d2i_PrivateKey(EVP_PKEY_RSA, nil, cursor, length)
+                    : libcrypto.d2i_PublicKey(EVP_PKEY_RSA, nil, cursor, length)
             }
             pkey = decoded.object
             guard decoded.free else {
-                EVP_PKEY_free(pkey)
+                libcrypto.EVP_PKEY_free(pkey)
                 throw .decode("RSA key: trailing bytes")
             }
         } else {
@@ -162,32 +163,36 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
             throw .decode("EC \(isPrivate ? "private" : "public") key: not an ANSI X9.63 representation")
         }
         let pointLength = 1 + 2 * curve.coordinateBytes
-        guard let builder = OSSL_PARAM_BLD_new() else { throw .library("OSSL_PARAM_BLD_new") }
-        defer { OSSL_PARAM_BLD_free(builder) }
+        guard let builder = libcrypto.OSSL_PARAM_BLD_new() else { throw .library("OSSL_PARAM_BLD_new") }
+        defer { libcrypto.OSSL_PARAM_BLD_free(builder) }
         var scalar: OpaquePointer?
-        defer { BN_clear_free(scalar) }
+        defer { libcrypto.BN_clear_free(scalar) }
         // OSSL_PARAM_BLD keeps pointers to strings and octets until OSSL_PARAM_BLD_to_param copies
         // them, so everything happens inside the scopes that keep them alive.
         let params: UnsafeMutablePointer<OSSL_PARAM>? = curve.groupName.withCString { group in
-            guard OSSL_PARAM_BLD_push_utf8_string(builder, copenssl_param_group(), group, 0) == 1,
-                OSSL_PARAM_BLD_push_octet_string(builder, copenssl_param_pub(), bytes.baseAddress, pointLength) == 1
+            guard libcrypto.OSSL_PARAM_BLD_push_utf8_string(builder, copenssl_param_group(), group, 0) == 1,
+                libcrypto.OSSL_PARAM_BLD_push_octet_string(
+                    builder, copenssl_param_pub(), bytes.baseAddress, pointLength) == 1
             else { return nil }
             if isPrivate {
-                scalar = BN_secure_new()
+                scalar = libcrypto.BN_secure_new()
                 guard let scalar,
-                    BN_bin2bn(bytes.baseAddress! + pointLength, Int32(curve.coordinateBytes), scalar) != nil,
-                    OSSL_PARAM_BLD_push_BN(builder, copenssl_param_priv(), scalar) == 1
+                    libcrypto.BN_bin2bn(bytes.baseAddress! + pointLength, Int32(curve.coordinateBytes), scalar) != nil,
+                    libcrypto.OSSL_PARAM_BLD_push_BN(builder, copenssl_param_priv(), scalar) == 1
                 else { return nil }
             }
-            return OSSL_PARAM_BLD_to_param(builder)
+            return libcrypto.OSSL_PARAM_BLD_to_param(builder)
         }
         guard let params else { throw .library("OSSL_PARAM_BLD: \(OpenSSL.drainErrors())") }
-        defer { OSSL_PARAM_free(params) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw .library("EVP_PKEY_CTX_new") }
-        defer { EVP_PKEY_CTX_free(context) }
+        defer { libcrypto.OSSL_PARAM_free(params) }
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw .library("EVP_PKEY_CTX_new")
+        }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
         let selection = isPrivate ? Selection.keyPair : Selection.publicKey
-        guard EVP_PKEY_fromdata_init(context) == 1, EVP_PKEY_fromdata(context, &pkey, selection, params) == 1,
+        guard libcrypto.EVP_PKEY_fromdata_init(context) == 1,
+            libcrypto.EVP_PKEY_fromdata(context, &pkey, selection, params) == 1,
             let pkey
         else {
             _ = OpenSSL.drainErrors()
@@ -223,21 +228,25 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     package convenience init(ecPrivateScalar scalar: SensitiveBytes, curve: Curve) throws(CryptoError) {
         let width = curve.coordinateBytes
         guard scalar.count == width else { throw .decode("EC private scalar: wrong length") }
-        let nid = curve.groupName.withCString { OBJ_sn2nid($0) }
-        guard let group = EC_GROUP_new_by_curve_name(nid) else { throw .library("EC_GROUP_new_by_curve_name") }
-        defer { EC_GROUP_free(group) }
-        guard let point = EC_POINT_new(group), let number = BN_secure_new() else { throw .library("EC_POINT_new") }
+        let nid = curve.groupName.withCString { libcrypto.OBJ_sn2nid($0) }
+        guard let group = libcrypto.EC_GROUP_new_by_curve_name(nid) else {
+            throw .library("EC_GROUP_new_by_curve_name")
+        }
+        defer { libcrypto.EC_GROUP_free(group) }
+        guard let point = libcrypto.EC_POINT_new(group), let number = libcrypto.BN_secure_new() else {
+            throw .library("EC_POINT_new")
+        }
         defer {
-            EC_POINT_free(point)
-            BN_clear_free(number)
+            libcrypto.EC_POINT_free(point)
+            libcrypto.BN_clear_free(number)
         }
         // 04 ‖ X ‖ Y ‖ K, built in wiped-on-release storage.
         let representation = try SensitiveBytes(count: 1 + 3 * width) { (target) throws(CryptoError) in
             let pointBytes = UnsafeMutableRawBufferPointer(rebasing: target[0..<(1 + 2 * width)])
             let ok =
-                scalar.withUnsafeBytes { BN_bin2bn($0.baseAddress, Int32(width), number) } != nil
-                && EC_POINT_mul(group, point, number, nil, nil, nil) == 1
-                && EC_POINT_point2oct(
+                scalar.withUnsafeBytes { libcrypto.BN_bin2bn($0.baseAddress, Int32(width), number) } != nil
+                && libcrypto.EC_POINT_mul(group, point, number, nil, nil, nil) == 1
+                && libcrypto.EC_POINT_point2oct(
                     group, point, POINT_CONVERSION_UNCOMPRESSED,
                     pointBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
                     pointBytes.count, nil)
@@ -265,9 +274,11 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
 
     /// Checks an imported key: the public point is on the curve; a private key matches its public half.
     private func check() throws(CryptoError) {
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw .library("EVP_PKEY_CTX_new") }
-        defer { EVP_PKEY_CTX_free(context) }
-        let result = isPrivate ? EVP_PKEY_pairwise_check(context) : EVP_PKEY_public_check(context)
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            throw .library("EVP_PKEY_CTX_new")
+        }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
+        let result = isPrivate ? libcrypto.EVP_PKEY_pairwise_check(context) : libcrypto.EVP_PKEY_public_check(context)
         guard result == 1 else {
             _ = OpenSSL.drainErrors()
             throw .decode("\(isPrivate ? "private" : "public") key: inconsistent key")
@@ -282,16 +293,17 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
                 var x: OpaquePointer?
                 var y: OpaquePointer?
                 defer {
-                    BN_free(x)
-                    BN_free(y)
+                    libcrypto.BN_free(x)
+                    libcrypto.BN_free(y)
                 }
-                guard EVP_PKEY_get_bn_param(pkey, "qx", &x) == 1, EVP_PKEY_get_bn_param(pkey, "qy", &y) == 1,
+                guard libcrypto.EVP_PKEY_get_bn_param(pkey, "qx", &x) == 1,
+                    libcrypto.EVP_PKEY_get_bn_param(pkey, "qy", &y) == 1,
                     let x, let y
                 else { throw .library("EC public point: \(OpenSSL.drainErrors())") }
                 return try [0x04] + OpenSSL.bytes(of: x, width: curve.coordinateBytes)
                     + OpenSSL.bytes(of: y, width: curve.coordinateBytes)
             case .rsa:
-                return try OpenSSL.der { i2d_PublicKey(pkey, $0) }
+                return try OpenSSL.der { libcrypto.i2d_PublicKey(pkey, $0) }
             }
         }
     }
@@ -305,24 +317,24 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
         switch kind {
         case .ec(let curve):
             let point = try publicKeyBytes
-            var scalar: OpaquePointer? = BN_secure_new()
-            defer { BN_clear_free(scalar) }
-            guard EVP_PKEY_get_bn_param(pkey, "priv", &scalar) == 1, let scalar else {
+            var scalar: OpaquePointer? = libcrypto.BN_secure_new()
+            defer { libcrypto.BN_clear_free(scalar) }
+            guard libcrypto.EVP_PKEY_get_bn_param(pkey, "priv", &scalar) == 1, let scalar else {
                 throw .library("EC private scalar: \(OpenSSL.drainErrors())")
             }
             let width = curve.coordinateBytes
             return try SensitiveBytes(count: point.count + width) { (buffer) throws(CryptoError) in
                 buffer.copyBytes(from: point)
-                let written = BN_bn2binpad(
+                let written = libcrypto.BN_bn2binpad(
                     scalar, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + point.count, Int32(width))
                 guard written == Int32(width) else { throw .library("BN_bn2binpad") }
             }
         case .rsa:
-            let length = i2d_PrivateKey(pkey, nil)
+            let length = libcrypto.i2d_PrivateKey(pkey, nil)
             guard length > 0 else { throw .library("i2d_PrivateKey: \(OpenSSL.drainErrors())") }
             return try SensitiveBytes(count: Int(length)) { (buffer) throws(CryptoError) in
                 var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                guard i2d_PrivateKey(pkey, &cursor) == length else { throw .library("i2d_PrivateKey") }
+                guard libcrypto.i2d_PrivateKey(pkey, &cursor) == length else { throw .library("i2d_PrivateKey") }
             }
         }
     }
@@ -331,15 +343,17 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     package func publicKey() throws(CryptoError) -> CryptoKey {
         guard isPrivate else { return self }
         var params: UnsafeMutablePointer<OSSL_PARAM>?
-        guard EVP_PKEY_todata(pkey, Selection.publicKey, &params) == 1, let params else {
+        guard libcrypto.EVP_PKEY_todata(pkey, Selection.publicKey, &params) == 1, let params else {
             throw .library("EVP_PKEY_todata: \(OpenSSL.drainErrors())")
         }
-        defer { OSSL_PARAM_free(params) }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw .library("EVP_PKEY_CTX_new") }
-        defer { EVP_PKEY_CTX_free(context) }
+        defer { libcrypto.OSSL_PARAM_free(params) }
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else {
+            throw .library("EVP_PKEY_CTX_new")
+        }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
         var result: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(context) == 1,
-            EVP_PKEY_fromdata(context, &result, Selection.publicKey, params) == 1,
+        guard libcrypto.EVP_PKEY_fromdata_init(context) == 1,
+            libcrypto.EVP_PKEY_fromdata(context, &result, Selection.publicKey, params) == 1,
             let result
         else { throw .library("EVP_PKEY_fromdata: \(OpenSSL.drainErrors())") }
         return try CryptoKey(owning: result, isPrivate: false)
@@ -350,9 +364,9 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     /// Imports a public key from an X.509 `SubjectPublicKeyInfo` (DER).
     /// - Throws: `CryptoError.decode` if the bytes are not one; `.unsupported` for other key types.
     package convenience init(subjectPublicKeyInfo bytes: [UInt8]) throws(CryptoError) {
-        let decoded = try OpenSSL.decode(bytes, what: "SubjectPublicKeyInfo") { d2i_PUBKEY(nil, $0, $1) }
+        let decoded = try OpenSSL.decode(bytes, what: "SubjectPublicKeyInfo") { libcrypto.d2i_PUBKEY(nil, $0, $1) }
         guard decoded.free else {
-            EVP_PKEY_free(decoded.object)
+            libcrypto.EVP_PKEY_free(decoded.object)
             throw .decode("SubjectPublicKeyInfo: trailing bytes")
         }
         try self.init(owning: decoded.object, isPrivate: false)
@@ -360,14 +374,14 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
 
     /// The public key as an X.509 `SubjectPublicKeyInfo` (DER), as `openssl pkey -pubin` reads it.
     package var subjectPublicKeyInfo: [UInt8] {
-        get throws(CryptoError) { try OpenSSL.der { i2d_PUBKEY(pkey, $0) } }
+        get throws(CryptoError) { try OpenSSL.der { libcrypto.i2d_PUBKEY(pkey, $0) } }
     }
 
     /// Imports a private key from PKCS #8 `PrivateKeyInfo` DER (unencrypted), or from the
     /// type-specific DER (`ECPrivateKey`, PKCS #1), as `openssl pkey -outform DER` writes them.
     /// - Throws: `CryptoError.decode` if the bytes are not such a key.
     package convenience init(privateKeyDER bytes: [UInt8]) throws(CryptoError) {
-        let decoded = try OpenSSL.decode(bytes, what: "private key") { d2i_AutoPrivateKey(nil, $0, $1) }
+        let decoded = try OpenSSL.decode(bytes, what: "private key") { libcrypto.d2i_AutoPrivateKey(nil, $0, $1) }
         try self.init(owning: decoded.object, isPrivate: true)
         try check()
     }
@@ -377,9 +391,9 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     package func pkcs8PEM() throws(CryptoError) -> SensitiveBytes {
         guard isPrivate else { throw .parameter("not a private key") }
         guard hardware == nil else { throw .unsupported("the private key lives in a TPM and cannot be exported") }
-        guard let bio = BIO_new(BIO_s_secmem()) else { throw .library("BIO_new") }
-        defer { BIO_free(bio) }
-        guard PEM_write_bio_PrivateKey(bio, pkey, nil, nil, 0, nil, nil) == 1 else {
+        guard let bio = libcrypto.BIO_new(libcrypto.BIO_s_secmem()) else { throw .library("BIO_new") }
+        defer { _ = libcrypto.BIO_free(bio) }
+        guard libcrypto.PEM_write_bio_PrivateKey(bio, pkey, nil, nil, 0, nil, nil) == 1 else {
             throw .library("PEM_write_bio_PrivateKey: \(OpenSSL.drainErrors())")
         }
         var data: UnsafeMutablePointer<CChar>?
@@ -402,7 +416,7 @@ package final class CryptoKey: @unchecked Sendable, Hashable, CustomStringConver
     package var blockSize: Int {
         switch kind {
         case .ec(let curve): curve.coordinateBytes
-        case .rsa: Int(EVP_PKEY_get_size(pkey))
+        case .rsa: Int(libcrypto.EVP_PKEY_get_size(pkey))
         }
     }
 

@@ -7,9 +7,9 @@ enum OpenSSL {
     static func drainErrors() -> String {
         var first: String?
         while true {
-            let code = ERR_get_error()
+            let code = libcrypto.ERR_get_error()
             if code == 0 { break }
-            if first == nil, let reason = ERR_reason_error_string(code) { first = String(cString: reason) }
+            if first == nil, let reason = libcrypto.ERR_reason_error_string(code) { first = String(cString: reason) }
         }
         return first ?? "no OpenSSL error queued"
     }
@@ -18,7 +18,7 @@ enum OpenSSL {
     static func drainErrors(matching library: Int32, reason: Int32) -> Bool {
         var found = false
         while true {
-            let code = ERR_get_error()
+            let code = libcrypto.ERR_get_error()
             if code == 0 { break }
             if copenssl_err_lib(code) == library && copenssl_err_reason(code) == reason { found = true }
         }
@@ -32,11 +32,11 @@ enum OpenSSL {
 
     /// A memory BIO reading `bytes` (copied), freed by the caller with `BIO_free`.
     static func readBIO(_ bytes: [UInt8]) throws(CryptoError) -> OpaquePointer {
-        let bio = BIO_new(BIO_s_mem())
+        let bio = libcrypto.BIO_new(libcrypto.BIO_s_mem())
         guard let bio else { throw .library("BIO_new: \(drainErrors())") }
-        let written = bytes.withUnsafeBytes { BIO_write(bio, $0.baseAddress, Int32($0.count)) }
+        let written = bytes.withUnsafeBytes { libcrypto.BIO_write(bio, $0.baseAddress, Int32($0.count)) }
         guard written == Int32(bytes.count) || bytes.isEmpty else {
-            BIO_free(bio)
+            _ = libcrypto.BIO_free(bio)
             throw .library("BIO_write: \(drainErrors())")
         }
         return bio
@@ -87,12 +87,12 @@ enum OpenSSL {
     /// A message digest from Apple's hash names.
     static func digest(_ hash: HashFunction) -> OpaquePointer {
         switch hash {
-        case .md5: EVP_md5()
-        case .sha1: EVP_sha1()
-        case .sha224: EVP_sha224()
-        case .sha256: EVP_sha256()
-        case .sha384: EVP_sha384()
-        case .sha512: EVP_sha512()
+        case .md5: libcrypto.EVP_md5()!
+        case .sha1: libcrypto.EVP_sha1()!
+        case .sha224: libcrypto.EVP_sha224()!
+        case .sha256: libcrypto.EVP_sha256()!
+        case .sha384: libcrypto.EVP_sha384()!
+        case .sha512: libcrypto.EVP_sha512()!
         }
     }
 
@@ -102,7 +102,7 @@ enum OpenSSL {
         var length: UInt32 = 0
         let result = message.withUnsafeBytes { input in
             output.withUnsafeMutableBufferPointer { out in
-                EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, digest(hash), nil)
+                libcrypto.EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, digest(hash), nil)
             }
         }
         try check(result, "EVP_Digest")
@@ -112,7 +112,9 @@ enum OpenSSL {
     /// A big number's big-endian bytes, left-padded to `width`.
     static func bytes(of number: OpaquePointer, width: Int) throws(CryptoError) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: width)
-        let written = output.withUnsafeMutableBufferPointer { BN_bn2binpad(number, $0.baseAddress, Int32(width)) }
+        let written = output.withUnsafeMutableBufferPointer {
+            libcrypto.BN_bn2binpad(number, $0.baseAddress, Int32(width))
+        }
         guard written == Int32(width) else { throw .library("BN_bn2binpad: \(drainErrors())") }
         return output
     }

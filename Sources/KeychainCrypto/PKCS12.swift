@@ -36,20 +36,20 @@ package enum PKCS12 {
     ///   (P-256/384/521) and RSA.
     package static func parseAll(_ bytes: [UInt8], passphrase: String) throws(CryptoError) -> [Contents] {
         _ = legacyAlgorithms
-        let decoded = try OpenSSL.decode(bytes, what: "PKCS #12 file") { d2i_PKCS12(nil, $0, $1) }
+        let decoded = try OpenSSL.decode(bytes, what: "PKCS #12 file") { libcrypto.d2i_PKCS12(nil, $0, $1) }
         let p12 = decoded.object
-        defer { PKCS12_free(p12) }
+        defer { libcrypto.PKCS12_free(p12) }
         guard decoded.free else { throw .decode("PKCS #12 file: trailing bytes") }
         // An empty passphrase may have been encoded as no password at all or as an empty one
         // (PKCS12_parse tries both the same way).
         let candidates: [String?] = passphrase.isEmpty ? [nil, ""] : [passphrase]
-        let hasMAC = PKCS12_mac_present(p12) == 1
+        let hasMAC = libcrypto.PKCS12_mac_present(p12) == 1
         var chosen: String?? = .none
         for candidate in candidates {
             let verified =
                 !hasMAC
-                || (candidate.map { PKCS12_verify_mac(p12, $0, Int32($0.utf8.count)) }
-                    ?? PKCS12_verify_mac(p12, nil, 0)) == 1
+                || (candidate.map { libcrypto.PKCS12_verify_mac(p12, $0, Int32($0.utf8.count)) }
+                    ?? libcrypto.PKCS12_verify_mac(p12, nil, 0)) == 1
             if verified {
                 chosen = .some(candidate)
                 break
@@ -60,7 +60,7 @@ package enum PKCS12 {
         // Without a MAC, a wrong passphrase shows only as content that does not decrypt.
         let undecryptable: CryptoError = hasMAC ? .decode("PKCS #12 contents") : .authFailed
         var bags = Bags()
-        guard let safes = PKCS12_unpack_authsafes(p12) else {
+        guard let safes = libcrypto.PKCS12_unpack_authsafes(p12) else {
             _ = OpenSSL.drainErrors()
             throw .decode("PKCS #12 contents")
         }
@@ -69,9 +69,9 @@ package enum PKCS12 {
             guard let p7 = copenssl_pkcs7_stack_value(safes, index) else { continue }
             let contents: OpaquePointer?
             switch copenssl_pkcs7_type(p7) {
-            case NID_pkcs7_data: contents = PKCS12_unpack_p7data(p7)
+            case NID_pkcs7_data: contents = libcrypto.PKCS12_unpack_p7data(p7)
             case NID_pkcs7_encrypted:
-                contents = withPassword(password) { PKCS12_unpack_p7encdata(p7, $0, $1) }
+                contents = withPassword(password) { libcrypto.PKCS12_unpack_p7encdata(p7, $0, $1) }
                 if contents == nil {
                     _ = OpenSSL.drainErrors()
                     throw undecryptable
@@ -110,34 +110,36 @@ package enum PKCS12 {
             guard depth < 4 else { throw .decode("PKCS #12 contents: nesting too deep") }
             for index in 0..<copenssl_safebag_stack_count(stack) {
                 guard let bag = copenssl_safebag_stack_value(stack, index) else { continue }
-                switch PKCS12_SAFEBAG_get_nid(bag) {
+                switch libcrypto.PKCS12_SAFEBAG_get_nid(bag) {
                 case NID_keyBag:
-                    guard let info = PKCS12_SAFEBAG_get0_p8inf(bag), let pkey = EVP_PKCS82PKEY(info) else {
+                    guard let info = libcrypto.PKCS12_SAFEBAG_get0_p8inf(bag), let pkey = libcrypto.EVP_PKCS82PKEY(info)
+                    else {
                         _ = OpenSSL.drainErrors()
                         throw .decode("PKCS #12 key bag")
                     }
                     keys.append((try CryptoKey(owning: pkey, isPrivate: true), Self.attributes(of: bag)))
                 case NID_pkcs8ShroudedKeyBag:
-                    guard let info = PKCS12.withPassword(password, { PKCS12_decrypt_skey(bag, $0, $1) }) else {
+                    guard let info = PKCS12.withPassword(password, { libcrypto.PKCS12_decrypt_skey(bag, $0, $1) })
+                    else {
                         _ = OpenSSL.drainErrors()
                         throw undecryptable
                     }
-                    let pkey = EVP_PKCS82PKEY(info)
-                    PKCS8_PRIV_KEY_INFO_free(info)
+                    let pkey = libcrypto.EVP_PKCS82PKEY(info)
+                    libcrypto.PKCS8_PRIV_KEY_INFO_free(info)
                     guard let pkey else {
                         _ = OpenSSL.drainErrors()
                         throw .decode("PKCS #12 key bag")
                     }
                     keys.append((try CryptoKey(owning: pkey, isPrivate: true), Self.attributes(of: bag)))
                 case NID_certBag:
-                    guard PKCS12_SAFEBAG_get_bag_nid(bag) == NID_x509Certificate else { continue }
-                    guard let x509 = PKCS12_SAFEBAG_get1_cert(bag) else {
+                    guard libcrypto.PKCS12_SAFEBAG_get_bag_nid(bag) == NID_x509Certificate else { continue }
+                    guard let x509 = libcrypto.PKCS12_SAFEBAG_get1_cert(bag) else {
                         _ = OpenSSL.drainErrors()
                         throw .decode("PKCS #12 certificate bag")
                     }
                     certificates.append((try Certificate(owning: x509), Self.attributes(of: bag)))
                 case NID_safeContentsBag:
-                    guard let nested = PKCS12_SAFEBAG_get0_safes(bag) else { continue }
+                    guard let nested = libcrypto.PKCS12_SAFEBAG_get0_safes(bag) else { continue }
                     try collect(nested, password: password, undecryptable: undecryptable, depth: depth + 1)
                 default: continue
                 }
@@ -147,11 +149,13 @@ package enum PKCS12 {
         /// A bag's `localKeyID` and `friendlyName`.
         static func attributes(of bag: OpaquePointer) -> Attributes {
             var attributes = Attributes()
-            if let octets = copenssl_type_octets(PKCS12_SAFEBAG_get0_attr(bag, NID_localKeyID)) {
+            if let octets = copenssl_type_octets(libcrypto.PKCS12_SAFEBAG_get0_attr(bag, NID_localKeyID)) {
                 attributes.keyID = Array(
-                    UnsafeBufferPointer(start: ASN1_STRING_get0_data(octets), count: Int(ASN1_STRING_length(octets))))
+                    UnsafeBufferPointer(
+                        start: libcrypto.ASN1_STRING_get0_data(octets), count: Int(libcrypto.ASN1_STRING_length(octets))
+                    ))
             }
-            if let name = PKCS12_get_friendlyname(bag) {
+            if let name = libcrypto.PKCS12_get_friendlyname(bag) {
                 attributes.label = String(cString: name)
                 copenssl_free(name)
             }
@@ -195,7 +199,7 @@ package enum PKCS12 {
 
         init() {
             let names: [String] = ["default", "legacy"]
-            handles = names.compactMap { name in name.withCString { OSSL_PROVIDER_load(nil, $0) } }
+            handles = names.compactMap { name in name.withCString { libcrypto.OSSL_PROVIDER_load(nil, $0) } }
             _ = OpenSSL.drainErrors()
         }
     }
@@ -221,16 +225,19 @@ package enum PKCS12 {
         guard let stack = copenssl_x509_stack_new() else { throw .library("sk_X509_new") }
         defer { copenssl_x509_stack_free(stack) }
         for other in chain {
-            guard X509_up_ref(other.x509) == 1 else { throw .library("X509_up_ref") }
+            guard libcrypto.X509_up_ref(other.x509) == 1 else { throw .library("X509_up_ref") }
             if copenssl_x509_stack_push(stack, other.x509) <= 0 {
-                X509_free(other.x509)
+                libcrypto.X509_free(other.x509)
                 throw .library("sk_X509_push")
             }
         }
-        guard let p12 = PKCS12_create(passphrase, label, privateKey.pkey, certificate.x509, stack, 0, 0, 0, 0, 0) else {
+        guard
+            let p12 = libcrypto.PKCS12_create(
+                passphrase, label, privateKey.pkey, certificate.x509, stack, 0, 0, 0, 0, 0)
+        else {
             throw .library("PKCS12_create: \(OpenSSL.drainErrors())")
         }
-        defer { PKCS12_free(p12) }
-        return try OpenSSL.der { i2d_PKCS12(p12, $0) }
+        defer { libcrypto.PKCS12_free(p12) }
+        return try OpenSSL.der { libcrypto.i2d_PKCS12(p12, $0) }
     }
 }

@@ -30,12 +30,12 @@ package enum TPMKey {
         var creationPCRs = TPML_PCR_SELECTION()
         var outPrivate: UnsafeMutablePointer<TPM2B_PRIVATE>?
         var outPublic: UnsafeMutablePointer<TPM2B_PUBLIC>?
-        let rc = Esys_Create(
+        let rc = context.tss.Esys_Create(
             context.esys, primary, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
             &sensitive, &template, &outside, &creationPCRs, &outPrivate, &outPublic, nil, nil, nil)
         defer {
-            Esys_Free(outPrivate)
-            Esys_Free(outPublic)
+            context.tss.Esys_Free(outPrivate)
+            context.tss.Esys_Free(outPublic)
         }
         guard rc == TSS2_RC(TSS2_RC_SUCCESS), let outPrivate, let outPublic else {
             throw .failed("the TPM at \(tcti) did not make a P-256 key: \(TPMContext.describe(rc))")
@@ -50,7 +50,8 @@ package enum TPMKey {
     }
 
     /// The public key (`04 ‖ X ‖ Y`) of a blob from ``generate(tcti:)``, read without the TPM.
-    /// - Returns: `nil` when the blob does not parse or is not such a key.
+    /// - Returns: `nil` when the blob does not parse or is not such a key, or tpm2-tss (which parses it)
+    ///   is not installed.
     package static func publicKey(ofBlob blob: [UInt8]) -> [UInt8]? {
         guard let (inPublic, _) = parse(blob) else { return nil }
         return withUnsafePointer(to: inPublic) { publicPoint($0) }
@@ -75,10 +76,10 @@ package enum TPMKey {
             var ticket = TPMT_TK_HASHCHECK()
             swkc_tpm_ecdsa_sha256(&scheme, &ticket)
             var signature: UnsafeMutablePointer<TPMT_SIGNATURE>?
-            let rc = Esys_Sign(
+            let rc = context.tss.Esys_Sign(
                 context.esys, key, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &tpmDigest,
                 &scheme, &ticket, &signature)
-            defer { Esys_Free(signature) }
+            defer { context.tss.Esys_Free(signature) }
             guard rc == TSS2_RC(TSS2_RC_SUCCESS), let signature else {
                 throw .failed("the TPM at \(tcti) did not sign: \(TPMContext.describe(rc))")
             }
@@ -114,14 +115,14 @@ package enum TPMKey {
         return try withLoadedKey(blob, tcti: tcti) { (context, primary, key) throws(TPMSealing.Failure) in
             let session = try context.saltedSession(primary: primary, policy: false)
             defer { context.flush(session) }
-            Esys_TRSess_SetAttributes(
+            _ = context.tss.Esys_TRSess_SetAttributes(
                 context.esys, session, TPMA_SESSION(TPMA_SESSION_ENCRYPT | TPMA_SESSION_CONTINUESESSION), 0xff)
             var shared: UnsafeMutablePointer<TPM2B_ECC_POINT>?
-            let rc = Esys_ECDH_ZGen(
+            let rc = context.tss.Esys_ECDH_ZGen(
                 context.esys, key, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &point, &shared)
             defer {
                 if let shared { swkc_tpm_wipe(shared, MemoryLayout<TPM2B_ECC_POINT>.size) }
-                Esys_Free(shared)
+                context.tss.Esys_Free(shared)
             }
             guard rc == TSS2_RC(TSS2_RC_SUCCESS), let shared else {
                 throw .failed("the TPM at \(tcti) did not agree a key: \(TPMContext.describe(rc))")
@@ -158,6 +159,7 @@ package enum TPMKey {
     private static func withLoadedKey<R>(
         _ blob: [UInt8], tcti: String, _ body: (TPMContext, ESYS_TR, ESYS_TR) throws(TPMSealing.Failure) -> R
     ) throws(TPMSealing.Failure) -> R {
+        _ = try TPMContext.loadLibrary()  // parsing is tpm2-tss's too: "not installed", not "damaged"
         guard var (inPublic, inPrivate) = parse(blob) else {
             throw .foreign("the key's TPM blob is damaged (it does not parse as a TPM P-256 key)")
         }
@@ -165,7 +167,7 @@ package enum TPMKey {
         let primary = try context.createPrimary()
         defer { context.flush(primary) }
         var key = ESYS_TR(ESYS_TR_NONE)
-        let loaded = Esys_Load(
+        let loaded = context.tss.Esys_Load(
             context.esys, primary, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &inPrivate,
             &inPublic, &key)
         guard loaded == TSS2_RC(TSS2_RC_SUCCESS) else {

@@ -14,7 +14,8 @@ internal import CTSS2
 package enum TPMSealing {
     /// Why a TPM operation failed. Each message is for people, names the TCTI, and never holds a secret.
     package enum Failure: Error, Sendable, Equatable {
-        /// No TPM answers at the TCTI (no device, no permission, swtpm not running).
+        /// No TPM answers at the TCTI (no device, no permission, swtpm not running), or tpm2-tss's
+        /// libraries, opened at the first TPM use, are not installed.
         case unreachable(String)
         /// The TPM answers but does not load the blob: it was sealed by another TPM, or this TPM's owner
         /// hierarchy was cleared since.
@@ -57,18 +58,18 @@ package enum TPMSealing {
         else { throw .failed("a TPM seals 1 to 128 bytes, not \(secret.count)") }
         let session = try context.saltedSession(primary: primary, policy: false)
         defer { context.flush(session) }
-        Esys_TRSess_SetAttributes(
+        _ = context.tss.Esys_TRSess_SetAttributes(
             context.esys, session, TPMA_SESSION(TPMA_SESSION_DECRYPT | TPMA_SESSION_CONTINUESESSION), 0xff)
         var outside = TPM2B_DATA()
         var creationPCRs = TPML_PCR_SELECTION()
         var outPrivate: UnsafeMutablePointer<TPM2B_PRIVATE>?
         var outPublic: UnsafeMutablePointer<TPM2B_PUBLIC>?
-        let rc = Esys_Create(
+        let rc = context.tss.Esys_Create(
             context.esys, primary, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &sensitive, &template,
             &outside, &creationPCRs, &outPrivate, &outPublic, nil, nil, nil)
         defer {
-            Esys_Free(outPrivate)
-            Esys_Free(outPublic)
+            context.tss.Esys_Free(outPrivate)
+            context.tss.Esys_Free(outPublic)
         }
         guard rc == TSS2_RC(TSS2_RC_SUCCESS), let outPrivate, let outPublic else {
             throw .failed("the TPM at \(tcti) did not seal the key: \(TPMContext.describe(rc))")
@@ -96,6 +97,7 @@ package enum TPMSealing {
     package static func unseal<R>(
         _ blob: [UInt8], tcti: String, bindsPCR7: Bool, _ body: (UnsafeRawBufferPointer) -> R
     ) throws(Failure) -> R {
+        _ = try TPMContext.loadLibrary()  // unmarshalling is tpm2-tss's too: "not installed", not "damaged"
         var inPublic = TPM2B_PUBLIC()
         var inPrivate = TPM2B_PRIVATE()
         guard blob.withUnsafeBufferPointer({ swkc_tpm_unmarshal($0.baseAddress, $0.count, &inPublic, &inPrivate) }) == 1
@@ -104,7 +106,7 @@ package enum TPMSealing {
         let primary = try context.createPrimary()
         defer { context.flush(primary) }
         var object = ESYS_TR(ESYS_TR_NONE)
-        let loaded = Esys_Load(
+        let loaded = context.tss.Esys_Load(
             context.esys, primary, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &inPrivate,
             &inPublic, &object)
         guard loaded == TSS2_RC(TSS2_RC_SUCCESS) else {
@@ -114,13 +116,14 @@ package enum TPMSealing {
         let session = try context.saltedSession(primary: primary, policy: bindsPCR7)
         defer { context.flush(session) }
         if bindsPCR7 { try context.applyPCR7(session) }
-        Esys_TRSess_SetAttributes(
+        _ = context.tss.Esys_TRSess_SetAttributes(
             context.esys, session, TPMA_SESSION(TPMA_SESSION_ENCRYPT | TPMA_SESSION_CONTINUESESSION), 0xff)
         var unsealed: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
-        let rc = Esys_Unseal(context.esys, object, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &unsealed)
+        let rc = context.tss.Esys_Unseal(
+            context.esys, object, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &unsealed)
         defer {
             if let unsealed { swkc_tpm_wipe(unsealed, MemoryLayout<TPM2B_SENSITIVE_DATA>.size) }
-            Esys_Free(unsealed)
+            context.tss.Esys_Free(unsealed)
         }
         guard rc == TSS2_RC(TSS2_RC_SUCCESS), let unsealed else {
             if TPMContext.isPolicyFailure(rc) {

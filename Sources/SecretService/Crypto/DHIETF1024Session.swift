@@ -41,27 +41,29 @@ package final class DHIETF1024KeyAgreement {
     /// - Throws: ``SessionCryptoError/openSSL(_:)`` when OpenSSL cannot generate it.
     package init() throws(SessionCryptoError) {
         let domain = try Self.makeKey(publicKey: nil)
-        defer { EVP_PKEY_free(domain) }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, domain, nil) else {
+        defer { libcrypto.EVP_PKEY_free(domain) }
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_pkey(nil, domain, nil) else {
             throw .openSSL("EVP_PKEY_CTX_new_from_pkey")
         }
-        defer { EVP_PKEY_CTX_free(context) }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
         var generated: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_generate(context, &generated) == 1, let generated else {
+        guard libcrypto.EVP_PKEY_keygen_init(context) == 1, libcrypto.EVP_PKEY_generate(context, &generated) == 1,
+            let generated
+        else {
             throw .openSSL("EVP_PKEY_generate")
         }
         privateKey = generated
     }
 
-    deinit { EVP_PKEY_free(privateKey) }
+    deinit { libcrypto.EVP_PKEY_free(privateKey) }
 
     /// This side's public key, big-endian, left-padded to 128 bytes.
     package var publicKey: [UInt8] {
         var number: OpaquePointer?
-        guard EVP_PKEY_get_bn_param(privateKey, "pub", &number) == 1, let number else { return [] }
-        defer { BN_free(number) }
+        guard libcrypto.EVP_PKEY_get_bn_param(privateKey, "pub", &number) == 1, let number else { return [] }
+        defer { libcrypto.BN_free(number) }
         var bytes = [UInt8](repeating: 0, count: Self.groupBytes)
-        _ = BN_bn2binpad(number, &bytes, Int32(Self.groupBytes))
+        _ = libcrypto.BN_bn2binpad(number, &bytes, Int32(Self.groupBytes))
         return bytes
     }
 
@@ -75,24 +77,24 @@ package final class DHIETF1024KeyAgreement {
         guard peerPublicKey.count <= Self.groupBytes * 2 else { throw .invalidPublicKey }
         try Self.validate(peerPublicKey)
         let peer = try Self.makeKey(publicKey: peerPublicKey)
-        defer { EVP_PKEY_free(peer) }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, privateKey, nil) else {
+        defer { libcrypto.EVP_PKEY_free(peer) }
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_pkey(nil, privateKey, nil) else {
             throw .openSSL("EVP_PKEY_CTX_new_from_pkey")
         }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_derive_init(context) == 1 else { throw .openSSL("EVP_PKEY_derive_init") }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
+        guard libcrypto.EVP_PKEY_derive_init(context) == 1 else { throw .openSSL("EVP_PKEY_derive_init") }
         // Pad the shared secret to the prime's size, as the spec asks.
-        guard EVP_PKEY_CTX_set_dh_pad(context, 1) == 1 else { throw .openSSL("EVP_PKEY_CTX_set_dh_pad") }
-        guard EVP_PKEY_derive_set_peer(context, peer) == 1 else { throw .invalidPublicKey }
+        guard libcrypto.EVP_PKEY_CTX_set_dh_pad(context, 1) == 1 else { throw .openSSL("EVP_PKEY_CTX_set_dh_pad") }
+        guard libcrypto.EVP_PKEY_derive_set_peer(context, peer) == 1 else { throw .invalidPublicKey }
         var length = 0
-        guard EVP_PKEY_derive(context, nil, &length) == 1, length == Self.groupBytes else {
+        guard libcrypto.EVP_PKEY_derive(context, nil, &length) == 1, length == Self.groupBytes else {
             throw .openSSL("EVP_PKEY_derive")
         }
         var failed = false
         let shared = SecureBytes(count: Self.groupBytes) { buffer in
             var written = buffer.count
             let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            failed = EVP_PKEY_derive(context, base, &written) != 1 || written != Self.groupBytes
+            failed = libcrypto.EVP_PKEY_derive(context, base, &written) != 1 || written != Self.groupBytes
         }
         if failed { throw .openSSL("EVP_PKEY_derive") }
         return try Self.hkdfSHA256(shared, length: 16)
@@ -102,45 +104,50 @@ package final class DHIETF1024KeyAgreement {
 
     /// Checks 1 < y < p − 1 (Secret Service security note; RFC 2631 §2.1.5's range check).
     private static func validate(_ peer: UnsafeRawBufferPointer) throws(SessionCryptoError) {
-        guard let y = BN_bin2bn(peer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(peer.count), nil) else {
+        guard let y = libcrypto.BN_bin2bn(peer.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(peer.count), nil)
+        else {
             throw .invalidPublicKey
         }
-        defer { BN_free(y) }
-        guard let p = BN_get_rfc2409_prime_1024(nil) else { throw .openSSL("BN_get_rfc2409_prime_1024") }
-        defer { BN_free(p) }
-        guard BN_sub_word(p, 1) == 1 else { throw .openSSL("BN_sub_word") }
-        guard BN_cmp(y, BN_value_one()) > 0, BN_cmp(y, p) < 0 else { throw .invalidPublicKey }
+        defer { libcrypto.BN_free(y) }
+        guard let p = libcrypto.BN_get_rfc2409_prime_1024(nil) else { throw .openSSL("BN_get_rfc2409_prime_1024") }
+        defer { libcrypto.BN_free(p) }
+        guard libcrypto.BN_sub_word(p, 1) == 1 else { throw .openSSL("BN_sub_word") }
+        guard libcrypto.BN_cmp(y, libcrypto.BN_value_one()) > 0, libcrypto.BN_cmp(y, p) < 0 else {
+            throw .invalidPublicKey
+        }
     }
 
     /// A DH `EVP_PKEY` with the group's parameters and, if given, a public key. The caller frees it.
     private static func makeKey(publicKey: UnsafeRawBufferPointer?) throws(SessionCryptoError) -> OpaquePointer {
-        guard let p = BN_get_rfc2409_prime_1024(nil) else { throw .openSSL("BN_get_rfc2409_prime_1024") }
-        defer { BN_free(p) }
-        guard let g = BN_new() else { throw .openSSL("BN_new") }
-        defer { BN_free(g) }
-        guard BN_set_word(g, 2) == 1 else { throw .openSSL("BN_set_word") }
+        guard let p = libcrypto.BN_get_rfc2409_prime_1024(nil) else { throw .openSSL("BN_get_rfc2409_prime_1024") }
+        defer { libcrypto.BN_free(p) }
+        guard let g = libcrypto.BN_new() else { throw .openSSL("BN_new") }
+        defer { libcrypto.BN_free(g) }
+        guard libcrypto.BN_set_word(g, 2) == 1 else { throw .openSSL("BN_set_word") }
         var y: OpaquePointer?
         if let publicKey {
-            y = BN_bin2bn(publicKey.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(publicKey.count), nil)
+            y = libcrypto.BN_bin2bn(
+                publicKey.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(publicKey.count), nil)
             if y == nil { throw .openSSL("BN_bin2bn") }
         }
-        defer { if let y { BN_free(y) } }
-        guard let builder = OSSL_PARAM_BLD_new() else { throw .openSSL("OSSL_PARAM_BLD_new") }
-        defer { OSSL_PARAM_BLD_free(builder) }
+        defer { if let y { libcrypto.BN_free(y) } }
+        guard let builder = libcrypto.OSSL_PARAM_BLD_new() else { throw .openSSL("OSSL_PARAM_BLD_new") }
+        defer { libcrypto.OSSL_PARAM_BLD_free(builder) }
         // The builder keeps the name pointers until OSSL_PARAM_BLD_to_param: static strings outlive it.
-        guard OSSL_PARAM_BLD_push_BN(builder, cString("p"), p) == 1,
-            OSSL_PARAM_BLD_push_BN(builder, cString("g"), g) == 1,
-            y == nil || OSSL_PARAM_BLD_push_BN(builder, cString("pub"), y) == 1,
-            let parameters = OSSL_PARAM_BLD_to_param(builder)
+        guard libcrypto.OSSL_PARAM_BLD_push_BN(builder, cString("p"), p) == 1,
+            libcrypto.OSSL_PARAM_BLD_push_BN(builder, cString("g"), g) == 1,
+            y == nil || libcrypto.OSSL_PARAM_BLD_push_BN(builder, cString("pub"), y) == 1,
+            let parameters = libcrypto.OSSL_PARAM_BLD_to_param(builder)
         else { throw .openSSL("OSSL_PARAM_BLD") }
-        defer { OSSL_PARAM_free(parameters) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "DH", nil) else {
+        defer { libcrypto.OSSL_PARAM_free(parameters) }
+        guard let context = libcrypto.EVP_PKEY_CTX_new_from_name(nil, "DH", nil) else {
             throw .openSSL("EVP_PKEY_CTX_new_from_name")
         }
-        defer { EVP_PKEY_CTX_free(context) }
+        defer { libcrypto.EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         let selection = y == nil ? copenssl_selection_key_parameters() : copenssl_selection_public_key()
-        guard EVP_PKEY_fromdata_init(context) == 1, EVP_PKEY_fromdata(context, &key, selection, parameters) == 1,
+        guard libcrypto.EVP_PKEY_fromdata_init(context) == 1,
+            libcrypto.EVP_PKEY_fromdata(context, &key, selection, parameters) == 1,
             let key
         else { throw .openSSL("EVP_PKEY_fromdata") }
         return key
@@ -148,24 +155,24 @@ package final class DHIETF1024KeyAgreement {
 
     /// HKDF-SHA256 (RFC 5869) with no salt and empty info, through OpenSSL's `EVP_KDF` "HKDF".
     static func hkdfSHA256(_ inputKeyMaterial: SecureBytes, length: Int) throws(SessionCryptoError) -> SecureBytes {
-        guard let kdf = EVP_KDF_fetch(nil, "HKDF", nil) else { throw .openSSL("EVP_KDF_fetch") }
-        defer { EVP_KDF_free(kdf) }
-        guard let context = EVP_KDF_CTX_new(kdf) else { throw .openSSL("EVP_KDF_CTX_new") }
-        defer { EVP_KDF_CTX_free(context) }
+        guard let kdf = libcrypto.EVP_KDF_fetch(nil, "HKDF", nil) else { throw .openSSL("EVP_KDF_fetch") }
+        defer { libcrypto.EVP_KDF_free(kdf) }
+        guard let context = libcrypto.EVP_KDF_CTX_new(kdf) else { throw .openSSL("EVP_KDF_CTX_new") }
+        defer { libcrypto.EVP_KDF_CTX_free(context) }
         var failed = false
         let key = SecureBytes(count: length) { output in
             inputKeyMaterial.withUnsafeBytes { ikm in
                 // OSSL_PARAM keeps the name pointers: static strings outlive the call.
                 let digestKey: StaticString = "digest", keyKey: StaticString = "key", sha256: StaticString = "SHA256"
                 var parameters = [
-                    OSSL_PARAM_construct_utf8_string(
+                    libcrypto.OSSL_PARAM_construct_utf8_string(
                         cString(digestKey), UnsafeMutablePointer(mutating: cString(sha256)), 0),
-                    OSSL_PARAM_construct_octet_string(
+                    libcrypto.OSSL_PARAM_construct_octet_string(
                         cString(keyKey), UnsafeMutableRawPointer(mutating: ikm.baseAddress), ikm.count),
-                    OSSL_PARAM_construct_end(),
+                    libcrypto.OSSL_PARAM_construct_end(),
                 ]
                 failed =
-                    EVP_KDF_derive(
+                    libcrypto.EVP_KDF_derive(
                         context, output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, &parameters)
                     != 1
             }
@@ -224,11 +231,11 @@ package enum AES128CBC {
         encrypt: Bool, _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SecureBytes,
         iv: [UInt8]
     ) -> Int? {
-        guard iv.count == ivBytes, key.count == 16, let context = EVP_CIPHER_CTX_new() else { return nil }
-        defer { EVP_CIPHER_CTX_free(context) }
+        guard iv.count == ivBytes, key.count == 16, let context = libcrypto.EVP_CIPHER_CTX_new() else { return nil }
+        defer { libcrypto.EVP_CIPHER_CTX_free(context) }
         let started = key.withUnsafeBytes { keyBytes in
-            EVP_CipherInit_ex2(
-                context, EVP_aes_128_cbc(), keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), iv,
+            libcrypto.EVP_CipherInit_ex2(
+                context, libcrypto.EVP_aes_128_cbc(), keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), iv,
                 encrypt ? 1 : 0, nil) == 1
         }
         guard started, let out = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
@@ -236,17 +243,17 @@ package enum AES128CBC {
         let empty: [UInt8] = [0]
         let ok =
             input.isEmpty
-            ? empty.withUnsafeBufferPointer { EVP_CipherUpdate(context, out, &first, $0.baseAddress, 0) == 1 }
-            : EVP_CipherUpdate(
+            ? empty.withUnsafeBufferPointer { libcrypto.EVP_CipherUpdate(context, out, &first, $0.baseAddress, 0) == 1 }
+            : libcrypto.EVP_CipherUpdate(
                 context, out, &first, input.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(input.count)) == 1
-        guard ok, EVP_CipherFinal_ex(context, out + Int(first), &last) == 1 else { return nil }
+        guard ok, libcrypto.EVP_CipherFinal_ex(context, out + Int(first), &last) == 1 else { return nil }
         return Int(first + last)
     }
 
     /// 16 random bytes for an IV (`RAND_bytes`).
     package static func randomIV() -> [UInt8] {
         var iv = [UInt8](repeating: 0, count: ivBytes)
-        _ = RAND_bytes(&iv, Int32(ivBytes))
+        _ = libcrypto.RAND_bytes(&iv, Int32(ivBytes))
         return iv
     }
 }

@@ -150,9 +150,9 @@ final class PortalKeyringFile {
         var ok = false
         let key = SecureBytes(count: keyBytes) { out in
             ok = password.withUnsafeBytes { secret in
-                PKCS5_PBKDF2_HMAC(
+                libcrypto.PKCS5_PBKDF2_HMAC(
                     secret.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(secret.count), salt,
-                    Int32(salt.count), Int32(iterations), EVP_sha256(), Int32(keyBytes),
+                    Int32(salt.count), Int32(iterations), libcrypto.EVP_sha256(), Int32(keyBytes),
                     out.baseAddress?.assumingMemoryBound(to: UInt8.self)) == 1
             }
         }
@@ -167,7 +167,7 @@ final class PortalKeyringFile {
         let empty: [UInt8] = [0]
         let ok = key.withUnsafeBytes { keyBytes in
             empty.withUnsafeBytes { placeholder in
-                EVP_Q_mac(
+                libcrypto.EVP_Q_mac(
                     nil, "HMAC", nil, "SHA256", nil, keyBytes.baseAddress, keyBytes.count,
                     data.isEmpty
                         ? placeholder.baseAddress?.assumingMemoryBound(to: UInt8.self)
