@@ -45,6 +45,41 @@ struct SecretItemEngineTests {
         #expect(throws: KeychainFailure.self) { try keystore.secretItemSecret(2) }
     }
 
+    @Test("One read gives the metadata, and the secret only when the check accepts it; and the lock state with an item")
+    func combinedReads() throws {
+        let home = try KeychainHome()
+        defer { home.remove() }
+        let keystore = try home.createKeychain("work", password: "pw")
+        _ = try keystore.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+        let created = try keystore.createSecretItem(
+            label: "A", attributes: ["k": "v"], secret: Self.secret("s1"), replace: false, changesAfter: 0)
+        // The changes read in the write's own transaction: this item, at the keychain's latest serial.
+        #expect(created.number == 1 && !created.replaced)
+        #expect(created.changes == (try keystore.secretItemChanges(after: 0)))
+        #expect(created.changes.written.map(\.number) == [1])
+        var seen: [String] = []
+        let refused = try #require(
+            try keystore.secretItem(1) {
+                seen.append($0.label); return false
+            })
+        #expect(seen == ["A"] && refused.item.label == "A" && refused.secret == nil)
+        let read = try #require(try keystore.secretItem(1) { _ in true })
+        #expect(read.item == (try keystore.secretItem(1)) && read.secret.map(Self.text) == "s1")
+        #expect(try keystore.secretItem(2) { _ in true } == nil)
+        #expect(try keystore.secretItemAndLockState(1) == (try keystore.secretItem(1), .unlocked))
+        try keystore.lock()
+        // Locked: the metadata alone is read; the secret is refused as secretItemSecret refuses it.
+        #expect(try keystore.secretItem(1) { _ in false }?.item.label == "A")
+        do {
+            _ = try keystore.secretItem(1) { _ in true }
+            Issue.record("expected interactionNotAllowed")
+        } catch {
+            #expect(error.status == .interactionNotAllowed)
+        }
+        #expect(try keystore.secretItemAndLockState(1).lockState == .locked)
+        #expect(try keystore.secretItemAndLockState(7).item == nil)
+    }
+
     @Test("replace = true replaces only the item whose attribute set is exactly the new one")
     func replaceExactSetOnly() throws {
         let home = try KeychainHome()
