@@ -45,7 +45,9 @@ struct SecretItemEngineTests {
         #expect(throws: KeychainFailure.self) { try keystore.secretItemSecret(2) }
     }
 
-    @Test("One read gives the metadata, and the secret only when the check accepts it; and the lock state with an item")
+    @Test(
+        "One read gives the metadata, and the secret only when the check accepts it; and the lock state with an item or a search"
+    )
     func combinedReads() throws {
         let home = try KeychainHome()
         defer { home.remove() }
@@ -67,7 +69,11 @@ struct SecretItemEngineTests {
         #expect(read.item == (try keystore.secretItem(1)) && read.secret.map(Self.text) == "s1")
         #expect(try keystore.secretItem(2) { _ in true } == nil)
         #expect(try keystore.secretItemAndLockState(1) == (try keystore.secretItem(1), .unlocked))
+        let search = try keystore.secretItemsAndLockState(matching: ["k": "v"])
+        #expect(search.items == (try keystore.secretItems(matching: ["k": "v"])) && search.lockState == .unlocked)
         try keystore.lock()
+        #expect(try keystore.secretItemsAndLockState(matching: ["k": "v"]).lockState == .locked)
+        #expect(try keystore.secretItemsAndLockState(matching: ["k": "w"]).items.isEmpty)
         // Locked: the metadata alone is read; the secret is refused as secretItemSecret refuses it.
         #expect(try keystore.secretItem(1) { _ in false }?.item.label == "A")
         do {

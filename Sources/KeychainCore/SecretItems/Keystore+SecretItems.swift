@@ -51,6 +51,19 @@ extension Keystore {
         }
     }
 
+    /// ``secretItems(matching:)`` and the keychain's ``LockState``, in one read transaction (the service's
+    /// `SearchItems`, which lists each item as locked or unlocked).
+    /// - Throws: as ``secretItems(matching:)``.
+    package func secretItemsAndLockState(matching query: [String: String]) throws(KeychainFailure) -> (
+        items: [SecretItem], lockState: LockState
+    ) {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> ([SecretItem], LockState) in
+            // As ``secretItems(matching:)``, which a foreign keychain refuses.
+            if s.keys.isForeign { throw s.keys.foreignFailure }
+            return (try s.secretItems(matching: query), s.lockState)
+        }
+    }
+
     /// One item's metadata and the keychain's ``LockState``, in one read transaction (an item's
     /// `Locked` property).
     /// - Returns: the item (`nil` when there is no item with that number) and the lock state.

@@ -244,19 +244,12 @@ extension SecretServiceProvider {
     private func searchService(_ call: MethodCall, _ caller: Caller) throws -> [OpaquePointer] {
         let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
         var unlocked: [String] = [], locked: [String] = []
-        var lockedNow: [CollectionID: Bool] = [:]
-        for (collection, item) in store.search(query, in: nil) where lists(item, to: caller) {
-            let isLocked =
-                lockedNow[collection]
-                ?? {
-                    let value = store.collection(collection)?.locked ?? true
-                    lockedNow[collection] = value
-                    return value
-                }()
-            if isLocked {
-                locked.append(itemPath(item.id, in: collection))
+        // A keychain's matches and its lock state come from one read transaction.
+        for found in store.searchAll(query) where lists(found.item, to: caller) {
+            if found.locked {
+                locked.append(itemPath(found.item.id, in: found.collection))
             } else {
-                unlocked.append(itemPath(item.id, in: collection))
+                unlocked.append(itemPath(found.item.id, in: found.collection))
             }
         }
         if unlocked.isEmpty && locked.isEmpty { try refuseEmptySearch(call, in: nil) }

@@ -86,6 +86,29 @@ extension KeychainSecretStore {
         return found
     }
 
+    /// One read transaction per keychain: its matches and its lock state (noticing a lock change as
+    /// ``collection(_:)`` does); then the memory store's.
+    package func searchAll(_ attributes: [String: String]) -> [(
+        collection: CollectionID, item: ItemInfo, locked: Bool
+    )] {
+        var found: [(collection: CollectionID, item: ItemInfo, locked: Bool)] = []
+        for id in order {
+            guard let keychain = keychains[id],
+                let read = try? keychain.keystore.secretItemsAndLockState(matching: attributes)
+            else { continue }
+            if read.items.isEmpty { continue }
+            refreshLock(keychain, locked: read.lockState != .noPassword && read.lockState != .unlocked)
+            found += read.items.map { (id, Self.info($0), keychain.locked) }
+        }
+        var memoryLocked: [CollectionID: Bool] = [:]
+        for (collection, item) in memory.search(attributes, in: nil) {
+            let locked = memoryLocked[collection] ?? (memory.collection(collection)?.locked ?? true)
+            memoryLocked[collection] = locked
+            found.append((collection, item, locked))
+        }
+        return found
+    }
+
     package func createItem(
         in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool,
         access: SecretItemAccess?

@@ -21,4 +21,21 @@ extension SecretStore {
         guard (try? item(id, in: collection)) != nil else { return nil }
         return self.collection(collection)?.locked ?? true
     }
+
+    /// Default: ``search(_:in:)`` of all collections, then ``collection(_:)`` once per collection found.
+    package func searchAll(_ attributes: [String: String]) -> [(
+        collection: CollectionID, item: ItemInfo, locked: Bool
+    )] {
+        var locked: [CollectionID: Bool] = [:]
+        return search(attributes, in: nil).map { collection, item in
+            let isLocked =
+                locked[collection]
+                ?? {
+                    let value = self.collection(collection)?.locked ?? true
+                    locked[collection] = value
+                    return value
+                }()
+            return (collection, item, isLocked)
+        }
+    }
 }

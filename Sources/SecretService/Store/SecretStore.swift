@@ -205,4 +205,7 @@ package protocol SecretStore: AnyObject {
     /// An item's `Locked` property: whether its collection is locked now; `nil` when ``item(_:in:)``
     /// would fail.
     func itemLocked(_ id: ItemID, in collection: CollectionID) -> Bool?
+    /// ``search(_:in:)`` of every collection, each match with whether its collection is locked now (the
+    /// service's `SearchItems`).
+    func searchAll(_ attributes: [String: String]) -> [(collection: CollectionID, item: ItemInfo, locked: Bool)]
 }
