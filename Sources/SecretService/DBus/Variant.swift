@@ -38,8 +38,8 @@ package enum Variant {
 
     /// `ao` of `prefix/element` for each of `elements`, written in GVariant's serialized form and handed
     /// to GLib whole (`g_variant_new_from_bytes`, trusted): a collection's `Items` with thousands of
-    /// items, which ``objectPaths(_:)`` builds one `GVariant` per path for (about 9,000 instructions a
-    /// path, most of it GLib validating and reference counting each child).
+    /// items, for which ``objectPaths(_:)`` builds, validates and reference-counts one `GVariant` per path
+    /// (several thousand instructions a path; this is about 650).
     /// - Parameters:
     ///   - prefix: an object path other than `/`.
     ///   - elements: path elements (``PathElementID`` raw values: non-empty, `[A-Za-z0-9_]` only), so
