@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import SecretService
 import Testing
 
 /// The engine's Secret Service item kind (Keystore+SecretItems), without D-Bus.
@@ -84,6 +85,34 @@ struct SecretItemEngineTests {
         }
         #expect(try keystore.secretItemAndLockState(1).lockState == .locked)
         #expect(try keystore.secretItemAndLockState(7).item == nil)
+    }
+
+    @Test("A secret over 4 MiB, the provider's limit too, is refused with dataTooLarge and nothing is stored")
+    func secretTooLarge() throws {
+        let home = try KeychainHome()
+        defer { home.remove() }
+        let keystore = try home.createKeychain("login", password: nil)
+        let limit = SecretServiceProvider.Limits.secretBytes
+        func secret(_ count: Int) -> SecretItemSecret {
+            SecretItemSecret(value: SecureBytes(copying: [UInt8](repeating: 0x5a, count: count)), contentType: "")
+        }
+        do {
+            _ = try keystore.createSecretItem(label: "big", attributes: [:], secret: secret(limit + 1), replace: false)
+            Issue.record("expected dataTooLarge")
+        } catch {
+            #expect(error.status == .dataTooLarge)
+        }
+        #expect(try keystore.secretItems(matching: [:]).isEmpty)
+        let stored = try keystore.createSecretItem(
+            label: "at the limit", attributes: [:], secret: secret(limit), replace: false)
+        #expect(try keystore.secretItemSecret(stored.number).value.count == limit)
+        do {
+            try keystore.setSecretItemSecret(stored.number, secret(limit + 1))
+            Issue.record("expected dataTooLarge")
+        } catch {
+            #expect(error.status == .dataTooLarge)
+        }
+        #expect(try keystore.secretItemSecret(stored.number).value.count == limit)
     }
 
     @Test("replace = true replaces only the item whose attribute set is exactly the new one")
