@@ -1,4 +1,5 @@
 internal import CGIO
+internal import KeychainCore
 
 /// Builders and readers of `GVariant` values through GLib's non-variadic API (`g_variant_new` is
 /// variadic, so Swift cannot call it). Builders return floating references, which the call that takes
@@ -35,6 +36,55 @@ package enum Variant {
     /// `ao`.
     package static func objectPaths(_ paths: [String]) -> OpaquePointer { array("o", paths.map(objectPath)) }
 
+    /// `ao` of `prefix/element` for each of `elements`, written in GVariant's serialized form and handed
+    /// to GLib whole (`g_variant_new_from_bytes`, trusted): a collection's `Items` with thousands of
+    /// items, for which ``objectPaths(_:)`` builds, validates and reference-counts one `GVariant` per path
+    /// (several thousand instructions a path; this is about 650).
+    /// - Parameters:
+    ///   - prefix: an object path other than `/`.
+    ///   - elements: path elements (``PathElementID`` raw values: non-empty, `[A-Za-z0-9_]` only), so
+    ///     that every path is valid without GLib checking it again.
+    package static func objectPaths(under prefix: String, _ elements: [String]) -> OpaquePointer {
+        precondition(prefix.count > 1 && g_variant_is_object_path(prefix) != 0, "not an object path: \(prefix)")
+        // GVariant serialization of an array of variable-size elements: the elements (each path and its
+        // NUL; strings need no alignment), then one framing offset per element (where it ends), each
+        // as wide as the smallest of 1, 2, 4 or 8 bytes that can address the whole array
+        // (GVariant specification, "Arrays" and "Framing Offsets"; gvs_calculate_total_size).
+        let head = Array(prefix.utf8) + [UInt8(ascii: "/")]
+        var ends: [Int] = []
+        ends.reserveCapacity(elements.count)
+        var body = 0
+        for element in elements {
+            precondition(
+                !element.isEmpty && element.utf8.allSatisfy(isPathElementByte), "not a path element: \(element)")
+            body += head.count + element.utf8.count + 1
+            ends.append(body)
+        }
+        let width =
+            if body + elements.count <= Int(UInt8.max) {
+                1
+            } else if body + 2 * elements.count <= Int(UInt16.max) {
+                2
+            } else if body + 4 * elements.count <= Int(UInt32.max) {
+                4
+            } else {
+                8
+            }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(elements.isEmpty ? 0 : body + width * elements.count)
+        for element in elements {
+            bytes += head
+            bytes += element.utf8
+            bytes.append(0)
+        }
+        for end in ends {
+            for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: end >> (8 * index))) }
+        }
+        let data = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count))! }
+        defer { g_bytes_unref(data) }
+        return "ao".withCString { g_variant_new_from_bytes(cgio_variant_type($0), data, 1)! }
+    }
+
     /// `as`.
     package static func strings(_ values: [String]) -> OpaquePointer { array("s", values.map(string)) }
 
@@ -54,6 +104,22 @@ package enum Variant {
     }
 
     package static func bytes(_ bytes: [UInt8]) -> OpaquePointer { bytes.withUnsafeBytes { Self.bytes($0) } }
+
+    /// `ay` over `secret`'s own zeroising storage, not copied: the variant holds a reference to `secret`
+    /// (whose storage never moves) and drops it when GLib frees the variant, on whichever thread does
+    /// (GDBus's worker, once the message is written), and `secret` wipes its bytes then. A plain session's
+    /// `GetSecret` reply thus keeps no unwiped copy of the secret but GDBus's serialized message.
+    static func bytes(referencing secret: SecureBytes) -> OpaquePointer {
+        let owner = Unmanaged.passRetained(secret).toOpaque()
+        let data = secret.withUnsafeBytes { buffer in
+            g_bytes_new_with_free_func(
+                buffer.baseAddress, gsize(buffer.count),
+                { owner in Unmanaged<SecureBytes>.fromOpaque(owner!).release() },
+                owner)!
+        }
+        defer { g_bytes_unref(data) }
+        return "ay".withCString { g_variant_new_from_bytes(cgio_variant_type($0), data, 1)! }
+    }
 
     /// Gives `body` the `GVariantType` of a type string. GLib's type is the string's own bytes
     /// (`G_VARIANT_TYPE` is a cast), and a Swift `String`'s C pointer lives only for one call, so the

@@ -12,6 +12,21 @@ struct SecureBytesTests {
         #expect(secret.withUnsafeBytes { Array($0) } == [UInt8](repeating: 0, count: 7))
     }
 
+    @Test("copying takes the same bytes from contiguous collections (memcpy), their slices and other collections")
+    func copying() {
+        let bytes = [UInt8](0...200)
+        let expected = [UInt8](10..<170)
+        let copies = [
+            bytes.withUnsafeBytes { SecureBytes(copying: $0[10..<170]) },
+            SecureBytes(copying: bytes[10..<170]),
+            SecureBytes(copying: Array(expected)),
+            // No contiguous storage: the element-by-element path.
+            SecureBytes(copying: (10..<170).lazy.map { UInt8($0) }),
+        ]
+        for copy in copies { #expect(copy.withUnsafeBytes { Array($0) } == expected) }
+        #expect(SecureBytes(copying: [UInt8]()).count == 0)
+    }
+
     @Test("tens of thousands of live secrets outgrow sodium_malloc's mappings without failing")
     func manySecrets() {
         let secrets = (0..<40_000).map { SecureBytes(copying: Array("secret-\($0)".utf8)) }

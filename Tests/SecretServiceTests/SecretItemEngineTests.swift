@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import SecretService
 import Testing
 
 /// The engine's Secret Service item kind (Keystore+SecretItems), without D-Bus.
@@ -43,6 +44,75 @@ struct SecretItemEngineTests {
         #expect(c.number == 3)
         #expect(try keystore.verifyIntegrity() == 2)
         #expect(throws: KeychainFailure.self) { try keystore.secretItemSecret(2) }
+    }
+
+    @Test(
+        "One read gives the metadata, and the secret only when the check accepts it; and the lock state with an item or a search"
+    )
+    func combinedReads() throws {
+        let home = try KeychainHome()
+        defer { home.remove() }
+        let keystore = try home.createKeychain("work", password: "pw")
+        _ = try keystore.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+        let created = try keystore.createSecretItem(
+            label: "A", attributes: ["k": "v"], secret: Self.secret("s1"), replace: false, changesAfter: 0)
+        // The changes read in the write's own transaction: this item, at the keychain's latest serial.
+        #expect(created.number == 1 && !created.replaced)
+        #expect(created.changes == (try keystore.secretItemChanges(after: 0)))
+        #expect(created.changes.written.map(\.number) == [1])
+        var seen: [String] = []
+        let refused = try #require(
+            try keystore.secretItem(1) {
+                seen.append($0.label); return false
+            })
+        #expect(seen == ["A"] && refused.item.label == "A" && refused.secret == nil)
+        let read = try #require(try keystore.secretItem(1) { _ in true })
+        #expect(read.item == (try keystore.secretItem(1)) && read.secret.map(Self.text) == "s1")
+        #expect(try keystore.secretItem(2) { _ in true } == nil)
+        #expect(try keystore.secretItemAndLockState(1) == (try keystore.secretItem(1), .unlocked))
+        let search = try keystore.secretItemsAndLockState(matching: ["k": "v"])
+        #expect(search.items == (try keystore.secretItems(matching: ["k": "v"])) && search.lockState == .unlocked)
+        try keystore.lock()
+        #expect(try keystore.secretItemsAndLockState(matching: ["k": "v"]).lockState == .locked)
+        #expect(try keystore.secretItemsAndLockState(matching: ["k": "w"]).items.isEmpty)
+        // Locked: the metadata alone is read; the secret is refused as secretItemSecret refuses it.
+        #expect(try keystore.secretItem(1) { _ in false }?.item.label == "A")
+        do {
+            _ = try keystore.secretItem(1) { _ in true }
+            Issue.record("expected interactionNotAllowed")
+        } catch {
+            #expect(error.status == .interactionNotAllowed)
+        }
+        #expect(try keystore.secretItemAndLockState(1).lockState == .locked)
+        #expect(try keystore.secretItemAndLockState(7).item == nil)
+    }
+
+    @Test("A secret over 4 MiB, the provider's limit too, is refused with dataTooLarge and nothing is stored")
+    func secretTooLarge() throws {
+        let home = try KeychainHome()
+        defer { home.remove() }
+        let keystore = try home.createKeychain("login", password: nil)
+        let limit = SecretServiceProvider.Limits.secretBytes
+        func secret(_ count: Int) -> SecretItemSecret {
+            SecretItemSecret(value: SecureBytes(copying: [UInt8](repeating: 0x5a, count: count)), contentType: "")
+        }
+        do {
+            _ = try keystore.createSecretItem(label: "big", attributes: [:], secret: secret(limit + 1), replace: false)
+            Issue.record("expected dataTooLarge")
+        } catch {
+            #expect(error.status == .dataTooLarge)
+        }
+        #expect(try keystore.secretItems(matching: [:]).isEmpty)
+        let stored = try keystore.createSecretItem(
+            label: "at the limit", attributes: [:], secret: secret(limit), replace: false)
+        #expect(try keystore.secretItemSecret(stored.number).value.count == limit)
+        do {
+            try keystore.setSecretItemSecret(stored.number, secret(limit + 1))
+            Issue.record("expected dataTooLarge")
+        } catch {
+            #expect(error.status == .dataTooLarge)
+        }
+        #expect(try keystore.secretItemSecret(stored.number).value.count == limit)
     }
 
     @Test("replace = true replaces only the item whose attribute set is exactly the new one")

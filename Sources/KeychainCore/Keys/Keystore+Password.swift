@@ -13,11 +13,7 @@ extension Keystore {
 
     /// The current lock state, as every process of the user sees it.
     package func lockState() throws(KeychainFailure) -> LockState {
-        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> LockState in
-            guard s.keys.password != nil else { return .noPassword }
-            if s.keys.isForeign { return .locked }
-            return s.keys.classKey(.whenUnlocked) == nil ? .locked : .unlocked
-        }
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> LockState in s.lockState }
     }
 
     /// Whether the class key of `protection` is available now, and since when: `nil` while it is
@@ -476,5 +472,14 @@ extension Keystore {
         for lifetime in lifetimes.sorted(by: { $0 == .whenUnlocked && $1 != .whenUnlocked }) {
             ClassKeyStore.remove(keyringID: keyringID, lifetime: lifetime)
         }
+    }
+}
+
+extension StoreSession {
+    /// ``Keystore/lockState()`` inside a transaction that is already open.
+    var lockState: Keystore.LockState {
+        guard keys.password != nil else { return .noPassword }
+        if keys.isForeign { return .locked }
+        return keys.classKey(.whenUnlocked) == nil ? .locked : .unlocked
     }
 }

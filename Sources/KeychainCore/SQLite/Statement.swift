@@ -53,7 +53,7 @@ package final class Statement {
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         let failure = database.error(rc)
-        sqlite3_reset(handle)
+        finish()
         throw failure
     }
 
@@ -61,11 +61,17 @@ package final class Statement {
     package func run(_ values: [SQLValue] = []) throws(KeychainFailure) {
         try bind(values)
         while try step() {}
-        sqlite3_reset(handle)
+        finish()
     }
 
-    /// Releases the statement's read locks and bindings after use.
-    package func finish() { sqlite3_reset(handle) }
+    /// Releases the statement's read locks and bindings after use. `sqlite3_reset` keeps the bound values,
+    /// and the statement stays in its connection's cache: without `sqlite3_clear_bindings` a cached
+    /// statement would keep SQLite's copy of the last blob bound to it (a sealed secret of up to 4 MiB)
+    /// until its next use.
+    package func finish() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
 
     package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 

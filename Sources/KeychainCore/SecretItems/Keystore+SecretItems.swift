@@ -34,6 +34,50 @@ extension Keystore {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItemSecret(number) }
     }
 
+    /// One item's metadata and, when `allowed` accepts it, its secret, in one read transaction (the
+    /// provider's `GetSecret` when its access check needs no question: one transaction, not two).
+    /// - Parameter allowed: decides from the metadata whether the secret is opened; it runs inside the
+    ///   transaction, so it must not call this `Keystore`.
+    /// - Returns: `nil` when there is no item with that number; otherwise its metadata, and its secret
+    ///   when `allowed` returned `true`.
+    /// - Throws: as ``secretItem(_:)``; once `allowed` returned `true`, as ``secretItemSecret(_:)``
+    ///   (`.interactionNotAllowed` while locked).
+    package func secretItem(_ number: Int64, secretIf allowed: (SecretItem) -> Bool) throws(KeychainFailure)
+        -> (item: SecretItem, secret: SecretItemSecret?)?
+    {
+        try read {
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (item: SecretItem, secret: SecretItemSecret?)? in
+            try s.secretItem(number, secretIf: allowed)
+        }
+    }
+
+    /// ``secretItems(matching:)`` and the keychain's ``LockState``, in one read transaction (the service's
+    /// `SearchItems`, which lists each item as locked or unlocked).
+    /// - Throws: as ``secretItems(matching:)``.
+    package func secretItemsAndLockState(matching query: [String: String]) throws(KeychainFailure) -> (
+        items: [SecretItem], lockState: LockState
+    ) {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> ([SecretItem], LockState) in
+            // As ``secretItems(matching:)``, which a foreign keychain refuses.
+            if s.keys.isForeign { throw s.keys.foreignFailure }
+            return (try s.secretItems(matching: query), s.lockState)
+        }
+    }
+
+    /// One item's metadata and the keychain's ``LockState``, in one read transaction (an item's
+    /// `Locked` property).
+    /// - Returns: the item (`nil` when there is no item with that number) and the lock state.
+    /// - Throws: as ``secretItem(_:)``.
+    package func secretItemAndLockState(_ number: Int64) throws(KeychainFailure) -> (
+        item: SecretItem?, lockState: LockState
+    ) {
+        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> (SecretItem?, LockState) in
+            // As ``secretItem(_:)``, which a foreign keychain refuses; its lock state alone would not be.
+            if s.keys.isForeign { throw s.keys.foreignFailure }
+            return (try s.secretItem(number), s.lockState)
+        }
+    }
+
     /// Creates an item, or with `replace` replaces the label and secret of the item whose attribute set
     /// *equals* `attributes` (Secret Service API, `CreateItem`: "same attributes"; never an item that
     /// merely contains them). One transaction, which also seals a new item's `access` (issue 27: the
@@ -50,6 +94,22 @@ extension Keystore {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
             try s.createSecretItem(
                 label: label, attributes: attributes, secret: secret, replace: replace, now: now, access: access)
+        }
+    }
+
+    /// ``createSecretItem(label:attributes:secret:replace:now:access:)``, then, in the same write
+    /// transaction, ``secretItemChanges(after:)`` since `serial`: the provider learns what it and other
+    /// writers changed without a read transaction of its own.
+    /// - Returns: the item's number, whether it replaced one, and the changes after `serial` (this write included).
+    /// - Throws: as ``createSecretItem(label:attributes:secret:replace:now:access:)``.
+    package func createSecretItem(
+        label: String, attributes: [String: String], secret: SecretItemSecret, replace: Bool,
+        now: UInt64 = Keystore.secondsNow(), access: SecretItemAccess? = nil, changesAfter serial: Int64
+    ) throws(KeychainFailure) -> (number: Int64, replaced: Bool, changes: SecretItemChanges) {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) in
+            let created = try s.createSecretItem(
+                label: label, attributes: attributes, secret: secret, replace: replace, now: now, access: access)
+            return (created.number, created.replaced, try s.secretItemChanges(after: serial))
         }
     }
 

@@ -122,6 +122,18 @@ extension StoreSession {
         return try codec.openSecret(row.secret, itemKey: itemKey, number: row.number)
     }
 
+    /// ``Keystore/secretItem(_:secretIf:)`` inside the caller's transaction: one row read.
+    func secretItem(_ number: Int64, secretIf allowed: (SecretItem) -> Bool) throws(KeychainFailure)
+        -> (item: SecretItem, secret: SecretItemSecret?)?
+    {
+        guard let row = try secretItemRow(number) else { return nil }
+        let codec = try secretItemCodec()
+        let item = try openedMetadata(row, codec)
+        guard allowed(item) else { return (item, nil) }
+        let itemKey = try secretItemKey(row, codec)
+        return (item, try codec.openSecret(row.secret, itemKey: itemKey, number: row.number))
+    }
+
     private func secretItemKey(_ row: SecretItemRow, _ codec: SecretItemCodec) throws(KeychainFailure) -> ItemKey {
         let classKey = try classKey(SecretItemSchema.protection)
         let ad = codec.associatedData(.key, number: row.number, attributeSet: [])

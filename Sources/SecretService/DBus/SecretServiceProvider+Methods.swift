@@ -71,6 +71,7 @@ extension SecretServiceProvider {
                 }
             }
         case (.item(let collection, let item), "GetSecret"):
+            if let reply = try getSecretInOneRead(call, caller, item, collection) { return reply }
             return try withAccess(call, caller, items: [(collection, item)], single: true) { [unowned self] _ in
                 try self.getSecret(call, item, collection)
             }
@@ -201,19 +202,12 @@ extension SecretServiceProvider {
     private func searchService(_ call: MethodCall, _ caller: Caller) throws -> [OpaquePointer] {
         let query = try Variant.withChild(call.parameters, 0, checkedAttributes)
         var unlocked: [String] = [], locked: [String] = []
-        var lockedNow: [CollectionID: Bool] = [:]
-        for (collection, item) in store.search(query, in: nil) where lists(item, to: caller) {
-            let isLocked =
-                lockedNow[collection]
-                ?? {
-                    let value = store.collection(collection)?.locked ?? true
-                    lockedNow[collection] = value
-                    return value
-                }()
-            if isLocked {
-                locked.append(itemPath(item.id, in: collection))
+        // A keychain's matches and its lock state come from one read transaction.
+        for found in store.searchAll(query) where lists(found.item, to: caller) {
+            if found.locked {
+                locked.append(itemPath(found.item.id, in: found.collection))
             } else {
-                unlocked.append(itemPath(item.id, in: collection))
+                unlocked.append(itemPath(found.item.id, in: found.collection))
             }
         }
         if unlocked.isEmpty && locked.isEmpty { try refuseEmptySearch(call, in: nil) }
@@ -476,6 +470,39 @@ extension SecretServiceProvider {
         return [try encodedSecret(secret, session)]
     }
 
+    /// `GetSecret` with one read of the store (a keychain's: one read transaction) when the item's access
+    /// list alone lets the caller use it: ``AccessRule/verdict(_:policy:caller:)`` is `.allow` without
+    /// the keychain's policy. When the verdict needs the policy, the policy is read as
+    /// ``withAccess(_:_:items:single:remember:_:)`` reads it, and an `.allow` reads the item and its secret
+    /// once more (two reads, as before). Every other case (a grant from `Unlock`, an item to adopt or ask
+    /// about, any failure) is left to ``withAccess(_:_:items:single:remember:_:)``, which decides it as before.
+    /// - Returns: the reply, or `nil` for the general path.
+    private func getSecretInOneRead(_ call: MethodCall, _ caller: Caller, _ item: ItemID, _ collection: CollectionID)
+        throws -> [OpaquePointer]?
+    {
+        if unlockGrants[call.sender]?.contains(Self.grantKey(collection, item)) == true { return nil }
+        var needsPolicy = false
+        let unconsulted: () -> SecretAccessPolicy = {
+            needsPolicy = true
+            return .confirm
+        }
+        var read = try? store.item(item, in: collection) { info in
+            AccessRule.verdict(info.access, policy: unconsulted, caller: caller.identity) == .allow && !needsPolicy
+        }
+        if needsPolicy, let info = read?.info {
+            let policy = store.accessPolicy(of: collection)
+            guard AccessRule.verdict(info.access, policy: { policy }, caller: caller.identity) == .allow else {
+                return nil
+            }
+            read = try? store.item(item, in: collection) { again in
+                AccessRule.verdict(again.access, policy: { policy }, caller: caller.identity) == .allow
+            }
+        }
+        guard let secret = read?.secret else { return nil }
+        let session = try usableSession(Variant.withChild(call.parameters, 0, Variant.readString), sender: call.sender)
+        return [try encodedSecret(secret, session)]
+    }
+
     /// `SetSecret((oayays))`: `IsLocked` while the collection is locked.
     func setSecret(_ call: MethodCall, _ item: ItemID, _ collection: CollectionID) throws -> [OpaquePointer] {
         let secret = try Variant.withChild(call.parameters, 0) { try decodedSecret($0, sender: call.sender) }
@@ -536,6 +563,13 @@ extension SecretServiceProvider {
 
     /// Builds a `(oayays)` secret for `session`.
     func encodedSecret(_ secret: StoredSecret, _ session: TransportSession) throws -> OpaquePointer {
+        if case .plain = session.algorithm {
+            // The secret as it is: the reply refers to its zeroising storage instead of copying it twice.
+            return Variant.tuple([
+                Variant.objectPath("\(Self.sessionPrefix)/\(session.id)"), Variant.bytes([UInt8]()),
+                Variant.bytes(referencing: secret.value), Variant.string(secret.contentType),
+            ])
+        }
         var encoded: TransportSession.Encoded
         do { encoded = try session.encode(secret.value) } catch { throw DBusFailure.failed("\(error)") }
         defer { encoded.value.wipe() }

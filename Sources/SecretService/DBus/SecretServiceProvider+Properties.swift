@@ -16,7 +16,8 @@ extension SecretServiceProvider {
         case (.service, SecretServiceInterfaces.service, "Collections"):
             return Variant.objectPaths(store.collections().map { collectionPath($0.id) })
         case (.collection(let id), SecretServiceInterfaces.collection, _):
-            guard let info = store.collection(id) else { return nil }
+            // Only `Locked` reads the lock state again (a keychain's: one read transaction).
+            guard let info = name == "Locked" ? store.collection(id) : store.lastSeenCollection(id) else { return nil }
             switch name {
             case "Items":
                 if let sender {
@@ -26,20 +27,23 @@ extension SecretServiceProvider {
                     }
                     if caller.identity.isSandboxed {
                         let own = ((try? store.items(in: id)) ?? []).filter { lists($0, to: caller) }
-                        return Variant.objectPaths(own.map { itemPath($0.id, in: id) })
+                        return Variant.objectPaths(under: collectionPath(id), own.map(\.id.rawValue))
                     }
                 }
-                return Variant.objectPaths(((try? store.itemIDs(in: id)) ?? []).map { itemPath($0, in: id) })
+                return Variant.objectPaths(
+                    under: collectionPath(id), ((try? store.itemIDs(in: id)) ?? []).map(\.rawValue))
             case "Label": return Variant.string(info.label)
             case "Locked": return Variant.boolean(info.locked)
             case "Created": return Variant.uint64(info.created)
             case "Modified": return Variant.uint64(info.modified)
             default: return nil
             }
+        case (.item(let collection, let item), SecretServiceInterfaces.item, "Locked"):
+            // The item's existence and the lock state in one read (SecretStore/itemLocked).
+            return store.itemLocked(item, in: collection).map(Variant.boolean)
         case (.item(let collection, let item), SecretServiceInterfaces.item, _):
             guard let info = try? store.item(item, in: collection) else { return nil }
             switch name {
-            case "Locked": return Variant.boolean(store.collection(collection)?.locked ?? true)
             case "Attributes": return Variant.stringMap(info.attributes)
             case "Label": return Variant.string(info.label)
             case "Created": return Variant.uint64(info.created)

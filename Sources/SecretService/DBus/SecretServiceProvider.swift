@@ -193,7 +193,7 @@ package final class SecretServiceProvider {
             .map { String(Substring($0)) }
         switch (parts.first, parts.count) {
         case ("collection", 2):
-            guard let id = CollectionID(parts[1]), store.collection(id) != nil else { return nil }
+            guard let id = CollectionID(parts[1]), store.hasCollection(id) else { return nil }
             return .collection(id)
         case ("collection", 3):
             guard let id = CollectionID(parts[1]), let item = ItemID(parts[2]), store.hasItem(item, in: id)

@@ -25,6 +25,39 @@ extension KeychainSecretStore {
         return Self.info(found)
     }
 
+    /// One read transaction: the item's metadata, and its secret when `allowed` accepts it.
+    package func item(_ id: ItemID, in collection: CollectionID, secretIf allowed: (ItemInfo) -> Bool)
+        throws(SecretStoreError) -> (info: ItemInfo, secret: StoredSecret?)
+    {
+        guard let keychain = keychains[collection] else {
+            let info = try memory.item(id, in: collection)
+            return (info, allowed(info) ? try secret(of: id, in: collection) : nil)
+        }
+        guard let number = Self.number(id) else { throw .noSuchObject }
+        let found: (item: SecretItem, secret: SecretItemSecret?)?
+        do {
+            found = try keychain.keystore.secretItem(number) { item in allowed(Self.info(item)) }
+        } catch {
+            throw observe(error, keychain)
+        }
+        guard let found else { throw .noSuchObject }
+        return (Self.info(found.item), found.secret)
+    }
+
+    /// One read transaction: the item's existence and the keychain's lock state (noticing a lock change
+    /// as ``collection(_:)`` does).
+    package func itemLocked(_ id: ItemID, in collection: CollectionID) -> Bool? {
+        guard let keychain = keychains[collection] else {
+            guard (try? memory.item(id, in: collection)) != nil else { return nil }
+            return memory.collection(collection)?.locked ?? true
+        }
+        guard let number = Self.number(id),
+            let read = try? keychain.keystore.secretItemAndLockState(number), read.item != nil
+        else { return nil }
+        refreshLock(keychain, locked: read.lockState != .noPassword && read.lockState != .unlocked)
+        return keychain.locked
+    }
+
     /// Item numbers from the keychain (no metadata is opened), ascending.
     package func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID] {
         if damagedKeychain(collection) != nil { return [] }
@@ -53,6 +86,29 @@ extension KeychainSecretStore {
         return found
     }
 
+    /// One read transaction per keychain: its matches and its lock state (noticing a lock change as
+    /// ``collection(_:)`` does); then the memory store's.
+    package func searchAll(_ attributes: [String: String]) -> [(
+        collection: CollectionID, item: ItemInfo, locked: Bool
+    )] {
+        var found: [(collection: CollectionID, item: ItemInfo, locked: Bool)] = []
+        for id in order {
+            guard let keychain = keychains[id],
+                let read = try? keychain.keystore.secretItemsAndLockState(matching: attributes)
+            else { continue }
+            if read.items.isEmpty { continue }
+            refreshLock(keychain, locked: read.lockState != .noPassword && read.lockState != .unlocked)
+            found += read.items.map { (id, Self.info($0), keychain.locked) }
+        }
+        var memoryLocked: [CollectionID: Bool] = [:]
+        for (collection, item) in memory.search(attributes, in: nil) {
+            let locked = memoryLocked[collection] ?? (memory.collection(collection)?.locked ?? true)
+            memoryLocked[collection] = locked
+            found.append((collection, item, locked))
+        }
+        return found
+    }
+
     package func createItem(
         in collection: CollectionID, label: String, attributes: [String: String], secret: StoredSecret, replace: Bool,
         access: SecretItemAccess?
@@ -62,15 +118,16 @@ extension KeychainSecretStore {
             return try memory.createItem(
                 in: collection, label: label, attributes: attributes, secret: secret, replace: replace, access: access)
         }
-        let result: (number: Int64, replaced: Bool)
+        let result: (number: Int64, replaced: Bool, changes: SecretItemChanges)
         do {
+            // The changes since the last serial seen are read in the write's own transaction.
             result = try keychain.keystore.createSecretItem(
                 label: label, attributes: attributes,
-                secret: secret, replace: replace, access: access)
+                secret: secret, replace: replace, access: access, changesAfter: keychain.serial)
         } catch {
             throw observe(error, keychain)
         }
-        syncItems(keychain, own: result.number)
+        syncItems(keychain, own: result.number, changes: result.changes)
         changeHandler?(
             result.replaced
                 ? .itemChanged(collection, Self.id(result.number)) : .itemCreated(collection, Self.id(result.number)))
@@ -156,8 +213,12 @@ extension KeychainSecretStore {
     /// Reads what was written since the last serial seen and reports other writers' changes (items
     /// created, changed, deleted). `own` is an item this process has just written: recorded silently,
     /// since its caller reports it.
-    func syncItems(_ keychain: Keychain, own: Int64?) {
-        guard let changes = try? keychain.keystore.secretItemChanges(after: keychain.serial) else { return }
+    /// - Parameter changes: ``Keystore/secretItemChanges(after:)`` since ``Keychain/serial``, when the
+    ///   caller read them in its write's transaction; read here otherwise.
+    func syncItems(_ keychain: Keychain, own: Int64?, changes: SecretItemChanges? = nil) {
+        guard let changes = changes ?? (try? keychain.keystore.secretItemChanges(after: keychain.serial)) else {
+            return
+        }
         // Every write and every delete advances the serial by one: when it advanced further than the rows
         // written since and this process's own deletions, another writer deleted something (or wrote a
         // row twice), and only then are the numbers listed (O(items)); otherwise this is O(changes).

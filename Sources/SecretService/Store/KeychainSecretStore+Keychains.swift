@@ -163,7 +163,11 @@ extension KeychainSecretStore {
     }
 
     func refreshLock(_ keychain: Keychain) {
-        let locked = Self.isLocked(keychain.keystore)
+        refreshLock(keychain, locked: Self.isLocked(keychain.keystore))
+    }
+
+    /// Records a lock state read by the caller, reporting a change as ``pollExternalChanges()`` would.
+    func refreshLock(_ keychain: Keychain, locked: Bool) {
         guard locked != keychain.locked else { return }
         keychain.locked = locked
         changeHandler?(.collectionChanged(keychain.id))

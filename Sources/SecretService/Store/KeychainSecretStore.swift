@@ -163,6 +163,18 @@ package final class KeychainSecretStore: SecretStore {
         return memory.collection(id)
     }
 
+    /// Without a transaction: the keychains found by the last scan of the folder, the damaged ones, and
+    /// the memory store's.
+    package func hasCollection(_ id: CollectionID) -> Bool {
+        keychains[id] != nil || damagedKeychain(id) != nil || memory.collection(id) != nil
+    }
+
+    /// A keychain's label and dates from memory, and the lock state of the last call or poll that read it.
+    package func lastSeenCollection(_ id: CollectionID) -> CollectionInfo? {
+        if let keychain = keychains[id] { return info(keychain) }
+        return collection(id)
+    }
+
     package var externalChangePollSeconds: UInt32? { 1 }
 
     package func pollExternalChanges() {
@@ -190,7 +202,7 @@ package final class KeychainSecretStore: SecretStore {
 
     package func resolveAlias(_ alias: String) -> CollectionID? {
         switch aliasOverrides[alias] {
-        case .collection(let id)?: return collection(id) != nil ? id : nil
+        case .collection(let id)?: return hasCollection(id) ? id : nil
         case .removed?: return nil
         case nil: break
         }

@@ -187,4 +187,25 @@ package protocol SecretStore: AnyObject {
     func accessPolicy(of collection: CollectionID) -> SecretAccessPolicy
     /// Replaces an item's access list (sealed with its metadata in a keychain).
     func setAccess(_ access: SecretItemAccess?, of item: ItemID, in collection: CollectionID) throws(SecretStoreError)
+
+    // Combined reads (SecretStore+CombinedReads.swift has defaults made of the calls above): what one D-Bus
+    // call needs, read at once, so that a keychain answers it in one read transaction (issue 29).
+
+    /// Whether a collection exists (object path resolution), without reading its lock state.
+    func hasCollection(_ id: CollectionID) -> Bool
+    /// A collection as last seen: ``collection(_:)`` without reading the lock state again (`locked` is
+    /// the last state seen), for the properties that do not depend on it; `nil` when there is none.
+    func lastSeenCollection(_ id: CollectionID) -> CollectionInfo?
+    /// One item's metadata and, when `allowed` accepts it, its secret (`GetSecret` when the caller may
+    /// use the item without a question). `allowed` must not call the store.
+    /// - Returns: the metadata, and the secret when `allowed` returned `true`.
+    /// - Throws: as ``item(_:in:)``; once `allowed` returned `true`, as ``secret(of:in:)``.
+    func item(_ id: ItemID, in collection: CollectionID, secretIf allowed: (ItemInfo) -> Bool)
+        throws(SecretStoreError) -> (info: ItemInfo, secret: StoredSecret?)
+    /// An item's `Locked` property: whether its collection is locked now; `nil` when ``item(_:in:)``
+    /// would fail.
+    func itemLocked(_ id: ItemID, in collection: CollectionID) -> Bool?
+    /// ``search(_:in:)`` of every collection, each match with whether its collection is locked now (the
+    /// service's `SearchItems`).
+    func searchAll(_ attributes: [String: String]) -> [(collection: CollectionID, item: ItemInfo, locked: Bool)]
 }
