@@ -90,6 +90,12 @@ struct ItemRowCursor {
         }
     }
 
+    /// The attributes opened but not decoded (an item record, or a legacy property list), or `nil` when
+    /// they do not authenticate.
+    func openRecord(itemKey: ItemKey, associatedData: [UInt8]) -> [UInt8]? {
+        statement.withBlob(Column.attributes) { Sodium.open($0, key: itemKey.bytes, associatedData: associatedData) }
+    }
+
     /// As ``ItemRow/openAccessEntries(itemKey:associatedData:)``.
     func openAccessEntries(itemKey: ItemKey, associatedData: [UInt8])
         -> (accessControl: AttributeLookup, trusted: AttributeLookup)

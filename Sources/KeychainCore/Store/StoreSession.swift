@@ -253,6 +253,8 @@ struct StoreSession: ~Copyable {
         // without building the other attributes.
         let needsAccessControl = !needsAttributes && projection.contains(.accessControl)
         let withSecret = projection.contains(.secret)
+        // The record handed out as it is: only when no filter needs the decoded attributes.
+        let wantsRecord = projection.isSuperset(of: [.attributes, .record]) && Self.isCoveredByIndex(query)
         var results: [StoredItem] = []
         var skippedOrphans = false
         // Each row is opened where SQLite holds it, while the cursor is on it (``ItemRowCursor``).
@@ -265,7 +267,25 @@ struct StoreSession: ~Copyable {
                 return true
             }
             var attributes: [String: AttributeValue] = [:]
-            if needsAttributes {
+            var record: [UInt8]?
+            if wantsRecord {
+                AssociatedData.relabel(&ad, .item, as: .attributes)
+                guard let opened = row.openRecord(itemKey: key, associatedData: ad) else {
+                    throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                }
+                if ItemRecordFormat.isRecord(opened) {
+                    guard let entries = ItemRecordFormat.releaseEntries(in: opened) else {
+                        throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                    }
+                    attributes = entries
+                    record = opened
+                } else {
+                    guard let decoded = ItemCodec.decodeAttributes(opened) else {
+                        throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                    }
+                    attributes = decoded
+                }
+            } else if needsAttributes {
                 AssociatedData.relabel(&ad, .item, as: .attributes)
                 guard let opened = row.openAttributes(itemKey: key, associatedData: ad) else {
                     throw KeychainFailure(.decode, "an item's attributes do not authenticate")
@@ -293,8 +313,9 @@ struct StoreSession: ~Copyable {
                 StoredItem(
                     itemClass: row.itemClass,
                     attributes: projection.contains(.attributes) || needsAccessControl ? attributes : [:],
-                    persistentRef: row.persistentRef, secret: secret))
-            return true
+                    persistentRef: row.persistentRef, secret: secret, record: record))
+            // Stop at the limit without stepping to another row.
+            return query.limit.map { results.count < $0 } ?? true
         }
         if results.isEmpty && skippedOrphans { throw Self.orphanedFailure }
         return results
