@@ -12,7 +12,7 @@
 /// from the identity columns, the ciphertexts it opens, and the persistent reference it returns. It does
 /// not read `rowid` or `tag` at all (a search neither writes the row nor checks its tag; the tag is
 /// ``Keystore/verifyIntegrity()``'s). The byte layout it reads is ``ItemRow``'s; the associated data is
-/// the same bytes as ``ItemRow/associatedData(_:codec:)`` (`ItemRowCursorTests`).
+/// the same bytes as ``ItemRow/associatedData(_:codec:)`` (`ItemRowTests`).
 ///
 /// Valid only until the statement steps again or is reset: it is never stored, only passed to the body of
 /// ``StoreSession/forEachCandidate(_:withSecret:_:)``.
