@@ -88,7 +88,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         guard !allowed.isEmpty else { throw KeychainFailure(.itemNotFound) }
         try SecItemCall.checkExtractable(allowed, request)
         let references = try SecItemCall.references(allowed, request, identityKeys)
-        return SecItemCall.shape(allowed, request, references: references)
+        return try SecItemCall.shape(allowed, request, references: references)
     }
 }
 
@@ -172,7 +172,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         // the result is dropped (Apple's SecItem.c, SecItemResultProcess).
         guard request.hasReturnKey, result != nil else { return nil }
         let references = try SecItemCall.references(items, request, identityKeys, built: built)
-        return SecItemCall.shape(items, request, references: references)
+        return try SecItemCall.shape(items, request, references: references)
     }
 }
 

@@ -12,6 +12,26 @@ struct ItemRecordFormatTests {
         "cdat": .date(Date(timeIntervalSinceReferenceDate: 1.5)), "tomb": .string("x"),
     ]
 
+    /// The attributes ``ItemRecordFormat/forEachEntry(in:_:)`` visits, as a dictionary (`nil` when it
+    /// refuses the record, or visits a name twice or under the wrong number).
+    static func visited(_ bytes: [UInt8]) -> [String: AttributeValue]? {
+        var attributes: [String: AttributeValue] = [:]
+        var consistent = true
+        let ok = ItemRecordFormat.forEachEntry(in: bytes) { number, name, value in
+            if number != 0 && ItemRecordFormat.attributeNames[Int(number)].rawValue != name { consistent = false }
+            let converted: AttributeValue =
+                switch value {
+                case .string(let s): .string(s)
+                case .data(let d): .data(Data(d))
+                case .integer(let i): .integer(i)
+                case .bool(let b): .bool(b)
+                case .date(let t): .date(Date(timeIntervalSinceReferenceDate: t))
+                }
+            if attributes.updateValue(converted, forKey: name) != nil { consistent = false }
+        }
+        return ok && consistent ? attributes : nil
+    }
+
     @Test("a record's bytes are exactly as the format document gives them")
     func exactBytes() throws {
         let bytes = try #require(ItemRecordFormat.encode(Self.sample))
@@ -25,6 +45,7 @@ struct ItemRecordFormatTests {
             + [0, 4] + Array("tomb".utf8) + [1, 0, 0, 0, 1] + Array("x".utf8)  // named "tomb": string "x"
         #expect(bytes == expected)
         #expect(ItemRecordFormat.decode(bytes) == Self.sample)
+        #expect(Self.visited(bytes) == Self.sample)
     }
 
     @Test("every value type and every numbered attribute round-trips; an empty record is two bytes")
@@ -44,6 +65,8 @@ struct ItemRecordFormatTests {
         let bytes = try #require(ItemRecordFormat.encode(attributes))
         #expect(ItemRecordFormat.decode(bytes) == attributes)
         #expect(ItemCodec.decodeAttributes(bytes) == attributes)
+        #expect(Self.visited(bytes) == attributes)
+        #expect(Self.visited([1, 0]) == [:])
         #expect(ItemRecordFormat.encode([:]) == [1, 0])
         #expect(ItemRecordFormat.decode([1, 0]) == [:])
     }
@@ -63,8 +86,10 @@ struct ItemRecordFormatTests {
         let bytes = try #require(ItemRecordFormat.encode(Self.sample))
         for length in 0..<bytes.count {
             #expect(ItemRecordFormat.decode(Array(bytes.prefix(length))) == nil, "length \(length)")
+            #expect(Self.visited(Array(bytes.prefix(length))) == nil, "length \(length)")
         }
         #expect(ItemRecordFormat.decode(bytes + [0]) == nil)
+        #expect(Self.visited(bytes + [0]) == nil)
     }
 
     @Test(
@@ -83,9 +108,11 @@ struct ItemRecordFormatTests {
             ("named entry with an empty name", [1, 1, 0, 0, 4, 1]),
             ("NaN date", [1, 1, 4, 5, 0x7F, 0xF8, 0, 0, 0, 0, 0, 0]),
             ("count larger than the entries", [1, 2, 2, 4, 1]),
+            ("repeated named attribute", [1, 2, 0, 1, 0x7A, 4, 1, 0, 1, 0x7A, 4, 0]),
         ] as [(String, [UInt8])])
     func malformed(_ name: String, _ bytes: [UInt8]) {
         #expect(ItemRecordFormat.decode(bytes) == nil, "\(name)")
+        #expect(!ItemRecordFormat.forEachEntry(in: bytes) { _, _, _ in }, "\(name)")
         #expect(ItemCodec.decodeAttributes(bytes) == nil, "\(name)")
     }
 
@@ -96,6 +123,20 @@ struct ItemRecordFormatTests {
         #expect(ItemRecordFormat.encode([String(repeating: "n", count: 256): .bool(true)]) == nil)
         #expect(ItemRecordFormat.encode(["": .bool(true)]) == nil)
         #expect(ItemRecordFormat.encode([String(repeating: "n", count: 255): .bool(true)]) != nil)
+    }
+
+    @Test("what a record search leaves in the attributes: pdmn, accc and tapp, present or absent")
+    func releaseEntries() throws {
+        var attributes = Self.sample
+        #expect(ItemRecordFormat.releaseEntries(in: try #require(ItemRecordFormat.encode(attributes))) == [:])
+        attributes["pdmn"] = .string("ak")
+        attributes["accc"] = .data(Data([1, 2]))
+        attributes["tapp"] = .data(Data([3]))
+        let bytes = try #require(ItemRecordFormat.encode(attributes))
+        #expect(
+            ItemRecordFormat.releaseEntries(in: bytes)
+                == ["pdmn": .string("ak"), "accc": .data(Data([1, 2])), "tapp": .data(Data([3]))])
+        #expect(ItemRecordFormat.releaseEntries(in: Array(bytes.dropLast())) == nil)
     }
 
     @Test("one attribute is read in place: present, absent, or malformed")

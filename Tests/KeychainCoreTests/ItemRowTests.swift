@@ -65,6 +65,42 @@ struct ItemRowTests {
         #expect(try database.scalar("SELECT count(*) FROM items") == 1)
     }
 
+    @Test("a row read in place gives the same associated data, item key, attributes and secret as ItemRow")
+    func cursorReadsTheSameRow() throws {
+        let folder = try TemporaryKeychain()
+        let database = try Database(path: folder.directory + "/rows.db", mode: .readWriteCreate)
+        try database.execute(Schema.create)
+        let (row, attributes, codec, classKey) = try Self.sealedRow()
+        try database.prepare(ItemRow.insertSQL).run(row.taggedValues + [.blob(row.tag)])
+        for withSecret in [false, true] {
+            let statement = try database.prepare(ItemRowCursor.select(withSecret: withSecret, "WHERE class = 1"))
+            defer { statement.finish() }
+            #expect(try statement.step())
+            let cursor = try ItemRowCursor(statement)
+            #expect(cursor.itemClass == .genericPassword && cursor.protection == .whenUnlocked && !cursor.sync)
+            #expect(cursor.persistentRef == Data(row.persistentRef))
+            for part in [SealedPart.key, .attributes, .secret] {
+                #expect(cursor.associatedData(part, codec: codec) == row.associatedData(part, codec: codec))
+            }
+            let key = try #require(
+                cursor.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
+            #expect(
+                cursor.openItemKey(classKey: ClassKey.random(), associatedData: row.associatedData(.key, codec: codec))
+                    == nil)
+            #expect(
+                cursor.openAttributes(itemKey: key, associatedData: row.associatedData(.attributes, codec: codec))
+                    == attributes)
+            // The wrong part's associated data does not open the attributes.
+            #expect(
+                cursor.openAttributes(itemKey: key, associatedData: row.associatedData(.secret, codec: codec)) == nil)
+            if withSecret {
+                let secret = try #require(
+                    cursor.openSecret(itemKey: key, associatedData: row.associatedData(.secret, codec: codec)))
+                #expect(secret.withUnsafeBytes { Array($0) } == Array("secret".utf8))
+            }
+        }
+    }
+
     @Test("class codes are 1 genp, 2 inet, 3 keys, 4 cert; other codes are no class")
     func classCodes() {
         #expect(ItemClass.allCases.map(ItemRow.code) == [1, 2, 3, 4])

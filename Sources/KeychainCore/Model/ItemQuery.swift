@@ -50,4 +50,11 @@ package struct ItemProjection: Sendable, OptionSet {
     /// Decrypt the attributes only to return the access control (`accc`), when the item has one: what
     /// a read of the secret needs to decide whether it may be returned. Implied by ``attributes``.
     package static let accessControl = ItemProjection(rawValue: 4)
+    /// With ``attributes``: hand out an item record (`docs/RECORD-FORMAT.md`) as its opened bytes
+    /// (``StoredItem/record``) instead of decoding it into ``StoredItem/attributes``, which then holds only
+    /// `pdmn`, `accc` and `tapp` (what releasing a secret and an access control object need). For a caller
+    /// that makes its own objects from the record in one pass (``ItemRecordFormat/forEachEntry(in:_:)``):
+    /// SecItem's result dictionaries. Items in the legacy format, and searches with filters that only the
+    /// decoded attributes can check, are decoded as without it.
+    package static let record = ItemProjection(rawValue: 8)
 }

@@ -15,12 +15,20 @@ package struct StoredItem: Sendable {
     /// The secret (`kSecValueData`), present only when it was asked for.
     package var secret: SecureBytes?
 
-    package init(itemClass: ItemClass, attributes: [String: AttributeValue], persistentRef: Data, secret: SecureBytes?)
-    {
+    /// The opened item record (`docs/RECORD-FORMAT.md`) when the search asked for it
+    /// (``ItemProjection/record``): every attribute is there, and ``attributes`` holds only `pdmn`, `accc`
+    /// and `tapp`. `nil` otherwise: then ``attributes`` holds them all.
+    package var record: [UInt8]?
+
+    package init(
+        itemClass: ItemClass, attributes: [String: AttributeValue], persistentRef: Data, secret: SecureBytes?,
+        record: [UInt8]? = nil
+    ) {
         self.itemClass = itemClass
         self.attributes = attributes
         self.persistentRef = persistentRef
         self.secret = secret
+        self.record = record
     }
 
     /// The protection class stored with the item.

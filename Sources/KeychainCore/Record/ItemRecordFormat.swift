@@ -44,7 +44,7 @@ package enum ItemRecordFormat {
     /// Both classes' attributes, in Apple's schema order (`AttributeDescriptor.common`, then generic
     /// password's, then internet password's), then `accc` (access control, added after the others).
     /// Numbers are permanent: a new attribute is appended.
-    static let attributeNames: [AttributeName] = [
+    package static let attributeNames: [AttributeName] = [
         "", .accessGroup, .synchronizable, .accessible, .creationDate, .modificationDate, .description, .comment,
         .creator, .type, .label, .isInvisible, .isNegative, .account, .service, .generic, .securityDomain, .server,
         .protocol, .authenticationType, .port, .path, .accessControl,
@@ -175,6 +175,112 @@ package enum ItemRecordFormat {
     /// (strings of the others are not validated as UTF-8).
     /// - Returns: ``AttributeLookup/present(_:)`` with the value, ``AttributeLookup/absent`` when the record has
     ///   no such attribute, ``AttributeLookup/malformed`` when it is not well-formed.
+    /// One value of an item record as ``forEachEntry(in:_:)`` reads it: a string made (and checked to be
+    /// UTF-8) once, data in place in the record (valid only during the visit), a date as its seconds since
+    /// 2001-01-01 (finite).
+    package enum EntryValue {
+        case string(String)
+        case data(UnsafeRawBufferPointer)
+        case integer(Int64)
+        case bool(Bool)
+        case date(Double)
+    }
+
+    /// Visits every entry of a record in its stored order, with the checks of `decode`
+    /// (version, count, attribute numbers, names, value types, UTF-8, finite dates, no attribute twice,
+    /// nothing after the last entry): for a caller that makes its own objects from the record instead of
+    /// a Swift dictionary first (SecItem's result dictionaries, issue 29).
+    /// - Parameter body: the entry's attribute number (0 for a named one: ``attributeNames`` names the
+    ///   others), its name, and its value.
+    /// - Returns: `false` when the record is malformed; `body` may have seen some entries by then.
+    package static func forEachEntry(in bytes: [UInt8], _ body: (UInt8, String, EntryValue) -> Void) -> Bool {
+        bytes.withUnsafeBytes { buffer -> Bool in
+            var reader = ByteReader(buffer)
+            guard let version = reader.byte(), version == Self.version, let count = reader.byte() else { return false }
+            var seenNumbers: UInt64 = 0
+            var seenNames: Set<String> = []
+            for _ in 0..<count {
+                guard let number = reader.byte() else { return false }
+                let name: String
+                if number == 0 {
+                    guard let length = reader.byte(), let bytes = reader.bytes(Int(length)), length > 0,
+                        let text = ByteReader.string(bytes), attributeNumbers[text] == nil,
+                        seenNames.insert(text).inserted
+                    else { return false }
+                    name = text
+                } else {
+                    guard Int(number) < attributeNames.count, seenNumbers & (1 << number) == 0 else { return false }
+                    seenNumbers |= 1 << number
+                    name = attributeNames[Int(number)].rawValue
+                }
+                guard let raw = reader.byte(), let type = ValueType(rawValue: raw) else { return false }
+                let value: EntryValue
+                switch type {
+                case .string:
+                    guard let length = reader.bigEndian(UInt32.self), let bytes = reader.bytes(Int(length)),
+                        let string = ByteReader.string(bytes)
+                    else { return false }
+                    value = .string(string)
+                case .data:
+                    guard let length = reader.bigEndian(UInt32.self), let bytes = reader.bytes(Int(length)) else {
+                        return false
+                    }
+                    value = .data(bytes)
+                case .integer:
+                    guard let bits = reader.bigEndian(UInt64.self) else { return false }
+                    value = .integer(Int64(bitPattern: bits))
+                case .bool:
+                    guard let flag = reader.byte(), flag <= 1 else { return false }
+                    value = .bool(flag == 1)
+                case .date:
+                    guard let bits = reader.bigEndian(UInt64.self), Double(bitPattern: bits).isFinite else {
+                        return false
+                    }
+                    value = .date(Double(bitPattern: bits))
+                }
+                body(number, name, value)
+            }
+            return reader.isAtEnd
+        }
+    }
+
+    /// `pdmn`, `accc` and `tapp` of a record, as `decode` would give them, without decoding the rest, in
+    /// one pass: what ``ItemProjection/record`` leaves in ``StoredItem/attributes``. `nil` when the record
+    /// is malformed in its structure or in those values (the others are checked by whoever reads them).
+    static func releaseEntries(in bytes: [UInt8]) -> [String: AttributeValue]? {
+        bytes.withUnsafeBytes { buffer -> [String: AttributeValue]? in
+            var reader = ByteReader(buffer)
+            guard let version = reader.byte(), version == Self.version, let count = reader.byte() else { return nil }
+            var entries: [String: AttributeValue] = [:]
+            for _ in 0..<count {
+                guard let number = reader.byte() else { return nil }
+                let wanted: AttributeName?
+                if number == 0 {
+                    guard let length = reader.byte(), length > 0, let name = reader.bytes(Int(length)) else {
+                        return nil
+                    }
+                    wanted = name.elementsEqual(trustedApplicationsName) ? .trustedApplications : nil
+                } else {
+                    guard Int(number) < attributeNames.count else { return nil }
+                    wanted =
+                        number == accessibleNumber
+                        ? .accessible : number == ItemCodec.accessControlNumber ? .accessControl : nil
+                }
+                if let wanted {
+                    guard let value = reader.value(), entries.updateValue(value, forKey: wanted.rawValue) == nil else {
+                        return nil
+                    }
+                } else {
+                    guard reader.skipValue() else { return nil }
+                }
+            }
+            return reader.isAtEnd ? entries : nil
+        }
+    }
+
+    private static let accessibleNumber = UInt8(attributeNames.firstIndex(of: .accessible)!)
+    private static let trustedApplicationsName = Array(AttributeName.trustedApplications.rawValue.utf8)
+
     static func value(number wanted: UInt8, in bytes: [UInt8]) -> AttributeLookup {
         values(number: wanted, name: nil, in: bytes).number
     }

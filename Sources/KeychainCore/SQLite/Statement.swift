@@ -81,6 +81,20 @@ package final class Statement {
         return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
     }
 
+    /// Runs `body` over a blob column's bytes where SQLite holds them (empty for NULL or an empty blob),
+    /// without copying them. The bytes are valid only inside `body`, and only until the statement steps
+    /// or is reset.
+    package func withBlob<R, E: Error>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R
+    {
+        // sqlite3_column_blob before sqlite3_column_bytes, as SQLite's documentation asks.
+        let base = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? base : nil, count: count))
+    }
+
+    /// The length in bytes of a blob column.
+    package func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
+
     package func text(_ column: Int32) -> String {
         guard let base = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: base)

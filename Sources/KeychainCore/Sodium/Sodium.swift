@@ -75,47 +75,61 @@ package enum Sodium {
     /// - Returns: the plaintext, or `nil` when the box is too short, the tag does not verify,
     ///   the key is wrong, or the associated data differs.
     package static func openSecret(_ box: [UInt8], key: SecureBytes, associatedData: [UInt8]) -> SecureBytes? {
+        box.withUnsafeBytes { openSecret($0, key: key, associatedData: associatedData) }
+    }
+
+    /// The same open of a box read in place (a column of an SQLite row at its cursor), so that the box is
+    /// not copied into an array first.
+    package static func openSecret(_ boxBytes: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8])
+        -> SecureBytes?
+    {
         ensureInitialized()
-        return box.withUnsafeBytes { (boxBytes: UnsafeRawBufferPointer) -> SecureBytes? in
-            guard boxBytes.count >= sealOverhead, key.count == keyBytes else { return nil }
-            let base = boxBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let clearCount = boxBytes.count - sealOverhead
-            var ok = false
-            let result = SecureBytes(count: clearCount) { out in
-                key.withUnsafeBytes { k in
-                    associatedData.withUnsafeBufferPointer { ad in
-                        var produced: UInt64 = 0
-                        ok =
-                            crypto_aead_xchacha20poly1305_ietf_decrypt(
-                                out.baseAddress?.assumingMemoryBound(to: UInt8.self), &produced, nil,
-                                base + nonceBytes, UInt64(boxBytes.count - nonceBytes),
-                                ad.baseAddress, UInt64(ad.count), base,
-                                k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
-                    }
+        guard boxBytes.count >= sealOverhead, key.count == keyBytes else { return nil }
+        let base = boxBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let clearCount = boxBytes.count - sealOverhead
+        var ok = false
+        let result = SecureBytes(count: clearCount) { out in
+            key.withUnsafeBytes { k in
+                associatedData.withUnsafeBufferPointer { ad in
+                    var produced: UInt64 = 0
+                    ok =
+                        crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            out.baseAddress?.assumingMemoryBound(to: UInt8.self), &produced, nil,
+                            base + nonceBytes, UInt64(boxBytes.count - nonceBytes),
+                            ad.baseAddress, UInt64(ad.count), base,
+                            k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
                 }
             }
-            return ok ? result : nil
         }
+        return ok ? result : nil
     }
 
     /// Opens a box whose plaintext is not secret (sealed attributes) straight into a plain array.
     package static func open(_ box: [UInt8], key: SecureBytes, associatedData: [UInt8]) -> [UInt8]? {
+        box.withUnsafeBytes { open($0, key: key, associatedData: associatedData) }
+    }
+
+    /// The same open of a box read in place (a column of an SQLite row at its cursor).
+    package static func open(_ boxBytes: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8])
+        -> [UInt8]?
+    {
         ensureInitialized()
-        guard box.count >= sealOverhead, key.count == keyBytes else { return nil }
-        var output = [UInt8](repeating: 0, count: box.count - sealOverhead)
-        let ok = output.withUnsafeMutableBufferPointer { out in
-            box.withUnsafeBufferPointer { boxBytes in
+        guard boxBytes.count >= sealOverhead, key.count == keyBytes else { return nil }
+        let box = boxBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var ok = false
+        let output = [UInt8](unsafeUninitializedCapacity: boxBytes.count - sealOverhead) { out, initialized in
+            ok =
                 key.withUnsafeBytes { k in
                     associatedData.withUnsafeBufferPointer { ad in
                         var produced: UInt64 = 0
                         return crypto_aead_xchacha20poly1305_ietf_decrypt(
                             out.baseAddress, &produced, nil,
-                            boxBytes.baseAddress! + nonceBytes, UInt64(boxBytes.count - nonceBytes),
-                            ad.baseAddress, UInt64(ad.count), boxBytes.baseAddress!,
+                            box + nonceBytes, UInt64(boxBytes.count - nonceBytes),
+                            ad.baseAddress, UInt64(ad.count), box,
                             k.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
                     }
                 }
-            }
+            initialized = ok ? out.count : 0
         }
         return ok ? output : nil
     }

@@ -49,10 +49,36 @@ struct StoreSession: ~Copyable {
 
     /// The rows a query selects by its indexed columns, in insertion order.
     func candidateRows(_ query: ItemQuery, withSecret: Bool) throws(KeychainFailure) -> [Row] {
+        guard let statement = try candidateStatement(query, withSecret: withSecret, inPlace: false) else { return [] }
+        defer { statement.finish() }
+        var rows: [Row] = []
+        while try statement.step() { rows.append(try Self.row(statement, withSecret: withSecret)) }
+        return rows
+    }
+
+    /// The rows a query selects by its indexed columns, in insertion order, each read in place
+    /// (``ItemRowCursor``) and handed to `body` while the statement's cursor is on it; `body` returns
+    /// whether to go on. What a search reads: no column is copied that it does not use.
+    func forEachCandidate(
+        _ query: ItemQuery, withSecret: Bool, _ body: (ItemRowCursor) throws(KeychainFailure) -> Bool
+    ) throws(KeychainFailure) {
+        guard let statement = try candidateStatement(query, withSecret: withSecret, inPlace: true) else { return }
+        defer { statement.finish() }
+        while try statement.step() {
+            guard try body(try ItemRowCursor(statement)) else { return }
+        }
+    }
+
+    /// The cached statement selecting a query's candidates, bound, or `nil` when nothing can match (an
+    /// empty group scope). `inPlace` selects ``ItemRowCursor``'s columns, else ``ItemRow``'s.
+    private func candidateStatement(_ query: ItemQuery, withSecret: Bool, inPlace: Bool) throws(KeychainFailure)
+        -> Statement?
+    {
         // The statement depends only on which clauses are present (and how many groups): a bit each,
         // so the cached statement is found by an integer instead of building and hashing the SQL text.
         var values: [SQLValue] = [.integer(ItemRow.code(query.itemClass))]
         var shape = withSecret ? 1 : 0
+        if inPlace { shape |= 1 << 6 }
         if let ref = query.persistentRef {
             shape |= 1 << 1
             values.append(.blob(Array(ref)))
@@ -81,32 +107,30 @@ struct StoreSession: ~Copyable {
         switch query.scope.coverage {
         case .all: break
         case .groups(let groups):
-            if groups.isEmpty { return [] }
+            if groups.isEmpty { return nil }
             groupCount = groups.count
             for group in groups { values.append(.blob(codec.digest(.accessGroup, .string(group)))) }
         }
-        shape |= groupCount << 6
+        shape |= groupCount << 7
         let sql = { [shape] () -> String in
-            var sql = ItemRow.select(withSecret: shape & 1 != 0, "WHERE class = ?")
+            var sql = "WHERE class = ?"
             if shape & (1 << 1) != 0 { sql += " AND persistref = ?" }
             if shape & (1 << 2) != 0 { sql += " AND name = ?" }
             if shape & (1 << 3) != 0 { sql += " AND acct = ?" }
             if shape & (1 << 4) != 0 { sql += " AND sync = ?" }
             if shape & (1 << 5) != 0 { sql += " AND pdmn = ?" }
-            let groups = shape >> 6
+            let groups = shape >> 7
             if groups > 0 {
                 sql += " AND agrp IN (" + Array(repeating: "?", count: groups).joined(separator: ", ") + ")"
             }
-            return sql + " ORDER BY rowid"
+            sql += " ORDER BY rowid"
+            let withSecret = shape & 1 != 0
+            return shape & (1 << 6) != 0
+                ? ItemRowCursor.select(withSecret: withSecret, sql) : ItemRow.select(withSecret: withSecret, sql)
         }
-        do {
-            let statement = try database.prepare(key: shape, sql)
-            try statement.bind(values)
-            defer { statement.finish() }
-            var rows: [Row] = []
-            while try statement.step() { rows.append(try Self.row(statement, withSecret: withSecret)) }
-            return rows
-        }
+        let statement = try database.prepare(key: shape, sql)
+        try statement.bind(values)
+        return statement
     }
 
     // MARK: - Opening items
@@ -148,6 +172,14 @@ struct StoreSession: ~Copyable {
         } catch  where error.status == .decode && isOrphaned(row) {
             return nil
         }
+    }
+
+    /// ``itemKeyUnlessOrphaned(_:associatedData:)`` of a row read in place.
+    func itemKeyUnlessOrphaned(_ row: ItemRowCursor, associatedData: [UInt8]) throws(KeychainFailure) -> ItemKey? {
+        let classKey = try classKey(row.protection)
+        if let key = row.openItemKey(classKey: classKey, associatedData: associatedData) { return key }
+        if keys.orphanedEntries.contains(.classKey(row.protection)) { return nil }
+        throw KeychainFailure(.decode, "an item's key does not authenticate")
     }
 
     static var orphanedFailure: KeychainFailure {
@@ -220,22 +252,46 @@ struct StoreSession: ~Copyable {
         // Only the access control and the trusted-application list: their entries are read from the record
         // without building the other attributes.
         let needsAccessControl = !needsAttributes && projection.contains(.accessControl)
-        let rows = try candidateRows(query, withSecret: projection.contains(.secret))
+        let withSecret = projection.contains(.secret)
+        // The record handed out as it is: only when no filter needs the decoded attributes.
+        let wantsRecord = projection.isSuperset(of: [.attributes, .record]) && Self.isCoveredByIndex(query)
         var results: [StoredItem] = []
         var skippedOrphans = false
-        for row in rows {
-            if let limit = query.limit, results.count >= limit { break }
+        // Each row is opened where SQLite holds it, while the cursor is on it (``ItemRowCursor``).
+        try forEachCandidate(query, withSecret: withSecret) { (row) throws(KeychainFailure) -> Bool in
+            if let limit = query.limit, results.count >= limit { return false }
             // The three associated data of a row differ only in their part byte: build it once, relabel it.
-            var ad = associatedData(.key, row)
+            var ad = row.associatedData(.key, codec: codec)
             guard let key = try itemKeyUnlessOrphaned(row, associatedData: ad) else {
                 skippedOrphans = true
-                continue
+                return true
             }
             var attributes: [String: AttributeValue] = [:]
-            if needsAttributes {
+            var record: [UInt8]?
+            if wantsRecord {
                 AssociatedData.relabel(&ad, .item, as: .attributes)
-                attributes = try openAttributes(row, itemKey: key, associatedData: ad)
-                guard Self.satisfies(attributes, query) else { continue }
+                guard let opened = row.openRecord(itemKey: key, associatedData: ad) else {
+                    throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                }
+                if ItemRecordFormat.isRecord(opened) {
+                    guard let entries = ItemRecordFormat.releaseEntries(in: opened) else {
+                        throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                    }
+                    attributes = entries
+                    record = opened
+                } else {
+                    guard let decoded = ItemCodec.decodeAttributes(opened) else {
+                        throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                    }
+                    attributes = decoded
+                }
+            } else if needsAttributes {
+                AssociatedData.relabel(&ad, .item, as: .attributes)
+                guard let opened = row.openAttributes(itemKey: key, associatedData: ad) else {
+                    throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+                }
+                guard Self.satisfies(opened, query) else { return true }
+                attributes = opened
             } else if needsAccessControl {
                 AssociatedData.relabel(&ad, .item, as: .attributes)
                 let entries = row.openAccessEntries(itemKey: key, associatedData: ad)
@@ -246,15 +302,20 @@ struct StoreSession: ~Copyable {
                 if case .present(let list) = entries.trusted { attributes[.trustedApplications] = list }
             }
             var secret: SecureBytes?
-            if projection.contains(.secret) {
+            if withSecret {
                 AssociatedData.relabel(&ad, .item, as: .secret)
-                secret = try openSecret(row, itemKey: key, associatedData: ad)
+                guard let opened = row.openSecret(itemKey: key, associatedData: ad) else {
+                    throw KeychainFailure(.decode, "an item's secret does not authenticate")
+                }
+                secret = opened
             }
             results.append(
                 StoredItem(
                     itemClass: row.itemClass,
                     attributes: projection.contains(.attributes) || needsAccessControl ? attributes : [:],
-                    persistentRef: Data(row.persistentRef), secret: secret))
+                    persistentRef: row.persistentRef, secret: secret, record: record))
+            // Stop at the limit without stepping to another row.
+            return query.limit.map { results.count < $0 } ?? true
         }
         if results.isEmpty && skippedOrphans { throw Self.orphanedFailure }
         return results

@@ -54,6 +54,14 @@ enum SecItemCall {
         if request.returnData && request.itemClass == .key { projection.insert(.attributes) }
         // An identity joins on the certificate's public key hash.
         if request.isIdentity { projection.insert(.attributes) }
+        // The attributes go straight from the item record into the result dictionaries (``shape``) when
+        // nothing else reads them: not for keys (extractability and the Secure Enclave token), identity
+        // joins, references or item lists, which read the decoded attributes.
+        if request.returnAttributes && request.itemClass != .key && !request.isIdentity && !needsReferences(request)
+            && request.itemList == nil
+        {
+            projection.insert(.record)
+        }
         return projection
     }
 
@@ -204,11 +212,17 @@ enum SecItemCall {
         return references
     }
 
-    static func shape(_ items: [StoredItem], _ request: SecItemRequest, references: [AnyObject]? = nil) -> AnyObject {
+    /// The result object for `items` (see the note above ``references(_:_:_:built:)``): an item found with
+    /// its record (``ItemProjection/record``) has its attributes made straight from the record's entries.
+    /// - Throws: `.decode` when an item record does not decode (a value that is not UTF-8, a repeated
+    ///   attribute), as a search that decodes it would.
+    static func shape(_ items: [StoredItem], _ request: SecItemRequest, references: [AnyObject]? = nil)
+        throws(KeychainFailure) -> AnyObject
+    {
         let returnRef = references != nil
         let returned = [request.returnData, request.returnPersistentRef, returnRef].filter { $0 }.count
         let single = !request.returnAttributes && returned == 1
-        func one(_ index: Int) -> AnyObject {
+        func one(_ index: Int) throws(KeychainFailure) -> AnyObject {
             let item = items[index]
             let reference = references?[index]
             if single && returnRef, let reference { return reference }
@@ -217,17 +231,32 @@ enum SecItemCall {
             }
             var keys: [NSObject] = []
             var objects: [AnyObject] = []
-            let capacity = (request.returnAttributes ? item.attributes.count + 2 : 0) + 2
+            let capacity =
+                (request.returnAttributes ? (item.record.map { Int($0[1]) } ?? item.attributes.count) + 2 : 0) + 2
             keys.reserveCapacity(capacity)
             objects.reserveCapacity(capacity)
             if request.returnAttributes {
                 keys.append(Keys.intern("class"))
                 objects.append((request.isIdentity ? "idnt" : item.itemClass.rawValue)._bridgeToObjectiveC())
-                for (name, value) in item.attributes
-                where name != AttributeName.accessControl.rawValue && name != AttributeName.trustedApplications.rawValue
-                {
-                    keys.append(Keys.intern(name))
-                    objects.append(foundationObject(value))
+                if let record = item.record {
+                    // In one pass from the record: no Swift dictionary, keys by attribute number.
+                    let wellFormed = ItemRecordFormat.forEachEntry(in: record) { number, name, value in
+                        guard
+                            name != AttributeName.accessControl.rawValue
+                                && name != AttributeName.trustedApplications.rawValue
+                        else { return }
+                        keys.append(number == 0 ? Keys.intern(name) : Keys.numbered[Int(number)])
+                        objects.append(foundationObject(value))
+                    }
+                    guard wellFormed else { throw KeychainFailure(.decode, "an item's attributes do not decode") }
+                } else {
+                    for (name, value) in item.attributes
+                    where name != AttributeName.accessControl.rawValue
+                        && name != AttributeName.trustedApplications.rawValue
+                    {
+                        keys.append(Keys.intern(name))
+                        objects.append(foundationObject(value))
+                    }
                 }
                 // Since iOS 11.3 every item's attributes carry kSecAttrAccessControl, derived from its
                 // accessibility when it has no constraints.
@@ -254,9 +283,12 @@ enum SecItemCall {
             }
         }
         if request.matchLimit?.returnsArray == true {
-            return NSArray(array: items.indices.map(one))
+            var array: [AnyObject] = []
+            array.reserveCapacity(items.count)
+            for index in items.indices { array.append(try one(index)) }
+            return NSArray(array: array)
         }
-        return one(0)
+        return try one(0)
     }
 
     /// The `NSData` of an item's secret (empty when it has none), made once from the opened buffer: a
@@ -279,6 +311,19 @@ enum SecItemCall {
         }
     }
 
+    /// The Foundation object of a value read from an item record (``ItemRecordFormat/forEachEntry(in:_:)``):
+    /// the same objects as `foundationObject` of the `AttributeValue`, made directly (data and dates without
+    /// a `Data` or `Date` first).
+    static func foundationObject(_ value: ItemRecordFormat.EntryValue) -> AnyObject {
+        switch value {
+        case .string(let s): s._bridgeToObjectiveC()
+        case .data(let bytes): NSData(bytes: bytes.baseAddress, length: bytes.count)
+        case .integer(let i): NSNumber(value: i)
+        case .bool(let b): b ? kCFBooleanTrue : kCFBooleanFalse
+        case .date(let seconds): NSDate(timeIntervalSinceReferenceDate: seconds)
+        }
+    }
+
     /// Result keys as `NSString`s made once: attribute names are a small fixed set.
     enum Keys {
         // Immutable after initialization and NSString is immutable, so sharing it across threads is safe.
@@ -289,6 +334,12 @@ enum SecItemCall {
         }()
 
         static func intern(_ name: String) -> NSString { table[name] ?? name._bridgeToObjectiveC() }
+
+        /// The keys of the item record's numbered attributes, by number (``ItemRecordFormat/attributeNames``;
+        /// 0, named attributes, is unused). Immutable after initialization, as ``table``.
+        nonisolated(unsafe) static let numbered: [NSString] = ItemRecordFormat.attributeNames.map {
+            intern($0.rawValue)
+        }
     }
 }
 

@@ -62,6 +62,50 @@ struct ResultShapeTests {
         }
     }
 
+    @Test("Every attribute value type reads back with its type, one item or enumerated, with and without data")
+    func everyValueType() throws {
+        try withKeychain {
+            let generic = Data([0, 0xFF, 7])
+            let extra: [String: Any] = [
+                kSecAttrGeneric as String: generic, kSecAttrLabel as String: "läbel ✓",
+                kSecAttrCreator as String: NSNumber(value: 0x4142_4344), kSecAttrIsInvisible as String: true,
+                kSecAttrDescription as String: "", kSecAttrComment as String: "c",
+            ]
+            #expect(add(genericPassword(account: "typed", extra), secret: "s") == errSecSuccess)
+            #expect(add(genericPassword(account: "other"), secret: "t") == errSecSuccess)
+            for withData in [false, true] {
+                let one = try #require(
+                    attributes(genericPassword(account: "typed", [kSecReturnData as String: withData])))
+                var all: [[String: Any]] = []
+                var result: CFTypeRef?
+                let query = genericPassword(
+                    account: nil,
+                    [
+                        kSecReturnAttributes as String: true, kSecReturnData as String: withData,
+                        kSecMatchLimit as String: kSecMatchLimitAll,
+                    ])
+                #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+                all = try #require(result as? [[String: Any]])
+                #expect(all.count == 2)
+                let listed = try #require(all.first { $0[kSecAttrAccount as String] as? String == "typed" })
+                for found in [one, listed] {
+                    #expect(found[kSecClass as String] as? String == kSecClassGenericPassword as String)
+                    #expect(found[kSecAttrGeneric as String] as? Data == generic)
+                    #expect(found[kSecAttrLabel as String] as? String == "läbel ✓")
+                    #expect((found[kSecAttrCreator as String] as? NSNumber)?.int64Value == 0x4142_4344)
+                    #expect(found[kSecAttrIsInvisible as String] as? Bool == true)
+                    #expect(found[kSecAttrDescription as String] as? String == "")
+                    #expect(found[kSecAttrComment as String] as? String == "c")
+                    #expect(found[kSecAttrSynchronizable as String] as? Bool == false)
+                    #expect(found[kSecAttrCreationDate as String] is Date)
+                    #expect(found[kSecAttrAccessControl as String] != nil)
+                    #expect(found["tapp"] == nil)
+                    #expect((found[kSecValueData as String] as? Data)?.utf8Text == (withData ? "s" : nil))
+                }
+            }
+        }
+    }
+
     @Test("kSecReturnData with kSecReturnAttributes returns one dictionary holding v_Data")
     func dataAndAttributes() throws {
         try withKeychain {
