@@ -1,5 +1,6 @@
 import CGIO
 import KeychainCore
+import KeychainDBus
 import Testing
 
 @testable import SecretService

@@ -1,3 +1,5 @@
+internal import KeychainDBus
+
 /// The application id that xdg-desktop-portal names in a Secret portal call: a Flatpak app id
 /// (`org.example.App`) or, for a Snap, `snap.<name>`, as the frontend reports them.
 ///

@@ -1,4 +1,5 @@
 internal import KeychainCore
+internal import KeychainDBus
 
 #if canImport(FoundationEssentials)
     internal import FoundationEssentials

@@ -1,4 +1,5 @@
 package import KeychainCore
+internal import KeychainDBus
 
 #if canImport(Glibc)
     internal import Glibc

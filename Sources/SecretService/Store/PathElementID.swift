@@ -1,3 +1,5 @@
+internal import KeychainDBus
+
 /// An identifier that is one element of a D-Bus object path: non-empty, at most 255 bytes, made of
 /// `[A-Za-z0-9_]` (D-Bus Specification, "Valid Object Paths"). `Kind` tells collections' ids from items'
 /// (``CollectionID``, ``ItemID``), so that one cannot be passed for the other; both are validated here once.
@@ -30,8 +32,3 @@ package typealias CollectionID = PathElementID<CollectionKind>
 /// An item's identifier inside its collection: the last element of its object path. Stable for the item's
 /// whole life (Secret Service API, "Object Paths").
 package typealias ItemID = PathElementID<ItemKind>
-
-/// `[A-Za-z0-9_]`: the bytes of a D-Bus object path element.
-package func isPathElementByte(_ byte: UInt8) -> Bool {
-    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
-}
