@@ -14,39 +14,19 @@ internal import CGIO
 /// may capture its owner `unowned` as long as the owner cancels, or releases, the handler before it goes.
 /// Used on its own thread only; not `Sendable`.
 package final class MainLoopSignal {
-    /// The body GLib holds while the source exists.
-    final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-
-    private var source: UnsafeMutablePointer<GSource>?
+    private let source: AttachedSource
 
     /// Starts handling `signal`.
     /// - Parameters:
     ///   - signal: the signal number (`SIGTERM`, `SIGINT`, …; see above for those GLib supports).
     ///   - body: what runs each time the signal arrives.
     package init(_ signal: Int32, _ body: @escaping () -> Void) {
-        let source = g_unix_signal_source_new(signal)
-        let box = Unmanaged.passRetained(Body(body))
-        g_source_set_callback(
-            source,
-            { data in
-                Unmanaged<Body>.fromOpaque(data!).takeUnretainedValue().run()
-                return cgio_source_continue()  // until cancel()
-            }, box.toOpaque(), { data in Unmanaged<Body>.fromOpaque(data!).release() })
-        g_source_attach(source, g_main_context_get_thread_default())
-        self.source = source
+        source = AttachedSource(g_unix_signal_source_new(signal), body)
     }
-
-    deinit { cancel() }
 
     /// Stops handling the signal here: the body does not run after this returns (called on the handler's
     /// thread). Once no GLib source handles the signal any more, GLib restores its default action. Idempotent.
     package func cancel() {
-        guard let source else { return }
-        g_source_destroy(source)
-        g_source_unref(source)
-        self.source = nil
+        source.cancel()
     }
 }

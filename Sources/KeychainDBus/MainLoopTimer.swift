@@ -9,13 +9,7 @@ internal import CGIO
 /// The first run is one interval after the timer is made; a body that runs long delays the next run
 /// (GLib's timeouts do not catch up). Used on its own thread only; not `Sendable`.
 package final class MainLoopTimer {
-    /// The body GLib holds while the source exists.
-    final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-
-    private var source: UnsafeMutablePointer<GSource>?
+    private let source: AttachedSource
 
     /// Starts the timer.
     /// - Parameters:
@@ -36,24 +30,11 @@ package final class MainLoopTimer {
     }
 
     private init(_ source: UnsafeMutablePointer<GSource>?, _ body: @escaping () -> Void) {
-        let box = Unmanaged.passRetained(Body(body))
-        g_source_set_callback(
-            source,
-            { data in
-                Unmanaged<Body>.fromOpaque(data!).takeUnretainedValue().run()
-                return cgio_source_continue()  // until cancel()
-            }, box.toOpaque(), { data in Unmanaged<Body>.fromOpaque(data!).release() })
-        g_source_attach(source, g_main_context_get_thread_default())
-        self.source = source
+        self.source = AttachedSource(source, body)
     }
-
-    deinit { cancel() }
 
     /// Stops the timer: the body does not run after this returns (called on the timer's thread). Idempotent.
     package func cancel() {
-        guard let source else { return }
-        g_source_destroy(source)
-        g_source_unref(source)
-        self.source = nil
+        source.cancel()
     }
 }
