@@ -11,7 +11,7 @@ struct SyncVerbs {
     var output: OutputBuffer { context.io.output }
 
     /// The verbs that only read the keychain, run without the lock (``SyncRunLock``).
-    static let unlocked: Set<String> = ["status", "conflicts", "resolve", "enable", "disable"]
+    static let unlocked: Set<String> = ["status", "devices", "conflicts", "resolve", "enable", "disable"]
 
     /// Runs the verb; every verb that may reach the clone or the remote holds this keychain's ``SyncRunLock``
     /// for the run, waiting for a run that holds it, except `now --if-changed`, which then prints that the other
