@@ -19,7 +19,8 @@ internal import KeychainToolSupport
 /// written (nothing lost: the changes stay queued); 4 the remote failed verification (a fork, a rollback, a
 /// bad signature, a dropped, replayed or reordered segment, a device not in the trust list: nothing from
 /// that device applied); 5 git failed on this device, in its clone of the remote (a rebase, a commit, making
-/// the clone: nothing lost, but not the passing state 3 is); a keychain status's code otherwise (36 while locked). `leave` always leaves: 3, 4 or 36 then
+/// the clone: nothing lost, but unlike 3 it does not pass by itself); a keychain status's code otherwise (36 while
+/// locked). `leave` always leaves: 3, 4 or 36 then
 /// say that the other devices still list this device, and how to remove it.
 struct SyncCommand: SecuritySubcommand {
     static let spec = CommandSpec(

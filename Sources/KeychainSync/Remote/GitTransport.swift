@@ -11,7 +11,8 @@ package import KeychainCore
 /// `origin/main`, keeps `main`.)
 /// Every git run has the device as author and committer (`GIT_AUTHOR_NAME`/`GIT_COMMITTER_NAME` =
 /// `swift-keychain <device id>`, `…_EMAIL` = `<device id>@swift-keychain.invalid` in its environment), so neither a
-/// commit nor the rebase that replays one needs a git identity of the user's. Publish commits and pushes, fetching and rebasing again when the push is refused because another
+/// commit nor the rebase that replays one needs a git identity of the user's. Publish commits and pushes, fetching
+/// and rebasing again when the push is refused because another
 /// device pushed first. A failed push keeps the commit, which the next run pushes: nothing is lost.
 package struct GitTransport: SyncTransport {
     package let url: String
