@@ -18,12 +18,15 @@ internal import KeychainToolSupport
 /// device, wrong recovery passphrase, still waiting for approval); 2 usage; 3 the remote could not be read or
 /// written (nothing lost: the changes stay queued); 4 the remote failed verification (a fork, a rollback, a
 /// bad signature, a dropped, replayed or reordered segment, a device not in the trust list: nothing from
-/// that device applied); a keychain status's code otherwise (36 while locked). `leave` always leaves: 3, 4 or 36 then
+/// that device applied); 5 git failed on this device, in its clone of the remote (a rebase, a commit, making
+/// the clone: nothing lost, but unlike 3 it does not pass by itself); a keychain status's code otherwise (36 while
+/// locked). `leave` always leaves: 3, 4 or 36 then
 /// say that the other devices still list this device, and how to remove it.
 struct SyncCommand: SecuritySubcommand {
     static let spec = CommandSpec(
         name: "sync",
-        synopsis: "init URL | join [--recovery] [--no-wait] URL | approve CODE | remove-device ID | devices"
+        synopsis: "init URL | join [--recovery] [--no-wait] [--timeout SECONDS] URL | approve CODE | remove-device ID"
+            + " | devices"
             + " | now [--if-changed]"
             + " | status | conflicts | resolve ID winner|copy | enable | disable | leave  [keychain]",
         options: [],
@@ -32,7 +35,8 @@ struct SyncCommand: SecuritySubcommand {
             "engine (Syncthing, Nextcloud) keeps in sync. Only items with kSecAttrSynchronizable sync, never",
             "ThisDeviceOnly ones. The recovery passphrase (init, join --recovery) is asked twice on a terminal,",
             "or read as one line of standard input. Exit 3: remote unreachable (nothing lost); 4: the remote",
-            "failed verification (nothing applied from that device). now --if-changed (the systemd path unit's):",
+            "failed verification (nothing applied from that device); 5: git failed in this device's clone.",
+            "now --if-changed (the systemd path unit's):",
             "only when this device has unsent changes, once none came for 10 s (at most 2 min); else exit 0.",
             "leave: this device leaves the group (the others stop listing it; its items stay here and there).",
             "See docs/SYNC.md.",
@@ -126,6 +130,7 @@ struct SyncCommand: SecuritySubcommand {
         switch error.kind {
         case .state: return .message(lines.joined(separator: "\n"), status: 1)
         case .remote: return .message(lines.joined(separator: "\n"), status: 3)
+        case .local: return .message(lines.joined(separator: "\n"), status: 5)
         case .verification: return .message(lines.joined(separator: "\n"), status: 4)
         case .keychain(let status):
             return .message(lines.joined(separator: "\n"), status: SecurityContext.exitStatus(status))

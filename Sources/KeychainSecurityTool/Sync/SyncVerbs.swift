@@ -10,7 +10,40 @@ struct SyncVerbs {
 
     var output: OutputBuffer { context.io.output }
 
+    /// The verbs that only read the keychain, run without the lock (``SyncRunLock``).
+    static let unlocked: Set<String> = ["status", "devices", "conflicts", "resolve", "enable", "disable"]
+
+    /// Runs the verb; every verb that may reach the clone or the remote holds this keychain's ``SyncRunLock``
+    /// for the run, waiting for a run that holds it, except `now --if-changed`, which then prints that the other
+    /// run sends the changes and returns (exit 0). A failed `init` or `join` that leaves the keychain not syncing
+    /// removes the clone it made (``SyncClone/remove(_:)``), so a later try starts clean.
     func run(_ given: [String]) throws(SyncError) {
+        guard !Self.unlocked.contains(command.verb) else { return try perform(given) }
+        let device = try engine.deviceID()
+        let environment = context.io.environment
+        let progress = engine.progress
+        guard
+            let lock = try SyncRunLock.acquire(
+                path: SyncRunLock.path(device: device, environment: environment), wait: !command.ifChanged,
+                waiting: { progress?("waiting for another sync run of this keychain to end") })
+        else {
+            output.line("another sync run of this keychain is under way: it sends the changes")
+            return
+        }
+        let clone = GitTransport.clonePath(device: device, environment: environment)
+        let hadClone = FileSystem.exists(clone)
+        var failed = true
+        defer {
+            var syncing = true
+            do { syncing = try engine.remoteURL() != nil } catch {}
+            if failed, !syncing, !hadClone, ["init", "join"].contains(command.verb) { SyncClone.remove(clone) }
+            lock.release(removing: !syncing)
+        }
+        try perform(given)
+        failed = false
+    }
+
+    private func perform(_ given: [String]) throws(SyncError) {
         var arguments = given
         // A relative path to a folder or repository is made absolute: the clone's git runs elsewhere.
         if ["init", "join"].contains(command.verb), let url = arguments.first, !url.hasPrefix("/"), !url.contains(":"),
@@ -33,9 +66,16 @@ struct SyncVerbs {
             guard let id = SyncDeviceID(hex: arguments[0]) else {
                 throw SyncError(.state, "\(arguments[0]) is not a device id (32 hexadecimal digits)")
             }
+            guard id != (try engine.deviceID()) else {
+                throw SyncError(.state, "\(id) is this device: security sync leave takes it out of the group")
+            }
             try engine.removeDevice(id)
             output.line("removed device \(id); the sync key was rotated")
         case "devices":
+            guard try engine.remoteURL() != nil else {
+                throw SyncError(
+                    .state, "this keychain does not sync: run security sync init URL or security sync join URL")
+            }
             let me = try engine.deviceID()
             for device in try engine.trustedDevices() {
                 output.line("\(device.id)  \(device.name)\(device.id == me ? "  (this device)" : "")")
@@ -154,7 +194,9 @@ struct SyncVerbs {
         output.line("device: \(status.device)\(status.joining ? " (waiting for approval)" : "")")
         output.line("last sync: \(status.lastSync.map { Self.utc(milliseconds: $0) } ?? "never")")
         output.line("pending changes: \(status.pendingChanges.map(String.init) ?? "unknown (locked)")")
-        if status.queuedSegments > 0 { output.line("queued, not yet pushed: \(status.queuedSegments) segments") }
+        if status.queuedSegments > 0 {
+            output.line("queued, not yet pushed: \(Self.count(status.queuedSegments, "segment"))")
+        }
         output.line("conflicts: \(status.conflicts.map(String.init) ?? "unknown (locked)")")
         if let waiting = status.waitingChanges, waiting > 0 {
             output.line("\(waiting) change\(waiting == 1 ? "" : "s") waiting for a newer build of swift-keychain")

@@ -7,6 +7,9 @@ package struct SyncError: Error, Sendable, CustomStringConvertible {
     package enum Kind: Sendable, Equatable {
         /// The remote could not be read or written (unreachable, push refused, I/O): nothing was lost.
         case remote
+        /// This device's clone of a git remote could not be updated (git failed here: a rebase, a commit, making
+        /// the clone): nothing was lost, the changes stay queued, but the next run may fail the same way.
+        case local
         /// What the remote holds failed verification (bad signature, fork, rollback, dropped, replayed or
         /// reordered segment, unknown device): nothing from that device was applied.
         case verification

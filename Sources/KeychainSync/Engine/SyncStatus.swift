@@ -54,9 +54,12 @@ extension SyncEngine {
     }
 
     /// Settles a conflict (``SyncReplica/resolveSyncConflict(_:keep:)``); a kept copy syncs at the next run.
-    /// - Throws: ``SyncError`` `.keychain` for an unknown copy (itemNotFound) or while locked.
+    /// - Throws: ``SyncError`` `.state` for an unknown copy (no such conflict copy); `.keychain` while locked.
     package func resolve(_ copy: SyncItemID, keep: SyncConflictChoice) throws(SyncError) {
         do { try replica.resolveSyncConflict(copy, keep: keep) } catch {
+            if error.status == .itemNotFound {
+                throw SyncError(.state, "no conflict copy \(copy): security sync conflicts lists them")
+            }
             throw SyncError(error, while: "resolving \(copy)")
         }
     }

@@ -9,8 +9,10 @@ package import KeychainCore
 /// unborn HEAD the first `git clone` of it learns), else `main`; it is chosen once and kept in the clone's config as `swkc.branch`, so a
 /// later change of the remote's HEAD never moves the logs. (A clone from before the choice, which already has
 /// `origin/main`, keeps `main`.)
-/// Publish commits as the device (`-c user.name=<device> -c user.email=<id>@swift-keychain.invalid`, so no
-/// git identity is needed) and pushes, fetching and rebasing again when the push is refused because another
+/// Every git run has the device as author and committer (`GIT_AUTHOR_NAME`/`GIT_COMMITTER_NAME` =
+/// `swift-keychain <device id>`, `…_EMAIL` = `<device id>@swift-keychain.invalid` in its environment), so neither a
+/// commit nor the rebase that replays one needs a git identity of the user's. Publish commits and pushes, fetching
+/// and rebasing again when the push is refused because another
 /// device pushed first. A failed push keeps the commit, which the next run pushes: nothing is lost.
 package struct GitTransport: SyncTransport {
     package let url: String
@@ -23,7 +25,7 @@ package struct GitTransport: SyncTransport {
         self.url = url
         self.clone = clone
         self.device = device
-        git = GitProcess(environment: environment)
+        git = GitProcess(environment: environment.merging(Self.identity(device)) { _, device in device })
         // The user's credential helpers (global config only) keep working for https remotes.
         if url.hasPrefix("http://") || url.hasPrefix("https://") {
             let helpers = git.run(["config", "--global", "--get-all", "credential.helper"], in: nil, isolated: false)
@@ -36,6 +38,16 @@ package struct GitTransport: SyncTransport {
     }
 
     package var displayName: String { url }
+
+    /// The device's git identity, for every commit sync makes or replays (see the type's documentation).
+    static func identity(_ device: SyncDeviceID) -> [String: String] {
+        let name = "swift-keychain \(device)"
+        let email = "\(device)@swift-keychain.invalid"
+        return [
+            "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
+            "GIT_COMMITTER_EMAIL": email,
+        ]
+    }
 
     /// The clone's folder for a keychain's device: `$XDG_STATE_HOME/keychains/sync/<device id>`.
     package static func clonePath(device: SyncDeviceID, environment: [String: String]) -> String {
@@ -50,7 +62,8 @@ package struct GitTransport: SyncTransport {
         try commitPending(message: "sync: finish an interrupted run")
         let fetch = run(["fetch", "-q", "origin"])
         guard fetch.succeeded else {
-            throw SyncError(.remote, "cannot fetch from \(url): \(Self.lastLine(fetch.output))")
+            throw SyncError(
+                .remote, "cannot fetch from \(Self.withoutCredentials(url)): \(Self.gitMessage(fetch.output))")
         }
         let branch = syncBranch()
         guard run(["rev-parse", "-q", "--verify", "refs/remotes/origin/\(branch)"]).succeeded else { return }
@@ -58,12 +71,14 @@ package struct GitTransport: SyncTransport {
             let rebase = run(["rebase", "-q", "origin/\(branch)"])
             if !rebase.succeeded {
                 _ = run(["rebase", "--abort"])
-                throw SyncError(.remote, "cannot rebase onto \(url): \(Self.lastLine(rebase.output))")
+                throw SyncError(
+                    .local, "cannot rebase onto \(Self.withoutCredentials(url)): \(Self.gitMessage(rebase.output))")
             }
         } else {
             let reset = run(["reset", "-q", "--hard", "origin/\(branch)"])
             guard reset.succeeded else {
-                throw SyncError(.remote, "cannot check out \(url): \(Self.lastLine(reset.output))")
+                throw SyncError(
+                    .local, "cannot check out \(Self.withoutCredentials(url)): \(Self.gitMessage(reset.output))")
             }
         }
     }
@@ -98,11 +113,13 @@ package struct GitTransport: SyncTransport {
         for _ in 0..<3 {
             let push = run(["push", "-q", "origin", "HEAD:refs/heads/\(branch)"])
             if push.succeeded { return }
-            last = Self.lastLine(push.output)
+            last = Self.gitMessage(push.output)
             // Refused because another device pushed first: take its commits and try again.
             try pull()
         }
-        throw SyncError(.remote, "cannot push to \(url): \(last) (the changes stay queued for the next sync)")
+        throw SyncError(
+            .remote,
+            "cannot push to \(Self.withoutCredentials(url)): \(last) (the changes stay queued for the next sync)")
     }
 
     // MARK: - Private
@@ -121,7 +138,7 @@ package struct GitTransport: SyncTransport {
     private func prepare() throws(SyncError) {
         if FileSystem.exists(clone + "/.git") { return }
         do { try FileSystem.makePrivateDirectory(clone) } catch {
-            throw SyncError(.remote, "cannot make \(clone): \(error.detail ?? "I/O error")")
+            throw SyncError(.local, "cannot make \(clone): \(error.detail ?? "I/O error")")
         }
         let cloned = git.run(
             ["-c", "core.hooksPath=/dev/null"] + credentialOptions + ["clone", "-q", "--no-hardlinks", url, clone],
@@ -143,15 +160,15 @@ package struct GitTransport: SyncTransport {
             return
         }
         guard !FileSystem.exists(clone + "/.git") else {
-            throw SyncError(.remote, "git clone failed: \(Self.lastLine(cloned.output))")
+            throw SyncError(.remote, "git clone failed: \(Self.gitMessage(cloned.output))")
         }
         let initialize = git.run(["init", "-q", "-b", "main", clone], in: nil)
         guard initialize.succeeded else {
-            throw SyncError(.remote, "git init failed: \(Self.lastLine(initialize.output))")
+            throw SyncError(.local, "git init failed: \(Self.gitMessage(initialize.output))")
         }
         let remote = run(["remote", "add", "origin", url])
         guard remote.succeeded else {
-            throw SyncError(.remote, "git remote add failed: \(Self.lastLine(remote.output))")
+            throw SyncError(.local, "git remote add failed: \(Self.gitMessage(remote.output))")
         }
     }
 
@@ -193,16 +210,43 @@ package struct GitTransport: SyncTransport {
     }
 
     private func commitPending(message: String) throws(SyncError) {
-        _ = run(["add", "-A"])
+        let add = run(["add", "-A"])
+        guard add.succeeded else { throw SyncError(.local, "git add failed: \(Self.gitMessage(add.output))") }
         guard !run(["diff", "--cached", "--quiet"]).succeeded else { return }
-        let commit = run([
-            "-c", "user.name=swift-keychain \(device)", "-c", "user.email=\(device)@swift-keychain.invalid",
-            "commit", "-q", "--no-verify", "-m", message,
-        ])
-        guard commit.succeeded else { throw SyncError(.remote, "git commit failed: \(Self.lastLine(commit.output))") }
+        let commit = run(["commit", "-q", "--no-verify", "-m", message])
+        guard commit.succeeded else { throw SyncError(.local, "git commit failed: \(Self.gitMessage(commit.output))") }
     }
 
-    private static func lastLine(_ output: String) -> String {
-        output.split(separator: "\n").last.map(String.init) ?? "git failed"
+    /// What git said, for a message: its `fatal:` and `error:` lines, or when it printed none, its last 4 non-empty
+    /// lines, each trimmed, with any `user:password@` of a URL taken out (``withoutCredentials(_:)``).
+    static func gitMessage(_ output: String) -> String {
+        let lines = output.split(separator: "\n").map {
+            String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        }.filter { !$0.isEmpty }
+        let errors = lines.filter { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") }
+        let chosen = errors.isEmpty ? Array(lines.suffix(4)) : errors
+        return chosen.isEmpty ? "git failed" : withoutCredentials(chosen.joined(separator: "\n"))
+    }
+
+    /// `text` with the user information of every `scheme://user:password@host` URL in it removed
+    /// (`scheme://host`), so a message never shows a password that a URL carries.
+    static func withoutCredentials(_ text: String) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let slash = rest.firstIndex(of: "/") {
+            let next = rest.index(after: slash)
+            guard slash > rest.startIndex, rest[rest.index(before: slash)] == ":", next < rest.endIndex,
+                rest[next] == "/"
+            else {
+                result += rest[...slash]
+                rest = rest[next...]
+                continue
+            }
+            result += rest[...next]
+            rest = rest[rest.index(after: next)...]
+            let authority = rest.prefix { !$0.isWhitespace && $0 != "/" && $0 != "'" && $0 != "\"" }
+            if let at = authority.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        }
+        return result + rest
     }
 }
