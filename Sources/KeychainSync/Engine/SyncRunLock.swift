@@ -64,12 +64,16 @@ package struct SyncRunLock: Sendable {
     }
 
     /// Ends the run's hold; with `removing` (the keychain no longer syncs here), first removes the file, and its
-    /// folder when that leaves it empty (`rmdir(2)`).
+    /// folder when that leaves it empty (`rmdir(2)`). The lock is dropped with `LOCK_UN` before the descriptor is
+    /// closed: a child being spawned at that moment holds a copy of the descriptor until its `exec` closes it
+    /// (`O_CLOEXEC`), and `flock(2)` keeps the lock while any copy is open, so a close alone could leave the next run
+    /// finding it busy (seen when the tool runs in the test process beside other tests starting processes).
     package func release(removing: Bool) {
         if removing {
             unlink(path)
             rmdir(FileSystem.directory(of: path))
         }
+        flock(descriptor, LOCK_UN)
         close(descriptor)
     }
 
