@@ -25,6 +25,26 @@ final class SyncDevice {
         self.environment = environment
     }
 
+    /// Another installation with a copy of `original`'s keychain file (and its write-ahead log), in a home of its
+    /// own without a device key: the first unlock with the password adopts the copy.
+    init(copying original: SyncDevice) throws {
+        keychain = try TemporaryKeychain()
+        try FileManager.default.createDirectory(
+            atPath: keychain.keychainDirectory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        for suffix in ["", "-wal"]
+        where FileManager.default.fileExists(atPath: original.keychain.location.databasePath + suffix) {
+            try FileManager.default.copyItem(
+                atPath: original.keychain.location.databasePath + suffix,
+                toPath: keychain.location.databasePath + suffix)
+        }
+        store = try Keystore(location: keychain.location, create: false)
+        var environment = original.environment
+        environment.merge(keychain.environment) { _, new in new }
+        environment["HOME"] = keychain.directory
+        self.environment = environment
+    }
+
     var gateway: ItemGateway { ItemGateway(keystore: store, identity: .manager) }
 
     /// `security <arguments>` in-process: (status, stdout, stderr).

@@ -211,6 +211,8 @@ extension Keystore {
     /// installation's device key (created when missing); the `…ThisDeviceOnly` class keys, which
     /// only the old device key opens, are set aside in `meta` and replaced by fresh ones. Items of
     /// those classes then answer `.decode`, and every other item reads as before (tracker issue 3).
+    /// The keychain's sync identity goes too, in the same transaction (``StoreSession/forgetSyncIdentity()``,
+    /// issue 26): it no longer syncs, as after `security sync leave`, and joins a group again as a new device.
     ///
     /// A keychain made by an earlier build gets its migration slot at its first unlock here, and a
     /// damaged migration slot is rewritten.
@@ -317,6 +319,8 @@ extension Keystore {
             }
             try Meta.set(s.database, "keyring_id", Sodium.randomBytes(16))
             try Meta.set(s.database, "generation", integer: generation + 1)
+            // Its sync secrets were sealed under a ThisDeviceOnly key just set aside: the copy is a new device.
+            try s.forgetSyncIdentity()
             CrashPoint.reach("adopt.rewrapped")
             try s.keys.reload(s.database)
             // Keys left in the kernel keyring under the old id (the device key was lost while the

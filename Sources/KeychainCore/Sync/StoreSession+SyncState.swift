@@ -40,6 +40,37 @@ extension StoreSession {
         try accumulate(tag, .sync)
     }
 
+    /// Forgets this replica's sync identity, as `security sync leave` forgets the engine's state, for a keychain
+    /// being adopted by another device key (``Keystore/unlock(password:)``): a copy is a new device, as iOS treats a
+    /// restored device, whose keychain's sync identity is its own. Removes the device id from `meta` (the next sync
+    /// use makes a new one) and every `sync_state` entry but the Secret Service enablement
+    /// (``SyncSchema/secretItemsEnabledState``, a setting of the keychain): the sealed device keys, sync keys and
+    /// changes waiting for a newer build, which only the old device key opens, and the plain remote, trust list,
+    /// cursors, outbox and logs seen, which belong to the old device. The journal, conflict copies, clock and serial
+    /// stay: the items keep their sync ids and clocks, so once this keychain joins a group again its local changes
+    /// are offered from the start and the devices that have them ignore them as repeats (no duplicates).
+    ///
+    /// Each removed row's stored tag leaves `meta.sync_accumulator`; the rows are not checked first, since sealed ones
+    /// cannot be opened here and none is kept.
+    func forgetSyncIdentity() throws(KeychainFailure) {
+        try Meta.set(database, SyncSchema.deviceMeta, nil)
+        guard try hasSyncTables() else { return }
+        let statement = try database.prepare(
+            "SELECT sealed, name, tag FROM \(SyncSchema.stateTable) WHERE NOT (sealed = 0 AND name = ?)")
+        try statement.bind([.text(SyncSchema.secretItemsEnabledState)])
+        var rows: [(sealed: Int64, name: String, tag: [UInt8])] = []
+        do {
+            defer { statement.finish() }
+            while try statement.step() { rows.append((statement.int64(0), statement.text(1), statement.blob(2))) }
+        }
+        for row in rows {
+            try database.prepare("DELETE FROM \(SyncSchema.stateTable) WHERE sealed = ? AND name = ?").run([
+                .integer(row.sealed), .text(row.name),
+            ])
+            try accumulate(row.tag, .sync)
+        }
+    }
+
     // MARK: - Changes waiting for a newer build
 
     /// The names of the sealed `sync_state` entries that hold changes waiting for a newer build.
