@@ -114,7 +114,8 @@ struct SyncVerbs {
         let left = try engine.leave()
         SyncClone.remove(left.clone)
         output.line(
-            "this keychain no longer syncs on this device; \(left.remote) and the other devices keep its items")
+            "this keychain no longer syncs on this device; \(GitTransport.withoutCredentials(left.remote)) and the other devices keep its items"
+        )
         if left.departed {
             output.line("the other devices no longer list this device (\(me)); the sync key was rotated")
         }
@@ -190,7 +191,7 @@ struct SyncVerbs {
             output.line("not syncing (security sync init URL or security sync join URL sets it up)")
             return
         }
-        output.line("remote: \(remote)")
+        output.line("remote: \(GitTransport.withoutCredentials(remote))")
         output.line("device: \(status.device)\(status.joining ? " (waiting for approval)" : "")")
         output.line("last sync: \(status.lastSync.map { Self.utc(milliseconds: $0) } ?? "never")")
         output.line("pending changes: \(status.pendingChanges.map(String.init) ?? "unknown (locked)")")

@@ -230,7 +230,7 @@ package struct GitTransport: SyncTransport {
 
     /// `text` with the user information of every `scheme://user:password@host` URL in it removed
     /// (`scheme://host`), so a message never shows a password that a URL carries.
-    static func withoutCredentials(_ text: String) -> String {
+    package static func withoutCredentials(_ text: String) -> String {
         var result = ""
         var rest = Substring(text)
         while let slash = rest.firstIndex(of: "/") {
