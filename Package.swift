@@ -43,6 +43,9 @@ let package = Package(
         // libraries are opened with dlopen at the first TPM use, not linked, so that a process that never
         // meets a TPM does not load them (issue 23).
         .systemLibrary(name: "CTSS2"),
+        // jansson (Debian libjansson-dev): the JSON docker-credential-keychain's `store` reads, parsed with an
+        // allocator whose free wipes each block (the document holds a secret); KeychainDockerCredential only.
+        .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
         // glibc's pidfd_open and pidfd_send_signal (sys/pidfd.h): the Secret Service provider's caller identity.
         .systemLibrary(name: "CPidfd"),
 
@@ -85,7 +88,7 @@ let package = Package(
             name: "KeychainGitCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
             swiftSettings: strictSettings),
         .target(
-            name: "KeychainDockerCredential", dependencies: ["KeychainToolSupport", "KeychainCore"],
+            name: "KeychainDockerCredential", dependencies: ["KeychainToolSupport", "KeychainCore", "CJansson"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "security", dependencies: ["KeychainSecurityTool", "KeychainToolSupport"],

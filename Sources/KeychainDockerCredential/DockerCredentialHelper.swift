@@ -1,12 +1,6 @@
 package import KeychainCore
 package import KeychainToolSupport
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// `docker-credential-keychain store|get|erase|list|version`: docker's credential-helper protocol
 /// (`docker/docker-credential-helpers`, `credentials/credentials.go`) over internet passwords.
 ///
@@ -137,86 +131,5 @@ package enum DockerCredentialHelper {
                 .drop(while: \.properties.isWhitespace).reversed().map(Character.init))
         guard !trimmed.isEmpty else { throw .message("no credentials server URL", status: 1) }
         return trimmed
-    }
-}
-
-/// The JSON `store` reads.
-struct DockerCredentials {
-    var serverURL: String
-    var username: String
-    /// The secret, never a `String`: decoded from the input's bytes into zeroising storage.
-    var secret: SecureBytes
-
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    private struct Document: Decodable {
-        var fields: [String: String] = [:]
-        /// The member name the secret is read from (its value is decoded from the raw input by
-        /// ``JSONStringScanner``, never by the decoder).
-        var secretKey: String?
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: AnyKey.self)
-            for key in container.allKeys {
-                // Go's decoder takes an exact key first, then a case-insensitive one.
-                let name =
-                    ["ServerURL", "Username", "Secret"].first { $0 == key.stringValue }
-                    ?? ["ServerURL", "Username", "Secret"].first { $0.lowercased() == key.stringValue.lowercased() }
-                guard let name else { continue }
-                if try container.decodeNil(forKey: key) { continue }
-                if name == "Secret" {
-                    if secretKey == nil || key.stringValue == name { secretKey = key.stringValue }
-                    continue
-                }
-                guard let value = try? container.decode(String.self, forKey: key) else {
-                    throw CommandFailure.message(
-                        "json: cannot unmarshal a non-string into Go struct field Credentials.\(name) of type string",
-                        status: 1)
-                }
-                if fields[name] == nil || key.stringValue == name { fields[name] = value }
-            }
-        }
-    }
-
-    /// Decodes and validates (`isValid`): missing URL → `no credentials server URL`; missing
-    /// username → `no credentials username`.
-    static func decode(_ input: [UInt8]) throws(CommandFailure) -> DockerCredentials {
-        let document: Document
-        do {
-            // The decoder reads the caller's bytes in place (no `Data` copy of the secret to wipe).
-            document = try input.withUnsafeBytes { buffer in
-                let data =
-                    buffer.baseAddress.map {
-                        Data(
-                            bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
-                    } ?? Data()
-                return try JSONDecoder().decode(Document.self, from: data)
-            }
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw .message(input.isEmpty ? "EOF" : "invalid character in the credentials JSON", status: 1)
-        }
-        var secret = SecureBytes(copying: [])
-        if let key = document.secretKey {
-            guard let range = JSONStringScanner.members(input)[key],
-                let decoded = JSONStringScanner.secret(input, range)
-            else {
-                throw .message(
-                    "json: cannot unmarshal a non-string into Go struct field Credentials.Secret of type string",
-                    status: 1)
-            }
-            secret = decoded
-        }
-        let serverURL = document.fields["ServerURL"] ?? ""
-        let username = document.fields["Username"] ?? ""
-        guard !serverURL.isEmpty else { throw .message("no credentials server URL", status: 1) }
-        guard !username.isEmpty else { throw .message("no credentials username", status: 1) }
-        return DockerCredentials(serverURL: serverURL, username: username, secret: secret)
     }
 }

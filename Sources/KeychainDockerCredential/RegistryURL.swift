@@ -24,46 +24,33 @@ struct RegistryURL: Equatable {
         self.path = path
     }
 
-    /// Parses `text`. A URL without `://` is read as `//text`, so the host is never taken for a path.
-    /// - Throws: `unsupported scheme: x`, `no hostname in URL`, or `invalid port`.
+    /// Parses `text` as `registryurl.Parse` does: a URL without `://` (and not starting with `//`) is
+    /// read as `//text`, so the host is never taken for a path or a scheme; the split is
+    /// ``URIReference``'s (RFC 3986). The userinfo, query and fragment play no part.
+    /// - Throws: `unsupported scheme: x` (a scheme other than http and https, or not a scheme);
+    ///   `no hostname in URL`; `invalid port ":x" after host` (not digits, or above 65535) and
+    ///   `missing ']' in host`, as Go's `net/url` words them.
     init(_ text: String) throws(CommandFailure) {
-        var rest = Substring(text)
-        scheme = ""
-        if let colon = Self.schemeSeparator(in: rest) {
-            scheme = rest[..<colon].lowercased()
-            rest = rest[rest.index(colon, offsetBy: 3)...]
-        } else if rest.hasPrefix("//") {
-            rest = rest.dropFirst(2)
+        let full = text.contains("://") || text.hasPrefix("//") ? text : "//" + text
+        let uri: URIReference
+        do { uri = try URIReference(full) } catch {
+            switch error {
+            case .invalidScheme(let name): throw .message("unsupported scheme: \(name.lowercased())", status: 1)
+            case .invalidPort(let after): throw .message("invalid port \"\(after)\" after host", status: 1)
+            case .invalidHost(let host) where !host.contains("]"): throw .message("missing ']' in host", status: 1)
+            case .invalidHost: throw .message("no hostname in URL", status: 1)
+            }
         }
+        scheme = uri.scheme?.lowercased() ?? ""
         guard scheme == "" || scheme == "http" || scheme == "https" else {
             throw .message("unsupported scheme: \(scheme)", status: 1)
         }
-        // Drop the query and the fragment; they play no part.
-        if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
-        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        path = Self.percentDecoded(String(rest[authorityEnd...]))
+        // A path that does not decode (a bad escape, not UTF-8) is kept as written.
+        path = URIReference.percentDecoded(uri.path) ?? uri.path
         if path == "/" { path = "" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var hostPart = authority
-        var portText: Substring = ""
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            hostPart = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() }
-        } else if let colon = authority.lastIndex(of: ":") {
-            hostPart = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        }
-        host = CredentialScope.canonicalServer(String(hostPart))
-        port = nil
-        if !portText.isEmpty {
-            guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(portText) else {
-                throw .message("invalid port \":\(portText)\" after host", status: 1)
-            }
-            port = number
-        }
-        guard !host.isEmpty, host != "[]" else { throw .message("no hostname in URL", status: 1) }
+        host = CredentialScope.canonicalServer(uri.host ?? "")
+        port = uri.port
+        guard !host.isEmpty else { throw .message("no hostname in URL", status: 1) }
     }
 
     /// The URL `list` prints: `http://` or `https://`, the host, `:port` when there is one, and the
@@ -87,16 +74,6 @@ struct RegistryURL: Equatable {
         return filters
     }
 
-    /// The index of the first `://`.
-    private static func schemeSeparator(in text: Substring) -> Substring.Index? {
-        var index = text.startIndex
-        while index < text.endIndex {
-            if text[index...].hasPrefix("://") { return index }
-            index = text.index(after: index)
-        }
-        return nil
-    }
-
     private static func percentEncoded(_ path: String) -> String {
         let kept = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/".utf8)
         var text = ""
@@ -109,26 +86,5 @@ struct RegistryURL: Equatable {
             }
         }
         return text
-    }
-
-    /// Decodes `%XX` escapes; when the result would not be UTF-8, the text is kept as it is.
-    private static func percentDecoded(_ text: String) -> String {
-        guard text.contains("%") else { return text }
-        let input = Array(text.utf8)
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < input.count {
-            if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
-                input[(index + 1)...(index + 2)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
-                let value = UInt8(String(decoding: input[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-                index += 3
-            } else {
-                bytes.append(input[index])
-                index += 1
-            }
-        }
-        return String(validating: bytes, as: UTF8.self) ?? text
     }
 }

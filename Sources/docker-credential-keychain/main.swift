@@ -1,11 +1,5 @@
 import KeychainDockerCredential
 import KeychainToolSupport
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-Platform.exit(
-    DockerCredentialHelper.main(arguments: CommandLine.arguments, environment: ProcessInfo.processInfo.environment))
+// The environment straight from environ(7) (Platform.environment): this main needs nothing from Foundation (issue 23).
+Platform.exit(DockerCredentialHelper.main(arguments: CommandLine.arguments, environment: Platform.environment()))

@@ -180,6 +180,16 @@ struct DockerCredentialHelperTests {
         #expect(output == Array(GoJSON.string(String(decoding: bytes, as: UTF8.self)).utf8))
     }
 
+    /// What `store` decodes from `json`: the credentials, or the message it fails with.
+    func decoded(_ json: [UInt8]) -> Result<DockerCredentials, CommandFailure> {
+        Result { () throws(CommandFailure) in try DockerCredentials.decode(json) }
+    }
+
+    func message(_ result: Result<DockerCredentials, CommandFailure>) -> String? {
+        guard case .failure(.message(let text, status: 1)) = result else { return nil }
+        return text
+    }
+
     @Test(
         "the secret is decoded from the JSON bytes as JSONDecoder decodes a String, and refused where it refuses",
         arguments: [
@@ -187,29 +197,106 @@ struct DockerCredentialHelperTests {
             #""\ud800""#, #""\udc00""#, #""\ud800x""#, #""\x""#, #""\u12""#, "\"a\u{01}b\"", "12", "true", "[\"a\"]",
         ])
     func secretDecodedFromBytes(_ literal: String) throws {
-        let json = Array("{\"Secret\":\(literal)}".utf8)
-        let expected = try? JSONDecoder().decode([String: String].self, from: Data(json))["Secret"]
-        let range = try #require(JSONStringScanner.members(json)["Secret"])
-        let decoded = JSONStringScanner.secret(json, range)
-        #expect(decoded.map { $0.withUnsafeBytes { Array($0) } } == expected.map { Array($0.utf8) })
+        let expected = try? JSONDecoder().decode([String: String].self, from: Data("{\"Secret\":\(literal)}".utf8))[
+            "Secret"]
+        let json = Array("{\"ServerURL\":\"x.io\",\"Username\":\"u\",\"Secret\":\(literal)}".utf8)
+        let secret = try? decoded(json).get().secret
+        #expect(secret.map { $0.withUnsafeBytes { Array($0) } } == expected.map { Array($0.utf8) })
     }
 
     @Test("invalid UTF-8 in the secret is refused, as JSONDecoder refuses it")
     func secretInvalidUTF8() throws {
-        let json = Array("{\"Secret\":\"a".utf8) + [0xFF] + Array("\"}".utf8)
-        #expect((try? JSONDecoder().decode([String: String].self, from: Data(json))) == nil)
-        let range = try #require(JSONStringScanner.members(json)["Secret"])
-        #expect(JSONStringScanner.secret(json, range) == nil)
+        let secret = Array("{\"Secret\":\"a".utf8) + [0xFF] + Array("\"}".utf8)
+        #expect((try? JSONDecoder().decode([String: String].self, from: Data(secret))) == nil)
+        let json = Array("{\"ServerURL\":\"x.io\",\"Username\":\"u\",\"Secret\":\"a".utf8) + [0xFF] + Array("\"}".utf8)
+        #expect(message(decoded(json)) == "invalid character in the credentials JSON")
     }
 
-    @Test("members: names decoded, the first of duplicates kept, nested values skipped")
-    func members() {
+    @Test("members: names decoded, nested values skipped, the later of two identical names kept as Go keeps it")
+    func members() throws {
         let json = Array(
-            #" { "a" : {"Secret":"no","x":[1,"}"]}, "Secr\u0065t":"yes" , "Secret":"later", "n": 12 }"#.utf8)
-        let members = JSONStringScanner.members(json)
-        #expect(Set(members.keys) == ["a", "Secret", "n"])
-        let secret = members["Secret"].flatMap { JSONStringScanner.secret(json, $0) }
-        #expect(secret?.withUnsafeBytes { Array($0) } == Array("yes".utf8))
+            #" { "a" : {"Secret":"no","x":[1,"}"]}, "Secr\u0065t":"yes" , "ServerURL": "x.io", "Secret":"later", "n": 12, "Username":"u" } "#
+                .utf8)
+        let credentials = try decoded(json).get()
+        #expect(credentials.serverURL == "x.io")
+        #expect(credentials.username == "u")
+        #expect(credentials.secret.withUnsafeBytes { Array($0) } == Array("later".utf8))
+    }
+
+    @Test(
+        "a member named exactly after a field wins over other cases; else the first in any case counts",
+        arguments: [
+            (#"{"secret":"low","Secret":"exact","ServerURL":"x.io","Username":"u"}"#, "exact"),
+            (#"{"Secret":"exact","secret":"low","ServerURL":"x.io","Username":"u"}"#, "exact"),
+            (#"{"SECRET":"first","secret":"second","serverURL":"x.io","USERNAME":"u"}"#, "first"),
+            (#"{"Secret":null,"secret":"set","ServerURL":"x.io","Username":"u"}"#, "set"),
+            (#"{"ServerURL":"x.io","Username":"u"}"#, ""),
+        ])
+    func memberCase(_ json: String, _ secret: String) throws {
+        let credentials = try decoded(Array(json.utf8)).get()
+        #expect(credentials.secret.withUnsafeBytes { Array($0) } == Array(secret.utf8))
+    }
+
+    @Test(
+        "store's JSON errors keep their messages",
+        arguments: [
+            ("", "EOF"), (" ", "invalid character in the credentials JSON"),
+            ("{", "invalid character in the credentials JSON"), ("[]", "invalid character in the credentials JSON"),
+            ("\"x\"", "invalid character in the credentials JSON"),
+            (#"{"ServerURL":"x.io","Username":"u"} {}"#, "invalid character in the credentials JSON"),
+            (
+                #"{"ServerURL":1,"Username":"u"}"#,
+                "json: cannot unmarshal a non-string into Go struct field Credentials.ServerURL of type string"
+            ),
+            (
+                #"{"ServerURL":"x.io","username":[]}"#,
+                "json: cannot unmarshal a non-string into Go struct field Credentials.Username of type string"
+            ),
+            (#"{"ServerURL":"","Username":"u"}"#, "no credentials server URL"),
+            (#"{"ServerURL":"x.io","Username":null}"#, "no credentials username"),
+        ])
+    func jsonErrors(_ json: String, _ expected: String) {
+        #expect(message(decoded(Array(json.utf8))) == expected)
+    }
+
+    @Test(
+        "registry URLs split as registryurl.Parse splits them, and their list key parses back to them",
+        arguments: [
+            ("https://[::1]:5000/v2", RegistryURL(scheme: "https", host: "[::1]", port: 5000, path: "/v2")),
+            ("registry.example:5000", RegistryURL(scheme: "", host: "registry.example", port: 5000, path: "")),
+            ("//registry.example:0", RegistryURL(scheme: "", host: "registry.example", port: 0, path: "")),
+            (
+                "HTTP://Reg.Example/%7Euser/",
+                RegistryURL(scheme: "http", host: "reg.example", port: nil, path: "/~user/")
+            ),
+            ("https://u:p@r.example/?q#f", RegistryURL(scheme: "https", host: "r.example", port: nil, path: "")),
+            ("r.example:65535/a%zz", RegistryURL(scheme: "", host: "r.example", port: 65535, path: "/a%zz")),
+        ])
+    func registryURLs(_ text: String, _ expected: RegistryURL) throws {
+        #expect(try RegistryURL(text) == expected)
+        var https = expected
+        if https.scheme.isEmpty { https.scheme = "https" }
+        #expect(try RegistryURL(expected.key) == https)
+    }
+
+    @Test(
+        "registry URLs that do not parse fail with net/url's messages",
+        arguments: [
+            ("ftp://x.io", "unsupported scheme: ftp"), ("1a://x.io", "unsupported scheme: 1a"),
+            ("https://", "no hostname in URL"), ("https://[]/", "no hostname in URL"), ("/path", "no hostname in URL"),
+            ("https://r.example:65536", "invalid port \":65536\" after host"),
+            ("r.example:80a", "invalid port \":80a\" after host"),
+            ("https://[::1]x", "invalid port \"x\" after host"), ("https://[::1", "missing ']' in host"),
+            ("fe80::1", "invalid port \"::1\" after host"),
+        ])
+    func registryURLErrors(_ text: String, _ expected: String) {
+        do throws(CommandFailure) {
+            _ = try RegistryURL(text)
+            Issue.record("\(text) parsed")
+        } catch {
+            guard case .message(let message, status: 1) = error else { Issue.record("\(error)"); return }
+            #expect(message == expected)
+        }
     }
 
     @Test("a secret that is not a string is refused with Go's message")

@@ -113,12 +113,21 @@ struct PasswordCSVImport {
     }
 
     /// The parts of a URL an internet password keeps, or `nil` when it is not a URL with a host and a known scheme.
+    ///
+    /// Split by ``URIReference`` (RFC 3986); a URL without `://` is read as `https://` followed by it.
+    /// The host and path are percent-decoded (`%41` → `A`), as `URLComponents.host` and `.path` give them.
+    /// - Parameter text: the URL field of a row.
+    /// - Returns: the protocol code (``InternetProtocol/codeForScheme``), the host (an IPv6 literal in
+    ///   brackets), the port when the URL names one, and the path; `nil` for an unknown scheme, no or an
+    ///   empty host, a port that is not 0–65535, or a malformed `%` escape in the host or path.
     static func parseURL(_ text: String) -> (protocolCode: String, host: String, port: Int?, path: String)? {
         let full = text.contains("://") ? text : "https://" + text
-        guard let components = URLComponents(string: full), let scheme = components.scheme?.lowercased(),
-            let code = InternetProtocol.codeForScheme[scheme], let host = components.host, !host.isEmpty
+        guard let uri = try? URIReference(full), let scheme = uri.scheme?.lowercased(),
+            let code = InternetProtocol.codeForScheme[scheme], let encodedHost = uri.host,
+            let host = URIReference.percentDecoded(encodedHost), !host.isEmpty,
+            let path = URIReference.percentDecoded(uri.path)
         else { return nil }
-        return (code, host, components.port, components.path)
+        return (code, host, uri.port.map(Int.init), path)
     }
 
     /// A Unix time in milliseconds (Firefox), or `nil` when the field is empty or not a positive number.
