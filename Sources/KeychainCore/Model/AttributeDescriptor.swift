@@ -8,7 +8,7 @@ package struct AttributeDescriptor: Sendable, Hashable {
         case number
         /// A boolean (`CFBoolean`, `Bool`, or a number 0/1).
         case bool
-        /// A `Date`.
+        /// A date (`CFDate`), held as an ``AbsoluteTime``.
         case date
         /// A string only (`kSecAttrAccessGroup`).
         case string

@@ -93,7 +93,9 @@ enum SecItemCall {
     }
 
     /// The reference of an item: a `SecIdentity` for an identity, else ``SecItemRefs/reference(_:)``.
-    static func reference(_ item: StoredItem, _ request: SecItemRequest, _ identityKeys: [[UInt8]: SecKey]) -> AnyObject? {
+    static func reference(_ item: StoredItem, _ request: SecItemRequest, _ identityKeys: [[UInt8]: SecKey])
+        -> AnyObject?
+    {
         guard request.isIdentity else { return SecItemRefs.reference(item) }
         guard let secret = item.secret, let certificate = SecItemRefs.certificate(secret),
             let key = identityKeys[item.persistentRef]
@@ -197,7 +199,8 @@ enum SecItemCall {
     /// - Parameter built: references already built for these items (``inItemList(_:_:identityKeys:)``),
     ///   by persistent reference; they are returned as they are, not built again.
     static func references(
-        _ items: [StoredItem], _ request: SecItemRequest, _ identityKeys: [[UInt8]: SecKey], built: [[UInt8]: AnyObject] = [:]
+        _ items: [StoredItem], _ request: SecItemRequest, _ identityKeys: [[UInt8]: SecKey],
+        built: [[UInt8]: AnyObject] = [:]
     ) throws(KeychainFailure) -> [AnyObject]? {
         guard request.returnRef && SecItemRefs.hasReferences(request.itemClass) else { return nil }
         var references: [AnyObject] = []

@@ -83,8 +83,10 @@ struct SecCertificateTests {
             #expect(attributes["ctyp"] == .integer(3))
             #expect(attributes["cenc"] == .integer(3))
             #expect(attributes["slnr"] == .data([0x12, 0x34]))
-            #expect(attributes["issr"] == .data(Array(SecCertificateCopyNormalizedIssuerSequence(certificate)! as Data)))
-            #expect(attributes["subj"] == .data(Array(SecCertificateCopyNormalizedSubjectSequence(certificate)! as Data)))
+            #expect(
+                attributes["issr"] == .data(Array(SecCertificateCopyNormalizedIssuerSequence(certificate)! as Data)))
+            #expect(
+                attributes["subj"] == .data(Array(SecCertificateCopyNormalizedSubjectSequence(certificate)! as Data)))
             #expect(try CertificateItem(certificate.certificate).newItem().secret?.withUnsafeBytes { Data($0) } == der)
             // The certificate's public key hash is its key's application label (how identities pair).
             let key = try #require(SecCertificateCopyKey(certificate))
