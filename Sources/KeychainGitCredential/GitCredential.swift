@@ -1,12 +1,6 @@
 internal import KeychainCore
 internal import KeychainToolSupport
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// One credential as git sends it to a helper (git-credential(1), "INPUT/OUTPUT FORMAT").
 struct GitCredential {
     var protocolName: String?
@@ -154,6 +148,6 @@ struct GitCredential {
     /// engine matches both by their bytes).
     static func attribute(_ bytes: [UInt8]) -> AttributeValue {
         if let text = String(validating: bytes, as: UTF8.self) { return .string(text) }
-        return .data(Data(bytes))
+        return .data(bytes)
     }
 }

@@ -1,12 +1,6 @@
 package import KeychainCore
 package import KeychainCrypto
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// A certificate as a certificate item stores it: the attributes `SecCertificateCopyAttributeDictionary`
 /// derives (`ctyp` the X.509 version, `cenc` 3 for DER, `subj` and `issr` the normalized names,
 /// `slnr` the serial number, `pkhh` the SHA-1 of the public key, `skid` when the certificate has one)
@@ -42,12 +36,12 @@ package struct CertificateItem: Sendable {
         var attributes: [String: AttributeValue] = [
             AttributeName.certificateType.rawValue: .integer(Int64(certificate.version + 1)),
             AttributeName.certificateEncoding.rawValue: .integer(3),
-            AttributeName.subject.rawValue: .data(Data(subject)),
-            AttributeName.issuer.rawValue: .data(Data(issuer)),
-            AttributeName.serialNumber.rawValue: .data(Data(serial)),
-            AttributeName.publicKeyHash.rawValue: .data(Data(keyHash)),
+            AttributeName.subject.rawValue: .data(subject),
+            AttributeName.issuer.rawValue: .data(issuer),
+            AttributeName.serialNumber.rawValue: .data(serial),
+            AttributeName.publicKeyHash.rawValue: .data(keyHash),
         ]
-        if let keyID = certificate.subjectKeyIdentifier { attributes[.subjectKeyID] = .data(Data(keyID)) }
+        if let keyID = certificate.subjectKeyIdentifier { attributes[.subjectKeyID] = .data(keyID) }
         return attributes
     }
 

@@ -1,11 +1,5 @@
 package import KeychainCore
 
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// An identity: a certificate item joined with the private key item whose application label
 /// (`klbl`) is the certificate's public key hash (`pkhh`). It has no row of its own (SecItemServer.c
 /// joins the `cert` and `keys` tables on those columns).
@@ -50,7 +44,7 @@ extension ItemGateway {
     ///   representation; `.duplicateItem` when the certificate exists; as ``add(_:)``.
     package func addIdentity(
         _ certificate: CertificateItem, _ key: KeyItem, given: [String: AttributeValue] = [:]
-    ) throws(KeychainFailure) -> Data {
+    ) throws(KeychainFailure) -> [UInt8] {
         let keyGiven = given.filter { ItemClass.key.descriptor($0.key) != nil }
         return try addIdentity(certificate: try certificate.newItem(given), key: try key.newItem(keyGiven))
     }

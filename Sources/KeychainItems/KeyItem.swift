@@ -1,12 +1,6 @@
 package import KeychainCore
 package import KeychainCrypto
 
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// A key as a key item stores it: the key, the flags kept with it, the attributes it is stored with
 /// and its external representation as the item's secret.
 ///
@@ -21,7 +15,7 @@ package struct KeyItem: Sendable {
     /// `kSecAttrIsExtractable`: whether the private key may leave the keychain (PKCS #12, `SecKeyCopyExternalRepresentation`).
     package let isExtractable: Bool
     /// `kSecAttrApplicationTag`, when the key has one.
-    package let applicationTag: Data?
+    package let applicationTag: [UInt8]?
     /// `kSecAttrLabel`, when the key has one.
     package let label: String?
 
@@ -31,7 +25,7 @@ package struct KeyItem: Sendable {
     ///   - isExtractable: `kSecAttrIsExtractable` (default `true`, as Apple's).
     ///   - applicationTag: `kSecAttrApplicationTag`, or `nil`.
     ///   - label: `kSecAttrLabel`, or `nil`.
-    package init(_ key: CryptoKey, isExtractable: Bool = true, applicationTag: Data? = nil, label: String? = nil) {
+    package init(_ key: CryptoKey, isExtractable: Bool = true, applicationTag: [UInt8]? = nil, label: String? = nil) {
         self.key = key
         self.isExtractable = isExtractable
         self.applicationTag = applicationTag
@@ -51,8 +45,8 @@ package struct KeyItem: Sendable {
         else { return nil }
         var extractable = true
         if case .bool(let flag)? = attributes[.isExtractable] { extractable = flag }
-        var tag: Data?
-        if let value = attributes[.applicationTag], !value.matchBytes.isEmpty { tag = Data(value.matchBytes) }
+        var tag: [UInt8]?
+        if let value = attributes[.applicationTag], !value.matchBytes.isEmpty { tag = value.matchBytes }
         var label: String?
         if case .string(let text)? = attributes[.label] { label = text }
         // A Secure Enclave (TPM) key's secret is its TPM blob, which holds no key in the clear.
@@ -102,7 +96,7 @@ package struct KeyItem: Sendable {
             AttributeName.canUnwrap.rawValue: .bool(isPrivate),
             AttributeName.isExtractable.rawValue: .bool(isExtractable),
         ]
-        if let hash = try? key.publicKeyHash { attributes[.applicationLabel] = .data(Data(hash)) }
+        if let hash = try? key.publicKeyHash { attributes[.applicationLabel] = .data(hash) }
         if let applicationTag { attributes[.applicationTag] = .data(applicationTag) }
         if let label { attributes[.label] = .string(label) }
         if enclaveKey != nil { attributes[.tokenID] = .string(EnclaveKey.tokenID) }

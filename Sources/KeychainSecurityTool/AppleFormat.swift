@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
+internal import KeychainCore
 
 /// The byte formats of macOS `security`, from Apple's `SecurityTool` sources
 /// (`keychain_utilities.c`: `print_buffer`, `print_uint32`; `keychain_find.c`: `do_password_item_printing`).
@@ -72,8 +68,8 @@ package enum AppleFormat {
     }
 
     /// The 16 bytes of a CSSM time-date attribute: `YYYYMMDDhhmmssZ` and a NUL, in UTC.
-    static func timeDate(_ date: Date) -> [UInt8] {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+    static func timeDate(_ date: AbsoluteTime) -> [UInt8] {
+        let seconds = Int64(date.secondsSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondsOfDay = seconds - days * 86_400
         // Civil date from days since 1970-01-01 (proleptic Gregorian calendar).

@@ -77,7 +77,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let query = ItemQuery(
             itemClass: request.itemClass, scope: try gateway.searchScope(named: request.accessGroup),
             synchronizable: .any, persistentRef: ref, limit: 1)
-        var identityKeys: [Data: SecKey] = [:]
+        var identityKeys: [[UInt8]: SecKey] = [:]
         let allowed = try SecItemCall.search(query, request, gateway, &authorizer) {
             (items, reads) throws(KeychainFailure) -> [StoredItem] in
             guard request.isIdentity else { return items }
@@ -150,8 +150,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         // Item lists and identity joins filter after the search: the limit applies to what is left.
         let filtersLater = request.itemList != nil || request.isIdentity
         search.limit = filtersLater ? nil : limit
-        var identityKeys: [Data: SecKey] = [:]
-        var built: [Data: AnyObject] = [:]
+        var identityKeys: [[UInt8]: SecKey] = [:]
+        var built: [[UInt8]: AnyObject] = [:]
         var authorizer = SecItemCall.authorizer(request, gateway)
         // Joins, item lists and the limit narrow what was found before any secret is released, so the
         // user is asked only about what the call returns.

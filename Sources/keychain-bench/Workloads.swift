@@ -182,7 +182,7 @@ struct SizeRun {
         var ours: [UInt64] = []
         ours.reserveCapacity(count)
         let start = nanoseconds()
-        let refs: [Data]
+        let refs: [[UInt8]]
         do {
             var t0: UInt64 = 0
             refs = try ItemGateway(keystore: keystore, identity: .unsigned).addAll(
@@ -229,7 +229,8 @@ struct SizeRun {
             rss: oursRSS, bytesOurs: Double(checkpointedSize(location.databasePath)) / Double(count),
             bytesFloor: Double(checkpointedSize(floor.path)) / Double(count),
             note: "per-item times inside the transaction; ops/s and ratio include the commit")
-        return (refs, floorRefs)
+        // The SecItem read workloads pass them as kSecValuePersistentRef: made into Data after the timing.
+        return (refs.map { Data($0) }, floorRefs)
     }
 
     // MARK: - 2. Reads

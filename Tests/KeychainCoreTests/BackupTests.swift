@@ -21,14 +21,14 @@ struct BackupTests {
         for protection in ProtectionClass.allCases where protection != .whenPasscodeSetThisDeviceOnly {
             var attributes = genericItem("svc-\(protection.rawValue)", "alice", protection)
             attributes["labl"] = .string("Label für \(protection.rawValue) 🔑")
-            attributes["gena"] = .data(Data([0, 1, 2, 255]))
+            attributes["gena"] = .data([0, 1, 2, 255])
             attributes["icmt"] = .string("comment, with \"quotes\"\nand a newline")
             _ = try keystore.add(.genericPassword, attributes: attributes, secret: secret("pw-\(protection.rawValue)"))
         }
         _ = try keystore.add(
             .genericPassword,
             attributes: [
-                "svce": .string("binary"), "acct": .data(Data([0xde, 0xad])), "sync": .bool(true),
+                "svce": .string("binary"), "acct": .data([0xde, 0xad]), "sync": .bool(true),
                 "agrp": .string("group.other"),
                 "crtr": .integer(0x6170_706c), "invi": .bool(true),
             ],
@@ -60,8 +60,8 @@ struct BackupTests {
     }
 
     /// Every item with every attribute and its secret, keyed by persistent reference.
-    func snapshot(_ keystore: Keystore) throws -> [Data: Snapshot] {
-        var result: [Data: Snapshot] = [:]
+    func snapshot(_ keystore: Keystore) throws -> [[UInt8]: Snapshot] {
+        var result: [[UInt8]: Snapshot] = [:]
         for itemClass in ItemClass.allCases {
             let records = try keystore.search(
                 ItemQuery(itemClass: itemClass, scope: .all, synchronizable: .any), projection: [.attributes, .secret])

@@ -23,7 +23,7 @@ enum GoldenKeychainFixture {
     static let password = "golden fixture password"
 
     /// `cdat` and `mdat` of every item: 2026-12-01 00:00:00 UTC.
-    static let created = Date(timeIntervalSince1970: 1_796_169_600)
+    static let created = AbsoluteTime(secondsSince1970: 1_796_169_600)
 
     struct Item {
         let itemClass: ItemClass
@@ -40,13 +40,13 @@ enum GoldenKeychainFixture {
                 "svce": .string("com.example.mail"), "acct": .string("alice@example.com"), "agrp": .string("team.mail"),
                 "pdmn": .string("ak"), "labl": .string("Mail (Alice)"), "desc": .string("application password"),
                 "icmt": .string("a comment with ünïcödé ✓"), "crtr": .integer(0x6170_706C), "type": .integer(-7),
-                "invi": .bool(true), "nega": .bool(false), "gena": .data(Data([0, 1, 2, 254, 255])),
+                "invi": .bool(true), "nega": .bool(false), "gena": .data([0, 1, 2, 254, 255]),
             ],
             secret: Array("correct horse battery staple".utf8)),
         Item(
             itemClass: .genericPassword,
             attributes: [
-                "svce": .string("com.example.mail"), "acct": .data(Data("bob".utf8)), "agrp": .string("team.mail"),
+                "svce": .string("com.example.mail"), "acct": .data(Array("bob".utf8)), "agrp": .string("team.mail"),
                 "pdmn": .string("ck"), "sync": .bool(true),
             ],
             secret: Array("bob's secret".utf8)),
@@ -60,7 +60,7 @@ enum GoldenKeychainFixture {
             itemClass: .genericPassword,
             attributes: [
                 "svce": .string("token"), "acct": .string("ci"), "agrp": .string("unsigned"), "pdmn": .string("aku"),
-                "labl": .data(Data("label as data".utf8)),
+                "labl": .data(Array("label as data".utf8)),
             ],
             secret: Array(repeating: UInt8(ascii: "x"), count: 3000)),
         Item(
@@ -81,20 +81,20 @@ enum GoldenKeychainFixture {
         Item(
             itemClass: .key,
             attributes: [
-                "kcls": .integer(1), "klbl": .data(Data((0..<20).map { UInt8($0 * 3) })),
-                "atag": .data(Data("com.example.signing".utf8)), "type": .integer(73), "bsiz": .integer(256),
+                "kcls": .integer(1), "klbl": .data(Array((0..<20).map { UInt8($0 * 3) })),
+                "atag": .data(Array("com.example.signing".utf8)), "type": .integer(73), "bsiz": .integer(256),
                 "esiz": .integer(256), "agrp": .string("unsigned"), "pdmn": .string("aku"),
                 "labl": .string("signing key"),
                 "perm": .bool(true), "sign": .bool(true), "decr": .bool(false),
-                "sdat": .date(Date(timeIntervalSince1970: 0)),
+                "sdat": .date(AbsoluteTime(secondsSince1970: 0)),
             ],
             secret: Array(1...32)),
         Item(
             itemClass: .certificate,
             attributes: [
-                "ctyp": .integer(3), "cenc": .integer(3), "issr": .data(Data("issuer DER".utf8)),
-                "slnr": .data(Data([0x01, 0x23, 0x45, 0x67])), "subj": .data(Data("subject DER".utf8)),
-                "skid": .data(Data([9, 8, 7])), "pkhh": .data(Data((0..<20).map { UInt8($0 * 3) })),
+                "ctyp": .integer(3), "cenc": .integer(3), "issr": .data(Array("issuer DER".utf8)),
+                "slnr": .data([0x01, 0x23, 0x45, 0x67]), "subj": .data(Array("subject DER".utf8)),
+                "skid": .data([9, 8, 7]), "pkhh": .data(Array((0..<20).map { UInt8($0 * 3) })),
                 "agrp": .string("unsigned"), "labl": .string("example certificate"),
             ],
             secret: Array("certificate DER bytes".utf8)),

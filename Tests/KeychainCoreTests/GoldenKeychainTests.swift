@@ -107,7 +107,7 @@ struct GoldenKeychainTests {
         let keystore = try Keystore(location: KeychainLocation(databasePath: path, deviceKeyPath: deviceKeyPath))
         if let password { try keystore.setPassword(secret(password), current: nil, parameters: .testing) }
         for item in items {
-            _ = try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> Data in
+            _ = try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> [UInt8] in
                 try s.add(
                     item.itemClass, attributes: item.attributes, secret: SecureBytes(copying: item.secret),
                     now: GoldenKeychainFixture.created)

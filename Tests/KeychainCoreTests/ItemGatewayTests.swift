@@ -102,7 +102,7 @@ struct ItemGatewayTests {
         _ = try gateway.add(NewItem(.genericPassword, attributes: ["svce": .string("plain")], secret: secret("p")))
         _ = try gateway.add(
             NewItem(
-                .genericPassword, attributes: ["svce": .string("guarded"), "accc": .data(Data(guarded))],
+                .genericPassword, attributes: ["svce": .string("guarded"), "accc": .data(Array(guarded))],
                 secret: secret("g")))
         let query = ItemQuery(itemClass: .genericPassword, scope: gateway.callerScope)
         // The plain search opens no secret, even when asked for one.

@@ -8,8 +8,8 @@ import Testing
 @Suite("Item record format")
 struct ItemRecordFormatTests {
     static let sample: [String: AttributeValue] = [
-        "svce": .string("mail"), "acct": .data(Data([0xFF, 0])), "port": .integer(-2), "sync": .bool(true),
-        "cdat": .date(Date(timeIntervalSinceReferenceDate: 1.5)), "tomb": .string("x"),
+        "svce": .string("mail"), "acct": .data([0xFF, 0]), "port": .integer(-2), "sync": .bool(true),
+        "cdat": .date(AbsoluteTime(secondsSinceReferenceDate: 1.5)), "tomb": .string("x"),
     ]
 
     /// The attributes ``ItemRecordFormat/forEachEntry(in:_:)`` visits, as a dictionary (`nil` when it
@@ -22,10 +22,10 @@ struct ItemRecordFormatTests {
             let converted: AttributeValue =
                 switch value {
                 case .string(let s): .string(s)
-                case .data(let d): .data(Data(d))
+                case .data(let d): .data(Array(d))
                 case .integer(let i): .integer(i)
                 case .bool(let b): .bool(b)
-                case .date(let t): .date(Date(timeIntervalSinceReferenceDate: t))
+                case .date(let t): .date(AbsoluteTime(secondsSinceReferenceDate: t))
                 }
             if attributes.updateValue(converted, forKey: name) != nil { consistent = false }
         }
@@ -54,14 +54,14 @@ struct ItemRecordFormatTests {
         for (index, name) in ItemRecordFormat.attributeNames.enumerated().dropFirst() {
             switch index % 5 {
             case 0: attributes[name] = .string("välue \(index) ✓")
-            case 1: attributes[name] = .data(Data((0..<UInt8(index)).map { $0 &* 37 }))
+            case 1: attributes[name] = .data(Array((0..<UInt8(index)).map { $0 &* 37 }))
             case 2: attributes[name] = .integer(Int64.min + Int64(index))
             case 3: attributes[name] = .bool(index % 2 == 0)
-            default: attributes[name] = .date(Date(timeIntervalSinceReferenceDate: -Double(index) * 1e9 + 0.125))
+            default: attributes[name] = .date(AbsoluteTime(secondsSinceReferenceDate: -Double(index) * 1e9 + 0.125))
             }
         }
         attributes["labl"] = .string("")
-        attributes["gena"] = .data(Data())
+        attributes["gena"] = .data([])
         let bytes = try #require(ItemRecordFormat.encode(attributes))
         #expect(ItemRecordFormat.decode(bytes) == attributes)
         #expect(ItemCodec.decodeAttributes(bytes) == attributes)
@@ -118,8 +118,8 @@ struct ItemRecordFormatTests {
 
     @Test("the encoder refuses what the decoder would: a non-finite date, an empty name, a name over 255 bytes")
     func encoderRefuses() {
-        #expect(ItemRecordFormat.encode(["cdat": .date(Date(timeIntervalSinceReferenceDate: .nan))]) == nil)
-        #expect(ItemRecordFormat.encode(["cdat": .date(Date(timeIntervalSinceReferenceDate: .infinity))]) == nil)
+        #expect(ItemRecordFormat.encode(["cdat": .date(AbsoluteTime(secondsSinceReferenceDate: .nan))]) == nil)
+        #expect(ItemRecordFormat.encode(["cdat": .date(AbsoluteTime(secondsSinceReferenceDate: .infinity))]) == nil)
         #expect(ItemRecordFormat.encode([String(repeating: "n", count: 256): .bool(true)]) == nil)
         #expect(ItemRecordFormat.encode(["": .bool(true)]) == nil)
         #expect(ItemRecordFormat.encode([String(repeating: "n", count: 255): .bool(true)]) != nil)
@@ -130,21 +130,21 @@ struct ItemRecordFormatTests {
         var attributes = Self.sample
         #expect(ItemRecordFormat.releaseEntries(in: try #require(ItemRecordFormat.encode(attributes))) == [:])
         attributes["pdmn"] = .string("ak")
-        attributes["accc"] = .data(Data([1, 2]))
-        attributes["tapp"] = .data(Data([3]))
+        attributes["accc"] = .data([1, 2])
+        attributes["tapp"] = .data([3])
         let bytes = try #require(ItemRecordFormat.encode(attributes))
         #expect(
             ItemRecordFormat.releaseEntries(in: bytes)
-                == ["pdmn": .string("ak"), "accc": .data(Data([1, 2])), "tapp": .data(Data([3]))])
+                == ["pdmn": .string("ak"), "accc": .data([1, 2]), "tapp": .data([3])])
         #expect(ItemRecordFormat.releaseEntries(in: Array(bytes.dropLast())) == nil)
     }
 
     @Test("one attribute is read in place: present, absent, or malformed")
     func singleAttribute() throws {
         var attributes = Self.sample
-        attributes["accc"] = .data(Data([1, 0, 0, 0, 0, 0, 0, 0, 1]))
+        attributes["accc"] = .data([1, 0, 0, 0, 0, 0, 0, 0, 1])
         let bytes = try #require(ItemRecordFormat.encode(attributes))
-        #expect(ItemCodec.accessControl(bytes) == .present(.data(Data([1, 0, 0, 0, 0, 0, 0, 0, 1]))))
+        #expect(ItemCodec.accessControl(bytes) == .present(.data([1, 0, 0, 0, 0, 0, 0, 0, 1])))
         #expect(ItemRecordFormat.value(number: 14, in: bytes) == .present(.string("mail")))
         let without = try #require(ItemRecordFormat.encode(Self.sample))
         #expect(ItemCodec.accessControl(without) == .absent)

@@ -78,7 +78,7 @@ struct ItemRowTests {
             #expect(try statement.step())
             let cursor = try ItemRowCursor(statement)
             #expect(cursor.itemClass == .genericPassword && cursor.protection == .whenUnlocked && !cursor.sync)
-            #expect(cursor.persistentRef == Data(row.persistentRef))
+            #expect(cursor.persistentRef == row.persistentRef)
             for part in [SealedPart.key, .attributes, .secret] {
                 #expect(cursor.associatedData(part, codec: codec) == row.associatedData(part, codec: codec))
             }

@@ -20,7 +20,7 @@ enum LegacyKeychainFixture {
     static let deviceKey: [UInt8] = Array(0..<32)
 
     /// `cdat` and `mdat` of every item: 2026-11-30 00:00:00 UTC.
-    static let created = Date(timeIntervalSince1970: 1_796_083_200)
+    static let created = AbsoluteTime(secondsSince1970: 1_796_083_200)
 
     struct Item {
         let itemClass: ItemClass
@@ -35,13 +35,13 @@ enum LegacyKeychainFixture {
                 "svce": .string("com.example.mail"), "acct": .string("alice@example.com"), "agrp": .string("team.mail"),
                 "pdmn": .string("ak"), "labl": .string("Mail (Alice)"), "desc": .string("application password"),
                 "icmt": .string("a comment with ünïcödé ✓"), "crtr": .integer(0x6170_706C), "type": .integer(-7),
-                "invi": .bool(true), "nega": .bool(false), "gena": .data(Data([0, 1, 2, 254, 255])),
+                "invi": .bool(true), "nega": .bool(false), "gena": .data([0, 1, 2, 254, 255]),
             ],
             secret: "correct horse battery staple"),
         Item(
             itemClass: .genericPassword,
             attributes: [
-                "svce": .string("com.example.mail"), "acct": .data(Data("bob".utf8)), "agrp": .string("team.mail"),
+                "svce": .string("com.example.mail"), "acct": .data(Array("bob".utf8)), "agrp": .string("team.mail"),
                 "pdmn": .string("ck"), "sync": .bool(false),
             ],
             secret: "bob's secret"),
@@ -55,7 +55,7 @@ enum LegacyKeychainFixture {
             itemClass: .genericPassword,
             attributes: [
                 "svce": .string("token"), "acct": .string("ci"), "agrp": .string("unsigned"), "pdmn": .string("aku"),
-                "labl": .data(Data("label as data".utf8)),
+                "labl": .data(Array("label as data".utf8)),
             ],
             secret: String(repeating: "x", count: 3000)),
         Item(

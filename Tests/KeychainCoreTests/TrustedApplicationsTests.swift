@@ -79,8 +79,8 @@ struct TrustedApplicationsTests {
         let list = TrustedApplications(["exe:/usr/bin/git"])
         #expect(Array(list.encoded) == [1, 0, 1, 0, 16] + Array("exe:/usr/bin/git".utf8))
         #expect(TrustedApplications(encoded: list.encoded) == list)
-        #expect(Array(TrustedApplications([]).encoded) == [1, 0, 0])
-        #expect(TrustedApplications(encoded: Data([1, 0, 0])) == TrustedApplications([]))
+        #expect(TrustedApplications([]).encoded == [1, 0, 0])
+        #expect(TrustedApplications(encoded: [1, 0, 0]) == TrustedApplications([]))
         #expect(TrustedApplications(["a", "b", "a"]).identities == ["a", "b"])
     }
 
@@ -91,7 +91,7 @@ struct TrustedApplicationsTests {
             [1, 0, 2, 0, 1, 65, 0, 1, 65], [1, 0, 1, 0, 1, 0xFF],
         ] as [[UInt8]])
     func malformed(_ bytes: [UInt8]) {
-        #expect(TrustedApplications(encoded: Data(bytes)) == nil)
+        #expect(TrustedApplications(encoded: bytes) == nil)
     }
 
     @Test("the list is stored in the sealed record, read back whole and by the secret-only search")

@@ -50,7 +50,7 @@ struct TypedRequestValuesTests {
     func protection(_ raw: String, _ protection: ProtectionClass) {
         #expect(ProtectionClass(attribute: .string(raw)) == protection)
         #expect(protection.attribute == .string(raw))
-        #expect(ProtectionClass(attribute: .data(Data(raw.utf8))) == nil)
+        #expect(ProtectionClass(attribute: .data(Array(raw.utf8))) == nil)
     }
 
     @Test("an unknown or missing protection class is no class")

@@ -219,7 +219,7 @@ struct PortalBackendTests: SecretServiceSuite {
             #expect(item.accessGroup == "flatpak:\(Self.app)")
             #expect(item.protection == .afterFirstUnlock)
             #expect(item.attributes[.account] == .string(Self.app))
-            #expect(item.attributes[.generic] == .data(Data((first.token ?? "").utf8)))
+            #expect(item.attributes[.generic] == .data(Array((first.token ?? "").utf8)))
             _ = try Self.expectSuccess(frontend.retrieve(appID: "snap.notes"))
             #expect(try Self.portalItems(home).map(\.accessGroup).sorted() == ["flatpak:\(Self.app)", "snap:notes"])
             bus.stopProvider()

@@ -43,12 +43,15 @@ public struct KeychainItem: Sendable, Hashable {
         }
         label = Self.text(attributes[.label])
         comment = Self.text(attributes[.comment])
-        if case .date(let date)? = attributes[.creationDate] { creationDate = date } else { creationDate = nil }
-        if case .date(let date)? = attributes[.modificationDate] {
-            modificationDate = date
-        } else {
-            modificationDate = nil
-        }
+        creationDate = Self.date(attributes[.creationDate])
+        modificationDate = Self.date(attributes[.modificationDate])
+    }
+
+    /// A date attribute as Foundation's `Date` (the engine's `AbsoluteTime` counts from the same
+    /// reference date), or `nil` when it is not a date.
+    static func date(_ value: AttributeValue?) -> Date? {
+        guard case .date(let time)? = value else { return nil }
+        return Date(timeIntervalSinceReferenceDate: time.secondsSinceReferenceDate)
     }
 
     /// A string attribute, or a `Data` one read as UTF-8 (Apple keeps the type an attribute was stored with).

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// The plaintext of the messages in a backup's secretstream (docs/BACKUP-FORMAT.md).
 ///
 /// Every message starts with a kind byte:
@@ -76,8 +70,8 @@ enum BackupMessage {
 
     // MARK: - Building
 
-    static func begin(created: Date, deviceCheck: [UInt8]) -> [UInt8] {
-        [Kind.begin.rawValue] + BackupHeader.bigEndian(Int64(created.timeIntervalSince1970)) + deviceCheck
+    static func begin(created: AbsoluteTime, deviceCheck: [UInt8]) -> [UInt8] {
+        [Kind.begin.rawValue] + BackupHeader.bigEndian(Int64(created.secondsSince1970)) + deviceCheck
     }
 
     /// The end message of a current-version backup (five counts).
@@ -296,7 +290,7 @@ enum BackupMessage {
         else { throw malformed }
         let secret = try reader.readSecret(Int(try reader.read(UInt32.self)))
         try reader.expectEnd()
-        return StoredItem(itemClass: itemClass, attributes: attributes, persistentRef: Data(reference), secret: secret)
+        return StoredItem(itemClass: itemClass, attributes: attributes, persistentRef: reference, secret: secret)
     }
 }
 

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// The backup's record parser without the stream around it, for the `backup` fuzz target only.
 ///
 /// Every record of a backup is authenticated (secretstream) before it is parsed, so a fuzzer that
@@ -47,7 +41,7 @@ package enum BackupRecordParser {
                     .accessGroup: .string("team.a"), .service: .string("api"), .account: .string("me"),
                     .accessible: .string(protection.rawValue), .synchronizable: .integer(0),
                 ]),
-                persistentRef: Data("genp".utf8 + [UInt8](repeating: 7, count: 16)),
+                persistentRef: Array("genp".utf8) + [UInt8](repeating: 7, count: 16),
                 secret: SecureBytes(copying: Array(secret.utf8)))
         }
         // Both records are a handful of short attributes, which always encode.
@@ -55,7 +49,7 @@ package enum BackupRecordParser {
             (try? BackupMessage.item(record(.whenUnlocked, secret: "s3cret")))?.withUnsafeBytes { Array($0) } ?? []
         return [
             BackupMessage.begin(
-                created: Date(timeIntervalSince1970: 1_700_000_000), deviceCheck: [UInt8](repeating: 1, count: 16)),
+                created: AbsoluteTime(secondsSince1970: 1_700_000_000), deviceCheck: [UInt8](repeating: 1, count: 16)),
             item,
             (try? BackupMessage.deviceBound(
                 record(.whenUnlockedThisDeviceOnly, secret: "device"), bindingKey: fuzzBindingKey)) ?? [],

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Encrypted backups of a whole keychain (tracker issue 6; format in docs/BACKUP-FORMAT.md).
 ///
 /// Modelled on Apple's encrypted device backups (Apple Platform Security, "Keybags for Data
@@ -52,7 +46,7 @@ extension Keystore {
         let (counts, unreadable) = try read {
             (s: borrowing StoreSession) throws(KeychainFailure) -> (BackupMessage.Counts, Int) in
             let bindingKey = BackupKeys.deviceBindingKey(deviceKey: try s.keys.boundDeviceKey(), salt: salt)
-            try writer.write(BackupMessage.begin(created: Date(), deviceCheck: BackupKeys.deviceCheck(bindingKey)))
+            try writer.write(BackupMessage.begin(created: .now, deviceCheck: BackupKeys.deviceCheck(bindingKey)))
             var counts = BackupMessage.Counts()
             var unreadable = 0
             // Every kind of row, so that a new kind does not compile until it says whether it travels.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Reading every item with a cursor, one decrypted item at a time, for backups and exports.
 extension StoreSession {
     /// Calls `body` with each item of the keychain (or of `itemClass`), in insertion order,
@@ -49,7 +43,7 @@ extension StoreSession {
             let secret = try openSecret(row, itemKey: key)
             try body(
                 StoredItem(
-                    itemClass: rowClass, attributes: attributes, persistentRef: Data(row.persistentRef), secret: secret)
+                    itemClass: rowClass, attributes: attributes, persistentRef: row.persistentRef, secret: secret)
             )
         }
     }

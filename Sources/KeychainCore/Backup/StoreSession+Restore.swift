@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Storing items that already have a history: restored from a backup or imported from a file.
 ///
 /// Unlike ``StoreSession/add(_:attributes:secret:now:)``, the item keeps the creation and
@@ -35,7 +29,7 @@ extension StoreSession {
     ///   `.dataTooLarge`; file statuses.
     func restore(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?,
-        persistentRef: [UInt8]?, policy: ConflictPolicy, now: Date = Date()
+        persistentRef: [UInt8]?, policy: ConflictPolicy, now: AbsoluteTime = .now
     ) throws(KeychainFailure) -> (outcome: RestoreOutcome, reassignedReference: Bool, stored: [UInt8]?) {
         var attributes = Self.normalized(itemClass, input)
         if attributes[.creationDate] == nil { attributes[.creationDate] = .date(now) }

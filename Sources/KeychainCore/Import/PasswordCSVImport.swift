@@ -131,9 +131,9 @@ struct PasswordCSVImport {
     }
 
     /// A Unix time in milliseconds (Firefox), or `nil` when the field is empty or not a positive number.
-    static func milliseconds(_ text: String) -> Date? {
+    static func milliseconds(_ text: String) -> AbsoluteTime? {
         guard let value = Int64(text.trimmingWhitespace()), value > 0 else { return nil }
-        return Date(timeIntervalSince1970: Double(value) / 1000)
+        return AbsoluteTime(secondsSince1970: Double(value) / 1000)
     }
 }
 

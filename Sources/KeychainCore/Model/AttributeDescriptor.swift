@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// One attribute of an item class: its raw name, value kind and role (SecItemSchema.c).
 package struct AttributeDescriptor: Sendable, Hashable {
     /// How a value of the attribute is typed.
@@ -14,7 +8,7 @@ package struct AttributeDescriptor: Sendable, Hashable {
         case number
         /// A boolean (`CFBoolean`, `Bool`, or a number 0/1).
         case bool
-        /// A `Date`.
+        /// A date (`CFDate`), held as an ``AbsoluteTime``.
         case date
         /// A string only (`kSecAttrAccessGroup`).
         case string
@@ -41,7 +35,7 @@ package struct AttributeDescriptor: Sendable, Hashable {
         case .number: .integer(0)
         case .bool: .bool(false)
         // Keys' kSecAttrStartDate/kSecAttrEndDate (`Z` flag): Apple's reference date.
-        case .date: .date(Date(timeIntervalSinceReferenceDate: 0))
+        case .date: .date(.referenceDate)
         case .blob, .string: .string("")
         }
     }

@@ -1,19 +1,15 @@
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// One attribute value, keeping the type it was stored with.
 ///
 /// Apple keeps each "blob" attribute's CF type: an account stored as `Data` comes back as `Data`.
+/// The engine holds data as bytes and dates as ``AbsoluteTime`` (no Foundation in `KeychainCore`, issue 23);
+/// front ends convert to `Data` and `Date` at their edge.
 /// For matching, `string` and `data` compare by their bytes (UTF-8 for strings).
-package enum AttributeValue: Sendable, Hashable, Codable {
+package enum AttributeValue: Sendable, Hashable {
     case string(String)
-    case data(Data)
+    case data([UInt8])
     case integer(Int64)
     case bool(Bool)
-    case date(Date)
+    case date(AbsoluteTime)
 
     /// The bytes used for digests and matching: UTF-8 for strings, raw for data,
     /// 8 big-endian bytes for integers and booleans, and the bit pattern of the
@@ -21,10 +17,10 @@ package enum AttributeValue: Sendable, Hashable, Codable {
     package var matchBytes: [UInt8] {
         switch self {
         case .string(let s): Array(s.utf8)
-        case .data(let d): Array(d)
+        case .data(let d): d
         case .integer(let i): withUnsafeBytes(of: i.bigEndian, Array.init)
         case .bool(let b): withUnsafeBytes(of: Int64(b ? 1 : 0).bigEndian, Array.init)
-        case .date(let d): withUnsafeBytes(of: d.timeIntervalSinceReferenceDate.bitPattern.bigEndian, Array.init)
+        case .date(let d): withUnsafeBytes(of: d.secondsSinceReferenceDate.bitPattern.bigEndian, Array.init)
         }
     }
 
@@ -36,7 +32,7 @@ package enum AttributeValue: Sendable, Hashable, Codable {
         case .integer(let i): withUnsafeBytes(of: i.bigEndian) { bytes.append(contentsOf: $0) }
         case .bool(let b): withUnsafeBytes(of: Int64(b ? 1 : 0).bigEndian) { bytes.append(contentsOf: $0) }
         case .date(let d):
-            withUnsafeBytes(of: d.timeIntervalSinceReferenceDate.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: d.secondsSinceReferenceDate.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
         }
     }
 
@@ -57,37 +53,6 @@ package enum AttributeValue: Sendable, Hashable, Codable {
             (.integer, .integer), (.bool, .bool), (.integer, .bool), (.bool, .integer):
             matchBytes == other.matchBytes
         default: false
-        }
-    }
-
-    // Compact keyed encoding inside the sealed attribute plist.
-    private enum CodingKeys: String, CodingKey { case s, d, i, b, t }
-
-    package init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        if let v = try c.decodeIfPresent(String.self, forKey: .s) {
-            self = .string(v)
-        } else if let v = try c.decodeIfPresent(Data.self, forKey: .d) {
-            self = .data(v)
-        } else if let v = try c.decodeIfPresent(Int64.self, forKey: .i) {
-            self = .integer(v)
-        } else if let v = try c.decodeIfPresent(Bool.self, forKey: .b) {
-            self = .bool(v)
-        } else if let v = try c.decodeIfPresent(Date.self, forKey: .t) {
-            self = .date(v)
-        } else {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "empty value"))
-        }
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        switch self {
-        case .string(let v): try c.encode(v, forKey: .s)
-        case .data(let v): try c.encode(v, forKey: .d)
-        case .integer(let v): try c.encode(v, forKey: .i)
-        case .bool(let v): try c.encode(v, forKey: .b)
-        case .date(let v): try c.encode(v, forKey: .t)
         }
     }
 }

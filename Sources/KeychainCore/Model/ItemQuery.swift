@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// A typed search: which items a copy, update or delete acts on.
 package struct ItemQuery: Sendable {
     /// The class searched.
@@ -20,13 +14,13 @@ package struct ItemQuery: Sendable {
     /// Only items of this protection class, when set.
     package var protection: ProtectionClass?
     /// Only the item with this persistent reference, when set.
-    package var persistentRef: Data?
+    package var persistentRef: [UInt8]?
     /// At most this many results; `nil` for all.
     package var limit: Int?
 
     package init(
         itemClass: ItemClass, filters: [String: AttributeValue] = [:], scope: GroupScope,
-        synchronizable: Synchronizable = .no, protection: ProtectionClass? = nil, persistentRef: Data? = nil,
+        synchronizable: Synchronizable = .no, protection: ProtectionClass? = nil, persistentRef: [UInt8]? = nil,
         limit: Int? = nil
     ) {
         self.itemClass = itemClass

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// One keychain item as the engine hands it out.
 package struct StoredItem: Sendable {
     package var itemClass: ItemClass
@@ -11,7 +5,7 @@ package struct StoredItem: Sendable {
     /// and every primary-key attribute (filled with its default when it was not given).
     package var attributes: [String: AttributeValue]
     /// Opaque, stable across processes: the class's 4 raw bytes and 16 random bytes.
-    package var persistentRef: Data
+    package var persistentRef: [UInt8]
     /// The secret (`kSecValueData`), present only when it was asked for.
     package var secret: SecureBytes?
 
@@ -21,7 +15,7 @@ package struct StoredItem: Sendable {
     package var record: [UInt8]?
 
     package init(
-        itemClass: ItemClass, attributes: [String: AttributeValue], persistentRef: Data, secret: SecureBytes?,
+        itemClass: ItemClass, attributes: [String: AttributeValue], persistentRef: [UInt8], secret: SecureBytes?,
         record: [UInt8]? = nil
     ) {
         self.itemClass = itemClass

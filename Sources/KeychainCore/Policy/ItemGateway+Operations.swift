@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// One item to add: its class, attributes by raw name and secret.
 package struct NewItem: Sendable {
     /// The item class.
@@ -29,7 +23,7 @@ extension ItemGateway {
     /// - Throws: `.missingEntitlement` (access groups); `.duplicateItem` when an item with the same
     ///   primary key exists (docs/APPLE-SEMANTICS.md rule 1); `.dataTooLarge`; `.interactionNotAllowed`
     ///   when the class key is locked; `.diskFull`.
-    package func add(_ item: NewItem) throws(KeychainFailure) -> Data {
+    package func add(_ item: NewItem) throws(KeychainFailure) -> [UInt8] {
         let item = try placed(item)
         return try keystore.add(item.itemClass, attributes: item.attributes, secret: item.secret)
     }
@@ -43,9 +37,9 @@ extension ItemGateway {
     /// - Throws: as ``add(_:)``; a failure rolls every item back.
     package func addAll(
         _ count: Int, item: (Int) -> NewItem, added: (Int) -> Void = { _ in }
-    ) throws(KeychainFailure) -> [Data] {
-        try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> [Data] in
-            var refs: [Data] = []
+    ) throws(KeychainFailure) -> [[UInt8]] {
+        try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> [[UInt8]] in
+            var refs: [[UInt8]] = []
             refs.reserveCapacity(count)
             for index in 0..<count {
                 let new = try placed(item(index))
@@ -61,10 +55,10 @@ extension ItemGateway {
     /// identity as it is (docs/APPLE-SEMANTICS.md rule 22).
     /// - Returns: the certificate's persistent reference.
     /// - Throws: as ``add(_:)``; `.duplicateItem` only for the certificate.
-    package func addIdentity(certificate: NewItem, key: NewItem) throws(KeychainFailure) -> Data {
+    package func addIdentity(certificate: NewItem, key: NewItem) throws(KeychainFailure) -> [UInt8] {
         let certificate = try placed(certificate)
         let key = try placed(key)
-        return try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> Data in
+        return try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> [UInt8] in
             let ref = try s.add(certificate.itemClass, attributes: certificate.attributes, secret: certificate.secret)
             do throws(KeychainFailure) {
                 _ = try s.add(key.itemClass, attributes: key.attributes, secret: key.secret)
@@ -175,7 +169,7 @@ extension ItemGateway {
     /// groups (``callerScope``), in one write transaction: all of them or none (an identity's
     /// certificate and key).
     /// - Returns: how many items were deleted.
-    package func delete(references: [(ItemClass, Data)]) throws(KeychainFailure) -> Int {
+    package func delete(references: [(ItemClass, [UInt8])]) throws(KeychainFailure) -> Int {
         try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> Int in
             var deleted = 0
             for (itemClass, ref) in references {
@@ -244,7 +238,7 @@ extension ItemGateway {
     {
         var released: [StoredItem] = []
         released.reserveCapacity(found.count)
-        var remembered: [(ItemClass, Data, TrustedApplications)] = []
+        var remembered: [(ItemClass, [UInt8], TrustedApplications)] = []
         var identity: String?
         for var item in found {
             // The trusted-application list (security add-*-password -T), before the access control.

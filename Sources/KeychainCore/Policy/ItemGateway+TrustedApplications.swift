@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// The trusted-application check of a releasing search (issue 27, `security add-generic-password -T`):
 /// an item with a list (``TrustedApplications``) releases its secret without asking only to a process
 /// whose identity (``CallerIdentity/current``) is on it; any other process is asked through the prompter
@@ -16,7 +10,7 @@ extension ItemGateway {
     /// in one write transaction (its secret, dates and other attributes kept).
     /// - Parameter lists: each item's class, persistent reference and new list.
     /// - Throws: `.interactionNotAllowed` when a class key is locked; `.decode`; `.diskFull`.
-    package func setTrustedApplications(_ lists: [(ItemClass, Data, TrustedApplications)]) throws(KeychainFailure) {
+    package func setTrustedApplications(_ lists: [(ItemClass, [UInt8], TrustedApplications)]) throws(KeychainFailure) {
         try Self.remember(lists, keystore: keystore)
     }
 
@@ -78,7 +72,8 @@ extension ItemGateway {
     /// Stores each item's new list ("Always Allow"), in one write transaction, re-sealing each item
     /// (``StoreSession/migrate(_:transform:)``: its secret, dates and other attributes kept).
     /// - Throws: `.interactionNotAllowed` when a class key is locked; `.decode`; `.diskFull`.
-    static func remember(_ lists: [(ItemClass, Data, TrustedApplications)], keystore: Keystore) throws(KeychainFailure)
+    static func remember(_ lists: [(ItemClass, [UInt8], TrustedApplications)], keystore: Keystore)
+        throws(KeychainFailure)
     {
         guard !lists.isEmpty else { return }
         try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) in

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// The applications trusted to read a SecItem item's secret without asking, as macOS's
 /// `security add-generic-password -T appPath` sets them (issue 27): the named entry `tapp` of the
 /// item record, sealed with the item's other attributes, so that a changed list fails the item's
@@ -50,21 +44,20 @@ package struct TrustedApplications: Sendable, Equatable {
 
     /// The entry's value: version `0x01`, a big-endian u16 count, then per identity a big-endian u16
     /// length and that many bytes of UTF-8 (docs/RECORD-FORMAT.md).
-    package var encoded: Data {
+    package var encoded: [UInt8] {
         var bytes: [UInt8] = [Self.version]
         bytes += [UInt8(identities.count >> 8), UInt8(identities.count & 0xFF)]
         for identity in identities {
             let utf8 = Array(identity.utf8)
             bytes += [UInt8(utf8.count >> 8), UInt8(utf8.count & 0xFF)] + utf8
         }
-        return Data(bytes)
+        return bytes
     }
 
     /// Decodes ``encoded``.
     /// - Returns: `nil` for a version other than 1, a length past the end, bytes after the last identity,
     ///   an empty identity, one that is not UTF-8, or one listed twice.
-    package init?(encoded: Data) {
-        let bytes = [UInt8](encoded)
+    package init?(encoded bytes: [UInt8]) {
         guard bytes.count >= 3, bytes[0] == Self.version else { return nil }
         let count = Int(bytes[1]) << 8 | Int(bytes[2])
         var offset = 3

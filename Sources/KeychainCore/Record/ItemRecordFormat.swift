@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// The item record: the project's own encoding of an item's attributes, sealed in the `attributes`
 /// column and carried in backups (specified byte by byte in `docs/RECORD-FORMAT.md`).
 ///
@@ -83,7 +77,7 @@ package enum ItemRecordFormat {
                 guard data.count <= Int(UInt32.max) else { return nil }
                 size += 4 + data.count
             case .date(let date):
-                guard date.timeIntervalSinceReferenceDate.isFinite else { return nil }
+                guard date.secondsSinceReferenceDate.isFinite else { return nil }
                 size += 8
             case .integer: size += 8
             case .bool: size += 1
@@ -126,7 +120,7 @@ package enum ItemRecordFormat {
             bytes.append(flag ? 1 : 0)
         case .date(let date):
             bytes.append(ValueType.date.rawValue)
-            appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
+            appendBigEndian(date.secondsSinceReferenceDate.bitPattern, to: &bytes)
         }
     }
 
@@ -355,7 +349,7 @@ extension ByteReader {
             return .string(string)
         case .data:
             guard let length = bigEndian(UInt32.self), let bytes = bytes(Int(length)) else { return nil }
-            return .data(Data(bytes))
+            return .data(Array(bytes))
         case .integer:
             return bigEndian(UInt64.self).map { .integer(Int64(bitPattern: $0)) }
         case .bool:
@@ -365,7 +359,7 @@ extension ByteReader {
             guard let bits = bigEndian(UInt64.self) else { return nil }
             let seconds = Double(bitPattern: bits)
             guard seconds.isFinite else { return nil }
-            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            return .date(AbsoluteTime(secondsSinceReferenceDate: seconds))
         }
     }
 }

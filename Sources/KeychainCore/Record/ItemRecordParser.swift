@@ -22,10 +22,10 @@ package enum ItemRecordParser {
         for (index, name) in ItemRecordFormat.attributeNames.enumerated().dropFirst() {
             switch index % 5 {
             case 0: every[name] = .string("v\(index)")
-            case 1: every[name] = .data(.init([UInt8(index), 0, 255]))
+            case 1: every[name] = .data([UInt8(index), 0, 255])
             case 2: every[name] = .integer(Int64(index) - 10)
             case 3: every[name] = .bool(index % 2 == 0)
-            default: every[name] = .date(.init(timeIntervalSinceReferenceDate: Double(index) * 1e8))
+            default: every[name] = .date(.init(secondsSinceReferenceDate: Double(index) * 1e8))
             }
         }
         let samples: [[String: AttributeValue]] = [

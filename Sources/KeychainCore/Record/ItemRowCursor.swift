@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// One row of the `items` table read in place at a statement's cursor: what a search opens, with its
 /// blob columns handed to libsodium where SQLite holds them instead of copied into arrays first.
 ///
@@ -54,8 +48,8 @@ struct ItemRowCursor {
         self.sync = statement.int64(Column.sync) != 0
     }
 
-    /// The persistent reference, copied once into the `Data` a result returns.
-    var persistentRef: Data { statement.withBlob(Column.persistentRef) { Data($0) } }
+    /// The persistent reference, copied once into the bytes a result returns.
+    var persistentRef: [UInt8] { statement.withBlob(Column.persistentRef) { Array($0) } }
 
     /// ``ItemRow/associatedData(_:codec:)`` of this row, built from the columns in place.
     func associatedData(_ part: SealedPart, codec: ItemCodec) -> [UInt8] {

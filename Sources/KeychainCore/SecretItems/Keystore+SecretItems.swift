@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Freedesktop Secret Service items stored in this keychain (issue 17): the engine side of the
 /// `keychain-secret-service` provider's keychain-backed collections.
 ///
@@ -186,5 +180,5 @@ extension Keystore {
     }
 
     /// Seconds since the Unix epoch, now.
-    package static func secondsNow() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970)) }
+    package static func secondsNow() -> UInt64 { UInt64(max(0, AbsoluteTime.now.secondsSince1970)) }
 }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Secret Service items inside one transaction (``Keystore`` opens and commits it). See
 /// ``SecretItemSchema`` for the tables and ``SecretItemCodec`` for the sealing.
 extension StoreSession {

@@ -240,4 +240,17 @@ package enum Sodium {
         precondition(sodium_bin2hex(&out, out.count, bytes, bytes.count) != nil, "sodium_bin2hex failed")
         return String(decoding: out.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// Base64 of `bytes` in RFC 4648's standard alphabet with `=` padding (`sodium_bin2base64`,
+    /// `sodium_base64_VARIANT_ORIGINAL`), on one line: what Foundation's `Data.base64EncodedString()` gives,
+    /// for PEM output (`security export`).
+    /// - Returns: `4 * ceil(n / 3)` ASCII characters; `""` for no bytes.
+    package static func base64(_ bytes: [UInt8]) -> String {
+        let variant = Int32(sodium_base64_VARIANT_ORIGINAL)
+        var out = [CChar](repeating: 0, count: sodium_base64_encoded_len(bytes.count, variant))
+        // sodium_base64_encoded_len counts the terminating NUL, which sodium_bin2base64 needs (it aborts otherwise).
+        precondition(
+            sodium_bin2base64(&out, out.count, bytes, bytes.count, variant) != nil, "sodium_bin2base64 failed")
+        return String(decoding: out.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }

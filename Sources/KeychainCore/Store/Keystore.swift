@@ -242,7 +242,7 @@ package final class Keystore: Sendable {
 
     /// Adds an item. See ``StoreSession/add(_:attributes:secret:now:)``.
     func add(_ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure)
-        -> Data
+        -> [UInt8]
     {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
             try s.add(itemClass, attributes: attributes, secret: secret)

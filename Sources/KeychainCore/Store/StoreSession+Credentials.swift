@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// The credential helpers' item operations: each one whole inside the caller's transaction, so a
 /// decision made on what was read is acted on before any other process can change it.
 extension StoreSession {

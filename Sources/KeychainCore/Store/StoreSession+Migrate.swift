@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 extension StoreSession {
     // MARK: - Package
 
@@ -37,7 +31,7 @@ extension StoreSession {
             try rewrite(row, attributes: attributes, secret: secret)
             moved.append(
                 StoredItem(
-                    itemClass: row.itemClass, attributes: attributes, persistentRef: Data(row.persistentRef),
+                    itemClass: row.itemClass, attributes: attributes, persistentRef: row.persistentRef,
                     secret: nil))
         }
         return moved

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// What ``StoreSession/upsert(_:attributes:secret:groups:now:)`` did.
 package enum UpsertOutcome: Sendable, Equatable {
     /// No item had the primary key: one was added.
@@ -39,7 +33,7 @@ extension StoreSession {
     ///   authentication; `.diskFull`; `.duplicateItem` only if the database's uniqueness check fires.
     func upsert(
         _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, groups: [String],
-        now: Date = Date()
+        now: AbsoluteTime = .now
     ) throws(KeychainFailure) -> UpsertOutcome {
         guard let first = groups.first else { throw KeychainFailure(.param, "an upsert needs an access group") }
         var changes = input

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// One open connection with its unwrapped keys: the item operations of a ``Keystore``.
 ///
 /// Every method runs inside a transaction that ``Keystore`` opened; none commits.
@@ -328,14 +322,15 @@ struct StoreSession: ~Copyable {
     /// - Throws: `.duplicateItem` when an item with the same primary key exists; `.dataTooLarge`;
     ///   `.interactionNotAllowed` when the class key is locked; `.diskFull`.
     func add(
-        _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
-    ) throws(KeychainFailure) -> Data {
+        _ itemClass: ItemClass, attributes input: [String: AttributeValue], secret: SecureBytes?,
+        now: AbsoluteTime = .now
+    ) throws(KeychainFailure) -> [UInt8] {
         var attributes = Self.normalized(itemClass, input)
         attributes[.creationDate] = .date(now)
         attributes[.modificationDate] = .date(now)
         let persistentRef = Array(itemClass.rawValue.utf8) + Sodium.randomBytes(16)
         try insert(itemClass, attributes: attributes, secret: secret, persistentRef: persistentRef)
-        return Data(persistentRef)
+        return persistentRef
     }
 
     /// Fills defaults: every primary-key attribute, `pdmn` and `sync`.
@@ -389,7 +384,7 @@ struct StoreSession: ~Copyable {
     /// - Returns: the number of items updated (0 when nothing matched).
     /// - Throws: `.duplicateItem` when a change would give an item the primary key of another.
     func update(
-        _ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?, now: Date = Date()
+        _ query: ItemQuery, changes: [String: AttributeValue], secret: SecureBytes?, now: AbsoluteTime = .now
     ) throws(KeychainFailure) -> Int {
         // The stored secret is read only when it is kept (no new one given).
         let rows = try candidateRows(query, withSecret: secret == nil)
@@ -419,7 +414,7 @@ struct StoreSession: ~Copyable {
     ///   `.dataTooLarge`; `.decode` when the stored secret fails authentication.
     func apply(
         changes: [String: AttributeValue], to row: Row, itemKey key: ItemKey, stored: [String: AttributeValue],
-        secret: SecureBytes?, now: Date
+        secret: SecureBytes?, now: AbsoluteTime
     ) throws(KeychainFailure) {
         var attributes = stored
         for (name, value) in changes { attributes[name] = value }

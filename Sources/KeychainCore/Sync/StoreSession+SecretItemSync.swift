@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Secret Service items in the sync journal (issues 23 and 26): every local write of one (create, set secret, set
 /// label or attributes, access list, restore, delete) stamps its ``SyncJournalEntry`` with the next clock and local
 /// change serial in the write's own transaction, as a synchronizable SecItem's write does, and a delete leaves a
@@ -150,7 +144,7 @@ extension StoreSession {
     /// secret become the item's, as a local edit that is journaled and syncs; when the item was deleted meanwhile
     /// it comes back under the item's id, as an edit after the delete.
     func restoreSecretItemCopy(_ content: SyncPayload.SecretContent, item: SyncItemID) throws(KeychainFailure) {
-        let now = UInt64(max(0, Date().timeIntervalSince1970))
+        let now = UInt64(max(0, AbsoluteTime.now.secondsSince1970))
         let received = content.item
         let restored = SyncPayload.SecretContent(
             ancestors: [],

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Applying remote changes, reading local ones, and conflict copies: the store's half of sync (issue 26).
 extension StoreSession {
     // MARK: - Local changes
@@ -334,7 +328,7 @@ extension StoreSession {
         if let reference = held?.persistentRef, let row = try row(persistentRef: reference) {
             // A local edit of the item: journaled (and reported by syncChanges) like any other.
             var attributes = content.attributes
-            attributes[.modificationDate] = .date(Date())
+            attributes[.modificationDate] = .date(.now)
             try rewrite(row, attributes: attributes, secret: secret)
             return
         }

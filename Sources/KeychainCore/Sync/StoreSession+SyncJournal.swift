@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// The change journal's side of every item write (issue 26; the design brief's "change serial per write and
 /// tombstones"): each write of a synchronizable item that may leave the device (`sync` true and a protection
 /// class that is not `…ThisDeviceOnly`) stamps the item's ``SyncJournalEntry`` with a new hybrid logical clock
@@ -65,7 +59,7 @@ extension StoreSession {
     }
 
     /// Unix time in milliseconds.
-    static func syncNow() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
+    static func syncNow() -> UInt64 { UInt64(max(0, AbsoluteTime.now.secondsSince1970 * 1000)) }
 
     // MARK: - Entries
 

@@ -3,12 +3,6 @@ internal import KeychainCrypto
 internal import KeychainItems
 internal import KeychainToolSupport
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// What the certificate and identity commands share: the items of one keychain through its gateway
 /// as the tool's identity, with the attributes and identity join of `KeychainItems` (what
 /// `SecItemAdd`/`SecItemCopyMatching`/`SecItemDelete` use too), the `-c`/`-e`/`-Z` matching, and printing.
@@ -17,9 +11,9 @@ enum CertificateItems {
     /// identity also its private key item's persistent reference, and the key when it was read.
     struct Found {
         let certificate: Certificate
-        let persistentRef: Data
+        let persistentRef: [UInt8]
         let label: String?
-        var keyRef: Data? = nil
+        var keyRef: [UInt8]? = nil
         var key: KeyItem? = nil
     }
 
@@ -130,7 +124,7 @@ enum CertificateItems {
     /// key, in one transaction.
     /// - Throws: `.itemNotFound` when another process deleted it first; the engine's failures.
     static func delete(_ found: Found, identity: Bool, in gateway: ItemGateway) throws(KeychainFailure) {
-        var references: [(ItemClass, Data)] = [(.certificate, found.persistentRef)]
+        var references: [(ItemClass, [UInt8])] = [(.certificate, found.persistentRef)]
         if identity, let keyRef = found.keyRef { references.append((.key, keyRef)) }
         guard try gateway.delete(references: references) > 0 else { throw KeychainFailure(.itemNotFound) }
     }

@@ -3,12 +3,6 @@ internal import KeychainCrypto
 internal import KeychainItems
 internal import KeychainToolSupport
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// `security export [-k keychain] [-t type] [-f format] [-p] [-P passphrase] [-o outfile]`: writes a
 /// keychain's certificates, public keys or identity, with macOS's option names.
 ///
@@ -130,7 +124,7 @@ struct ExportItems: SecuritySubcommand {
         var text = ""
         for item in items {
             text += "-----BEGIN \(label)-----\n"
-            let base64 = Data(item).base64EncodedString()
+            let base64 = Sodium.base64(item)
             var index = base64.startIndex
             while index < base64.endIndex {
                 let end = base64.index(index, offsetBy: 64, limitedBy: base64.endIndex) ?? base64.endIndex

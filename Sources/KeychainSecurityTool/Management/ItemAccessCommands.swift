@@ -1,12 +1,6 @@
 internal import KeychainCore
 internal import KeychainToolSupport
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// `security show-item-access [-l label] [keychain]`: prints the access list of each Secret Service
 /// item (issue 27, item 2), then the trusted-application list of each SecItem password item that has
 /// one (`add-generic-password -T`), as Keychain Access's "Access Control" tab shows them:
@@ -99,7 +93,7 @@ struct RevokeItemAccess: SecuritySubcommand {
                 try store.setSecretItemAccess(item.number, access)
                 revoked += 1
             }
-            var lists: [(ItemClass, Data, TrustedApplications)] = []
+            var lists: [(ItemClass, [UInt8], TrustedApplications)] = []
             for item in try TrustedItems.items(store) where label == nil || TrustedItems.label(item) == label {
                 guard case .present(var list) = TrustedApplications.of(item.attributes), list.remove(identity) else {
                     continue

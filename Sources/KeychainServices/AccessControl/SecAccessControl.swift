@@ -40,7 +40,7 @@ public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible
 
     /// The sealed `accc` attribute an item keeps for these flags.
     func storedValue(applicationPassword: SecureBytes?) -> AttributeValue {
-        .data(Data(constraints(applicationPassword: applicationPassword).encoded))
+        .data(constraints(applicationPassword: applicationPassword).encoded)
     }
 
     /// The object returned as `kSecAttrAccessControl` for an item: its protection class and the flags

@@ -13,7 +13,7 @@ extension SecItemCall {
     /// - Throws: `.param` for a reference of another class or certificate data that is not DER;
     ///   `.duplicateItem` when the item (for an identity, its certificate) exists.
     static func add(_ request: SecItemRequest, _ attributes: [String: AttributeValue], _ gateway: ItemGateway)
-        throws(KeychainFailure) -> Data
+        throws(KeychainFailure) -> [UInt8]
     {
         switch (request.itemClass, request.valueRef) {
         case (.key, let key as SecKey):
@@ -53,11 +53,11 @@ extension SecItemCall {
     static func identities(
         _ certificates: [StoredItem], _ request: SecItemRequest, _ gateway: ItemGateway,
         _ reads: ItemGateway.SecretReads?
-    ) throws(KeychainFailure) -> (records: [StoredItem], keys: [Data: SecKey]) {
+    ) throws(KeychainFailure) -> (records: [StoredItem], keys: [[UInt8]: SecKey]) {
         let withSecret = (request.returnRef || request.returnData) && reads != nil
         let joined = try gateway.identities(
             of: certificates, keyFilters: request.identityKeyFilters, reads: withSecret ? reads : nil)
-        var keys: [Data: SecKey] = [:]
+        var keys: [[UInt8]: SecKey] = [:]
         if withSecret {
             for identity in joined {
                 if let key = identity.keyItem { keys[identity.certificate.persistentRef] = SecItemRefs.secKey(key) }

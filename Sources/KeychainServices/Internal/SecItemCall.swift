@@ -76,13 +76,13 @@ enum SecItemCall {
     /// of them without one.
     /// - Returns: the items kept, and the references built to compare them with the list's, by
     ///   persistent reference, for ``references(_:_:_:built:)`` to return instead of building them again.
-    static func inItemList(_ items: [StoredItem], _ request: SecItemRequest, identityKeys: [Data: SecKey])
-        -> (items: [StoredItem], references: [Data: AnyObject])
+    static func inItemList(_ items: [StoredItem], _ request: SecItemRequest, identityKeys: [[UInt8]: SecKey])
+        -> (items: [StoredItem], references: [[UInt8]: AnyObject])
     {
         guard let list = request.itemList else { return (items, [:]) }
-        let persistentRefs = Set(list.compactMap { ($0 as? NSData).map { Data(referencing: $0) } })
+        let persistentRefs = Set(list.compactMap { ($0 as? NSData).map(SecItemRequest.bytes(of:)) })
         let references = list.filter { !($0 is NSData) }
-        var built: [Data: AnyObject] = [:]
+        var built: [[UInt8]: AnyObject] = [:]
         let kept = items.filter { item in
             if persistentRefs.contains(item.persistentRef) { return true }
             guard !references.isEmpty, let reference = reference(item, request, identityKeys) else { return false }
@@ -93,7 +93,9 @@ enum SecItemCall {
     }
 
     /// The reference of an item: a `SecIdentity` for an identity, else ``SecItemRefs/reference(_:)``.
-    static func reference(_ item: StoredItem, _ request: SecItemRequest, _ identityKeys: [Data: SecKey]) -> AnyObject? {
+    static func reference(_ item: StoredItem, _ request: SecItemRequest, _ identityKeys: [[UInt8]: SecKey])
+        -> AnyObject?
+    {
         guard request.isIdentity else { return SecItemRefs.reference(item) }
         guard let secret = item.secret, let certificate = SecItemRefs.certificate(secret),
             let key = identityKeys[item.persistentRef]
@@ -177,11 +179,11 @@ enum SecItemCall {
             }
         }
         if case .data(let bytes)? = attributes[.accessControl],
-            let new = AccessConstraints(encoded: Array(bytes)), new.needsApplicationPassword
+            let new = AccessConstraints(encoded: bytes), new.needsApplicationPassword
         {
             let password = try authorizer.applicationPasswordForNewItem()
             attributes[.accessControl] = .data(
-                Data(AccessConstraints(rawValue: new.rawValue, applicationPassword: password).encoded))
+                AccessConstraints(rawValue: new.rawValue, applicationPassword: password).encoded)
         }
     }
 
@@ -197,7 +199,8 @@ enum SecItemCall {
     /// - Parameter built: references already built for these items (``inItemList(_:_:identityKeys:)``),
     ///   by persistent reference; they are returned as they are, not built again.
     static func references(
-        _ items: [StoredItem], _ request: SecItemRequest, _ identityKeys: [Data: SecKey], built: [Data: AnyObject] = [:]
+        _ items: [StoredItem], _ request: SecItemRequest, _ identityKeys: [[UInt8]: SecKey],
+        built: [[UInt8]: AnyObject] = [:]
     ) throws(KeychainFailure) -> [AnyObject]? {
         guard request.returnRef && SecItemRefs.hasReferences(request.itemClass) else { return nil }
         var references: [AnyObject] = []
@@ -227,7 +230,7 @@ enum SecItemCall {
             let reference = references?[index]
             if single && returnRef, let reference { return reference }
             if single {
-                return request.returnData ? dataObject(item) : NSData(data: item.persistentRef)
+                return request.returnData ? dataObject(item) : dataObject(item.persistentRef)
             }
             var keys: [NSObject] = []
             var objects: [AnyObject] = []
@@ -273,7 +276,7 @@ enum SecItemCall {
             }
             if request.returnPersistentRef {
                 keys.append(Keys.intern("v_PersistentRef"))
-                objects.append(item.persistentRef._bridgeToObjectiveC())
+                objects.append(dataObject(item.persistentRef))
             }
             // The pointer initializer: the array one takes `[Any]` and boxes and casts every object again.
             return objects.withUnsafeBufferPointer { objects in
@@ -298,16 +301,22 @@ enum SecItemCall {
         return secret.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
     }
 
-    /// The Foundation object that bridging the value's Swift type (`String`, `Data`, `Date`) makes; a
+    /// The `NSData` of engine bytes (a persistent reference, a data attribute), copied once: the object
+    /// bridging a `Data` made, without a `Data` first.
+    static func dataObject(_ bytes: [UInt8]) -> NSData {
+        bytes.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
+    }
+
+    /// The Foundation object that bridging the value's Swift type (`String`, `Data`, `Date`) made; a
     /// boolean is the shared `kCFBooleanTrue` or `kCFBooleanFalse` (an `NSNumber`, as Apple returns
     /// `CFBoolean`s), not a new `NSNumber` per item.
     static func foundationObject(_ value: AttributeValue) -> AnyObject {
         switch value {
         case .string(let s): s._bridgeToObjectiveC()
-        case .data(let d): d._bridgeToObjectiveC()
+        case .data(let d): dataObject(d)
         case .integer(let i): NSNumber(value: i)
         case .bool(let b): b ? kCFBooleanTrue : kCFBooleanFalse
-        case .date(let d): d._bridgeToObjectiveC()
+        case .date(let d): NSDate(timeIntervalSinceReferenceDate: d.secondsSinceReferenceDate)
         }
     }
 

@@ -23,7 +23,8 @@ struct SecItemRequest {
     /// `kSecAttrSynchronizable`, with `kSecAttrSynchronizableAny`; `nil` when not given.
     var synchronizable: Synchronizable?
     var secret: Data?
-    var persistentRef: Data?
+    /// `kSecValuePersistentRef`: the bytes of its `CFData`.
+    var persistentRef: [UInt8]?
     /// `kSecMatchLimit`; `nil` = not given (one for copy, all for update and delete).
     var matchLimit: MatchLimit?
     var returnData = false
@@ -142,7 +143,7 @@ struct SecItemRequest {
             }
         }
         if itemClass == nil {
-            guard let ref = persistentRef.flatMap(Self.data), let inferred = Self.classOf(persistentRef: ref) else {
+            guard let ref = persistentRef.flatMap(Self.bytes), let inferred = Self.classOf(persistentRef: ref) else {
                 throw persistentRef == nil ? .param : .itemNotFound
             }
             itemClass = inferred
@@ -178,8 +179,8 @@ struct SecItemRequest {
                 guard let data = Self.data(value) else { throw .param }
                 request.secret = data
             case "v_PersistentRef":
-                guard let data = Self.data(value) else { throw .param }
-                request.persistentRef = data
+                guard let bytes = Self.bytes(value) else { throw .param }
+                request.persistentRef = bytes
             case "v_Ref":
                 // A key, certificate or identity of the query's class; passwords have no reference
                 // (errSecValueRefUnsupported → -50 [BP]).
@@ -263,9 +264,9 @@ struct SecItemRequest {
             // in a certificate finds it.
             for name: AttributeName in [.issuer, .subject] {
                 if case .data(let der)? = request.attributes[name],
-                    let normalized = Certificate.normalizedName(der: Array(der))
+                    let normalized = Certificate.normalizedName(der: der)
                 {
-                    request.attributes[name] = .data(Data(normalized))
+                    request.attributes[name] = .data(normalized)
                 }
             }
         }
@@ -372,6 +373,19 @@ struct SecItemRequest {
         return nil
     }
 
+    /// The bytes of a `CFData` value (or a Swift `Data`), as the engine keeps attribute values and
+    /// persistent references: copied once from the object's buffer, with no `Data` in between.
+    static func bytes(_ value: Any) -> [UInt8]? {
+        if let object = value as? NSData { return bytes(of: object) }
+        if let data = value as? Data { return Array(data) }
+        return nil
+    }
+
+    /// The bytes of `object`, copied once.
+    static func bytes(of object: NSData) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(start: object.bytes, count: object.length))
+    }
+
     /// The `SecKey`, `SecCertificate` or `SecIdentity` a dictionary value holds.
     static func reference(_ value: Any) -> AnyObject? {
         if let key = value as? SecKey { return key }
@@ -381,7 +395,7 @@ struct SecItemRequest {
     }
 
     /// A persistent reference starts with its class's four raw bytes.
-    static func classOf(persistentRef: Data) -> ItemClass? {
+    static func classOf(persistentRef: [UInt8]) -> ItemClass? {
         guard persistentRef.count == 20 else { return nil }
         return ItemClass(rawValue: String(decoding: persistentRef.prefix(4), as: UTF8.self))
     }
@@ -412,7 +426,7 @@ struct SecItemRequest {
         switch kind {
         case .blob:
             if let string = Self.string(value) { return .string(string) }
-            if let data = Self.data(value) { return .data(data) }
+            if let bytes = Self.bytes(value) { return .data(bytes) }
         case .string:
             if let string = Self.string(value) { return .string(string) }
         case .number:
@@ -426,8 +440,12 @@ struct SecItemRequest {
         case .bool:
             return .bool(try boolean(value))
         case .date:
-            if let date = value as? NSDate { return .date(date._bridgeToSwift()) }
-            if let date = value as? Date { return .date(date) }
+            if let date = value as? NSDate {
+                return .date(AbsoluteTime(secondsSinceReferenceDate: date.timeIntervalSinceReferenceDate))
+            }
+            if let date = value as? Date {
+                return .date(AbsoluteTime(secondsSinceReferenceDate: date.timeIntervalSinceReferenceDate))
+            }
         }
         throw .param
     }

@@ -20,11 +20,11 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// (`kSecAttrIsExtractable`, default `true`).
     package let isExtractable: Bool
     /// `kSecAttrApplicationTag` given at creation, reported by ``SecKeyCopyAttributes(_:)``.
-    let applicationTag: Data?
+    let applicationTag: [UInt8]?
     /// `kSecAttrLabel` given at creation, reported by ``SecKeyCopyAttributes(_:)``.
     let label: String?
 
-    init(_ key: CryptoKey, isExtractable: Bool = true, applicationTag: Data? = nil, label: String? = nil) {
+    init(_ key: CryptoKey, isExtractable: Bool = true, applicationTag: [UInt8]? = nil, label: String? = nil) {
         self.key = key
         self.isExtractable = isExtractable
         self.applicationTag = applicationTag
@@ -37,7 +37,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
         let extractable = specific?.bool(kSecAttrIsExtractable) ?? parameters.bool(kSecAttrIsExtractable) ?? true
         let tag = specific?.data(kSecAttrApplicationTag) ?? parameters.data(kSecAttrApplicationTag)
         let label = specific?.string(kSecAttrLabel) ?? parameters.string(kSecAttrLabel)
-        self.init(key, isExtractable: extractable, applicationTag: tag.map { Data($0) }, label: label)
+        self.init(key, isExtractable: extractable, applicationTag: tag, label: label)
     }
 
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool { lhs.key == rhs.key }
@@ -181,7 +181,7 @@ private func createEnclaveKey(
         let key = try EnclaveKey.generate(constraints: access?.constraints(applicationPassword: nil))
         let tag = privateAttributes?.data(kSecAttrApplicationTag) ?? parameters.data(kSecAttrApplicationTag)
         let label = privateAttributes?.string(kSecAttrLabel) ?? parameters.string(kSecAttrLabel)
-        privateKey = SecKey(key, isExtractable: false, applicationTag: tag.map { Data($0) }, label: label)
+        privateKey = SecKey(key, isExtractable: false, applicationTag: tag, label: label)
     } catch let failure {
         return failure.report(to: error)
     }
@@ -347,7 +347,7 @@ func keyAttributes(_ key: SecKey, includingData: Bool) -> [String: Any] {
         attributes[String(describing: kSecAttrApplicationLabel)] = cfData(label)
     }
     if key.key.hardware != nil { attributes[String(describing: kSecAttrTokenID)] = kSecAttrTokenIDSecureEnclave }
-    if let tag = key.applicationTag { attributes[String(describing: kSecAttrApplicationTag)] = NSData(data: tag) }
+    if let tag = key.applicationTag { attributes[String(describing: kSecAttrApplicationTag)] = cfData(tag) }
     if let label = key.label { attributes[String(describing: kSecAttrLabel)] = NSString(string: label) }
     if includingData, !isPrivate || key.isExtractable, let data = try? key.key.externalRepresentation() {
         attributes[String(describing: kSecValueData)] = data.withUnsafeBytes { cfData($0) }

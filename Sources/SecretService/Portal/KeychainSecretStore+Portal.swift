@@ -60,7 +60,7 @@ extension KeychainSecretStore: PortalSecretVault {
             var attributes = filters
             attributes[.accessible] = ProtectionClass.afterFirstUnlock.attribute
             attributes[.label] = .string("Secret portal: \(app.rawValue)")
-            attributes[.generic] = .data(Data(made.token.utf8))
+            attributes[.generic] = .data(Array(made.token.utf8))
             do {
                 _ = try gateway.add(NewItem(.genericPassword, attributes: attributes, secret: made.secret))
                 return made

@@ -82,14 +82,16 @@ struct SecCertificateTests {
             let attributes = try CertificateItem(certificate.certificate).attributes()
             #expect(attributes["ctyp"] == .integer(3))
             #expect(attributes["cenc"] == .integer(3))
-            #expect(attributes["slnr"] == .data(Data([0x12, 0x34])))
-            #expect(attributes["issr"] == .data(SecCertificateCopyNormalizedIssuerSequence(certificate)! as Data))
-            #expect(attributes["subj"] == .data(SecCertificateCopyNormalizedSubjectSequence(certificate)! as Data))
+            #expect(attributes["slnr"] == .data([0x12, 0x34]))
+            #expect(
+                attributes["issr"] == .data(Array(SecCertificateCopyNormalizedIssuerSequence(certificate)! as Data)))
+            #expect(
+                attributes["subj"] == .data(Array(SecCertificateCopyNormalizedSubjectSequence(certificate)! as Data)))
             #expect(try CertificateItem(certificate.certificate).newItem().secret?.withUnsafeBytes { Data($0) } == der)
             // The certificate's public key hash is its key's application label (how identities pair).
             let key = try #require(SecCertificateCopyKey(certificate))
             let label = (SecKeyCopyAttributes(key) as? [String: Any])?[kSecAttrApplicationLabel as String] as? Data
-            #expect(attributes["pkhh"] == label.map(AttributeValue.data))
+            #expect(attributes["pkhh"] == label.map { AttributeValue.data(Array($0)) })
             guard case .data(let keyID)? = attributes["skid"] else {
                 Issue.record("no subject key identifier")
                 return
