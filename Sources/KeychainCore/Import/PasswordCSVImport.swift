@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Turns the rows of a password export into internet-password items (tracker issue 6).
 ///
 /// Mapping: the URL gives `srvr` (host), `ptcl` (scheme as a kSecAttrProtocol code, `https` → `htps`),
