@@ -37,8 +37,8 @@ struct KeyClassTests {
         let certRef = try keystore.add(
             .certificate, attributes: ["agrp": .string("g"), "issr": .data(Data([1])), "slnr": .data(Data([2]))],
             secret: secret("c"))
-        #expect(keyRef.prefix(4) == Data("keys".utf8))
-        #expect(certRef.prefix(4) == Data("cert".utf8))
+        #expect(Array(keyRef.prefix(4)) == Array("keys".utf8))
+        #expect(Array(certRef.prefix(4)) == Array("cert".utf8))
         let key = try #require(
             keystore.search(
                 ItemQuery(itemClass: .key, filters: ["klbl": Self.label], scope: .all), projection: .attributes
