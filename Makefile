@@ -13,7 +13,8 @@
 # run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
 # runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0),
 # security and keychain-secret-service also libcrypto (libssl3), keychain-secret-service also GLib
-# (libglib2.0-0); libcrypto and tpm2-tss (libtss2-esys-3.0.2-0, libtss2-tctildr0, libtss2-mu0,
+# (libglib2.0-0), and each libplist (libplist3) to read an entitlements file or a legacy item record;
+# libcrypto, libplist and tpm2-tss (libtss2-esys-3.0.2-0, libtss2-tctildr0, libtss2-mu0,
 # libtss2-rc0) are opened at their first use, not at start-up. scripts/static-build-flags holds the build's flags (lld, packed relocations).
 # make install also builds and installs the PAM module, $(PREFIX)/lib/security/pam_keychain.so (C, libpam and
 # libc only; pam/pam_keychain.c), and the program it starts, $(PREFIX)/libexec/keychain-pam-helper; the

@@ -48,13 +48,17 @@ let package = Package(
         .systemLibrary(name: "CJansson", pkgConfig: "jansson", providers: [.apt(["libjansson-dev"])]),
         // glibc's pidfd_open and pidfd_send_signal (sys/pidfd.h): the Secret Service provider's caller identity.
         .systemLibrary(name: "CPidfd"),
+        // libplist 2.2 (Debian libplist-dev): entitlements files and legacy item records, the two property
+        // lists the engine reads. Opened with dlopen at its first use, not linked, so that a process that never
+        // reads one does not load it (issue 23): hence no pkgConfig, whose `-lplist-2.0` would link it.
+        .systemLibrary(name: "CPlist"),
 
         // SecureBytes: the one zeroising byte type (sodium_malloc storage), shared by KeychainCore and KeychainCrypto.
         .target(name: "KeychainSecureMemory", dependencies: ["CSodium"], swiftSettings: strictSettings),
         // The engine: item store, keybag, crypto, query model, entitlements.
         .target(
             name: "KeychainCore",
-            dependencies: ["KeychainSecureMemory", "CSodium", "CSQLite", "CKeyring", "KeychainTPM"],
+            dependencies: ["KeychainSecureMemory", "CSodium", "CSQLite", "CKeyring", "CPlist", "KeychainTPM"],
             swiftSettings: strictSettings),
         // The device key sealed by a TPM 2.0 (docs/ARCHITECTURE.md, "Device key"): every process that opens
         // a keychain may need to unseal it, so it links where KeychainCore does.

@@ -18,29 +18,10 @@ package enum Platform {
         isatty(descriptor) == 1
     }
 
-    /// The process environment as a dictionary, read straight from `environ(7)`.
-    ///
-    /// What `ProcessInfo.processInfo.environment` returns (for a variable set twice, the first
-    /// setting, as `getenv(3)` answers), at half its cost: Foundation's getter took 612k of the 6.9M
-    /// instructions of a whole `security find-generic-password -w` process, this 305k (callgrind, issue 15).
-    /// Entries without `=` are skipped.
+    /// The process environment as a dictionary (``ProcessEnvironment/current()``, read from `environ(7)`).
+    /// - Returns: each variable's value by name.
     package static func environment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = environ
-        while let pointer = entry.pointee {
-            let length = strlen(pointer)
-            pointer.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-                let buffer = UnsafeBufferPointer(start: bytes, count: length)
-                guard let equals = buffer.firstIndex(of: UInt8(ascii: "=")) else { return }
-                let name = String(decoding: UnsafeBufferPointer(rebasing: buffer[..<equals]), as: UTF8.self)
-                if result[name] == nil {
-                    result[name] = String(
-                        decoding: UnsafeBufferPointer(rebasing: buffer[(equals + 1)...]), as: UTF8.self)
-                }
-            }
-            entry += 1
-        }
-        return result
+        ProcessEnvironment.current()
     }
 
     /// Reads up to `count` bytes from `descriptor` into `buffer` (`read(2)`, retried on `EINTR`).
@@ -92,11 +73,9 @@ package enum Platform {
         rmdir(path) == 0
     }
 
-    /// The current directory (`getcwd`), or nil when it cannot be read.
+    /// The current directory (``FileSystem/currentDirectory()``, `getcwd`), or nil when it cannot be read.
     package static func currentDirectory() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getcwd(&buffer, buffer.count) != nil else { return nil }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        FileSystem.currentDirectory()
     }
 
     /// Ends the process with `status` (`exit(3)`).

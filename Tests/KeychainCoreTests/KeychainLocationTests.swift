@@ -36,4 +36,25 @@ struct KeychainLocationTests {
             KeychainLocation.named("/abs/dir/work.keychain", environment: environment).databasePath
                 == "/abs/dir/work.keychain-db")
     }
+
+    @Test(
+        "a path is made absolute and normalised as Foundation's standardizedFileURL did, without reading the disk",
+        arguments: [
+            "./sub/../sub/work.keychain-db", "a//b/c", "../x/y", "../../../../../../../../x", "/a/b/../../../c", "a/b/",
+            "a/./b/.", "a/b/..", "/", "//a", "a/.../b", "a/.hidden/../b", "/a/b%20c/d", "a b/c", "a/b?c#d/x", "dir/",
+            "/abs/dir/work.keychain", "./", "..", "a/../..", "/..", "/a//../b", "a/b/./../c/", "~/x", "~root/x",
+            "~no-such-user-here/x", "a/~/b", "~/../x", "~//x/", "/a/./", "a/:b/c", "//", "///a//b//",
+        ])
+    func absolutePath(path: String) {
+        for cwd in ["/work/cwd/here", "/"] {
+            let base = URL(fileURLWithPath: cwd, isDirectory: true)
+            let foundation = URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL.path
+            #expect(FileSystem.absolutePath(path, currentDirectory: cwd) == foundation, "from \(cwd)")
+        }
+        let here = FileManager.default.currentDirectoryPath
+        #expect(FileSystem.currentDirectory() == here)
+        #expect(
+            FileSystem.absolutePath(path)
+                == URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: here)).standardizedFileURL.path)
+    }
 }

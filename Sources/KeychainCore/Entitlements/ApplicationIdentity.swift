@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
-#endif
-
 /// Who the calling process is, for access groups: the entitlements it holds.
 ///
 /// Built from an entitlements property list with Apple's keys (design brief, "Application
@@ -55,34 +49,52 @@ package struct ApplicationIdentity: Sendable, Equatable {
     /// the process's own.
     var searchScope: GroupScope { seesAllGroups ? .all : .groups(accessGroups) }
 
-    private struct Entitlements: Decodable {
-        var applicationIdentifier: String?
-        var keychainAccessGroups: [String]?
-        var applicationGroups: [String]?
-
-        enum CodingKeys: String, CodingKey {
-            case applicationIdentifier = "application-identifier"
-            case keychainAccessGroups = "keychain-access-groups"
-            case applicationGroups = "com.apple.security.application-groups"
-        }
-    }
-
-    /// Parses an entitlements property list (XML or binary).
+    /// Parses an entitlements property list (XML or binary, read with libplist: ``PropertyList``).
+    ///
+    /// The three keys are read as Foundation's `PropertyListDecoder` read them before (tracker issue 23):
+    /// the top level must be a dictionary; each key may be absent, and when present must have its type
+    /// (a string; arrays whose every element is a string); other keys are ignored.
+    /// - Parameter data: the file's bytes.
     /// - Throws: `.missingEntitlement` with a detail when the data is not a property list or a
-    ///   key has the wrong type. A valid plist without any of the keys gives an identity with no
-    ///   groups, whose calls fail with `errSecMissingEntitlement`, as on Apple platforms.
-    package init(entitlementsPlist data: Data) throws(KeychainFailure) {
-        let entitlements: Entitlements
+    ///   key has the wrong type, or when libplist (Debian libplist3) is not installed. A valid plist
+    ///   without any of the keys gives an identity with no groups, whose calls fail with
+    ///   `errSecMissingEntitlement`, as on Apple platforms.
+    package init(entitlementsPlist data: some Sequence<UInt8>) throws(KeychainFailure) {
+        let invalid = KeychainFailure(
+            .missingEntitlement, "the entitlements file is not a valid entitlements property list")
+        let list: PropertyList
         do {
-            entitlements = try PropertyListDecoder().decode(Entitlements.self, from: data)
+            list = try PropertyList(parsing: Array(data))
         } catch {
-            throw KeychainFailure(
-                .missingEntitlement, "the entitlements file is not a valid entitlements property list")
+            switch error {
+            case .libraryMissing(let reason):
+                throw KeychainFailure(
+                    .missingEntitlement,
+                    "cannot read the entitlements file: libplist (Debian libplist3) is not installed: \(reason)")
+            case .malformed: throw invalid
+            }
+        }
+        let root = list.rootNode
+        guard root.entries != nil else { throw invalid }
+        func strings(_ key: String) throws(KeychainFailure) -> [String] {
+            guard let value = root.value(forKey: key) else { return [] }
+            guard let elements = value.elements else { throw invalid }
+            var strings: [String] = []
+            for element in elements {
+                guard let string = element.string else { throw invalid }
+                strings.append(string)
+            }
+            return strings
+        }
+        var applicationIdentifier: String?
+        if let value = root.value(forKey: "application-identifier") {
+            guard let string = value.string else { throw invalid }
+            applicationIdentifier = string
         }
         self.init(
-            applicationIdentifier: entitlements.applicationIdentifier,
-            keychainAccessGroups: entitlements.keychainAccessGroups ?? [],
-            applicationGroups: entitlements.applicationGroups ?? [])
+            applicationIdentifier: applicationIdentifier,
+            keychainAccessGroups: try strings("keychain-access-groups"),
+            applicationGroups: try strings("com.apple.security.application-groups"))
     }
 
     /// The identity of Apple's three entitlement values, in Apple's order: `keychain-access-groups`,
@@ -106,11 +118,11 @@ package struct ApplicationIdentity: Sendable, Equatable {
 
     /// The identity for this process: the plist at `$KEYCHAIN_ENTITLEMENTS`, or ``unsigned``.
     /// - Throws: `.missingEntitlement` when the variable names a file that cannot be read or parsed.
-    package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+    package static func fromEnvironment(_ environment: [String: String] = ProcessEnvironment.current())
         throws(KeychainFailure) -> ApplicationIdentity
     {
         guard let path = environment["KEYCHAIN_ENTITLEMENTS"], !path.isEmpty else { return .unsigned }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = FileSystem.contents(path) else {
             throw KeychainFailure(
                 .missingEntitlement, "cannot read the entitlements file named by KEYCHAIN_ENTITLEMENTS")
         }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Where a keychain and its installation's device key live.
 ///
 /// Defaults follow the XDG Base Directory spec (design brief, "Files on disk"):
@@ -24,8 +18,7 @@ package struct KeychainLocation: Sendable, Hashable {
     }
 
     /// The keychain folder: `$XDG_DATA_HOME/keychains`.
-    package static func keychainDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String
-    {
+    package static func keychainDirectory(environment: [String: String] = ProcessEnvironment.current()) -> String {
         let data =
             environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? home(environment) + "/.local/share"
@@ -33,7 +26,7 @@ package struct KeychainLocation: Sendable, Hashable {
     }
 
     /// The device key's path: `$XDG_STATE_HOME/keychains/device.key`.
-    package static func defaultDeviceKeyPath(environment: [String: String] = ProcessInfo.processInfo.environment)
+    package static func defaultDeviceKeyPath(environment: [String: String] = ProcessEnvironment.current())
         -> String
     {
         let state =
@@ -43,7 +36,7 @@ package struct KeychainLocation: Sendable, Hashable {
     }
 
     /// The login keychain, `login.keychain-db` in the keychain folder.
-    package static func login(environment: [String: String] = ProcessInfo.processInfo.environment) -> KeychainLocation {
+    package static func login(environment: [String: String] = ProcessEnvironment.current()) -> KeychainLocation {
         named("login", environment: environment)
     }
 
@@ -54,14 +47,12 @@ package struct KeychainLocation: Sendable, Hashable {
     ///   same file from wherever it is used later.
     /// - `X.keychain` means `X.keychain-db` unless a file with the exact name exists, as macOS has done
     ///   since 10.12 (scripts write `unlock-keychain login.keychain`).
-    package static func named(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    package static func named(_ name: String, environment: [String: String] = ProcessEnvironment.current())
         -> KeychainLocation
     {
         var path: String
         if name.contains("/") {
-            path =
-                URL(fileURLWithPath: name, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-                .standardizedFileURL.path
+            path = FileSystem.absolutePath(name)
         } else {
             let file = name.hasSuffix(".keychain-db") || name.hasSuffix(".keychain") ? name : name + ".keychain-db"
             path = keychainDirectory(environment: environment) + "/" + file

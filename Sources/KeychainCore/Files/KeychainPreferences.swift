@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// The user's keychain preferences: the default keychain and the keychain search list
 /// (macOS keeps them in `com.apple.security.plist`; `security default-keychain` and
 /// `security list-keychains` read and write them).
@@ -48,9 +42,7 @@ package struct KeychainPreferences: Equatable {
     /// Reads the preferences file at `path`; a missing or unreadable file gives the defaults.
     package static func load(path: String) -> KeychainPreferences {
         var preferences = KeychainPreferences()
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return preferences
-        }
+        guard let data = FileSystem.contents(path) else { return preferences }
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             guard !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") else { continue }
             let key = line[..<equals]

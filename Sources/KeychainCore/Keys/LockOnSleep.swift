@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// What a session event locks (tracker issue 25, item 2): the keychains whose settings ask for it
 /// (``Keystore/locksOnSleep()``, `security set-keychain-settings -l`), each as `security lock-keychain`
 /// locks it: the WhenUnlocked class keys are withdrawn from the kernel keyring for every process of
@@ -30,7 +24,7 @@ package enum LockOnSleep {
     /// - Parameter environment: where the keychain folder, preferences and device key are (the process's).
     /// - Returns: what was locked, already locked, kept, or failed, by path.
     package static func lockKeychains(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.current()
     ) -> Report {
         var report = Report()
         let deviceKey = KeychainLocation.defaultDeviceKeyPath(environment: environment)
@@ -65,7 +59,7 @@ package enum LockOnSleep {
             if let path = holder.path { add(path) }
         }
         let directory = KeychainLocation.keychainDirectory(environment: environment)
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: directory) {
+        if let names = FileSystem.entries(directory) {
             for name in names.sorted() where name.hasSuffix(".keychain-db") { add(directory + "/" + name) }
         }
         for location in KeychainPreferences.load(environment: environment).searchLocations(environment: environment) {

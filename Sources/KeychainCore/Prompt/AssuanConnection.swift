@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)

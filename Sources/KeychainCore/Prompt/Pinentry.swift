@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -38,7 +32,7 @@ package struct Pinentry: Prompter {
     ///     `DISPLAY`, `WAYLAND_DISPLAY`, `GPG_TTY`, `TERM`); the process's by default.
     ///   - terminal: the terminal standard input is on, if any; found with `ttyname(0)` by default.
     package static func fromEnvironment(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        _ environment: [String: String] = ProcessEnvironment.current(),
         terminal: String? = standardInputTerminal()
     ) throws(KeychainFailure) -> Pinentry {
         let tty = environment["GPG_TTY"].flatMap { $0.isEmpty ? nil : $0 } ?? terminal

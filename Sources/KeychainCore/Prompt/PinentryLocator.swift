@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Chooses the pinentry program as GnuPG's gpg-agent does, with an override.
 ///
 /// 1. `$KEYCHAIN_PINENTRY`: a path, or a name looked up on `$PATH` (the override; tests use it).
@@ -25,9 +19,9 @@ package struct PinentryLocator: Sendable {
 
     package init(
         environment: [String: String],
-        isExecutable: @escaping @Sendable (String) -> Bool = { FileManager.default.isExecutableFile(atPath: $0) },
+        isExecutable: @escaping @Sendable (String) -> Bool = { FileSystem.isExecutable($0) },
         readFile: @escaping @Sendable (String) -> String? = { path in
-            FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+            FileSystem.contents(path).map { String(decoding: $0, as: UTF8.self) }
         }
     ) {
         self.environment = environment

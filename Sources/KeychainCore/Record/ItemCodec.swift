@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// What the index key computes for items, and the attributes' encoding inside the seal.
 ///
 /// The keyed digests of the indexed columns (``Digests``) and of the primary key, the row tag
@@ -151,11 +145,56 @@ struct ItemCodec {
 
     /// Attributes sealed by builds before the record format: a binary property list of
     /// `[String: AttributeValue]` written by Foundation's `PropertyListEncoder` (a dictionary of
-    /// one-key dictionaries `s`, `d`, `i`, `b`, `t`). Read with Foundation's `PropertyListDecoder`
-    /// only while old rows are converted and old backups restored.
+    /// one-key dictionaries `s` string, `d` data, `i` integer, `b` boolean, `t` date), read with libplist
+    /// (``PropertyList``) only while old rows are converted and old backups restored.
+    ///
+    /// Each value is read as `AttributeValue`'s `Decodable` conformance read it with Foundation's
+    /// `PropertyListDecoder` (tracker issue 23): the first of `s`, `d`, `i`, `b`, `t` present decides,
+    /// and must have its type; other keys are ignored; a value with none of them is malformed. A date
+    /// is the exact double the list holds, seconds since 2001-01-01 (`CFAbsoluteTime`).
+    /// - Returns: the attributes, or `nil` when `bytes` is not such a list (not `bplist00`, truncated,
+    ///   or any value malformed).
+    /// - Important: when libplist (Debian libplist3, a dependency of the package) is not installed, the
+    ///   process stops here with a message saying so, as it stops when libcrypto is missing: a legacy
+    ///   item it cannot read must not pass for a damaged one.
     static func decodeLegacyAttributes(_ bytes: [UInt8]) -> [String: AttributeValue]? {
         guard isLegacyAttributes(bytes) else { return nil }
-        return try? PropertyListDecoder().decode([String: AttributeValue].self, from: Data(bytes))
+        let list: PropertyList
+        do {
+            list = try PropertyList(parsing: bytes)
+        } catch {
+            guard case .libraryMissing(let reason) = error else { return nil }
+            fatalError(
+                "libplist (Debian libplist3) is not installed: it is needed to read items written before the item record format: \(reason)"
+            )
+        }
+        guard let entries = list.rootNode.entries else { return nil }
+        var attributes: [String: AttributeValue] = [:]
+        for (name, node) in entries {
+            guard let value = legacyValue(node) else { return nil }
+            attributes[name] = value
+        }
+        return attributes
+    }
+
+    /// One legacy value: `{s: string}`, `{d: data}`, `{i: integer}`, `{b: boolean}` or `{t: date}`.
+    private static func legacyValue(_ node: PropertyList.Node) -> AttributeValue? {
+        guard node.entries != nil else { return nil }
+        if let value = node.value(forKey: "s") { return value.string.map { .string($0) } }
+        if let value = node.value(forKey: "d") { return value.bytes.map(legacyData) }
+        if let value = node.value(forKey: "i") { return value.integer.map { .integer($0) } }
+        if let value = node.value(forKey: "b") { return value.bool.map { .bool($0) } }
+        if let value = node.value(forKey: "t") { return value.secondsSinceReferenceDate.map(legacyDate) }
+        return nil
+    }
+
+    /// The data payload of a legacy value: the one spot to change with `AttributeValue.data`'s type.
+    private static func legacyData(_ bytes: [UInt8]) -> AttributeValue { .data(.init(bytes)) }
+
+    /// The date payload of a legacy value (seconds since 2001-01-01): the one spot to change with
+    /// `AttributeValue.date`'s type (``AbsoluteTime/init(secondsSinceReferenceDate:)``).
+    private static func legacyDate(_ seconds: Double) -> AttributeValue {
+        .date(.init(timeIntervalSinceReferenceDate: seconds))
     }
 }
 

@@ -1,11 +1,5 @@
 internal import Synchronization
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// One keychain file: an encrypted, crash-safe, multi-process item store.
 ///
 /// SQLite in WAL mode with `synchronous=FULL`; every call is one transaction (`BEGIN IMMEDIATE`
@@ -111,7 +105,7 @@ package final class Keystore: Sendable {
         try FileSystem.makePrivateDirectory(holding: location.databasePath)
         let staging = KeychainLocation(
             databasePath: location.databasePath
-                + ".new-pw-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))",
+                + ".new-pw-\(ProcessEnvironment.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))",
             deviceKeyPath: location.deviceKeyPath)
         defer { for suffix in ["", "-wal", "-shm"] { FileSystem.remove(staging.databasePath + suffix) } }
         let classKeys: [ProtectionClass: ClassKey]
@@ -135,7 +129,7 @@ package final class Keystore: Sendable {
     private static func createKeychain(at path: String, deviceKeyPath: String) throws(KeychainFailure) {
         try FileSystem.makePrivateDirectory(holding: path)
         let deviceKey = try DeviceKey.loadOrCreate(path: deviceKeyPath)
-        let temporary = path + ".new-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = path + ".new-\(ProcessEnvironment.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         _ = try FileSystem.createEmptyPrivateFile(temporary)
         defer { FileSystem.remove(temporary) }
         // The connection closes at the end of this block, before the file is linked into place.
@@ -241,11 +235,12 @@ package final class Keystore: Sendable {
     // which decides the groups and releases secrets (issue 23, item 2).
 
     /// Adds an item. See ``StoreSession/add(_:attributes:secret:now:)``.
+    /// - Returns: the new item's persistent reference.
     func add(_ itemClass: ItemClass, attributes: [String: AttributeValue], secret: SecureBytes?) throws(KeychainFailure)
         -> [UInt8]
     {
         try write { (s: borrowing StoreSession) throws(KeychainFailure) in
-            try s.add(itemClass, attributes: attributes, secret: secret)
+            Array(try s.add(itemClass, attributes: attributes, secret: secret))
         }
     }
 

@@ -1,10 +1,5 @@
+internal import KeychainCore
 internal import KeychainToolSupport
-
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
 
 /// This device's private clone of a keychain's git remote (`$XDG_STATE_HOME/keychains/sync/<device id>/`,
 /// ``GitTransport``), removed when the keychain stops syncing here or is deleted.
@@ -18,9 +13,9 @@ enum SyncClone {
         let parts = path.split(separator: "/")
         guard parts.count >= 3, parts[parts.count - 3] == "keychains", parts[parts.count - 2] == "sync",
             let last = parts.last, last.count == 32, last.allSatisfy(\.isHexDigit),
-            FileManager.default.fileExists(atPath: path)
+            FileSystem.exists(path)
         else { return false }
-        let removed = (try? FileManager.default.removeItem(atPath: path)) != nil
+        let removed = FileSystem.removeTree(path)
         if removed {
             Platform.removeEmptyDirectory((path.hasPrefix("/") ? "/" : "") + parts.dropLast().joined(separator: "/"))
         }

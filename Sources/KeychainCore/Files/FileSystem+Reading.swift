@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Musl)
+    internal import Musl
+#endif
+
+extension FileSystem {
+    /// The whole file at `path` (a configuration file, an entitlements property list: small files, read
+    /// into ordinary memory, so never a secret), or `nil` when it is missing, unreadable or a folder, as
+    /// Foundation's `FileManager.contents(atPath:)` answered.
+    /// - Parameter path: the file to read; symbolic links are followed.
+    /// - Returns: its bytes (empty for an empty file), or `nil`.
+    package static func contents(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 14)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return nil }  // EISDIR for a folder
+            if count == 0 { return bytes }
+            bytes += buffer[0..<count]
+        }
+    }
+
+    /// Whether this process may execute the file at `path` (`access(2)` with `X_OK`, as Foundation's
+    /// `FileManager.isExecutableFile(atPath:)` asks; a searchable folder answers `true` too).
+    package static func isExecutable(_ path: String) -> Bool {
+        access(path, X_OK) == 0
+    }
+
+    /// The names in the folder at `path` (`opendir(3)`, `readdir(3)`), without `.` and `..`, in the
+    /// order the file system gives them; `nil` when it cannot be opened (missing, not a folder, no permission).
+    package static func entries(_ path: String) -> [String]? {
+        guard let folder = opendir(path) else { return nil }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Removes `path` and, when it is a folder, everything in it, as `rm -rf` does: symbolic links are
+    /// removed, never followed.
+    /// - Returns: whether everything was removed; `false` when `path` does not exist or something in it
+    ///   could not be removed (what could be removed is gone).
+    @discardableResult
+    package static func removeTree(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return false }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return unlink(path) == 0 }
+        var removedAll = true
+        for name in entries(path) ?? [] where !removeTree(path + "/" + name) { removedAll = false }
+        return rmdir(path) == 0 && removedAll
+    }
+}
