@@ -27,7 +27,7 @@ struct LegacyPropertyListTests {
 
     static let values: [String: AttributeValue] = [
         "svce": .string("mail"), "icmt": .string("ünïcödé ✓ 𝄞"), "empty": .string(""),
-        "acct": .data(Data([0xFF, 0, 1])), "gena": .data(Data()), "big": .data(Data(repeating: 7, count: 300)),
+        "acct": .data([0xFF, 0, 1]), "gena": .data([]), "big": .data([UInt8](repeating: 7, count: 300)),
         "port": .integer(-2), "min": .integer(.min), "max": .integer(.max), "byte": .integer(255),
         "crtr": .integer(0x6170_706C), "sync": .bool(true), "nega": .bool(false),
     ]
@@ -48,30 +48,34 @@ struct LegacyPropertyListTests {
             Date(timeIntervalSince1970: 1_796_083_200).timeIntervalSinceReferenceDate,
         ])
     func dates(seconds: Double) throws {
-        let bytes = try Self.legacy(["cdat": .date(Date(timeIntervalSinceReferenceDate: seconds))])
+        let bytes = try Self.legacy(["cdat": .date(AbsoluteTime(secondsSinceReferenceDate: seconds))])
         let decoded = try #require(ItemCodec.decodeLegacyAttributes(bytes))
         guard case .date(let date)? = decoded["cdat"] else {
             Issue.record("no date: \(decoded)")
             return
         }
-        #expect(date.timeIntervalSinceReferenceDate.bitPattern == seconds.bitPattern)
+        #expect(date.secondsSinceReferenceDate.bitPattern == seconds.bitPattern)
         #expect(decoded == Self.reference(bytes))
     }
 
     @Test("the fixture's creation date (2026-11-30 UTC, Unix 1796083200) reads as that instant")
     func fixtureDate() throws {
         let bytes = try Self.legacy(["cdat": .date(LegacyKeychainFixture.created)])
-        #expect(ItemCodec.decodeLegacyAttributes(bytes) == ["cdat": .date(Date(timeIntervalSince1970: 1_796_083_200))])
+        #expect(
+            ItemCodec.decodeLegacyAttributes(bytes) == ["cdat": .date(AbsoluteTime(secondsSince1970: 1_796_083_200))])
     }
 
     @Test("the first of s, d, i, b, t present decides; other keys are ignored; a value with none is refused")
     func valueShapes() throws {
         let cases: [(Any, AttributeValue?)] = [
             (["s": "x", "d": Data([1])], .string("x")),
-            (["d": Data([1]), "i": 3], .data(Data([1]))),
+            (["d": Data([1]), "i": 3], .data([1])),
             (["i": 3, "b": true, "zz": "ignored"], .integer(3)),
             (["b": false, "t": Date(timeIntervalSinceReferenceDate: 2)], .bool(false)),
-            (["t": Date(timeIntervalSinceReferenceDate: 2), "x": 1], .date(Date(timeIntervalSinceReferenceDate: 2))),
+            (
+                ["t": Date(timeIntervalSinceReferenceDate: 2), "x": 1],
+                .date(AbsoluteTime(secondsSinceReferenceDate: 2))
+            ),
             ([String: Any](), nil), (["x": "y"], nil),
             (["s": 1], nil), (["s": Data([1])], nil), (["d": "text"], nil), (["i": "3"], nil), (["i": 1.5], nil),
             (["b": 1], nil), (["t": 5.0], nil), (["t": "2001-01-01"], nil), (["s": 1, "d": Data([1])], nil),

@@ -25,7 +25,7 @@ extension ItemGateway {
     ///   when the class key is locked; `.diskFull`.
     package func add(_ item: NewItem) throws(KeychainFailure) -> [UInt8] {
         let item = try placed(item)
-        return Data(try keystore.add(item.itemClass, attributes: item.attributes, secret: item.secret))
+        return try keystore.add(item.itemClass, attributes: item.attributes, secret: item.secret)
     }
 
     /// Adds every item in one write transaction: all of them, or none.

@@ -181,20 +181,13 @@ struct ItemCodec {
     private static func legacyValue(_ node: PropertyList.Node) -> AttributeValue? {
         guard node.entries != nil else { return nil }
         if let value = node.value(forKey: "s") { return value.string.map { .string($0) } }
-        if let value = node.value(forKey: "d") { return value.bytes.map(legacyData) }
+        if let value = node.value(forKey: "d") { return value.bytes.map { .data($0) } }
         if let value = node.value(forKey: "i") { return value.integer.map { .integer($0) } }
         if let value = node.value(forKey: "b") { return value.bool.map { .bool($0) } }
-        if let value = node.value(forKey: "t") { return value.secondsSinceReferenceDate.map(legacyDate) }
+        if let value = node.value(forKey: "t") {
+            return value.secondsSinceReferenceDate.map { .date(AbsoluteTime(secondsSinceReferenceDate: $0)) }
+        }
         return nil
-    }
-
-    /// The data payload of a legacy value: the one spot to change with `AttributeValue.data`'s type.
-    private static func legacyData(_ bytes: [UInt8]) -> AttributeValue { .data(.init(bytes)) }
-
-    /// The date payload of a legacy value (seconds since 2001-01-01): the one spot to change with
-    /// `AttributeValue.date`'s type (``AbsoluteTime/init(secondsSinceReferenceDate:)``).
-    private static func legacyDate(_ seconds: Double) -> AttributeValue {
-        .date(.init(timeIntervalSinceReferenceDate: seconds))
     }
 }
 

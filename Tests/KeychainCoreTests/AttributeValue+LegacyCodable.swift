@@ -1,18 +1,13 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
+import Foundation
+
+@testable import KeychainCore
 
 /// The legacy attribute encoding: each value a one-key dictionary (`s` string, `d` data, `i` integer,
 /// `b` boolean, `t` date) inside the binary property list that `PropertyListEncoder` wrote for item
-/// attributes before the item record format (`docs/RECORD-FORMAT.md`). Read only by
-/// ``ItemCodec/decodeLegacyAttributes(_:)``; data and dates go through Foundation's `Data` and `Date` so the
-/// property list keeps its `<data>` and `<date>` types, and convert to the engine's `[UInt8]` and
-/// ``AbsoluteTime`` here.
-///
-/// Temporary: the only part of the model that still needs Foundation (issue 23); it goes when the legacy
-/// decoder reads the property list with libplist.
+/// attributes before the item record format (`docs/RECORD-FORMAT.md`). The tests write legacy records with it,
+/// as those builds did, and read them back with Foundation's decoder as the reference; the engine reads them
+/// with libplist (``ItemCodec/decodeLegacyAttributes(_:)``). Data and dates go through Foundation's `Data` and
+/// `Date` so the property list keeps its `<data>` and `<date>` types.
 extension AttributeValue: Codable {
     // Compact keyed encoding inside the sealed attribute plist.
     private enum CodingKeys: String, CodingKey { case s, d, i, b, t }
