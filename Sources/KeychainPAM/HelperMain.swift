@@ -1,10 +1,5 @@
 internal import KeychainCore
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -18,7 +13,7 @@ package enum HelperMain {
     /// - Returns: the exit status (``LoginHelper/Outcome``; 2 for a malformed or unreadable message).
     package static func run() -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         #if DEBUG
             // The tests' stand-in for a helper that hangs (debug builds only).
             if environment["KEYCHAIN_PAM_HANG"] == "1" { while true { pause() } }

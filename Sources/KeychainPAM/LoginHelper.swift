@@ -1,10 +1,5 @@
 internal import KeychainCore
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -162,7 +157,7 @@ package struct LoginHelper {
     private func keychains() -> [KeychainLocation] {
         let directory = KeychainLocation.keychainDirectory(environment: environment)
         var paths: [String] = []
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: directory) {
+        if let names = FileSystem.entries(directory) {
             paths = names.filter { $0.hasSuffix(".keychain-db") }.sorted().map { directory + "/" + $0 }
         }
         for location in KeychainPreferences.load(environment: environment).searchLocations(environment: environment)
@@ -177,7 +172,9 @@ package struct LoginHelper {
     /// `XDG_SESSION_ID`; `nil` when logind keeps no such file.
     private func otherSessions() -> [String]? {
         let directory = environment["KEYCHAIN_LOGIND_USERS"] ?? "/run/systemd/users"
-        guard let text = try? String(contentsOfFile: "\(directory)/\(getuid())", encoding: .utf8) else { return nil }
+        guard let bytes = FileSystem.contents("\(directory)/\(getuid())"),
+            let text = String(validating: bytes, as: UTF8.self)
+        else { return nil }
         let line = text.split(separator: "\n").first { $0.hasPrefix("SESSIONS=") } ?? ""
         let sessions = line.dropFirst("SESSIONS=".count).split(separator: " ").map(String.init)
         return sessions.filter { $0 != environment["XDG_SESSION_ID"] }

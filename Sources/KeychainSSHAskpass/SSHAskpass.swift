@@ -1,10 +1,5 @@
 internal import KeychainCore
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -56,7 +51,7 @@ package enum SSHAskpass {
     /// Runs once with ssh's arguments.
     package static func main(arguments: [String]) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         let prompt = arguments.dropFirst().first ?? ""
         if arguments.count == 2, prompt == "--help" || prompt == "-h" {
             _ = usage.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
@@ -65,7 +60,7 @@ package enum SSHAskpass {
         if let kind = environment["SSH_ASKPASS_PROMPT"], kind == "confirm" || kind == "none" {
             return fail("keychain-ssh-askpass answers passphrase questions only")
         }
-        guard let (path, retry) = keyPath(inPrompt: prompt, currentDirectory: FileManager.default.currentDirectoryPath)
+        guard let (path, retry) = keyPath(inPrompt: prompt, currentDirectory: FileSystem.currentDirectory() ?? "")
         else { return fail("not a passphrase question: \(prompt)") }
         let store = try? Keystore(location: .login(environment: environment), create: false)
         let query = ["unique": unique(path)]

@@ -2,12 +2,6 @@ internal import CGIO
 internal import KeychainCore
 internal import KeychainDBus
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -69,7 +63,7 @@ package enum SecretServiceDaemon {
         var replace = false
         var name = busName
         var idleExit = defaultIdleExitSeconds
-        var memoryOnly = ProcessInfo.processInfo.environment["KEYCHAIN_SECRET_SERVICE_STORE"] == "memory"
+        var memoryOnly = ProcessEnvironment.current()["KEYCHAIN_SECRET_SERVICE_STORE"] == "memory"
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {
             switch argument {

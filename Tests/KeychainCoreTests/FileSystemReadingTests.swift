@@ -45,6 +45,28 @@ struct FileSystemReadingTests {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    @Test(
+        "modificationTime answers as attributesOfItem's modificationDate: a file's, a symbolic link's own, nil when missing"
+    )
+    func modificationTime() throws {
+        let file = folder + "/file"
+        let link = folder + "/link"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1_000_000_000.25)], ofItemAtPath: file)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        for path in [file, link] {
+            let date = try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+            let time = try #require(FileSystem.modificationTime(path))
+            #expect(abs(time.secondsSince1970 - date.timeIntervalSince1970) < 0.000_001, "\(path)")
+        }
+        #expect(FileSystem.modificationTime(file)?.secondsSince1970 == 1_000_000_000.25)
+        // The link's own time (made now), not its target's.
+        #expect((FileSystem.modificationTime(link)?.secondsSince1970 ?? 0) > 1_700_000_000)
+        #expect(FileSystem.modificationTime(folder + "/missing") == nil)
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
     @Test("removeTree removes a folder and everything in it, a symbolic link but never what it points to")
     func removeTree() throws {
         let outside = folder + "/outside"

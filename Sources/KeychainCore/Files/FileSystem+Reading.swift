@@ -46,6 +46,17 @@ extension FileSystem {
         return names
     }
 
+    /// When the file at `path` was last modified (`st_mtim` of `lstat(2)`: a symbolic link's own time, not its
+    /// target's), as Foundation's `FileManager.attributesOfItem(atPath:)[.modificationDate]` gave it.
+    /// - Parameter path: the file, folder or symbolic link.
+    /// - Returns: its modification time to the nanosecond, or `nil` when nothing is there or it cannot be read.
+    package static func modificationTime(_ path: String) -> AbsoluteTime? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return AbsoluteTime(
+            secondsSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1_000_000_000)
+    }
+
     /// Removes `path` and, when it is a folder, everything in it, as `rm -rf` does: symbolic links are
     /// removed, never followed.
     /// - Returns: whether everything was removed; `false` when `path` does not exist or something in it

@@ -46,7 +46,7 @@ struct ImportItems: SecuritySubcommand {
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
-        guard let data = Self.contents(of: file) else {
+        guard let data = FileSystem.contents(file) else {
             throw CommandFailure.message("security: Error reading infile \(file): No such file or directory", status: 1)
         }
         let gateway: ItemGateway
@@ -109,17 +109,6 @@ struct ImportItems: SecuritySubcommand {
             throw CommandFailure.keychain("SecKeychainItemImport", error)
         }
         context.io.output.line(Self.count(identities, "identity", plural: "identities"))
-    }
-
-    /// The whole file, or `nil` when it cannot be read.
-    static func contents(of path: String) -> [UInt8]? {
-        guard let reader = try? FileReader(path: path) else { return nil }
-        var bytes: [UInt8] = []
-        while true {
-            guard let chunk = try? reader.read(1 << 16) else { return nil }
-            bytes += chunk
-            if chunk.isEmpty || (try? reader.isAtEnd()) != false { return bytes }
-        }
     }
 
     /// `errSecUnknownFormat` (SecBase.h).

@@ -24,7 +24,7 @@ package struct FolderTransport: SyncTransport {
     }
 
     package func read(_ path: String) throws(SyncError) -> [UInt8]? {
-        FolderTransport.readFile(root + "/" + path)
+        FileSystem.contents(root + "/" + path)
     }
 
     package func write(_ files: [(path: String, bytes: [UInt8])]) throws(SyncError) {
@@ -44,35 +44,14 @@ package struct FolderTransport: SyncTransport {
 
     private func entries(_ directory: String, folders: Bool) -> [String] {
         let path = root + "/" + directory
-        guard let handle = opendir(path) else { return [] }
-        defer { closedir(handle) }
         var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name != ".", name != "..", Self.isFormatName(name) else { continue }
+        for name in FileSystem.entries(path) ?? [] {
+            guard Self.isFormatName(name) else { continue }
             var info = stat()
             guard stat(path + "/" + name, &info) == 0 else { continue }
             let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
             if isFolder == folders { names.append(name) }
         }
         return names.sorted()
-    }
-
-    /// A whole file, or nil when it is missing or unreadable.
-    static func readFile(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return nil }
-            if n == 0 { return bytes }
-            bytes += buffer[0..<n]
-        }
     }
 }

@@ -1,11 +1,5 @@
 internal import KeychainCore
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// The Secret portal's master secrets in the login keychain.
 ///
 /// Each is a generic password of the app's access group (``PortalAppID/accessGroup``:

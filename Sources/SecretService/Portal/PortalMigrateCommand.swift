@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
+internal import KeychainCore
 
 /// `keychain-secret-service portal-migrate` (and `security portal-migrate`, which runs it): moves the
 /// keychain's Secret Service items that the user names into an app's sandboxed libsecret keyring
@@ -39,7 +35,7 @@ package enum PortalMigrateCommand {
     ///   - environment: for `HOME` (the default file) and the keychains' folders.
     /// - Returns: the exit status (see the type's documentation).
     package static func main(
-        arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+        arguments: [String], environment: [String: String] = ProcessEnvironment.current()
     ) -> Int32 {
         var selection: [String: String] = [:]
         var keyring: String?

@@ -1,12 +1,6 @@
 internal import KeychainCore
 internal import KeychainDBus
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// `security portal-migrate`: moves host Secret Service items into the keyring file that an app's
 /// libsecret reads inside its sandbox (xdg-desktop-portal#483: an app that moved to the portal finds
 /// its old secrets).
@@ -92,8 +86,8 @@ package enum PortalMigration {
         }
         let file: PortalKeyringFile
         do throws(PortalKeyringFile.Failure) {
-            if let contents = FileManager.default.contents(atPath: options.keyringPath) {
-                file = try PortalKeyringFile(contents: Array(contents), masterSecret: master.secret)
+            if let contents = FileSystem.contents(options.keyringPath) {
+                file = try PortalKeyringFile(contents: contents, masterSecret: master.secret)
             } else {
                 file = try PortalKeyringFile(masterSecret: master.secret)
             }

@@ -1,11 +1,5 @@
 internal import KeychainCore
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Musl)
@@ -37,7 +31,7 @@ struct ApplicationName {
     /// The variables read: `XDG_DATA_HOME`, `XDG_DATA_DIRS`, `HOME`, `PATH`, `LC_ALL`, `LC_MESSAGES`, `LANG`.
     let environment: [String: String]
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(environment: [String: String] = ProcessEnvironment.current()) {
         self.environment = environment
     }
 
@@ -136,7 +130,7 @@ struct ApplicationName {
     /// `(desktop id, path)` of the `.desktop` files under `directory`, sorted; the id of
     /// `applications/kde/foo.desktop` is `kde-foo.desktop` (the specification's rule). At most 3 levels.
     private static func desktopFiles(in directory: String, prefix: String = "", depth: Int = 0) -> [(String, String)] {
-        guard depth < 3, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        guard depth < 3, let names = FileSystem.entries(directory) else { return [] }
         var files: [(String, String)] = []
         for name in names.sorted() where !name.hasPrefix(".") {
             let path = directory + "/" + name
@@ -154,7 +148,7 @@ struct ApplicationName {
 
     /// A desktop file's text; `nil` when it cannot be read or is over 64 KiB (not a desktop file).
     private static func read(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path), data.count <= 65536 else { return nil }
+        guard let data = FileSystem.contents(path), data.count <= 65536 else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -1,11 +1,5 @@
 internal import KeychainCore
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Aliases clients set with `SetAlias`, kept across restarts in a small file beside `keychains.conf`.
 ///
 /// The file, `$XDG_CONFIG_HOME/swift-keychain/secret-service-aliases` (mode 0600), holds one
@@ -24,7 +18,7 @@ extension KeychainSecretStore {
     /// on standard error naming it and the fault; nothing else is affected (the next `SetAlias` rewrites it).
     func loadAliases() {
         guard FileSystem.exists(aliasesPath) else { return }
-        guard let data = FileManager.default.contents(atPath: aliasesPath) else {
+        guard let data = FileSystem.contents(aliasesPath) else {
             Self.logAliasesProblem(aliasesPath, "it cannot be read")
             return
         }

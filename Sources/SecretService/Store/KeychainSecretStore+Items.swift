@@ -1,11 +1,5 @@
 package import KeychainCore
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Items of keychain collections (``KeychainSecretStore``): the engine's Secret Service items.
 extension KeychainSecretStore {
     // MARK: - Items

@@ -1,12 +1,6 @@
 internal import KeychainCore
 internal import KeychainDBus
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// Finding, opening, creating and unlocking the keychain files behind ``KeychainSecretStore``'s collections.
 extension KeychainSecretStore {
     // MARK: - Keychain files
@@ -35,7 +29,7 @@ extension KeychainSecretStore {
     /// fails to open is kept as a damaged keychain (KeychainSecretStore+Damaged.swift), tried again once
     /// it changes.
     func rescan(announce: Bool) {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: configuration.directory)) ?? [])
+        let names = (FileSystem.entries(configuration.directory) ?? [])
             .filter { $0.hasSuffix(".keychain-db") }.sorted()
         let paths = Set(names.map { configuration.directory + "/" + $0 })
         for id in order where !paths.contains(keychains[id]!.path) {
@@ -91,8 +85,8 @@ extension KeychainSecretStore {
             suffix += 1
         }
         var created = Keystore.secondsNow()
-        if let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date {
-            created = UInt64(max(0, date.timeIntervalSince1970))
+        if let modified = FileSystem.modificationTime(path) {
+            created = UInt64(max(0, modified.secondsSince1970))
         }
         let stored = (try? keystore.secretCollectionLabel()) ?? nil
         let keychain = Keychain(id: id, keystore: keystore, label: stored ?? base, created: created)

@@ -1,12 +1,6 @@
 package import KeychainCore
 internal import Synchronization
 
-#if canImport(FoundationEssentials)
-    internal import FoundationEssentials
-#else
-    internal import Foundation
-#endif
-
 /// A ``SecretStore`` whose collections are keychain files (issue 17, "Collections are keychains").
 ///
 /// - Every `*.keychain-db` in the keychain folder (`$XDG_DATA_HOME/keychains`) is a collection, named
@@ -47,7 +41,7 @@ package final class KeychainSecretStore: SecretStore {
         /// The user's folders, from `environment` (`XDG_DATA_HOME`, `XDG_STATE_HOME`, `XDG_CONFIG_HOME`,
         /// `HOME`); the password parameters from ``KDFParameters/forNewPassword(environment:)``, as the
         /// `security` tool takes them (release builds refuse `KEYCHAIN_KDF=testing`, with a warning on stderr).
-        package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        package static func fromEnvironment(_ environment: [String: String] = ProcessEnvironment.current())
             -> Configuration
         {
             let (kdf, refused) = KDFParameters.forNewPassword(environment: environment)
@@ -435,7 +429,7 @@ package final class KeychainSecretStore: SecretStore {
                 ?? UnlockThrottle.notice(failures: wait.failures, seconds: wait.seconds).map { $0 + "." }
             let loginPrompt = KeptLoginPassword.unlockPrompt(
                 forKeychainAt: keystore.location.databasePath,
-                keyring: KeptLoginPassword.keyringName(environment: ProcessInfo.processInfo.environment))
+                keyring: KeptLoginPassword.keyringName(environment: ProcessEnvironment.current()))
             do {
                 password = try Prompters.current().requestPassword(
                     purpose.prompt(
@@ -477,7 +471,7 @@ package final class KeychainSecretStore: SecretStore {
     /// issue 25, docs/PAM.md; `security unlock-keychain` asks the same on a terminal).
     static func offerLoginRepair(_ keystore: Keystore, oldPassword: SecureBytes) {
         let path = keystore.location.databasePath
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         let keyring = KeptLoginPassword.keyringName(environment: environment)
         guard let login = KeptLoginPassword.pendingRepair(forKeychainAt: path, keyring: keyring, typed: oldPassword)
         else { return }
