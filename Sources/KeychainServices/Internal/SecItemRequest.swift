@@ -151,8 +151,9 @@ struct SecItemRequest {
             itemClass = inferred
         }
         var request = SecItemRequest(itemClass: itemClass!)
-        // At most one attribute per entry: room for them all at once, not a regrowth at the second.
-        request.attributes.reserveCapacity(query.count)
+        // At most one attribute per entry: room for them all at once, not a regrowth at the second
+        // (`init(minimumCapacity:)`, which costs less than `reserveCapacity` here: neither is specialized).
+        request.attributes = [String: AttributeValue](minimumCapacity: query.count)
         if inferredIdentity { request.isIdentity = true }
         if classIsIdentity { request.isIdentity = true }
 
