@@ -10,6 +10,24 @@ package final class Database {
     private var cache: [String: Statement] = [:]
     /// Statements cached under a caller's integer key, for queries assembled from parts.
     private var keyedCache: [Int: Statement] = [:]
+    /// The ``Fixed`` statements, by raw value: prepared on first use and then reached without hashing
+    /// their text (every transaction runs three of them).
+    private var fixedStatements: [Statement?] = Array(repeating: nil, count: Fixed.allCases.count)
+
+    /// Statements without parameters that every transaction runs, held as prepared handles.
+    package enum Fixed: Int, CaseIterable {
+        case beginDeferred, beginImmediate, commit, dataVersion
+
+        /// The statement's SQL text.
+        var sql: String {
+            switch self {
+            case .beginDeferred: "BEGIN DEFERRED"
+            case .beginImmediate: "BEGIN IMMEDIATE"
+            case .commit: "COMMIT"
+            case .dataVersion: "PRAGMA data_version"
+            }
+        }
+    }
 
     /// How the file is opened.
     package enum Mode { case readWrite, readWriteCreate }
@@ -30,6 +48,7 @@ package final class Database {
     }
 
     deinit {
+        fixedStatements.removeAll()
         keyedCache.removeAll()
         cache.removeAll()
         sqlite3_close_v2(handle)
@@ -60,6 +79,15 @@ package final class Database {
         return statement
     }
 
+    /// The prepared statement for `fixed`: the one the cache by SQL text holds for its text.
+    /// - Throws: the SQLite failure when it cannot be prepared.
+    package func prepare(_ fixed: Fixed) throws(KeychainFailure) -> Statement {
+        if let statement = fixedStatements[fixed.rawValue] { return statement }
+        let statement = try prepare(fixed.sql)
+        fixedStatements[fixed.rawValue] = statement
+        return statement
+    }
+
     /// Runs one or more statements that take no parameters.
     package func execute(_ sql: String) throws(KeychainFailure) {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
@@ -81,5 +109,10 @@ package final class Database {
     package func setMaxPageCount(_ pages: Int) throws(KeychainFailure) { try execute("PRAGMA max_page_count=\(pages)") }
 
     /// SQLite's `data_version`: changes whenever another connection commits.
-    package func dataVersion() throws(KeychainFailure) -> Int64 { try scalar("PRAGMA data_version") }
+    /// - Throws: the SQLite failure of `PRAGMA data_version`.
+    package func dataVersion() throws(KeychainFailure) -> Int64 {
+        let statement = try prepare(.dataVersion)
+        defer { statement.finish() }
+        return try statement.step() ? statement.int64(0) : 0
+    }
 }

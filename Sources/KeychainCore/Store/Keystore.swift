@@ -163,7 +163,7 @@ package final class Keystore: Sendable {
     func read<R: Sendable>(
         foreign: Bool = false, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
     ) throws(KeychainFailure) -> R {
-        try transaction(begin: "BEGIN DEFERRED", foreign: foreign, body)
+        try transaction(begin: .beginDeferred, foreign: foreign, body)
     }
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`): all of it commits, or none.
@@ -171,18 +171,19 @@ package final class Keystore: Sendable {
     func write<R: Sendable>(
         foreign: Bool = false, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
     ) throws(KeychainFailure) -> R {
-        try transaction(begin: "BEGIN IMMEDIATE", foreign: foreign, body)
+        try transaction(begin: .beginImmediate, foreign: foreign, body)
     }
 
     private func transaction<R: Sendable>(
-        begin: String, foreign: Bool, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
+        begin: Database.Fixed, foreign: Bool, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
     ) throws(KeychainFailure) -> R {
         try session.withLock { (session: inout StoreSession) throws(KeychainFailure) -> R in
             var attempt = 0
             while true {
                 attempt += 1
                 do throws(KeychainFailure) {
-                    // Prepared once and cached: sqlite3_exec would parse BEGIN and COMMIT on every call.
+                    // Prepared once and held by the connection (``Database/Fixed``): sqlite3_exec would parse
+                    // BEGIN and COMMIT on every call, and a lookup by their text hashes it every time.
                     try session.database.prepare(begin).run()
                 } catch  where error.databaseError?.code.isBusy == true && attempt < 50 {
                     Self.backOff(attempt)
@@ -221,7 +222,7 @@ package final class Keystore: Sendable {
     }
 
     private static func commit(_ database: Database) throws(KeychainFailure) {
-        try database.prepare("COMMIT").run()
+        try database.prepare(.commit).run()
     }
 
     private static func backOff(_ attempt: Int) {

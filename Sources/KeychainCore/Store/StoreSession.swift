@@ -70,7 +70,15 @@ struct StoreSession: ~Copyable {
     {
         // The statement depends only on which clauses are present (and how many groups): a bit each,
         // so the cached statement is found by an integer instead of building and hashing the SQL text.
-        var values: [SQLValue] = [.integer(ItemRow.code(query.itemClass))]
+        var groups: [String] = []
+        if case .groups(let named) = query.scope.coverage {
+            if named.isEmpty { return nil }
+            groups = named
+        }
+        // Class, persistent reference, name, account, sync, protection, then the groups: one allocation.
+        var values: [SQLValue] = []
+        values.reserveCapacity(6 + groups.count)
+        values.append(.integer(ItemRow.code(query.itemClass)))
         var shape = withSecret ? 1 : 0
         if inPlace { shape |= 1 << 6 }
         if let ref = query.persistentRef {
@@ -97,15 +105,8 @@ struct StoreSession: ~Copyable {
             shape |= 1 << 5
             values.append(.integer(protection.code))
         }
-        var groupCount = 0
-        switch query.scope.coverage {
-        case .all: break
-        case .groups(let groups):
-            if groups.isEmpty { return nil }
-            groupCount = groups.count
-            for group in groups { values.append(.blob(codec.digest(.accessGroup, .string(group)))) }
-        }
-        shape |= groupCount << 7
+        for group in groups { values.append(.blob(codec.digest(.accessGroup, .string(group)))) }
+        shape |= groups.count << 7
         let sql = { [shape] () -> String in
             var sql = "WHERE class = ?"
             if shape & (1 << 1) != 0 { sql += " AND persistref = ?" }

@@ -44,12 +44,21 @@ enum SecItemCall {
     /// What to decrypt. Reading secrets also reads the access control, among the attributes: an item's
     /// constraints decide whether the secret may be returned. Without `kSecReturnAttributes` only that
     /// entry is read (``ItemProjection/accessControl``), not every attribute.
+    ///
+    /// Built with `insert` only: an array literal of an `ItemProjection` (another module's option set) is
+    /// made through the unspecialized `SetAlgebra.init(_:)`, about 1,400 instructions each.
     static func projection(_ request: SecItemRequest) -> ItemProjection {
-        var projection: ItemProjection = []
+        var projection = ItemProjection(rawValue: 0)
         if request.returnAttributes { projection.insert(.attributes) }
-        if request.returnData { projection.formUnion([.secret, .accessControl]) }
+        if request.returnData {
+            projection.insert(.secret)
+            projection.insert(.accessControl)
+        }
         // A reference is rebuilt from the key's type and class and its data (the DER of a certificate).
-        if needsReferences(request) { projection.formUnion([.attributes, .secret]) }
+        if needsReferences(request) {
+            projection.insert(.attributes)
+            projection.insert(.secret)
+        }
         // A key's data is returned only when it is extractable (`extr`, among the attributes).
         if request.returnData && request.itemClass == .key { projection.insert(.attributes) }
         // An identity joins on the certificate's public key hash.

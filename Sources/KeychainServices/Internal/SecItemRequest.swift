@@ -77,8 +77,10 @@ struct SecItemRequest {
         return protection
     }
 
-    /// Keys Apple accepts that change nothing here.
-    static let ignoredKeys: Set<String> = ["nleg"]
+    /// The one key Apple accepts that changes nothing here: `kSecUseDataProtectionKeychain` (this keychain
+    /// is the data-protection keychain). A literal matched by the parse's `switch`, not a `Set`: hashing
+    /// every other key of every query to look it up cost about 300 instructions a key.
+    static let ignoredKey = "nleg"
 
     /// Parses `dictionary` for `operation`.
     /// - Throws: the status Apple returns for the first rule broken (see each check).
@@ -149,6 +151,9 @@ struct SecItemRequest {
             itemClass = inferred
         }
         var request = SecItemRequest(itemClass: itemClass!)
+        // At most one attribute per entry: room for them all at once, not a regrowth at the second
+        // (`init(minimumCapacity:)`, which costs less than `reserveCapacity` here: neither is specialized).
+        request.attributes = [String: AttributeValue](minimumCapacity: query.count)
         if inferredIdentity { request.isIdentity = true }
         if classIsIdentity { request.isIdentity = true }
 
@@ -222,7 +227,7 @@ struct SecItemRequest {
             case "u_OpPrompt":
                 guard let prompt = Self.string(value) else { throw .param }
                 request.operationPrompt = prompt
-            case _ where ignoredKeys.contains(key):
+            case ignoredKey:
                 continue
             case "m_CaseInsensitive":
                 // [S] records it as a match pair without applying it (matching stays byte-exact), so
