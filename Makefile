@@ -7,11 +7,12 @@
 #                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service), and the systemd
 #                                   user unit it names into $(SYSTEMD_USER_UNITS), with the session agent's
 #                                   unit (keychain-session-agent.service; systemctl --user enable --now it)
-# The installed tools are stripped (install -s) and link the Swift standard library and Foundation
-# statically (--static-swift-stdlib). None links Foundation: each uses FoundationEssentials at most
-# (about 14-15 MB each; scripts/tool-sizes checks the budget after installing into a temporary prefix). All of them
+# The installed tools are stripped (install -s) and link the Swift standard library statically
+# (--static-swift-stdlib). None links Foundation or FoundationEssentials (about 9-10 MB each;
+# scripts/tool-sizes checks the 12 MB budget after installing into a temporary prefix). All of them
 # run without the Swift toolchain installed and start faster (no dynamic loading of the Swift
 # runtime's shared libraries). They still need libsodium and libsqlite3 (Debian libsodium23, libsqlite3-0),
+# docker-credential-keychain also jansson (libjansson4),
 # security and keychain-secret-service also libcrypto (libssl3), keychain-secret-service also GLib
 # (libglib2.0-0), and each libplist (libplist3) to read an entitlements file or a legacy item record;
 # libcrypto, libplist and tpm2-tss (libtss2-esys-3.0.2-0, libtss2-tctildr0, libtss2-mu0,
