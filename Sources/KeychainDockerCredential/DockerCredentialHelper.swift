@@ -12,7 +12,7 @@ package import KeychainToolSupport
 /// given path must match.
 ///
 /// - `store` (JSON `{"ServerURL","Username","Secret"}`, keys matched case-insensitively as Go's
-///   decoder does): upserts the item, then removes other items the same URL selects, which is what
+///   decoder does, the last matching member counting: ``DockerCredentials``): upserts the item, then removes other items the same URL selects, which is what
 ///   osxkeychain's delete-then-add leaves, without a moment where no credential exists.
 /// - `get` (the server URL on stdin): prints `{"ServerURL":…,"Username":…,"Secret":…}` and a newline.
 /// - `erase` (the server URL on stdin): deletes what the URL selects.

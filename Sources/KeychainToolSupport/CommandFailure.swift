@@ -89,9 +89,7 @@ package enum CommandFailure: Error {
                 io.error.line(
                     "security: the file system that holds the keychain is full, and nothing was changed; free space on it "
                         + "(remove other files there) and try again: even a delete needs a little room for its journal")
-            } else if failure.isAdvice || [.invalidKeychain, .wrongSecVersion, .io].contains(failure.status),
-                let detail = failure.detail
-            {
+            } else if let detail = Self.printedDetail(failure) {
                 io.error.line("security: \(detail)")
                 // A damaged file: the same advice as the Secret Service provider gives (issue 24).
                 if let path = DamagedFile.path(of: failure) {
@@ -106,8 +104,8 @@ package enum CommandFailure: Error {
         case (.transfer(let operation, let failure), _):
             // A wrong passphrase prints Apple's message alone: there is nothing more to say.
             var line = "security: \(operation): \(failure.status.message)"
-            if failure.status != .authFailed, let detail = failure.detail, let first = detail.first {
-                line += " " + first.uppercased() + detail.dropFirst() + (detail.hasSuffix(".") ? "" : ".")
+            if failure.status != .authFailed, let detail = failure.detail, !detail.isEmpty {
+                line += " " + Self.sentence(detail, operation: operation)
             }
             Self.stream(tool, io).line(line)
             return CommandFailure.securityExitStatus(failure.status)
@@ -115,14 +113,59 @@ package enum CommandFailure: Error {
             io.error.line(
                 "\(CredentialHelpers.gitName): failed to \(action): \(failure.status.message) (\(failure.status.rawValue))"
                     + Self.lockedAdvice(failure.status))
+            // The engine's reason on a line of its own, as `security` prints it (an entitlements file
+            // refused, a keychain file refused): git shows the helper's stderr as it is.
+            if let detail = Self.printedDetail(failure) { io.error.line("\(CredentialHelpers.gitName): \(detail)") }
             return 1
         case (.keychain(_, let failure, _), .dockerCredential):
+            if failure.status == .itemNotFound {
+                // docker compares the whole output with this text: nothing may follow it.
+                io.output.line(CredentialHelpers.dockerNotFound)
+                return 1
+            }
             io.output.line(
-                failure.status == .itemNotFound
-                    ? CredentialHelpers.dockerNotFound
-                    : "\(failure.status.message) (\(failure.status.rawValue))" + Self.lockedAdvice(failure.status))
+                "\(failure.status.message) (\(failure.status.rawValue))" + Self.lockedAdvice(failure.status))
+            // docker prints the helper's whole output in its error: the engine's reason as a second line.
+            if let detail = Self.printedDetail(failure) { io.output.line(detail) }
             return 1
         }
+    }
+
+    /// The engine's reason the three tools print under a failure's message, or `nil`: the detail of a
+    /// failure that is advice (``KeychainFailure/isAdvice``), of a keychain file the engine refused (bad
+    /// mode or owner, not a keychain, newer schema, I/O: `.invalidKeychain`, `.wrongSecVersion`, `.io`),
+    /// or of entitlements it refused (`.missingEntitlement`: the `KEYCHAIN_ENTITLEMENTS` file is missing,
+    /// not a property list, has a key of the wrong type, or libplist is not installed; the caller lacks
+    /// the access group). These details name files, variables and libraries, never a secret, an account
+    /// or a service (``KeychainFailure``), so the credential helpers print them as `security` does.
+    /// - Parameter failure: the engine's failure.
+    /// - Returns: its detail when it is one of those, else `nil`.
+    package static func printedDetail(_ failure: KeychainFailure) -> String? {
+        guard
+            failure.isAdvice || [.invalidKeychain, .wrongSecVersion, .io, .missingEntitlement].contains(failure.status)
+        else { return nil }
+        return failure.detail
+    }
+
+    /// A transfer failure's detail as the second sentence of its line, ending with a period. Its first
+    /// letter is capitalised only when it starts with one of the engine's own words ("cannot read …",
+    /// "the backup is damaged"): a first word of lowercase letters a–z alone that does not begin the file
+    /// the command names (the text after the command's name, followed by a non-letter). A detail that starts with a path or a name ("d2 is shorter than …",
+    /// "/k/login.keychain-db already exists") or a number keeps its case: `d2` is never printed as `D2`.
+    /// - Parameters:
+    ///   - detail: the engine's detail, not empty.
+    ///   - operation: the command and its file (`import-passwords d2`), as the line names it.
+    /// - Returns: the sentence.
+    static func sentence(_ detail: String, operation: String) -> String {
+        let end = detail.hasSuffix(".") ? "" : "."
+        let firstWord = detail.prefix { $0 != " " }
+        let operand = operation.firstIndex(of: " ").map { operation[operation.index(after: $0)...] } ?? ""
+        let startsWithOperand =
+            !operand.isEmpty && detail.hasPrefix(operand) && !(detail.dropFirst(operand.count).first?.isLetter ?? false)
+        let isEngineWord =
+            !firstWord.isEmpty && firstWord.utf8.allSatisfy { (0x61...0x7A).contains($0) } && !startsWithOperand
+        guard isEngineWord, let first = detail.first else { return detail + end }
+        return first.uppercased() + detail.dropFirst() + end
     }
 
     /// `security`'s exit status for a status: its low 8 bits, or 1 when those are 0 for a failure.

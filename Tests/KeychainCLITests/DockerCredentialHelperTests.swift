@@ -224,17 +224,31 @@ struct DockerCredentialHelperTests {
     }
 
     @Test(
-        "a member named exactly after a field wins over other cases; else the first in any case counts",
+        "every member matching a field in any case is assigned in order, so the last counts, as Go's encoding/json does",
         arguments: [
             (#"{"secret":"low","Secret":"exact","ServerURL":"x.io","Username":"u"}"#, "exact"),
-            (#"{"Secret":"exact","secret":"low","ServerURL":"x.io","Username":"u"}"#, "exact"),
-            (#"{"SECRET":"first","secret":"second","serverURL":"x.io","USERNAME":"u"}"#, "first"),
+            (#"{"Secret":"exact","secret":"low","ServerURL":"x.io","Username":"u"}"#, "low"),
+            (#"{"SECRET":"first","secret":"second","serverURL":"x.io","USERNAME":"u"}"#, "second"),
             (#"{"Secret":null,"secret":"set","ServerURL":"x.io","Username":"u"}"#, "set"),
+            (#"{"Secret":"set","secret":null,"ServerURL":"x.io","Username":"u"}"#, "set"),
+            (#"{"Secret":"a","ſecret":"long s","ServerURL":"x.io","Username":"u"}"#, "long s"),
+            (#"{"Secret":"a","secreTß":"not a field","ServerURL":"x.io","Username":"u"}"#, "a"),
             (#"{"ServerURL":"x.io","Username":"u"}"#, ""),
         ])
     func memberCase(_ json: String, _ secret: String) throws {
         let credentials = try decoded(Array(json.utf8)).get()
         #expect(credentials.secret.withUnsafeBytes { Array($0) } == Array(secret.utf8))
+    }
+
+    @Test("ServerURL and Username: the last member in any case counts (trial: serverurl after ServerURL was dropped)")
+    func lastServerURLAndUsernameWin() throws {
+        let json =
+            #"{"ServerURL":"https://a.example","serverurl":"https://b.example","USERNAME":"x","Username":"y","Secret":"s"}"#
+        let credentials = try decoded(Array(json.utf8)).get()
+        #expect(credentials.serverURL == "https://b.example")
+        #expect(credentials.username == "y")
+        #expect(DockerCredentials.goFold("ServerURL") == "SERVERURL")
+        #expect(DockerCredentials.goFold("\u{17F}ecret\u{212A}\u{DF}") == "SECRETK\u{DF}")
     }
 
     @Test(

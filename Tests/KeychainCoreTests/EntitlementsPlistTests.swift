@@ -177,7 +177,10 @@ struct EntitlementsPlistTests {
             Issue.record("a missing file was accepted")
         } catch {
             #expect(error.status == .missingEntitlement)
-            #expect(error.detail == "cannot read the entitlements file named by KEYCHAIN_ENTITLEMENTS")
+            #expect(
+                error.detail
+                    == "cannot read the entitlements file named by KEYCHAIN_ENTITLEMENTS, \(folder.path)/missing.plist: "
+                    + "No such file or directory")
         }
         let broken = folder.appendingPathComponent("broken.entitlements")
         try Data(try Self.plist(Self.full, .xml).dropLast(20)).write(to: broken)

@@ -117,15 +117,18 @@ package struct ApplicationIdentity: Sendable, Equatable {
     }
 
     /// The identity for this process: the plist at `$KEYCHAIN_ENTITLEMENTS`, or ``unsigned``.
-    /// - Throws: `.missingEntitlement` when the variable names a file that cannot be read or parsed.
+    /// - Throws: `.missingEntitlement` when the variable names a file that cannot be read (the detail
+    ///   names the file and `strerror`) or parsed (``init(entitlementsPlist:)``'s detail).
     package static func fromEnvironment(_ environment: [String: String] = ProcessEnvironment.current())
         throws(KeychainFailure) -> ApplicationIdentity
     {
         guard let path = environment["KEYCHAIN_ENTITLEMENTS"], !path.isEmpty else { return .unsigned }
-        guard let data = FileSystem.contents(path) else {
+        switch FileSystem.readContents(path) {
+        case .success(let data): return try ApplicationIdentity(entitlementsPlist: data)
+        case .failure(let error):
             throw KeychainFailure(
-                .missingEntitlement, "cannot read the entitlements file named by KEYCHAIN_ENTITLEMENTS")
+                .missingEntitlement,
+                "cannot read the entitlements file named by KEYCHAIN_ENTITLEMENTS, \(path): \(error.message)")
         }
-        return try ApplicationIdentity(entitlementsPlist: data)
     }
 }

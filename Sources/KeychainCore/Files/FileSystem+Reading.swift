@@ -11,16 +11,32 @@ extension FileSystem {
     /// - Parameter path: the file to read; symbolic links are followed.
     /// - Returns: its bytes (empty for an empty file), or `nil`.
     package static func contents(_ path: String) -> [UInt8]? {
+        try? readContents(path).get()
+    }
+
+    /// Why a file could not be read: the `errno` of `open(2)` or `read(2)`.
+    package struct ReadError: Error, Equatable, Sendable {
+        /// The `errno` value (`ENOENT`, `EACCES`, `EISDIR` for a folder, …).
+        package let number: Int32
+        /// `strerror`'s text for it: `No such file or directory`, `Permission denied`, `Is a directory`.
+        package var message: String { String(cString: strerror(number)) }
+    }
+
+    /// The whole file at `path`, as ``contents(_:)`` reads it, or why it could not be read.
+    /// - Parameter path: the file to read; symbolic links are followed.
+    /// - Returns: its bytes (empty for an empty file), or the ``ReadError`` of the `open(2)` or `read(2)`
+    ///   that failed (`EISDIR` for a folder, which opens but cannot be read).
+    package static func readContents(_ path: String) -> Result<[UInt8], ReadError> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else { return .failure(ReadError(number: errno)) }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 14)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            if count < 0 { return nil }  // EISDIR for a folder
-            if count == 0 { return bytes }
+            if count < 0 { return .failure(ReadError(number: errno)) }
+            if count == 0 { return .success(bytes) }
             bytes += buffer[0..<count]
         }
     }

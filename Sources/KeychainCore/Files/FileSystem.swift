@@ -184,6 +184,13 @@ package enum FileSystem {
     }
 
     /// Reads a whole small file into protected memory.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - expectedCount: how many bytes it holds (its size): exactly that many are read.
+    /// - Returns: its `expectedCount` bytes, or `nil` when nothing is at `path` (`ENOENT`).
+    /// - Throws: `.io` naming the file and `strerror` when it cannot be opened or read (`read(2)`'s
+    ///   `EISDIR` for a folder: `cannot read d2: Is a directory`, as ``FileReader`` reports it);
+    ///   `.decode` when it ends before `expectedCount` bytes.
     package static func readSecret(_ path: String, expectedCount: Int) throws(KeychainFailure) -> SecureBytes? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
@@ -192,13 +199,19 @@ package enum FileSystem {
         }
         defer { close(fd) }
         var failed = false
+        var readError: Int32 = 0
         let secret = SecureBytes(count: expectedCount) { buffer in
             var offset = 0
             while offset < expectedCount {
                 let n = read(fd, buffer.baseAddress! + offset, expectedCount - offset)
-                if n <= 0 { failed = true; return }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { readError = errno; return }
+                if n == 0 { failed = true; return }
                 offset += n
             }
+        }
+        if readError != 0 {
+            throw KeychainFailure(.io, "cannot read \(path): \(String(cString: strerror(readError)))")
         }
         if failed { throw KeychainFailure(.decode, "\(path) is shorter than \(expectedCount) bytes") }
         return secret

@@ -14,7 +14,8 @@ internal import KeychainToolSupport
 /// `-P` (an empty one when not given). `-t`, `-w`, `-A` and `-T` are accepted and change
 /// nothing (there are no ACLs or wrapped-key formats here); `-x` (non-extractable private keys) is
 /// not offered, so it is an illegal option rather than silently ignored.
-/// - Errors: an unreadable file prints `security: Error reading infile <file>: <reason>` and exits 1;
+/// - Errors: an unreadable file prints `security: Error reading infile <file>: <strerror>` (`No such file or
+///   directory`, `Permission denied`, `Is a directory`) and exits 1;
 ///   contents in no known format exit with errSecUnknownFormat's low 8 bits; a wrong passphrase is
 ///   errSecAuthFailed; an item already in the keychain is errSecDuplicateItem (nothing of that file
 ///   after it is imported).
@@ -46,8 +47,12 @@ struct ImportItems: SecuritySubcommand {
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
-        guard let data = FileSystem.contents(file) else {
-            throw CommandFailure.message("security: Error reading infile \(file): No such file or directory", status: 1)
+        let data: [UInt8]
+        switch FileSystem.readContents(file) {
+        case .success(let bytes): data = bytes
+        case .failure(let error):
+            // macOS's `security import` prints the failure's strerror (`Permission denied`, `Is a directory`).
+            throw CommandFailure.message("security: Error reading infile \(file): \(error.message)", status: 1)
         }
         let gateway: ItemGateway
         do {
