@@ -27,6 +27,7 @@ struct GitCredential {
         case nulByte(line: Int)
         case tooLong(line: Int)
         case notUTF8(key: String, line: Int)
+        case invalidPort(line: Int)
 
         var description: String {
             switch self {
@@ -35,6 +36,7 @@ struct GitCredential {
             case .tooLong(let line):
                 "line \(line) is longer than \(GitCredentialHelper.maximumLineBytes) bytes, the keychain's limit for a secret"
             case .notUTF8(let key, let line): "the value of \(key) on line \(line) is not UTF-8"
+            case .invalidPort(let line): "the port in host on line \(line) is not a number from 1 to 65535"
             }
         }
     }
@@ -83,7 +85,8 @@ struct GitCredential {
                 }
                 switch key {
                 case "protocol": credential.protocolName = string
-                case "host": credential.setHost(string)
+                case "host":
+                    guard credential.setHost(string) else { throw ProblemError(.invalidPort(line: number)) }
                 case "capability[]": credential.capabilities.insert(string)
                 default: credential.states.insert(string)
                 }
@@ -103,18 +106,30 @@ struct GitCredential {
     /// Splits `host:port`. The port is the digits after the last `:` (an IPv6 literal keeps its
     /// brackets); a host with no port, or a non-numeric one, is kept whole. The host is stored in
     /// canonical form (``CredentialScope/canonicalServer(_:)``).
-    mutating func setHost(_ value: String) {
+    ///
+    /// A port of digits outside 1–65535 (`host=p.example:99999`, `:0`) is refused rather than kept as
+    /// part of the host: git's own URL parser refuses it ("invalid port number", `url_normalize` in
+    /// git's `urlmatch.c`), so git never sends one from a valid URL, and osxkeychain's and libsecret's
+    /// helpers would silently truncate it to 16 bits.
+    /// - Parameter value: the value of `host`.
+    /// - Returns: `false` (nothing changed) when the port is digits outside 1–65535; `true` otherwise.
+    mutating func setHost(_ value: String) -> Bool {
         let value = CredentialScope.canonicalServer(value)
-        host = value
-        port = nil
-        guard let colon = value.lastIndex(of: ":") else { return }
-        let name = value[..<colon]
-        let digits = value[value.index(after: colon)...]
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = UInt16(digits),
-            !name.contains(":") || name.hasSuffix("]")
-        else { return }
+        var name = Substring(value)
+        var number: UInt16?
+        if let colon = value.lastIndex(of: ":") {
+            let digits = value[value.index(after: colon)...]
+            if !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                !value[..<colon].contains(":") || value[..<colon].hasSuffix("]")
+            {
+                guard let port = UInt16(digits), port != 0 else { return false }
+                name = value[..<colon]
+                number = port
+            }
+        }
         host = String(name)
         port = number
+        return true
     }
 
     /// Apple's `kSecAttrProtocol…` code for a git protocol name, for the protocols git's

@@ -29,7 +29,8 @@ package import KeychainToolSupport
 ///   (compared in constant time, in the same write transaction as the delete, as osxkeychain does).
 ///
 /// Malformed input (a line without `=`, a NUL byte, a line over 1 MiB, the keychain's limit for a
-/// secret; git itself has none) is rejected with a message on stderr and exit 1, never misread and
+/// secret; git itself has none; a `host` whose port is digits outside 1–65535, which git's own URL
+/// parser refuses) is rejected with a message on stderr and exit 1, never misread and
 /// never partly stored. User names and paths need not be UTF-8. Other failures print
 /// `git-credential-keychain: failed to <action>: <message> (<status>)` and exit 1.
 package enum GitCredentialHelper {

@@ -130,6 +130,36 @@ struct GitCredentialHelperTests {
         #expect(sandbox.security("dump-keychain").stdout == "")
     }
 
+    @Test(
+        "a host whose port is digits outside 1-65535 is malformed input: exit 1, nothing stored (new-user trial)",
+        arguments: [
+            "p.example:99999", "p.example:65536", "p.example:0", "[::1]:70000", "p.example:99999999999999999999",
+        ])
+    func portOutOfRange(_ host: String) throws {
+        let sandbox = try Sandbox()
+        let message = "git-credential-keychain: bad input: the port in host on line 2 is not a number from 1 to 65535\n"
+        for action in ["store", "get", "erase"] {
+            #expect(
+                sandbox.git(action, "protocol=https\nhost=\(host)\nusername=u\npassword=pw\n")
+                    == Outcome(status: 1, stdout: "", stderr: message))
+        }
+        #expect(sandbox.security("dump-keychain").stdout == "")
+    }
+
+    @Test("ports 1 and 65535 are kept apart from the host, with or without brackets")
+    func portBounds() throws {
+        let sandbox = try Sandbox()
+        for host in ["p.example:1", "p.example:65535", "[::1]:65535"] {
+            #expect(sandbox.git("store", "protocol=https\nhost=\(host)\nusername=u\npassword=\(host)\n").status == 0)
+            #expect(sandbox.git("get", "protocol=https\nhost=\(host)\n").stdout == "username=u\npassword=\(host)\n")
+        }
+        #expect(
+            sandbox.security("find-internet-password", "-s", "p.example", "-P", "65535", "-w").stdout
+                == "p.example:65535\n")
+        #expect(
+            sandbox.security("find-internet-password", "-s", "[::1]", "-P", "65535", "-w").stdout == "[::1]:65535\n")
+    }
+
     @Test("a CR before the newline is removed, as git's strbuf_getline does")
     func crlf() throws {
         let sandbox = try Sandbox()

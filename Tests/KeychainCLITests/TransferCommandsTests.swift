@@ -413,6 +413,53 @@ struct TransferCommandsTests {
         )
     }
 
+    @Test(
+        "export-passwords then import-passwords keeps paths with ?, # and %; a host with a space is refused (new-user trial)"
+    )
+    func exportImportEscapes() throws {
+        let sandbox = try Sandbox()
+        let csv = writeCSV(
+            sandbox,
+            """
+            name,url,username,password,note
+            q,https://q.example/a%3Fb,u,p1,
+            h,https://h.example/a%23b,u,p2,
+            p,https://p.example/100%25,u,p3,
+            sp,https://sp ace.example/,u,p4,
+
+            """)
+        #expect(
+            sandbox.security("import-passwords", csv).stdout
+                == """
+                imported 3 of 4 rows from \(csv) (Chrome/Edge export)
+                    replaced existing items: 0
+                    skipped: 1
+                        row 4 (line 5): URL not supported
+
+                """)
+        let path = sandbox.directory + "/passwords.csv"
+        #expect(sandbox.security("export-passwords", "-o", path).stdout == "exported 3 internet passwords to \(path)\n")
+        #expect(
+            String(decoding: try #require(FileManager.default.contents(atPath: path)), as: UTF8.self)
+                == """
+                name,url,username,password,note
+                q,https://q.example/a%3Fb,u,p1,
+                h,https://h.example/a%23b,u,p2,
+                p,https://p.example/100%25,u,p3,
+
+                """)
+        let other = try Sandbox()
+        #expect(
+            other.security("import-passwords", path).stdout.hasPrefix(
+                "imported 3 of 3 rows from \(path) (Chrome/Edge export)\n    replaced existing items: 0\n    skipped: 0\n"
+            ))
+        for (server, path, password) in [
+            ("q.example", "/a?b", "p1"), ("h.example", "/a#b", "p2"), ("p.example", "/100%", "p3"),
+        ] {
+            #expect(other.security("find-internet-password", "-s", server, "-p", path, "-w").stdout == password + "\n")
+        }
+    }
+
     @Test("export-passwords writes the internet passwords of every access group (the management identity's scope)")
     func exportEveryGroup() throws {
         let sandbox = try Sandbox()

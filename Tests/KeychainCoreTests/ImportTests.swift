@@ -295,6 +295,108 @@ struct ImportTests {
         }
     }
 
+    /// The new-user trial: `/a?b`, `/a#b` and `/100%` were exported unencoded, and re-importing gave
+    /// `/a`, `/a` and a skipped row. Each server, port and path here must come back exactly.
+    static let trickyItems: [(protocolCode: String, server: String, port: Int64, path: String, url: String)] = [
+        ("htps", "q.example", 0, "/a?b", "https://q.example/a%3Fb"),
+        ("htps", "h.example", 0, "/a#b", "https://h.example/a%23b"),
+        ("htps", "p.example", 0, "/100%", "https://p.example/100%25"),
+        ("htps", "s.example", 8443, "/a b/ä✓", "https://s.example:8443/a%20b/%C3%A4%E2%9C%93"),
+        ("http", "d.example", 1, "/;x=1+2,y:z@w!$&'()*~", "http://d.example:1/;x=1+2,y:z@w!$&'()*~"),
+        ("htps", "[::1]", 65535, "/v2/", "https://[::1]:65535/v2/"),
+        ("ldap", "[2001:db8::7]", 0, "/c=GB?objectClass", "ldap://[2001:db8::7]/c=GB%3FobjectClass"),
+        ("ftp ", "[::ffff:192.0.2.1]", 21, "/pub", "ftp://[::ffff:192.0.2.1]:21/pub"),
+        ("htps", "192.0.2.16", 80, "/x", "https://192.0.2.16:80/x"),
+        ("htps", "bücher.example", 0, "/über", "https://bücher.example/%C3%BCber"),
+        ("htps", "sp ace.example", 0, "/x", "https://sp%20ace.example/x"),
+        ("htps", "a:b", 0, "/%2F", "https://a%3Ab/%252F"),
+        ("htps", "x\u{E000}|y", 0, "/#frag", "https://x%EE%80%80%7Cy/%23frag"),
+        ("htps", "e.example", 0, "", "https://e.example/"),
+    ]
+
+    @Test("export then import gives identical items for ?, #, %, spaces, non-ASCII, sub-delims, IP literals and ports")
+    func exportImportRoundTripTrickyURLs() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        for (index, item) in Self.trickyItems.enumerated() {
+            _ = try keystore.add(
+                .internetPassword,
+                attributes: [
+                    "srvr": .string(item.server), "ptcl": .string(item.protocolCode), "port": .integer(item.port),
+                    "path": .string(item.path), "acct": .string("u\(index)"), "labl": .string("L\(index)"),
+                    "agrp": .string("test"), "pdmn": .string(ProtectionClass.whenUnlocked.rawValue),
+                ], secret: secret("pw\(index)"))
+        }
+        let path = temp.directory + "/out.csv"
+        #expect(try keystore.exportPasswords(to: path, scope: .all).exported == Self.trickyItems.count)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        // A URL holding a comma (a sub-delim, left as it is) is quoted, as RFC 4180 requires.
+        let rows = Self.trickyItems.enumerated().map { index, item in
+            "L\(index),\(item.url.contains(",") ? "\"\(item.url)\"" : item.url),u\(index),pw\(index),"
+        }
+        #expect(rows[4] == #"L4,"http://d.example:1/;x=1+2,y:z@w!$&'()*~",u4,pw4,"#)
+        #expect(Set(lines) == Set(["name,url,username,password,note"] + rows))
+        #expect(lines.count == rows.count + 1)
+
+        let other = try TemporaryKeychain()
+        let copy = try other.open()
+        let summary = try copy.importPasswords(fromFile: path, accessGroup: "test")
+        #expect(summary.imported == Self.trickyItems.count)
+        #expect(summary.skipped.isEmpty)
+        let original = try items(keystore)
+        let imported = try items(copy)
+        #expect(Set(imported.keys) == Set(Self.trickyItems.map(\.server)))
+        for (server, item) in original {
+            #expect(imported[server]?.secret == item.secret)
+            for name in ["srvr", "ptcl", "port", "path", "acct", "labl", "icmt"] {
+                #expect(imported[server]?.attributes[name] == item.attributes[name], "\(server) \(name)")
+            }
+        }
+    }
+
+    @Test("export leaves out an item whose port a URL cannot hold, and says so")
+    func exportInvalidPort() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        _ = try keystore.add(
+            .internetPassword,
+            attributes: [
+                "srvr": .string("big.example"), "ptcl": .string("htps"), "port": .integer(70000), "acct": .string("u"),
+                "agrp": .string("test"), "pdmn": .string(ProtectionClass.whenUnlocked.rawValue),
+            ], secret: secret("pw"))
+        let path = temp.directory + "/out.csv"
+        let report = try keystore.exportPasswords(to: path, scope: .all)
+        #expect(report.exported == 0)
+        #expect(report.skippedInvalidPort == 1)
+        #expect(report.description.contains("; 1 with a port outside 1–65535 were left out"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "name,url,username,password,note\n")
+    }
+
+    @Test("import refuses a host with a character reg-name does not allow; an escaped one is decoded")
+    func importHostCharacters() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        let summary = try keystore.importPasswords(
+            csv: csv(
+                """
+                name,url,username,password
+                a,https://sp ace.example/,u,p1
+                b,https://a|b.example/,u,p2
+                c,https://a<b>.example/,u,p3
+                d,sp ace.example,u,p4
+                e,https://sp%20ace.example/,u,p5
+                f,https://ex%41mple.com/a%3Fb,u,p6
+                g,https://bücher.example/,u,p7
+
+                """), accessGroup: "test")
+        #expect(summary.imported == 3)
+        #expect(summary.count(.unsupportedURL) == 4)
+        #expect(summary.skipped.map(\.row) == [1, 2, 3, 4])
+        let stored = try items(keystore)
+        #expect(Set(stored.keys) == ["sp ace.example", "exAmple.com", "bücher.example"])
+        #expect(stored["exAmple.com"]?.attributes["path"] == .string("/a?b"))
+    }
+
     @Test(
         "export writes the items of the gateway's scope only: another identity's groups are left out, the management identity's covers every group"
     )

@@ -177,4 +177,66 @@ struct URIReferenceTests {
     func percentDecodedRefuses(_ text: String) {
         #expect(URIReference.percentDecoded(text) == nil)
     }
+
+    @Test(
+        "percentEncoded(for: .path) encodes every byte that is not pchar or /, and the split then decode gives the path back",
+        arguments: [
+            ("/a?b", "/a%3Fb"), ("/a#b", "/a%23b"), ("/100%", "/100%25"), ("/a b", "/a%20b"),
+            ("/ä/✓", "/%C3%A4/%E2%9C%93"), ("/𝄞", "/%F0%9D%84%9E"), ("/%41", "/%2541"),
+            ("/;x=1+2,a:b@c!$&'()*~-._", "/;x=1+2,a:b@c!$&'()*~-._"), ("/a/../b/./c//", "/a/../b/./c//"),
+            ("/[x]\"<>\\^`{|}", "/%5Bx%5D%22%3C%3E%5C%5E%60%7B%7C%7D"), ("/tab\tnl\n", "/tab%09nl%0A"), ("", ""),
+            ("relative:x", "relative:x"),
+        ])
+    func percentEncodedPath(_ path: String, _ encoded: String) throws {
+        #expect(URIReference.percentEncoded(path, for: .path) == encoded)
+        let uri = try URIReference(
+            "https://h.example" + (encoded.hasPrefix("/") || encoded.isEmpty ? "" : "/") + encoded)
+        #expect(uri.query == nil && uri.fragment == nil)
+        #expect(URIReference.percentDecoded(uri.path) == (path.hasPrefix("/") || path.isEmpty ? path : "/" + path))
+    }
+
+    @Test(
+        "percentEncoded(for: .host) keeps IP literals, reg-name characters and ucschar, and encodes the rest",
+        arguments: [
+            ("h.example", "h.example"), ("192.0.2.1", "192.0.2.1"), ("[::1]", "[::1]"), ("[FE80::A:b]", "[FE80::A:b]"),
+            ("[v7.fe80::1+x]", "[v7.fe80::1+x]"), ("bücher.example", "bücher.example"),
+            ("a!$&'()*+,;=~_-.", "a!$&'()*+,;=~_-."),
+            ("sp ace.example", "sp%20ace.example"), ("a:b", "a%3Ab"), ("a/b?c#d@e", "a%2Fb%3Fc%23d%40e"),
+            ("100%", "100%25"), ("[::1", "%5B%3A%3A1"), ("[::1]x", "%5B%3A%3A1%5Dx"), ("[nope]", "%5Bnope%5D"),
+            ("\u{E000}x", "%EE%80%80x"), ("\u{85}\u{FFFE}", "%C2%85%EF%BF%BE"), ("a|b<c>", "a%7Cb%3Cc%3E"),
+        ])
+    func percentEncodedHost(_ host: String, _ encoded: String) throws {
+        #expect(URIReference.percentEncoded(host, for: .host) == encoded)
+        #expect(URIReference.isHost(encoded))
+        let uri = try URIReference("https://" + encoded + ":8443/")
+        #expect(uri.host == encoded)
+        #expect(uri.port == 8443)
+        #expect(URIReference.percentDecoded(uri.host!) == host)
+    }
+
+    @Test(
+        "isHost accepts IP literals and reg-names (with escapes and non-ASCII letters), and nothing else",
+        arguments: [
+            ("h.example", true), ("", true), ("[::1]", true), ("[v1.x]", true), ("sp%20ace.example", true),
+            ("ex%41mple.com", true), ("bücher.example", true), ("日本.example", true), ("a_b~c", true),
+            ("sp ace.example", false), ("a\"b", false), ("a<b", false), ("a>b", false), ("a\\b", false),
+            ("a^b", false), ("a`b", false), ("a{b", false), ("a|b", false), ("a}b", false), ("a\u{7F}b", false),
+            ("a\tb", false), ("a\u{85}b", false), ("a\u{E000}b", false), ("a\u{FFFF}b", false), ("a%", false),
+            ("a%4", false), ("a%zz", false), ("a%4g", false), ("[::1", false), ("[nope]", false), ("a:b", false),
+            ("a[b", false), ("\u{A0}", true),
+        ])
+    func isHost(_ host: String, _ valid: Bool) {
+        #expect(URIReference.isHost(host) == valid)
+    }
+
+    @Test("url(scheme:host:port:path:) encodes the host and path and splits back into the same values")
+    func url() throws {
+        #expect(
+            URIReference.url(scheme: "https", host: "q.example", port: 8443, path: "/a?b")
+                == "https://q.example:8443/a%3Fb")
+        #expect(URIReference.url(scheme: "ftp", host: "[::1]", port: nil, path: "") == "ftp://[::1]/")
+        #expect(URIReference.url(scheme: "http", host: "h", port: nil, path: "x y") == "http://h/x%20y")
+        let uri = try URIReference(URIReference.url(scheme: "https", host: "sp ace:1", port: 1, path: "/#%?"))
+        #expect(Split(uri) == Split("https", host: "sp%20ace%3A1", port: 1, path: "/%23%25%3F"))
+    }
 }

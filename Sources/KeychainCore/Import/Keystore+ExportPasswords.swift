@@ -4,6 +4,8 @@ package struct ExportReport: Sendable, Equatable, CustomStringConvertible {
     package var exported = 0
     /// Internet passwords left out because they have no server to make a URL from.
     package var skippedWithoutServer = 0
+    /// Internet passwords left out because their port is not 1–65535 (a URL cannot hold it; 0 is no port).
+    package var skippedInvalidPort = 0
     /// ThisDeviceOnly internet passwords left out because they belong to another installation.
     package var skippedUnreadable = 0
     /// Items with access control that needs authentication (`kSecAttrAccessControl`): left out.
@@ -14,6 +16,7 @@ package struct ExportReport: Sendable, Equatable, CustomStringConvertible {
     package var description: String {
         var text = "exported \(exported) internet passwords to \(path)"
         if skippedWithoutServer > 0 { text += "; \(skippedWithoutServer) without a server were left out" }
+        if skippedInvalidPort > 0 { text += "; \(skippedInvalidPort) with a port outside 1–65535 were left out" }
         if skippedAccessControlled > 0 {
             text += "; \(skippedAccessControlled) access-controlled items were left out (they need authentication)"
         }
@@ -38,9 +41,13 @@ extension Keystore {
     /// ``plainTextExportWarning``). It is created with mode 0600 and `O_EXCL`, written whole, then
     /// linked into place, so an existing file is never replaced unless `overwrite` is set.
     /// `name` is the label (the server when there is none); `url` is
-    /// `scheme://server[:port][path]`, the scheme from `ptcl` (`https` when it has none or has no
-    /// URL scheme); `note` is the comment. Security domain and authentication type have no column
-    /// and are not written.
+    /// `scheme://server[:port][path]` built by ``URIReference/url(scheme:host:port:path:)``, the
+    /// scheme from `ptcl` (`https` when it has none or has no URL scheme), the server and path
+    /// percent-encoded per RFC 3986 (`/a?b` → `/a%3Fb`, `100%` → `100%25`; an IPv6 literal in brackets
+    /// as it is), so that ``importPasswords(csv:accessGroup:protection:policy:)`` stores the same
+    /// server, port and path again; `note` is the comment. Security domain and authentication type
+    /// have no column and are not written. Items without a server, or with a port outside 1–65535,
+    /// are left out and counted.
     ///
     /// ```swift
     /// print(Keystore.plainTextExportWarning)
@@ -78,11 +85,17 @@ extension Keystore {
                     report.skippedWithoutServer += 1
                     return
                 }
+                var port: UInt16?
+                if case .integer(let number)? = record.attributes[.port], number != 0 {
+                    guard let valid = UInt16(exactly: number) else {
+                        report.skippedInvalidPort += 1
+                        return
+                    }
+                    port = valid
+                }
                 let scheme = InternetProtocol.schemeForCode[Self.text(record.attributes[.protocol])] ?? "https"
-                var url = scheme + "://" + server
-                if case .integer(let port)? = record.attributes[.port], port != 0 { url += ":\(port)" }
-                let path = Self.text(record.attributes[.path])
-                url += path.hasPrefix("/") ? path : "/" + path
+                let url = URIReference.url(
+                    scheme: scheme, host: server, port: port, path: Self.text(record.attributes[.path]))
                 let label = Self.text(record.attributes[.label])
                 try CSVWriter.writeRecord(
                     [

@@ -109,15 +109,22 @@ struct PasswordCSVImport {
     /// The parts of a URL an internet password keeps, or `nil` when it is not a URL with a host and a known scheme.
     ///
     /// Split by ``URIReference`` (RFC 3986); a URL without `://` is read as `https://` followed by it.
-    /// The host and path are percent-decoded (`%41` → `A`), as `URLComponents.host` and `.path` give them.
+    /// The host must be an IP literal or a `reg-name` as written (``URIReference/isHost(_:)``: no space,
+    /// `<`, `|`, …; non-ASCII letters allowed, as in an IRI), so `https://sp ace.example/` is not a URL.
+    /// The host and path are then percent-decoded (`%41` → `A`, `%3F` → `?`), as `URLComponents.host`
+    /// and `.path` give them, whatever the escapes stand for: the export writes any server and path with
+    /// escapes (``URIReference/url(scheme:host:port:path:)``), and they come back unchanged. A query or
+    /// fragment is not part of the path and is dropped.
     /// - Parameter text: the URL field of a row.
     /// - Returns: the protocol code (``InternetProtocol/codeForScheme``), the host (an IPv6 literal in
     ///   brackets), the port when the URL names one, and the path; `nil` for an unknown scheme, no or an
-    ///   empty host, a port that is not 0–65535, or a malformed `%` escape in the host or path.
+    ///   empty host, a host with a character `reg-name` does not allow, a port that is not 0–65535, or a
+    ///   malformed `%` escape in the host or path.
     static func parseURL(_ text: String) -> (protocolCode: String, host: String, port: Int?, path: String)? {
         let full = text.contains("://") ? text : "https://" + text
         guard let uri = try? URIReference(full), let scheme = uri.scheme?.lowercased(),
             let code = InternetProtocol.codeForScheme[scheme], let encodedHost = uri.host,
+            URIReference.isHost(encodedHost),
             let host = URIReference.percentDecoded(encodedHost), !host.isEmpty,
             let path = URIReference.percentDecoded(uri.path)
         else { return nil }

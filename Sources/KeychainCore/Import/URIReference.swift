@@ -121,7 +121,139 @@ package struct URIReference: Equatable, Sendable {
         return String(validating: bytes, as: UTF8.self)
     }
 
+    /// The component ``percentEncoded(_:for:)`` writes text into.
+    package enum Component: Sendable {
+        /// A path (`path-abempty`, RFC 3986 §3.3): `pchar` and `/` stay as they are.
+        case path
+        /// A host (RFC 3986 §3.2.2): an IP literal in brackets stays whole; otherwise `reg-name`'s
+        /// characters and the non-ASCII characters an IRI's `ireg-name` allows (RFC 3987 §2.2) stay.
+        case host
+    }
+
+    /// Whether a host as ``init(_:)`` split it (still encoded) is one RFC 3986 §3.2.2 allows, read as an
+    /// IRI host (RFC 3987 §2.2): an IP literal in brackets, or a `reg-name`,
+    /// `*( unreserved / pct-encoded / sub-delims )`, which may also hold non-ASCII characters as they
+    /// are (`ucschar`: browsers and password managers write internationalised names that way).
+    ///
+    /// A space, `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}`, a control character, a non-character
+    /// or private-use character, or a `%` not followed by two hex digits makes it invalid. What an
+    /// escape stands for is not checked: `sp%20ace.example` is valid syntax (it decodes to
+    /// `sp ace.example`, as `URLComponents.host` decodes it), so a name ``percentEncoded(_:for:)``
+    /// wrote comes back the same.
+    /// - Parameter host: ``host`` as split, an empty one included.
+    /// - Returns: `true` when every character is allowed (an empty host is a valid, empty `reg-name`).
+    package static func isHost(_ host: String) -> Bool {
+        if host.hasPrefix("[") { return host.hasSuffix("]") && isIPLiteral(Substring(host).dropFirst().dropLast()) }
+        let scalars = Array(host.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            let value = scalars[index].value
+            if value == 0x25 {  // "%" HEXDIG HEXDIG
+                guard index + 2 < scalars.count,
+                    scalars[(index + 1)...(index + 2)].allSatisfy({ $0.isASCII && hexValue(UInt8($0.value)) != nil })
+                else { return false }
+                index += 3
+                continue
+            }
+            guard value < 0x80 ? isRegNameByte(UInt8(value)) : isUCSChar(value) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Percent-encodes `text` for `component` (RFC 3986 §2.1, upper-case hex digits), the inverse of
+    /// ``percentDecoded(_:)``: `URIReference(…)` then ``percentDecoded(_:)`` of the component gives
+    /// `text` back.
+    ///
+    /// - ``Component/path``: every UTF-8 byte that is not `unreserved`, `sub-delims`, `:`, `@` or `/`
+    ///   is encoded, so `?`, `#`, `%`, a space and each byte of a non-ASCII character are (RFC 3986
+    ///   §3.3, `pchar`; a browser's export encodes a path the same way).
+    /// - ``Component/host``: a valid IP literal in brackets is returned as it is; otherwise every ASCII
+    ///   character that is not `unreserved` or `sub-delims` (`:`, `/`, `%`, a space, …) is encoded, and
+    ///   so is each byte of a non-ASCII character that is not `ucschar` (RFC 3987 §2.2); other
+    ///   non-ASCII characters stay as they are, as ``isHost(_:)`` accepts them.
+    ///
+    /// ```swift
+    /// URIReference.percentEncoded("/a?b c/100%", for: .path)  // "/a%3Fb%20c/100%25"
+    /// ```
+    /// - Parameters:
+    ///   - text: the decoded component.
+    ///   - component: where the result goes.
+    /// - Returns: the encoded text; for ``Component/host`` it always passes ``isHost(_:)``.
+    package static func percentEncoded(_ text: String, for component: Component) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        func append(encoding scalar: Unicode.Scalar) {
+            for byte in String(scalar).utf8 {
+                bytes += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+            }
+        }
+        switch component {
+        case .path:
+            for scalar in text.unicodeScalars {
+                if scalar.isASCII, isPathByte(UInt8(scalar.value)) {
+                    bytes.append(UInt8(scalar.value))
+                } else {
+                    append(encoding: scalar)
+                }
+            }
+        case .host:
+            if text.hasPrefix("["), isHost(text) { return text }
+            for scalar in text.unicodeScalars {
+                if scalar.isASCII ? isRegNameByte(UInt8(scalar.value)) : isUCSChar(scalar.value) {
+                    bytes += String(scalar).utf8
+                } else {
+                    append(encoding: scalar)
+                }
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `scheme://host[:port]path` with the host and path percent-encoded (``percentEncoded(_:for:)``):
+    /// a URL that ``init(_:)`` splits back into `scheme`, the encoded host, `port` and the encoded path,
+    /// which ``percentDecoded(_:)`` turns into `host` and `path` again (RFC 3986 §5.3, recomposition).
+    ///
+    /// ```swift
+    /// URIReference.url(scheme: "https", host: "q.example", port: 8443, path: "/a?b")
+    /// // "https://q.example:8443/a%3Fb"
+    /// ```
+    /// - Parameters:
+    ///   - scheme: a valid scheme (RFC 3986 §3.1), written as it is.
+    ///   - host: the decoded host; an IP literal keeps its brackets.
+    ///   - port: the port, or `nil` for none.
+    ///   - path: the decoded path; `/` is put in front when it does not start with one (with an
+    ///     authority, a path is empty or starts with `/`, RFC 3986 §3.3).
+    /// - Returns: the URL text.
+    package static func url(scheme: String, host: String, port: UInt16?, path: String) -> String {
+        var url = scheme + "://" + percentEncoded(host, for: .host)
+        if let port { url += ":\(port)" }
+        return url + percentEncoded(path.hasPrefix("/") ? path : "/" + path, for: .path)
+    }
+
     // MARK: - Private
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// `unreserved / sub-delims` (RFC 3986 §2.2, §2.3): the characters a `reg-name` holds as they are.
+    private static func isRegNameByte(_ byte: UInt8) -> Bool {
+        isAlpha(byte) || isDigit(byte) || Array("-._~!$&'()*+,;=".utf8).contains(byte)
+    }
+
+    /// `pchar` without `pct-encoded`, and `/` (RFC 3986 §3.3): what a path holds as it is.
+    private static func isPathByte(_ byte: UInt8) -> Bool {
+        isRegNameByte(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "/")
+    }
+
+    /// `ucschar` (RFC 3987 §2.2): the non-ASCII characters an IRI holds as they are (no controls,
+    /// surrogates, private-use characters or non-characters).
+    private static func isUCSChar(_ value: UInt32) -> Bool {
+        switch value {
+        case 0xA0...0xD7FF, 0xF900...0xFDCF, 0xFDF0...0xFFEF: true
+        case 0x10000...0xEFFFD: value & 0xFFFF <= 0xFFFD && !(0xE0000...0xE0FFF).contains(value)
+        default: false
+        }
+    }
 
     /// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` (RFC 3986 §3.1).
     private static func isScheme(_ text: Substring) -> Bool {

@@ -52,6 +52,10 @@ struct ExportPasswords: SecuritySubcommand {
         if report.skippedWithoutServer > 0 {
             context.io.output.line("    left out, no server to make a URL from: \(report.skippedWithoutServer)")
         }
+        if report.skippedInvalidPort > 0 {
+            context.io.output.line(
+                "    left out, port outside 1-65535 (a URL cannot hold it): \(report.skippedInvalidPort)")
+        }
         if report.skippedAccessControlled > 0 {
             context.io.output.line(
                 "    left out, access-controlled (they need authentication): \(report.skippedAccessControlled)")
