@@ -138,7 +138,9 @@ struct SSHAskpassTests {
         #expect(question.output.contains("not a passphrase question"))
     }
 
-    @Test("ssh-add ../sshkey from a subfolder takes the passphrase saved under the key's absolute path")
+    @Test(
+        "ssh-add ../sshkey from a subfolder takes the passphrase saved under the key's absolute path",
+        .timeLimit(.minutes(1)))
     func relativeKeyPathFindsSavedPassphrase() throws {
         let setup = try Setup(pin: "unused")
         try setup.save("key-passphrase")
@@ -150,7 +152,9 @@ struct SSHAskpassTests {
         #expect(setup.sshAdd(["-l"]).output.contains("askpass-test"))
     }
 
-    @Test("ssh-add ./sshkey saves the passphrase pinentry gets under the key's absolute path, found by ../sshkey")
+    @Test(
+        "ssh-add ./sshkey saves the passphrase pinentry gets under the key's absolute path, found by ../sshkey",
+        .timeLimit(.minutes(1)))
     func relativeKeyPathSavesUnderAbsolutePath() throws {
         let setup = try Setup(pin: "key-passphrase")
         #expect(setup.sshAdd(["./id_ed25519"], directory: setup.keychain.directory).status == 0)
