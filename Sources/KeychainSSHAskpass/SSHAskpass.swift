@@ -22,6 +22,14 @@ package enum SSHAskpass {
     package static let schema = "org.freedesktop.Secret.Generic"
 
     /// The key file a prompt asks about and whether it is a retry, or `nil` for other prompts.
+    ///
+    /// The path is made absolute and normalised (``FileSystem/absolutePath(_:currentDirectory:)``): ssh-add
+    /// names the key as it was given (`./id`, `../id`, `~/.ssh//id`), and the item's `unique` is
+    /// `ssh-store:<absolute key path>`, so every spelling of one key finds (and saves) the same item.
+    /// - Parameters:
+    ///   - prompt: ssh's question, as `SSH_ASKPASS` gets it.
+    ///   - currentDirectory: the folder a relative key path is taken from (ssh-add's, which this program inherits).
+    /// - Returns: the key's absolute path and whether the prompt is "Bad passphrase, try again"; `nil` for other prompts.
     package static func keyPath(inPrompt prompt: String, currentDirectory: String) -> (path: String, retry: Bool)? {
         let prefixes = [("Enter passphrase for ", false), ("Bad passphrase, try again for ", true)]
         guard let (prefix, retry) = prefixes.first(where: { prompt.hasPrefix($0.0) }) else { return nil }
@@ -31,8 +39,7 @@ package enum SSHAskpass {
         // "key '/path'" in some OpenSSH prompts.
         if rest.hasPrefix("key '") && rest.hasSuffix("'") { rest = rest.dropFirst(5).dropLast() }
         guard !rest.isEmpty else { return nil }
-        let path = rest.hasPrefix("/") ? String(rest) : currentDirectory + "/" + rest
-        return (path, retry)
+        return (FileSystem.absolutePath(String(rest), currentDirectory: currentDirectory), retry)
     }
 
     /// The `unique` attribute of a key's item.
@@ -60,7 +67,7 @@ package enum SSHAskpass {
         if let kind = environment["SSH_ASKPASS_PROMPT"], kind == "confirm" || kind == "none" {
             return fail("keychain-ssh-askpass answers passphrase questions only")
         }
-        guard let (path, retry) = keyPath(inPrompt: prompt, currentDirectory: FileSystem.currentDirectory() ?? "")
+        guard let (path, retry) = keyPath(inPrompt: prompt, currentDirectory: FileSystem.currentDirectory() ?? "/")
         else { return fail("not a passphrase question: \(prompt)") }
         let store = try? Keystore(location: .login(environment: environment), create: false)
         let query = ["unique": unique(path)]

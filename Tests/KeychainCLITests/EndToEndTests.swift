@@ -257,4 +257,34 @@ struct EndToEndTests {
             try Self.run(helper, ["get"], stdin: "https://other.example\n", environment: env)
                 == Outcome(status: 1, stdout: "credentials not found in native keychain\n", stderr: ""))
     }
+
+    @Test("security create-keychain shared/k.keychain leaves the existing 0755 folder shared at 0755, as macOS does")
+    func createKeychainKeepsSharedFolderMode() throws {
+        let sandbox = try Sandbox()
+        let security = try Self.tool("security")
+        let shared = sandbox.directory + "/shared"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        #expect(chmod(shared, 0o755) == 0)
+        #expect(
+            try Self.run(
+                security, ["create-keychain", "shared/k.keychain"], stdin: "pw\n", environment: sandbox.environment,
+                directory: sandbox.directory)
+                == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(FileManager.default.fileExists(atPath: shared + "/k.keychain-db"))
+        #expect(FileSystem.permissions(shared) == 0o755)
+    }
+
+    @Test("security create-keychain NAME makes an existing looser keychain folder ($XDG_DATA_HOME/keychains) 0700")
+    func createKeychainKeepsKeychainFolderPrivate() throws {
+        let sandbox = try Sandbox()
+        let security = try Self.tool("security")
+        let folder = sandbox.directory + "/data/keychains"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(chmod(folder, 0o755) == 0)
+        #expect(
+            try Self.run(security, ["create-keychain", "work"], stdin: "pw\n", environment: sandbox.environment)
+                == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(FileManager.default.fileExists(atPath: folder + "/work.keychain-db"))
+        #expect(FileSystem.permissions(folder) == 0o700)
+    }
 }

@@ -697,4 +697,30 @@ struct KeychainManagementTests {
                     stderr: "security: SecKeychainLock nope: The specified keychain could not be found.\n"))
         #expect(sandbox.security("lock-keychain", "-a", "a").status == 2)
     }
+
+    @Test("create-keychain ~/home.keychain leaves the home folder's mode as it is (0755)")
+    func createInHomeKeepsHomeMode() throws {
+        let sandbox = try Sandbox()
+        #expect(chmod(sandbox.directory, 0o755) == 0)
+        #expect(
+            sandbox.security("create-keychain", sandbox.directory + "/home.keychain", stdin: "pw\n")
+                == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(FileManager.default.fileExists(atPath: sandbox.directory + "/home.keychain-db"))
+        #expect(FileSystem.permissions(sandbox.directory) == 0o755)
+        #expect(FileSystem.permissions(sandbox.directory + "/home.keychain-db") == 0o600)
+    }
+
+    @Test("create-keychain in a folder that does not exist yet creates it and its missing parents 0700")
+    func createInNewFoldersMakesThemPrivate() throws {
+        let sandbox = try Sandbox()
+        #expect(chmod(sandbox.directory, 0o755) == 0)
+        let old = umask(0o022)
+        defer { umask(old) }
+        #expect(
+            sandbox.security("create-keychain", sandbox.directory + "/new/deeper/k.keychain", stdin: "pw\n")
+                == Outcome(status: 0, stdout: "", stderr: ""))
+        #expect(FileSystem.permissions(sandbox.directory + "/new") == 0o700)
+        #expect(FileSystem.permissions(sandbox.directory + "/new/deeper") == 0o700)
+        #expect(FileSystem.permissions(sandbox.directory) == 0o755)
+    }
 }

@@ -127,9 +127,12 @@ final class PAMStack: Sendable {
         return output.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }()
 
-    static func run(_ arguments: [String], environment: [String: String]) -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], environment: [String: String], directory: String? = nil)
+        -> (status: Int32, output: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = Array(arguments.dropFirst())
         process.environment = environment
         let pipe = Pipe()

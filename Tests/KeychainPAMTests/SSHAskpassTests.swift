@@ -79,7 +79,7 @@ struct SSHAskpassTests {
             return try store.secretItemSecret(item.number).value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
 
-        func sshAdd(_ arguments: [String]) -> (status: Int32, output: String) {
+        func sshAdd(_ arguments: [String], directory: String? = nil) -> (status: Int32, output: String) {
             var environment = ProcessInfo.processInfo.environment
             environment["SSH_AUTH_SOCK"] = socket
             environment["SSH_ASKPASS"] = PAMStack.binDirectory + "/keychain-ssh-askpass"
@@ -87,7 +87,7 @@ struct SSHAskpassTests {
             environment["KEYCHAIN_PINENTRY"] = pinentry
             environment["XDG_DATA_HOME"] = keychain.dataHome
             environment["XDG_STATE_HOME"] = keychain.stateHome
-            return PAMStack.run(["/usr/bin/ssh-add"] + arguments, environment: environment)
+            return PAMStack.run(["/usr/bin/ssh-add"] + arguments, environment: environment, directory: directory)
         }
     }
 
@@ -136,6 +136,53 @@ struct SSHAskpassTests {
         let question = PAMStack.run([tool, "--help me"], environment: [:])
         #expect(question.status == 1)
         #expect(question.output.contains("not a passphrase question"))
+    }
+
+    @Test(
+        "ssh-add ../sshkey from a subfolder takes the passphrase saved under the key's absolute path",
+        .timeLimit(.minutes(1)))
+    func relativeKeyPathFindsSavedPassphrase() throws {
+        let setup = try Setup(pin: "unused")
+        try setup.save("key-passphrase")
+        let sub = setup.keychain.directory + "/sub"
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        let added = setup.sshAdd(["../id_ed25519"], directory: sub)
+        #expect(added.status == 0, "\(added.output)")
+        #expect(setup.prompts == 0)
+        #expect(setup.sshAdd(["-l"]).output.contains("askpass-test"))
+    }
+
+    @Test(
+        "ssh-add ./sshkey saves the passphrase pinentry gets under the key's absolute path, found by ../sshkey",
+        .timeLimit(.minutes(1)))
+    func relativeKeyPathSavesUnderAbsolutePath() throws {
+        let setup = try Setup(pin: "key-passphrase")
+        #expect(setup.sshAdd(["./id_ed25519"], directory: setup.keychain.directory).status == 0)
+        #expect(setup.prompts == 1)
+        #expect(try setup.saved() == "key-passphrase")
+        #expect(try setup.store.secretItems(matching: ["xdg:schema": SSHAskpass.schema]).count == 1)
+        #expect(setup.sshAdd(["-D"]).status == 0)
+        let sub = setup.keychain.directory + "/sub"
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        #expect(setup.sshAdd(["../id_ed25519"], directory: sub).status == 0)
+        #expect(setup.prompts == 1, "the second ssh-add did not ask")
+    }
+
+    @Test("Relative and unnormalised key paths in prompts are read as the key's absolute path")
+    func relativeKeyPathPrompts() {
+        #expect(
+            SSHAskpass.keyPath(inPrompt: "Enter passphrase for ./sshkey: ", currentDirectory: "/home/u/t")!
+                == ("/home/u/t/sshkey", false))
+        #expect(
+            SSHAskpass.keyPath(inPrompt: "Enter passphrase for ../sshkey: ", currentDirectory: "/home/u/t/sub")!
+                == ("/home/u/t/sshkey", false))
+        #expect(
+            SSHAskpass.keyPath(
+                inPrompt: "Bad passphrase, try again for /home/u/t/sub/..//./sshkey: ", currentDirectory: "/")!
+                == ("/home/u/t/sshkey", true))
+        #expect(
+            SSHAskpass.keyPath(inPrompt: "Enter passphrase for key '../sshkey': ", currentDirectory: "/home/u/t/sub")!
+                == ("/home/u/t/sshkey", false))
     }
 
     @Test("Prompts are read as ssh-add writes them; other questions get no answer")

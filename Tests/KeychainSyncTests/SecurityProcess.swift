@@ -33,13 +33,16 @@ enum SecurityProcess {
     /// - Parameter errorOnTerminal: standard error is a pseudo-terminal of its own (standard input and output stay
     ///   pipes), as when a user runs the tool with its output redirected; `err` is what the terminal showed, with
     ///   `\r\n` as `\n`.
+    /// - Parameter directory: the current folder it runs in; this process's when `nil`.
     static func run(
-        _ arguments: [String], environment: [String: String], stdin: String = "", errorOnTerminal: Bool = false
+        _ arguments: [String], environment: [String: String], stdin: String = "", errorOnTerminal: Bool = false,
+        directory: String? = nil
     ) throws -> Outcome {
         let path = productsDirectory + "/security"
         try #require(FileManager.default.isExecutableFile(atPath: path), "build security first: \(path)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = arguments
         process.environment = environment
         let input = Pipe()

@@ -198,4 +198,70 @@ struct SyncGitRunTests {
             resolved.err == "security: sync resolve: no conflict copy \(unknown): security sync conflicts lists them\n")
         #expect(device.security("sync", "leave").status == 0)
     }
+
+    @Test("sync init and join store a local path remote absolute and normalised; URLs and scp-style remotes as given")
+    func storedRemotePaths() {
+        #expect(
+            SyncEngine.storedRemote("../syncrepo.git", currentDirectory: "/home/u/t/sub") == "/home/u/t/syncrepo.git")
+        #expect(SyncEngine.storedRemote("../fsync", currentDirectory: "/home/u/t/sub") == "/home/u/t/fsync")
+        #expect(SyncEngine.storedRemote("./sub/../fsync/", currentDirectory: "/home/u/t") == "/home/u/t/fsync")
+        #expect(
+            SyncEngine.storedRemote("/home/u/t/sub/../syncrepo.git", currentDirectory: "/x") == "/home/u/t/syncrepo.git"
+        )
+        #expect(SyncEngine.storedRemote("./a:b", currentDirectory: "/home/u") == "/home/u/a:b")
+        #expect(SyncEngine.storedRemote("/srv/a://b", currentDirectory: "/x") == "/srv/a:/b")
+        #expect(SyncEngine.storedRemote("git@host:keys/sync.git", currentDirectory: "/x") == "git@host:keys/sync.git")
+        #expect(SyncEngine.storedRemote("host:sync.git", currentDirectory: "/x") == "host:sync.git")
+        #expect(SyncEngine.storedRemote("https://h/../r.git", currentDirectory: "/x") == "https://h/../r.git")
+        #expect(SyncEngine.storedRemote("file:///srv/../r.git", currentDirectory: "/x") == "file:///srv/../r.git")
+        #expect(SyncEngine.storedRemote("ssh://git@h/r.git", currentDirectory: "/x") == "ssh://git@h/r.git")
+    }
+
+    @Test("security sync init ../syncrepo.git and join --recovery ../fsync keep syncing after the current folder moves")
+    func relativeRemoteSurvivesMove() throws {
+        let home = try TemporaryKeychain()
+        let repository = home.directory + "/syncrepo.git"
+        try SyncGroup.git(["init", "-q", "--bare", "-b", "main", repository])
+        let sub = home.directory + "/sub"
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        let device = try SyncDevice()
+        for name in ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"] {
+            device.environment[name] = nil
+        }
+        let started = try SecurityProcess.run(
+            ["sync", "init", "../syncrepo.git"], environment: device.environment, stdin: Self.passphrase,
+            directory: sub)
+        #expect(started.status == 0, "\(started)")
+        #expect(started.out.hasPrefix("sync set up with \(repository): this device is "), "\(started)")
+        #expect(try device.store.syncState(named: "sync.remote") == Array(repository.utf8))
+        // The folder of the init and join runs moves away; every later run starts elsewhere.
+        try FileManager.default.moveItem(atPath: sub, toPath: home.directory + "/moved")
+        try device.add(service: "svc", account: "me", secret: "s1")
+        let synced = try SecurityProcess.run(["sync", "now"], environment: device.environment)
+        #expect(synced.status == 0, "\(synced)")
+        #expect(synced.out.hasPrefix("in sync with \(repository)\n"), "\(synced)")
+
+        let folder = home.directory + "/fsync"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let other = try SyncDevice()
+        let otherSub = home.directory + "/other"
+        try FileManager.default.createDirectory(atPath: otherSub, withIntermediateDirectories: false)
+        let folderStart = try SecurityProcess.run(
+            ["sync", "init", "../fsync"], environment: other.environment, stdin: Self.passphrase, directory: otherSub)
+        #expect(folderStart.status == 0, "\(folderStart)")
+        #expect(folderStart.out.hasPrefix("sync set up with \(folder): this device is "), "\(folderStart)")
+        let third = try SyncDevice()
+        let joined = try SecurityProcess.run(
+            ["sync", "join", "--recovery", "../fsync"], environment: third.environment, stdin: Self.passphrase,
+            directory: otherSub)
+        #expect(joined.status == 0, "\(joined)")
+        #expect(try third.store.syncState(named: "sync.remote") == Array(folder.utf8))
+        try FileManager.default.removeItem(atPath: otherSub)
+        try other.add(service: "folder-svc", account: "me", secret: "f1")
+        #expect(try SecurityProcess.run(["sync", "now"], environment: other.environment).status == 0)
+        let thirdSynced = try SecurityProcess.run(["sync", "now"], environment: third.environment)
+        #expect(thirdSynced.status == 0, "\(thirdSynced)")
+        #expect(thirdSynced.out.hasPrefix("in sync with \(folder)\n"), "\(thirdSynced)")
+        #expect(try third.secret(service: "folder-svc") == "f1")
+    }
 }

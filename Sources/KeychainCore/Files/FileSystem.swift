@@ -69,9 +69,18 @@ package enum FileSystem {
         return stat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : nil
     }
 
-    /// Creates `path` and its missing parents with mode 0700 whatever the umask, and sets an
-    /// existing last component to 0700 if it is ours and looser.
-    package static func makePrivateDirectory(_ path: String) throws(KeychainFailure) {
+    /// Creates `path` and its missing parents with mode 0700 whatever the umask; with
+    /// `tighteningExisting`, also sets an existing last component to 0700 if it is ours and looser.
+    ///
+    /// Only the project's own folders (the keychain folder `$XDG_DATA_HOME/keychains`, the device key's,
+    /// sync clones and locks) are tightened: a folder that exists and that the user named, such as the
+    /// folder of `security create-keychain shared/k.keychain` or the home folder, keeps its mode, as
+    /// macOS's `security create-keychain` leaves the folder holding a keychain as it is (tracker issue 23).
+    /// - Parameters:
+    ///   - path: the folder, absolute or relative.
+    ///   - tighteningExisting: whether an existing `path` of ours that group or others may use is set to 0700.
+    /// - Throws: `.io` naming the folder that cannot be created, or `path` when it is not a folder.
+    package static func makePrivateDirectory(_ path: String, tighteningExisting: Bool = true) throws(KeychainFailure) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
@@ -83,7 +92,7 @@ package enum FileSystem {
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw KeychainFailure(.io, "\(path) is not a folder")
         }
-        if info.st_uid == getuid() && (info.st_mode & 0o077) != 0 { chmod(path, 0o700) }
+        if tighteningExisting && info.st_uid == getuid() && (info.st_mode & 0o077) != 0 { chmod(path, 0o700) }
     }
 
     /// Refuses a file that another user owns or that group or others may write, as ssh does.
@@ -106,10 +115,17 @@ package enum FileSystem {
         String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 
-    /// Makes the folder that will hold `path`, private (0700), unless `path` is a bare name.
-    package static func makePrivateDirectory(holding path: String) throws(KeychainFailure) {
+    /// Makes the folder that will hold `path`, private (0700), unless `path` is a bare name
+    /// (``makePrivateDirectory(_:tighteningExisting:)``).
+    /// - Parameters:
+    ///   - path: the file the folder is for.
+    ///   - tighteningExisting: whether an existing folder of ours that group or others may use is set to 0700;
+    ///     `false` for a folder the user named.
+    package static func makePrivateDirectory(holding path: String, tighteningExisting: Bool = true)
+        throws(KeychainFailure)
+    {
         let folder = directory(of: path)
-        if !folder.isEmpty { try makePrivateDirectory(folder) }
+        if !folder.isEmpty { try makePrivateDirectory(folder, tighteningExisting: tighteningExisting) }
     }
 
     /// Refuses a folder that another user owns or that group or others may write (unless it has

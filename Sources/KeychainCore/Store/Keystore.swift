@@ -102,7 +102,8 @@ package final class Keystore: Sendable {
         guard let password else { return try Keystore(location: location, create: true) }
         // The password is set in a file of its own, linked into place only once it has it: no process
         // ever opens this keychain without its password, and a kill at any step leaves none (issue 25).
-        try FileSystem.makePrivateDirectory(holding: location.databasePath)
+        try FileSystem.makePrivateDirectory(
+            holding: location.databasePath, tighteningExisting: Self.inKeychainDirectory(location.databasePath))
         let staging = KeychainLocation(
             databasePath: location.databasePath
                 + ".new-pw-\(ProcessEnvironment.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))",
@@ -126,8 +127,15 @@ package final class Keystore: Sendable {
         return keystore
     }
 
+    /// Whether `path` is a file of the keychain folder (`$XDG_DATA_HOME/keychains` of this process's
+    /// environment), the one folder holding keychains that is ours to keep at 0700; any other folder
+    /// holding a keychain is the user's, and an existing one keeps its mode (tracker issue 23).
+    private static func inKeychainDirectory(_ path: String) -> Bool {
+        FileSystem.directory(of: path) == KeychainLocation.keychainDirectory()
+    }
+
     private static func createKeychain(at path: String, deviceKeyPath: String) throws(KeychainFailure) {
-        try FileSystem.makePrivateDirectory(holding: path)
+        try FileSystem.makePrivateDirectory(holding: path, tighteningExisting: inKeychainDirectory(path))
         let deviceKey = try DeviceKey.loadOrCreate(path: deviceKeyPath)
         let temporary = path + ".new-\(ProcessEnvironment.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         _ = try FileSystem.createEmptyPrivateFile(temporary)

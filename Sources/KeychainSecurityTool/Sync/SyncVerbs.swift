@@ -45,11 +45,10 @@ struct SyncVerbs {
 
     private func perform(_ given: [String]) throws(SyncError) {
         var arguments = given
-        // A relative path to a folder or repository is made absolute: the clone's git runs elsewhere.
-        if ["init", "join"].contains(command.verb), let url = arguments.first, !url.hasPrefix("/"), !url.contains(":"),
-            FileSystem.exists(url), let cwd = Platform.currentDirectory()
-        {
-            arguments[0] = cwd + "/" + url
+        // A path to a folder or repository is stored absolute and normalised (the clone's git runs elsewhere,
+        // and this folder may move); URLs and scp-style remotes stay as given (SyncEngine.storedRemote).
+        if ["init", "join"].contains(command.verb), let url = arguments.first {
+            arguments[0] = SyncEngine.storedRemote(url, currentDirectory: Platform.currentDirectory())
         }
         switch command.verb {
         case "init":

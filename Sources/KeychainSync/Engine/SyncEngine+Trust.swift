@@ -11,6 +11,7 @@ extension SyncEngine {
     package func initialize(url: String, passphrase: SecureBytes, parameters: KDFParameters) throws(SyncError)
         -> SyncNowReport
     {
+        let url = Self.storedRemote(url)
         if let current = try remoteURL() { throw SyncError(.state, "this keychain already syncs with \(current)") }
         let transport = try transport(for: url)
         try transport.pull()
@@ -43,6 +44,7 @@ extension SyncEngine {
     /// - Returns: the code to type on the trusted device.
     /// - Throws: ``SyncError`` `.state` when this keychain already syncs or `url` holds no group; `.remote`.
     package func requestJoin(url: String) throws(SyncError) -> String {
+        let url = Self.storedRemote(url)
         if let current = try remoteURL(), try state(Self.joiningName) == nil {
             throw SyncError(.state, "this keychain already syncs with \(current)")
         }
@@ -85,6 +87,7 @@ extension SyncEngine {
     /// passphrase's keys must match the trust list's recovery key, which authenticates the list.
     /// - Throws: ``SyncError`` `.state` for a wrong passphrase or no group at `url`; `.verification`; `.remote`.
     package func joinWithRecovery(url: String, passphrase: SecureBytes) throws(SyncError) -> SyncNowReport {
+        let url = Self.storedRemote(url)
         if let current = try remoteURL(), try state(Self.joiningName) == nil {
             throw SyncError(.state, "this keychain already syncs with \(current)")
         }

@@ -83,6 +83,25 @@ package final class SyncEngine {
         try state(Self.remoteName).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// `url` as the remote is stored: a local path made absolute and normalised
+    /// (``FileSystem/absolutePath(_:currentDirectory:)``), as keychain paths are, so that it names the same
+    /// folder or repository from wherever `sync now` runs later (a relative `../sync.git`, or
+    /// `/home/u/t/sub/../sync.git`, would stop working once `sub` moves); a URL or an scp-style
+    /// `user@host:path` as given.
+    ///
+    /// Local is told apart as git does (`url_is_local_not_ssh`, git's connect.c): no `:`, or a `/` before the
+    /// first `:` (`./a:b` and `/x/y:z` are paths; `host:repo.git`, `user@host:path` and `https://…` are not).
+    /// - Parameters:
+    ///   - url: the remote as given to `security sync init` or `join`.
+    ///   - currentDirectory: the folder a relative path is taken from; the process's current folder by default.
+    /// - Returns: the absolute normalised path for a local path; `url` otherwise (also when it is empty).
+    package static func storedRemote(_ url: String, currentDirectory: String? = nil) -> String {
+        guard !url.isEmpty else { return url }
+        // A URL's scheme ends at a `:` before any `/`, as an scp-style host does.
+        if let colon = url.firstIndex(of: ":"), url.firstIndex(of: "/").map({ $0 > colon }) ?? true { return url }
+        return FileSystem.absolutePath(url, currentDirectory: currentDirectory)
+    }
+
     /// The transport for `url`: a folder for a plain directory, git for anything else (ssh, https, file://,
     /// a path to a git repository).
     package func transport(for url: String) throws(SyncError) -> any SyncTransport {
