@@ -40,7 +40,8 @@ enum AddPassword {
     /// `-T appPath` (repeatable) and `-A`: the item's trusted-application list (``TrustedApplications``,
     /// the record entry `tapp`), as macOS sets the item's ACL. Each `-T path` trusts the program at that
     /// path by the Secret Service's rule (``CallerIdentity/program(atPath:)``); a path where no program
-    /// is (scripts for macOS pass `-T /usr/bin/codesign`) is trusted as `exe:<absolute path>`; `-T ""`
+    /// is (scripts for macOS pass `-T /usr/bin/codesign`) is trusted as `exe:<absolute path>`, made absolute
+    /// and normalised against the working directory (``FileSystem/absolutePath(_:currentDirectory:)``); `-T ""`
     /// adds none, so `-T ""` alone trusts no application. `-A`, or neither option, stores no list: any
     /// application reads the item, as before.
     /// - Throws: `.usage` (exit 2) when both `-A` and `-T` are given.
@@ -53,16 +54,10 @@ enum AddPassword {
         for path in paths where !path.isEmpty {
             let identity =
                 CallerIdentity.program(atPath: path)
-                ?? CallerIdentity(kind: .executable(path: absolute(path), sha256: nil))
+                ?? CallerIdentity(kind: .executable(path: FileSystem.absolutePath(path), sha256: nil))
             list.add(identity.string)
         }
         attributes[.trustedApplications] = .data(list.encoded)
-    }
-
-    /// `path` made absolute against the working directory.
-    private static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        return (Platform.currentDirectory() ?? "") + "/" + path
     }
 
     /// Where the new item's password comes from.

@@ -65,6 +65,25 @@ struct TrustedApplicationCommandTests {
         #expect(sandbox.security("show-item-access", "-l", "none").stdout.hasPrefix("\"none\" (generic"))
     }
 
+    @Test("-T app (relative) and -T /dir/./../dir//app name a missing program by its absolute, normalised path")
+    func normalisesMissingProgramPaths() throws {
+        let sandbox = try Sandbox()
+        #expect(
+            sandbox.security(
+                "add-generic-password", "-s", "dots", "-a", "me", "-w", "pw", "-T", "/nonexistent/swkc/./../swkc//app",
+                "-T", "relative-swkc-app"
+            ).status == 0)
+        let cwd = try #require(FileSystem.currentDirectory())
+        #expect(
+            sandbox.security("show-item-access").stdout == """
+                "dots" (generic password, service "dots", account "me")
+                    trusted: exe:/nonexistent/swkc/app
+                    trusted: exe:\(cwd)/relative-swkc-app
+                policy: confirm
+
+                """)
+    }
+
     @Test("find-generic-password -w by a program not on the list: Deny → 51, no prompter → 36, Allow → the password")
     func asksBeforePrinting() throws {
         let sandbox = try Sandbox()
