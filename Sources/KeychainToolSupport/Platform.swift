@@ -73,11 +73,6 @@ package enum Platform {
         rmdir(path) == 0
     }
 
-    /// The current directory (``FileSystem/currentDirectory()``, `getcwd`), or nil when it cannot be read.
-    package static func currentDirectory() -> String? {
-        FileSystem.currentDirectory()
-    }
-
     /// Ends the process with `status` (`exit(3)`).
     package static func exit(_ status: Int32) -> Never {
         Glibc_exit(status)

@@ -48,7 +48,7 @@ struct SyncVerbs {
         // A path to a folder or repository is stored absolute and normalised (the clone's git runs elsewhere,
         // and this folder may move); URLs and scp-style remotes stay as given (SyncEngine.storedRemote).
         if ["init", "join"].contains(command.verb), let url = arguments.first {
-            arguments[0] = SyncEngine.storedRemote(url, currentDirectory: Platform.currentDirectory())
+            arguments[0] = SyncEngine.storedRemote(url)
         }
         switch command.verb {
         case "init":
