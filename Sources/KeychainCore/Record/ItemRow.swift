@@ -194,7 +194,8 @@ struct ItemRow {
             digests: codec.digests(itemClass, attributes), wrappedKey: [], attributes: [], secret: nil, tag: [])
         let itemKey = ItemKey.random()
         var ad = identity.associatedData(.key, codec: codec)
-        let wrapped = Sodium.seal(itemKey.bytes, key: classKey.bytes, associatedData: ad)
+        let wrapped = itemKey.wrapped(
+            accessEntries: AccessEntryFlags(attributes), classKey: classKey, associatedData: ad)
         AssociatedData.relabel(&ad, .item, as: .attributes)
         let sealedAttributes = Sodium.seal(
             try ItemCodec.encodeAttributes(attributes), key: itemKey.bytes, associatedData: ad)
@@ -204,21 +205,30 @@ struct ItemRow {
     }
 
     /// This row with new attributes (and a new secret, when given) sealed under its existing item key
-    /// with fresh nonces, and its new tag; every other column is kept. Only valid when the attributes
-    /// leave the row's identity (and so its associated data) unchanged.
-    /// - Parameter secret: the new secret, or `nil` to keep the sealed one (which must have been read).
+    /// with fresh nonces, and its new tag; every other column is kept (the wrapped key too, unless
+    /// `wrappedKey` replaces it). Only valid when the attributes leave the row's identity (and so its
+    /// associated data) unchanged.
+    /// - Parameters:
+    ///   - secret: the new secret, or `nil` to keep the sealed one (which must have been read).
+    ///   - wrappedKey: the item key wrapped again with the new attributes' ``AccessEntryFlags``, or `nil`
+    ///     when they are the ones already wrapped with it.
     /// - Throws: `.param` when the attributes cannot be encoded; `.decode` when the secret is kept but
     ///   was not read.
-    func resealed(attributes: [String: AttributeValue], secret: SecureBytes?, itemKey: ItemKey, codec: ItemCodec)
-        throws(KeychainFailure) -> ItemRow
-    {
-        try resealed(record: try ItemCodec.encodeAttributes(attributes), secret: secret, itemKey: itemKey, codec: codec)
+    func resealed(
+        attributes: [String: AttributeValue], secret: SecureBytes?, itemKey: ItemKey, wrappedKey: [UInt8]? = nil,
+        codec: ItemCodec
+    ) throws(KeychainFailure) -> ItemRow {
+        try resealed(
+            record: try ItemCodec.encodeAttributes(attributes), secret: secret, itemKey: itemKey,
+            wrappedKey: wrappedKey,
+            codec: codec)
     }
 
-    /// As ``resealed(attributes:secret:itemKey:codec:)``, with the attributes already encoded.
-    func resealed(record: [UInt8], secret: SecureBytes?, itemKey: ItemKey, codec: ItemCodec) throws(KeychainFailure)
-        -> ItemRow
-    {
+    /// As ``resealed(attributes:secret:itemKey:wrappedKey:codec:)``, with the attributes already encoded.
+    func resealed(
+        record: [UInt8], secret: SecureBytes?, itemKey: ItemKey, wrappedKey newWrappedKey: [UInt8]? = nil,
+        codec: ItemCodec
+    ) throws(KeychainFailure) -> ItemRow {
         var ad = associatedData(.attributes, codec: codec)
         let sealedAttributes = Sodium.seal(record, key: itemKey.bytes, associatedData: ad)
         let sealedSecret: [UInt8]
@@ -229,7 +239,8 @@ struct ItemRow {
             guard let kept = self.secret else { throw KeychainFailure(.decode, "an item's secret was not read") }
             sealedSecret = kept
         }
-        return replacing(wrappedKey: wrappedKey, attributes: sealedAttributes, secret: sealedSecret, codec: codec)
+        return replacing(
+            wrappedKey: newWrappedKey ?? wrappedKey, attributes: sealedAttributes, secret: sealedSecret, codec: codec)
     }
 
     /// This row with new ciphertexts and the tag that covers them.
@@ -247,7 +258,8 @@ struct ItemRow {
 
     /// The item key, unwrapped with `classKey`, or `nil` when it does not authenticate.
     func openItemKey(classKey: ClassKey, associatedData: [UInt8]) -> ItemKey? {
-        Sodium.openSecret(wrappedKey, key: classKey.bytes, associatedData: associatedData).map(ItemKey.init)
+        Sodium.openSecret(wrappedKey, key: classKey.bytes, associatedData: associatedData).flatMap(
+            ItemKey.init(unwrapped:))
     }
 
     /// The attributes, opened with the item key and decoded (an item record, or a legacy property

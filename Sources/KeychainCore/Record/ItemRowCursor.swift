@@ -73,7 +73,7 @@ struct ItemRowCursor {
     /// The item key, unwrapped with `classKey`, or `nil` when it does not authenticate.
     func openItemKey(classKey: ClassKey, associatedData: [UInt8]) -> ItemKey? {
         statement.withBlob(Column.wrappedKey) {
-            Sodium.openSecret($0, key: classKey.bytes, associatedData: associatedData).map(ItemKey.init)
+            Sodium.openSecret($0, key: classKey.bytes, associatedData: associatedData).flatMap(ItemKey.init(unwrapped:))
         }
     }
 

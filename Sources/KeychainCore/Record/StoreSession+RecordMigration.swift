@@ -19,10 +19,11 @@ extension StoreSession {
     /// for each class code (1…7), as an 8-byte big-endian integer; absent or 0 when there are none.
     static let legacyRecordsMeta = "legacy_records"
 
-    /// Upgrades a schema version 1 keychain to version 2, in the caller's write transaction: records
+    /// Upgrades a schema version 1 keychain to the current version (``Schema/version``), in the caller's
+    /// write transaction: records
     /// in ``legacyRecordsMeta`` which protection classes hold (property-list) rows, and sets
     /// `user_version` to ``Schema/version``. Does nothing when another process already did it.
-    /// - Returns: the classes marked (bit `code` per class), or `nil` when the file was already version 2.
+    /// - Returns: the classes marked (bit `code` per class), or `nil` when the file was already past version 1.
     /// - Throws: `.invalidKeychain`, `.io` or `.diskFull` for SQLite failures.
     func markLegacyRecords() throws(KeychainFailure) -> Int64? {
         do {

@@ -25,10 +25,11 @@ package final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Resets the statement and binds `values` to parameters 1…n.
+    /// Resets the statement and binds `values` to parameters 1…n. Parameters past n are cleared (NULL);
+    /// when `values` binds every parameter there is nothing to clear (``finish()`` cleared the last use's).
     package func bind(_ values: [SQLValue]) throws(KeychainFailure) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let rc: Int32

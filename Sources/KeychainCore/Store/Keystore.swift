@@ -56,6 +56,12 @@ package final class Keystore: Sendable {
         } catch {
             throw KeychainFailure(.invalidKeychain, "cannot configure \(path): \(error.databaseMessage)")
         }
+        // A version 2 file is a version 3 file without access entries in its wrapped keys: marking it
+        // keeps builds that know only version 2 from this file once keys with them are written. A single
+        // statement, atomic; if it fails (busy), the next open marks it.
+        if schemaVersion == Schema.recordVersion {
+            try? database.execute("PRAGMA user_version = \(Schema.version)")
+        }
         let storedID: [UInt8]?
         do throws(KeychainFailure) {
             storedID = try Meta.blob(database, "keychain_id")

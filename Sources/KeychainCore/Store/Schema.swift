@@ -1,4 +1,4 @@
-/// The on-disk schema (version 2), and the checks made before a file is used.
+/// The on-disk schema (version 3), and the checks made before a file is used.
 ///
 /// A file is used only when SQLite can read it, its `application_id` is ours, and its
 /// `user_version` is one this build knows. Anything else is refused with a status, and the
@@ -6,8 +6,15 @@
 package enum Schema {
     /// `PRAGMA application_id`: the bytes "SWKC".
     package static let applicationID: Int64 = 0x5357_4B43
-    /// `PRAGMA user_version` written by this build: 2, item records (`docs/RECORD-FORMAT.md`).
-    package static let version: Int64 = 2
+    /// `PRAGMA user_version` written by this build: 3, item records whose item keys are wrapped with their
+    /// item's ``AccessEntryFlags`` (`docs/RECORD-FORMAT.md`). Builds that know only versions 1 and 2 would
+    /// fail on such keys (they unwrap 33 bytes where they expect 32), so they refuse the file with
+    /// `errSecWrongSecVersion` instead.
+    package static let version: Int64 = 3
+    /// Item records with keys wrapped alone (32 bytes): the same tables; such keys still open, and say
+    /// nothing of access entries (``ItemKey/accessEntries`` is `nil`). A version 2 file is marked version
+    /// 3 when opened (``Keystore/init(location:create:convertingRecords:)``): its rows stay as they are.
+    package static let recordVersion: Int64 = 2
     /// The version before the item record format: the same tables, attributes sealed as binary property
     /// lists. Opening such a file upgrades it (``Keystore/migrateLegacyRecords()``); builds that know
     /// only version 1 refuse a version 2 file with `errSecWrongSecVersion` instead of failing on its items.
@@ -52,7 +59,7 @@ package enum Schema {
     static let shmSizeError: Int32 = 4874
 
     /// Verifies that an opened file is a keychain this build can use.
-    /// - Returns: its schema version: ``version`` or ``legacyRecordVersion``.
+    /// - Returns: its schema version: ``version``, ``recordVersion`` or ``legacyRecordVersion``.
     /// - Throws: `.invalidKeychain` for a file that is not an SQLite database, is corrupt, or is
     ///   another application's database; `.wrongSecVersion` for a newer schema.
     @discardableResult
@@ -75,10 +82,10 @@ package enum Schema {
         guard application == applicationID else {
             throw KeychainFailure(.invalidKeychain, "\(path) is not a swift-keychain database")
         }
-        guard version == Schema.version || version == legacyRecordVersion else {
+        guard (legacyRecordVersion...Schema.version).contains(version) else {
             throw KeychainFailure(
                 .wrongSecVersion,
-                "\(path) has schema version \(version); this build reads versions \(legacyRecordVersion) and \(Schema.version)"
+                "\(path) has schema version \(version); this build reads versions \(legacyRecordVersion) to \(Schema.version)"
             )
         }
         return version

@@ -287,7 +287,9 @@ struct StoreSession: ~Copyable {
                 }
                 guard Self.satisfies(opened, query) else { return true }
                 attributes = opened
-            } else if needsAccessControl {
+            } else if needsAccessControl && key.accessEntries != [] {
+                // Opened only when the item key was wrapped with an access entry, or before schema
+                // version 3 said whether there is one (``AccessEntryFlags``).
                 AssociatedData.relabel(&ad, .item, as: .attributes)
                 let entries = row.openAccessEntries(itemKey: key, associatedData: ad)
                 if entries.accessControl == .malformed || entries.trusted == .malformed {
@@ -446,8 +448,9 @@ struct StoreSession: ~Copyable {
 
     /// Updates one row in place under its existing item key: seals the new attributes (and the new
     /// secret, when given) with fresh nonces and rewrites only those columns and the tag. The item key,
-    /// its wrapping, the persistent reference and every index column stay as they are, so SQLite touches
-    /// no index. Only valid when ``keepsRowIdentity(_:_:_:)`` holds: the associated data (made of those
+    /// the persistent reference and every index column stay as they are, so SQLite touches no index; the
+    /// key's wrapping too, unless the change adds or removes an access entry (``AccessEntryFlags``, wrapped
+    /// with the key) or the key was wrapped before schema version 3. Only valid when ``keepsRowIdentity(_:_:_:)`` holds: the associated data (made of those
     /// columns) is then the same, so the row still authenticates.
     ///
     /// Keeping the item key is sound: XChaCha20-Poly1305's 192-bit random nonces make reuse of a key
@@ -467,8 +470,26 @@ struct StoreSession: ~Copyable {
         if let secret, secret.count > Self.maximumSecretBytes {
             throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
         }
-        let resealed = try row.resealed(attributes: attributes, secret: secret, itemKey: itemKey, codec: codec)
-        if secret != nil {
+        // The access entries are sealed with the item key (``AccessEntryFlags``): when the change adds or
+        // removes one, or the key was wrapped without them, the key is wrapped again with the new ones.
+        let accessEntries = AccessEntryFlags(attributes)
+        var wrappedKey: [UInt8]?
+        if itemKey.accessEntries != accessEntries {
+            wrappedKey = itemKey.wrapped(
+                accessEntries: accessEntries, classKey: try classKey(row.protection),
+                associatedData: associatedData(.key, row))
+        }
+        let resealed = try row.resealed(
+            attributes: attributes, secret: secret, itemKey: itemKey, wrappedKey: wrappedKey, codec: codec)
+        if let wrappedKey {
+            try database.prepare(
+                "UPDATE items SET wrapped_key = ?, attributes = ?, secret = ?, tag = ? WHERE rowid = ?"
+            )
+            .run([
+                .blob(wrappedKey), .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag),
+                .integer(row.rowid),
+            ])
+        } else if secret != nil {
             try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
                 .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag), .integer(row.rowid),
             ])
