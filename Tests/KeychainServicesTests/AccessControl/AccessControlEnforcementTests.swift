@@ -303,6 +303,23 @@ struct AccessControlUpdateTests {
         }
     }
 
+    @Test("Constraints added to a plain item through SecItemUpdate guard its data from the next read on")
+    func addingConstraintsGuards() throws {
+        let fixture = try PasswordKeychain()
+        try fixture.run {
+            #expect(add(genericPassword(), secret: "s") == errSecSuccess)
+            #expect(secret(genericPassword()) == "s")
+            #expect(fixture.pinentry.prompts == 0)
+            // An update in place: the item key is wrapped again with the access entry (issue 29), so a
+            // read of the data opens the attributes and finds the constraint.
+            let guarded = [kSecAttrAccessControl as String: accessControl(.devicePasscode)]
+            #expect(update(genericPassword(), guarded) == errSecSuccess)
+            #expect(fixture.pinentry.prompts == 0)
+            #expect(secret(genericPassword()) == "s")
+            #expect(fixture.pinentry.prompts == 1)
+        }
+    }
+
     @Test("Changing only the secret or a label of an access-controlled item asks nothing")
     func plainChanges() throws {
         let fixture = try PasswordKeychain()
