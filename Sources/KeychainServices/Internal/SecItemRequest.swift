@@ -372,8 +372,13 @@ struct SecItemRequest {
         return nil
     }
 
+    /// A `CFData` value's bytes as `Data`, copied once: swift-corelibs-foundation's bridging of an `NSData`
+    /// walked it byte by byte through a generic iterator (about 250 instructions a byte, 16k for a 64-byte
+    /// `kSecValueData`; callgrind, issue 29).
     static func data(_ value: Any) -> Data? {
-        if let object = value as? NSData { return Data._unconditionallyBridgeFromObjectiveC(object) }
+        if let object = value as? NSData {
+            return object.length == 0 ? Data() : Data(bytes: object.bytes, count: object.length)
+        }
         if let data = value as? Data { return data }
         return nil
     }
