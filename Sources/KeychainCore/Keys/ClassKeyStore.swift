@@ -192,7 +192,12 @@ package enum ClassKeyStore {
     /// - Parameter rearm: re-arms the kernel timeout to this many seconds (the auto-lock inactivity
     ///   timeout, as macOS counts it); `nil` leaves it.
     static func load(keyringID: [UInt8], lifetime: Lifetime, rearm: UInt32? = nil) -> [ProtectionClass: ClassKey]? {
-        let name = description(keyringID: keyringID, lifetime: lifetime)
+        load(description: description(keyringID: keyringID, lifetime: lifetime), rearm: rearm)
+    }
+
+    /// ``load(keyringID:lifetime:rearm:)`` by the entry's ``description(keyringID:lifetime:)``, which a
+    /// caller that loads often keeps (``SessionKeys``: every transaction that needs a class key).
+    static func load(description name: String, rearm: UInt32? = nil) -> [ProtectionClass: ClassKey]? {
         if KernelKeyring.isAvailable, let key = kernelEntry(name) {
             if let keys = readPayload(key).flatMap(parseKeys) {
                 if let rearm { KernelKeyring.setTimeout(key, seconds: rearm) }
