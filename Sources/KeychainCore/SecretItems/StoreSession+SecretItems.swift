@@ -75,7 +75,9 @@ extension StoreSession {
             sql = "SELECT i.id, i.serial, i.attribute_set, i.metadata, i.wrapped_key, i.secret, i.tag"
             sql += " FROM ss_index x JOIN ss_items i ON i.id = x.item WHERE x.digest = ?"
             sql += others
-            sql += " ORDER BY i.id"
+            // By the driver's item (the same number as i.id): its (digest, item) key is read in that order,
+            // so SQLite sorts nothing (ORDER BY i.id made it build a temporary B-tree for every search).
+            sql += " ORDER BY x.item"
             values = digests.map { .blob($0) }
         }
         var items: [SecretItem] = []
