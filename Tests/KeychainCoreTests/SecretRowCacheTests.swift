@@ -102,4 +102,25 @@ struct SecretRowCacheTests {
         for number in 1...Int64(count) { #expect(try keystore.secretItem(number)?.label == "item \(number - 1)") }
         #expect(try state(keystore).count == SecretRowCache.capacity)
     }
+
+    @Test(
+        "The Secret Service reads' lock state, from the class key entry's presence, follows unlock and lock as lockState() does"
+    )
+    func lockStateFromEntryFollowsLock() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("1"), replace: false)
+        #expect(try keystore.secretItemAndLockState(1).lockState == .noPassword)
+        try keystore.setPassword(SecureBytes(copying: Array("pw".utf8)), current: nil, parameters: .testing)
+        for _ in 0..<2 {
+            try keystore.lock()
+            #expect(try keystore.lockState() == .locked)
+            #expect(try keystore.secretItemAndLockState(1).lockState == .locked)
+            #expect(try keystore.secretItemsAndLockState(matching: ["k": "v"]).lockState == .locked)
+            try keystore.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+            #expect(try keystore.lockState() == .unlocked)
+            #expect(try keystore.secretItemAndLockState(1).lockState == .unlocked)
+            #expect(try keystore.secretItemsAndLockState(matching: ["k": "v"]).lockState == .unlocked)
+        }
+    }
 }

@@ -226,7 +226,12 @@ package enum ClassKeyStore {
     /// Kernel entries give their serial number (kept when the entry is refreshed or replaced);
     /// in-process entries a counter above 2³² (kernel serials are below 2³¹), so the two never collide.
     static func epoch(keyringID: [UInt8], protection: ProtectionClass) -> Int64? {
-        let name = description(keyringID: keyringID, lifetime: Lifetime(protection))
+        epoch(description: description(keyringID: keyringID, lifetime: Lifetime(protection)), protection: protection)
+    }
+
+    /// ``epoch(keyringID:protection:)`` by the entry's ``description(keyringID:lifetime:)`` (of the lifetime
+    /// of `protection`), which ``SessionKeys`` keeps.
+    static func epoch(description name: String, protection: ProtectionClass) -> Int64? {
         if KernelKeyring.isAvailable, let serial = kernelEntry(name) { return Int64(serial) }
         return processEntries.withLock { entries -> Int64? in
             guard let stored = live(entries[name]) else {

@@ -187,6 +187,18 @@ final class SessionKeys {
         )
     }
 
+    /// Whether the class key of `protection` is available, reading no key bytes when that is not a use:
+    /// the class key store's entry is looked up (``ClassKeyStore/epoch(description:protection:)``), not
+    /// read and parsed. With an auto-lock timeout the key is loaded as ``classKey(_:)`` loads it, since
+    /// every use re-arms that timeout.
+    func classKeyAvailable(_ protection: ProtectionClass) -> Bool {
+        if deviceEntries[.classKey(protection)] != nil || transactionKeys[protection] != nil { return true }
+        let lifetime = ClassKeyStore.Lifetime(protection)
+        if lifetime == .whenUnlocked && autoLockSeconds > 0 { return classKey(protection) != nil }
+        let name = lifetime == .whenUnlocked ? classKeyNames.whenUnlocked : classKeyNames.afterFirstUnlock
+        return ClassKeyStore.epoch(description: name, protection: protection) != nil
+    }
+
     /// The class key of `protection`, or `nil` while it is locked.
     func classKey(_ protection: ProtectionClass) -> ClassKey? {
         if let key = deviceEntries[.classKey(protection)] { return ClassKey(key) }

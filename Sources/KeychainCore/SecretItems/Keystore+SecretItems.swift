@@ -54,7 +54,7 @@ extension Keystore {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> ([SecretItem], LockState) in
             // As ``secretItems(matching:)``, which a foreign keychain refuses.
             if s.keys.isForeign { throw s.keys.foreignFailure }
-            return (try s.secretItems(matching: query), s.lockState)
+            return (try s.secretItems(matching: query), s.lockStateFromEntry)
         }
     }
 
@@ -68,7 +68,7 @@ extension Keystore {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> (SecretItem?, LockState) in
             // As ``secretItem(_:)``, which a foreign keychain refuses; its lock state alone would not be.
             if s.keys.isForeign { throw s.keys.foreignFailure }
-            return (try s.secretItem(number), s.lockState)
+            return (try s.secretItem(number), s.lockStateFromEntry)
         }
     }
 
