@@ -108,6 +108,11 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "backup-memory
     exit(BackupMemoryBenchmark.run(Array(CommandLine.arguments.dropFirst(2))))
 }
 
+// `keychain-bench secret-service-populate N`: scripts/bench-secret-service's items in bulk (issue 29).
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "secret-service-populate" {
+    exit(SecretServicePopulate.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let loadBefore = loadAverage()
 let resettable = resetPeakRSS()

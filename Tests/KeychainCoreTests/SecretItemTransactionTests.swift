@@ -117,4 +117,39 @@ struct SecretItemTransactionTests {
         #expect(try keystore.secretItems(matching: [:]).map(\.label) == ["kept"])
         #expect(try keystore.verifyIntegrity() == 1)
     }
+
+    @Test("createSecretItems stores, in one transaction, the items createSecretItem makes from the same values")
+    func bulkCreateMatchesOneByOne() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        let access = SecretItemAccess(owner: "exe:/usr/bin/client", allowed: ["exe:/usr/bin/other"])
+        let single = try keystore.createSecretItem(
+            label: "item 0", attributes: ["bench": "1", "id": "0"], secret: Self.secret("secret-0"), replace: false,
+            now: 7, access: access)
+        let before = try keystore.secretItemChanges(after: 0).latestSerial
+        let numbers = try keystore.createSecretItems(count: 3, now: 7) { index in
+            (
+                "item \(index + 1)", ["bench": "1", "id": String(index + 1)], Self.secret("secret-\(index + 1)"),
+                access
+            )
+        }
+        #expect(numbers == [2, 3, 4])
+        #expect(single.number == 1)
+        let items = try keystore.secretItems(matching: ["bench": "1"]).sorted { $0.number < $1.number }
+        #expect(items.count == 4)
+        for (index, item) in items.enumerated() {
+            #expect(
+                item
+                    == SecretItem(
+                        number: Int64(index + 1), label: "item \(index)",
+                        attributes: ["bench": "1", "id": String(index)],
+                        created: 7, modified: 7, access: access))
+            let secret = try keystore.secretItemSecret(item.number)
+            #expect(secret.value.withUnsafeBytes { Array($0) } == Array("secret-\(index)".utf8))
+            #expect(secret.contentType == "text/plain")
+        }
+        #expect(try keystore.secretItems(matching: ["id": "2"]).map(\.number) == [3])
+        #expect(try keystore.secretItemChanges(after: before).written.map(\.number) == [2, 3, 4])
+        #expect(try keystore.verifyIntegrity() == 4)
+    }
 }

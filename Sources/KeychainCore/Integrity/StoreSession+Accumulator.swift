@@ -43,6 +43,7 @@ extension StoreSession {
         discardAccumulators()
         keys.transactionRolledBack()
         secretItemTables.transactionRolledBack()
+        secretRows.clear()
         syncTables.transactionRolledBack()
     }
 }

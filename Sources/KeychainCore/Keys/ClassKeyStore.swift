@@ -192,7 +192,12 @@ package enum ClassKeyStore {
     /// - Parameter rearm: re-arms the kernel timeout to this many seconds (the auto-lock inactivity
     ///   timeout, as macOS counts it); `nil` leaves it.
     static func load(keyringID: [UInt8], lifetime: Lifetime, rearm: UInt32? = nil) -> [ProtectionClass: ClassKey]? {
-        let name = description(keyringID: keyringID, lifetime: lifetime)
+        load(description: description(keyringID: keyringID, lifetime: lifetime), rearm: rearm)
+    }
+
+    /// ``load(keyringID:lifetime:rearm:)`` by the entry's ``description(keyringID:lifetime:)``, which a
+    /// caller that loads often keeps (``SessionKeys``: every transaction that needs a class key).
+    static func load(description name: String, rearm: UInt32? = nil) -> [ProtectionClass: ClassKey]? {
         if KernelKeyring.isAvailable, let key = kernelEntry(name) {
             if let keys = readPayload(key).flatMap(parseKeys) {
                 if let rearm { KernelKeyring.setTimeout(key, seconds: rearm) }
@@ -221,7 +226,12 @@ package enum ClassKeyStore {
     /// Kernel entries give their serial number (kept when the entry is refreshed or replaced);
     /// in-process entries a counter above 2³² (kernel serials are below 2³¹), so the two never collide.
     static func epoch(keyringID: [UInt8], protection: ProtectionClass) -> Int64? {
-        let name = description(keyringID: keyringID, lifetime: Lifetime(protection))
+        epoch(description: description(keyringID: keyringID, lifetime: Lifetime(protection)), protection: protection)
+    }
+
+    /// ``epoch(keyringID:protection:)`` by the entry's ``description(keyringID:lifetime:)`` (of the lifetime
+    /// of `protection`), which ``SessionKeys`` keeps.
+    static func epoch(description name: String, protection: ProtectionClass) -> Int64? {
         if KernelKeyring.isAvailable, let serial = kernelEntry(name) { return Int64(serial) }
         return processEntries.withLock { entries -> Int64? in
             guard let stored = live(entries[name]) else {

@@ -486,4 +486,12 @@ extension StoreSession {
         if keys.isForeign { return .locked }
         return keys.classKey(.whenUnlocked) == nil ? .locked : .unlocked
     }
+
+    /// ``lockState`` from the WhenUnlocked entry's presence (``SessionKeys/classKeyAvailable(_:)``), its
+    /// keys not read: the Secret Service's `Locked` and search answers, which read no secret.
+    var lockStateFromEntry: Keystore.LockState {
+        guard keys.password != nil else { return .noPassword }
+        if keys.isForeign { return .locked }
+        return keys.classKeyAvailable(.whenUnlocked) ? .unlocked : .locked
+    }
 }

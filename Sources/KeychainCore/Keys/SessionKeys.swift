@@ -22,7 +22,12 @@ final class SessionKeys {
     /// or, once the keychain has been adopted, a random id made by the adoption (`meta.keyring_id`).
     /// A copy adopted by another installation, or beside its original, thus never shares keyring
     /// entries with it: the copy's `…ThisDeviceOnly` class keys differ from the original's.
-    private(set) var keyringID: [UInt8]
+    private(set) var keyringID: [UInt8] {
+        didSet { if keyringID != oldValue { classKeyNames = Self.classKeyNames(keyringID) } }
+    }
+    /// The class key store's entry names of ``keyringID`` (``ClassKeyStore/description(keyringID:lifetime:)``),
+    /// of each lifetime: made when the id is set, not at every load.
+    private var classKeyNames: (whenUnlocked: String, afterFirstUnlock: String)
     /// Class entries whose keys an adoption set aside (see ``Keybag/setAside(entry:tag:in:)``).
     private(set) var orphanedEntries: Set<KeybagEntry> = []
     /// Argon2id parameters and salt while the keychain has a password.
@@ -43,6 +48,7 @@ final class SessionKeys {
         self.keychainID = keychainID
         self.keychainPath = keychainPath
         self.keyringID = keychainID
+        classKeyNames = Self.classKeyNames(keychainID)
         self.deviceKey = deviceKey
         self.deviceKeyPath = deviceKeyPath
     }
@@ -174,6 +180,25 @@ final class SessionKeys {
         KeychainFailure(.interactionNotAllowed, Self.foreignMessage(keychainPath: keychainPath), reason: .advice)
     }
 
+    private static func classKeyNames(_ keyringID: [UInt8]) -> (whenUnlocked: String, afterFirstUnlock: String) {
+        (
+            ClassKeyStore.description(keyringID: keyringID, lifetime: .whenUnlocked),
+            ClassKeyStore.description(keyringID: keyringID, lifetime: .afterFirstUnlock)
+        )
+    }
+
+    /// Whether the class key of `protection` is available, reading no key bytes when that is not a use:
+    /// the class key store's entry is looked up (``ClassKeyStore/epoch(description:protection:)``), not
+    /// read and parsed. With an auto-lock timeout the key is loaded as ``classKey(_:)`` loads it, since
+    /// every use re-arms that timeout.
+    func classKeyAvailable(_ protection: ProtectionClass) -> Bool {
+        if deviceEntries[.classKey(protection)] != nil || transactionKeys[protection] != nil { return true }
+        let lifetime = ClassKeyStore.Lifetime(protection)
+        if lifetime == .whenUnlocked && autoLockSeconds > 0 { return classKey(protection) != nil }
+        let name = lifetime == .whenUnlocked ? classKeyNames.whenUnlocked : classKeyNames.afterFirstUnlock
+        return ClassKeyStore.epoch(description: name, protection: protection) != nil
+    }
+
     /// The class key of `protection`, or `nil` while it is locked.
     func classKey(_ protection: ProtectionClass) -> ClassKey? {
         if let key = deviceEntries[.classKey(protection)] { return ClassKey(key) }
@@ -181,7 +206,8 @@ final class SessionKeys {
         let lifetime = ClassKeyStore.Lifetime(protection)
         // Auto-lock counts inactivity: each use restarts the timeout, as macOS does.
         let rearm = lifetime == .whenUnlocked && autoLockSeconds > 0 ? autoLockSeconds : nil
-        guard let keys = ClassKeyStore.load(keyringID: keyringID, lifetime: lifetime, rearm: rearm) else { return nil }
+        let name = lifetime == .whenUnlocked ? classKeyNames.whenUnlocked : classKeyNames.afterFirstUnlock
+        guard let keys = ClassKeyStore.load(description: name, rearm: rearm) else { return nil }
         // One entry holds every class key of its lifetime: keep them all for this transaction.
         transactionKeys.merge(keys) { current, _ in current }
         return keys[protection]

@@ -108,6 +108,11 @@ package final class Database {
     /// Caps the database at `pages` pages (`PRAGMA max_page_count`); used to simulate a full disk.
     package func setMaxPageCount(_ pages: Int) throws(KeychainFailure) { try execute("PRAGMA max_page_count=\(pages)") }
 
+    /// Rows this connection has inserted, updated or deleted since it was opened (`sqlite3_total_changes64`):
+    /// with ``dataVersion()``, which moves on other connections' commits, it tells whether anything can
+    /// have changed since a row was read. A function call, no statement.
+    package func totalChanges() -> Int64 { sqlite3_total_changes64(handle) }
+
     /// SQLite's `data_version`: changes whenever another connection commits.
     /// - Throws: the SQLite failure of `PRAGMA data_version`.
     package func dataVersion() throws(KeychainFailure) -> Int64 {

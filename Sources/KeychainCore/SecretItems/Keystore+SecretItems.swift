@@ -54,7 +54,7 @@ extension Keystore {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> ([SecretItem], LockState) in
             // As ``secretItems(matching:)``, which a foreign keychain refuses.
             if s.keys.isForeign { throw s.keys.foreignFailure }
-            return (try s.secretItems(matching: query), s.lockState)
+            return (try s.secretItems(matching: query), s.lockStateFromEntry)
         }
     }
 
@@ -68,7 +68,7 @@ extension Keystore {
         try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> (SecretItem?, LockState) in
             // As ``secretItem(_:)``, which a foreign keychain refuses; its lock state alone would not be.
             if s.keys.isForeign { throw s.keys.foreignFailure }
-            return (try s.secretItem(number), s.lockState)
+            return (try s.secretItem(number), s.lockStateFromEntry)
         }
     }
 
@@ -104,6 +104,37 @@ extension Keystore {
             let created = try s.createSecretItem(
                 label: label, attributes: attributes, secret: secret, replace: replace, now: now, access: access)
             return (created.number, created.replaced, try s.secretItemChanges(after: serial))
+        }
+    }
+
+    /// Creates `count` new items in one write transaction (a bulk load: `keychain-bench secret-service-populate`
+    /// fills a keychain for `scripts/bench-secret-service` without a `CreateItem` per item). Each item is
+    /// exactly what ``createSecretItem(label:attributes:secret:replace:now:access:)`` without `replace`
+    /// makes from the same values; nothing is replaced.
+    /// - Parameters:
+    ///   - count: how many items.
+    ///   - now: seconds since the Unix epoch for every item's `Created`/`Modified`.
+    ///   - item: the label, attributes, secret and access list of the item at each index `0..<count`,
+    ///     called inside the transaction (it must not call this `Keystore`).
+    /// - Returns: the new items' numbers, in index order.
+    /// - Throws: as ``createSecretItem(label:attributes:secret:replace:now:access:)``; then nothing is written.
+    package func createSecretItems(
+        count: Int, now: UInt64 = Keystore.secondsNow(),
+        _ item: (Int) -> (
+            label: String, attributes: [String: String], secret: SecretItemSecret, access: SecretItemAccess?
+        )
+    ) throws(KeychainFailure) -> [Int64] {
+        try write { (s: borrowing StoreSession) throws(KeychainFailure) -> [Int64] in
+            var numbers: [Int64] = []
+            numbers.reserveCapacity(count)
+            for index in 0..<count {
+                let new = item(index)
+                let created = try s.createSecretItem(
+                    label: new.label, attributes: new.attributes, secret: new.secret, replace: false, now: now,
+                    access: new.access)
+                numbers.append(created.number)
+            }
+            return numbers
         }
     }
 

@@ -49,16 +49,25 @@ extension StoreSession {
         if !query.isEmpty {
             // The rarest pair drives the search, so that it costs O(its matches): each pair's matches are
             // counted up to a bound (cheap on the (digest, item) key), then the driver's items are kept
-            // when every other pair's (digest, item) entry exists.
+            // when every other pair's (digest, item) entry exists. The counts are first taken up to 2: a
+            // pair without a match means no item matches, and a pair with one drives the search as the
+            // rarest would, without counting the common pairs' matches up to 64 (a search by an `id`
+            // attribute among items that all share another pair).
             var digests = query.map { codec.pairDigest($0.key, $0.value) }
             if digests.count > 1 {
-                var probed: [(count: Int64, digest: [UInt8])] = []
-                for digest in digests {
-                    let count = try database.scalar(
-                        "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 64)", [.blob(digest)])
-                    probed.append((count, digest))
+                var single: Int?
+                for (index, digest) in digests.enumerated() {
+                    let count = try matchCount(digest, upTo: 2)
+                    if count == 0 { return [] }
+                    if count == 1 && single == nil { single = index }
                 }
-                digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
+                if let single {
+                    digests.swapAt(0, single)
+                } else {
+                    var probed: [(count: Int64, digest: [UInt8])] = []
+                    for digest in digests { probed.append((try matchCount(digest, upTo: 64), digest)) }
+                    digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
+                }
             }
             let others = String(
                 repeating: " AND EXISTS (SELECT 1 FROM ss_index y WHERE y.digest = ? AND y.item = x.item)",
@@ -66,16 +75,33 @@ extension StoreSession {
             sql = "SELECT i.id, i.serial, i.attribute_set, i.metadata, i.wrapped_key, i.secret, i.tag"
             sql += " FROM ss_index x JOIN ss_items i ON i.id = x.item WHERE x.digest = ?"
             sql += others
-            sql += " ORDER BY i.id"
+            // By the driver's item (the same number as i.id): its (digest, item) key is read in that order,
+            // so SQLite sorts nothing (ORDER BY i.id made it build a temporary B-tree for every search).
+            sql += " ORDER BY x.item"
             values = digests.map { .blob($0) }
         }
         var items: [SecretItem] = []
-        for row in try secretItemRows(sql, values) {
+        let rows = try secretItemRows(sql, values)
+        // A client reads the items it found next (their `Label`, `Locked`, secret): a search of a few
+        // items keeps their rows for those reads.
+        let keeps = rows.count <= 8
+        let totalChanges = database.totalChanges()
+        for row in rows {
+            if keeps { secretRows.keep(row, dataVersion: keys.dataVersion, totalChanges: totalChanges) }
             let item = try openedMetadata(row, codec)
             // Confirms the digests: a 16-byte digest collision must not make a false match.
             if query.allSatisfy({ item.attributes[$0.key] == $0.value }) { items.append(item) }
         }
         return items
+    }
+
+    /// How many items have the attribute pair of `digest`, counted up to `bound` (2 or 64: each its own
+    /// constant statement text, found in the statement cache without building a string).
+    private func matchCount(_ digest: [UInt8], upTo bound: Int) throws(KeychainFailure) -> Int64 {
+        try database.scalar(
+            bound == 2
+                ? "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 2)"
+                : "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 64)", [.blob(digest)])
     }
 
     /// One item's metadata, `nil` when there is no item with that number.
@@ -92,10 +118,16 @@ extension StoreSession {
         }
     }
 
+    /// Item `number`'s row, from ``secretRows`` when it was read since nothing changed.
     func secretItemRow(_ number: Int64) throws(KeychainFailure) -> SecretItemRow? {
         guard try hasSecretItemTables() else { return nil }
-        return try secretItemRows("SELECT \(Self.secretItemColumns) FROM ss_items WHERE id = ?", [.integer(number)])
-            .first
+        let totalChanges = database.totalChanges()
+        if let row = secretRows.row(number, dataVersion: keys.dataVersion, totalChanges: totalChanges) { return row }
+        let row = try secretItemRows(
+            "SELECT \(Self.secretItemColumns) FROM ss_items WHERE id = ?", [.integer(number)]
+        ).first
+        if let row { secretRows.keep(row, dataVersion: keys.dataVersion, totalChanges: totalChanges) }
+        return row
     }
 
     func secretItemRows(_ sql: String, _ values: [SQLValue]) throws(KeychainFailure) -> [SecretItemRow] {

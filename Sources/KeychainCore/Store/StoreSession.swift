@@ -18,6 +18,8 @@ struct StoreSession: ~Copyable {
     let secretItemTables = SecretItemTables()
     /// Secret Service metadata opened on this connection, by the sealed bytes it came from (``SecretMetadataCache``).
     let secretMetadata = SecretMetadataCache()
+    /// Secret Service rows read since nothing changed (``SecretRowCache``).
+    let secretRows = SecretRowCache()
     /// The same for the sync journal's rows (`meta.sync_accumulator`, ``SyncSchema``).
     let pendingSyncAccumulator = PendingAccumulator(.sync)
     /// Whether the sync tables exist, and whether remote changes are being applied (``SyncTables``).

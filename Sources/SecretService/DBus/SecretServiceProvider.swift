@@ -182,38 +182,77 @@ package final class SecretServiceProvider {
     /// Resolves a path, aliases included; `nil` for a path that names nothing.
     func resolve(_ path: String) -> Object? {
         if path == Self.servicePath { return .service }
-        // Object paths are ASCII (the D-Bus spec): split their bytes, not their Characters, since this
-        // runs several times per call.
-        let bytes = path.utf8
-        guard bytes.starts(with: Self.servicePath.utf8), bytes.count > Self.servicePath.utf8.count,
-            bytes[bytes.index(bytes.startIndex, offsetBy: Self.servicePath.utf8.count)] == UInt8(ascii: "/")
-        else { return nil }
-        let parts = bytes.dropFirst(Self.servicePath.utf8.count + 1)
-            .split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            .map { String(Substring($0)) }
-        switch (parts.first, parts.count) {
-        case ("collection", 2):
-            guard let id = CollectionID(parts[1]), store.hasCollection(id) else { return nil }
+        guard let parts = Self.pathElements(path) else { return nil }
+        switch (parts.kind, parts.second) {
+        case (.collection, nil):
+            guard let id = CollectionID(parts.first), store.hasCollection(id) else { return nil }
             return .collection(id)
-        case ("collection", 3):
-            guard let id = CollectionID(parts[1]), let item = ItemID(parts[2]), store.hasItem(item, in: id)
+        case (.collection, let item?):
+            guard let id = CollectionID(parts.first), let item = ItemID(item), store.hasItem(item, in: id)
             else { return nil }
             return .item(id, item)
-        case ("aliases", 2):
-            return store.resolveAlias(parts[1]).map { .collection($0) }
-        case ("aliases", 3):
+        case (.aliases, nil):
+            return store.resolveAlias(parts.first).map { .collection($0) }
+        case (.aliases, let item?):
             // An item under an alias path is the item under its collection's path (keepassxc#6314).
-            guard let id = store.resolveAlias(parts[1]), let item = ItemID(parts[2]), store.hasItem(item, in: id)
+            guard let id = store.resolveAlias(parts.first), let item = ItemID(item), store.hasItem(item, in: id)
             else { return nil }
             return .item(id, item)
-        case ("session", 2):
-            return sessions[parts[1]] != nil ? .session(parts[1]) : nil
-        case ("prompt", 2):
-            return prompts[parts[1]] != nil || backgroundPrompts[parts[1]] != nil ? .prompt(parts[1]) : nil
-        default:
+        case (.session, nil):
+            return sessions[parts.first] != nil ? .session(parts.first) : nil
+        case (.prompt, nil):
+            return prompts[parts.first] != nil || backgroundPrompts[parts.first] != nil ? .prompt(parts.first) : nil
+        case (.session, _?), (.prompt, _?):
             return nil
         }
     }
+
+    /// The first element under the service path that ``resolve(_:)`` knows.
+    enum PathKind {
+        case collection, aliases, session, prompt
+    }
+
+    /// Splits `/org/freedesktop/secrets/<kind>/<first>[/<second>]` into its elements (either may be
+    /// empty, which no identifier accepts); `nil` for any other shape. Object paths are ASCII (the D-Bus
+    /// spec): their bytes are compared, not their Characters, since this runs several times per call.
+    static func pathElements(_ path: String) -> (kind: PathKind, first: String, second: String?)? {
+        var path = path
+        return path.withUTF8 { bytes -> (kind: PathKind, first: String, second: String?)? in
+            let root = servicePathElements
+            guard bytes.count > root.count, UnsafeBufferPointer(rebasing: bytes[0..<root.count]).elementsEqual(root)
+            else { return nil }
+            var firstCut: Int?
+            var secondCut: Int?
+            for index in root.count..<bytes.count where bytes[index] == UInt8(ascii: "/") {
+                if firstCut == nil {
+                    firstCut = index
+                } else if secondCut == nil {
+                    secondCut = index
+                } else {
+                    return nil
+                }
+            }
+            guard let firstCut else { return nil }
+            let kind: PathKind
+            switch String(decoding: UnsafeBufferPointer(rebasing: bytes[root.count..<firstCut]), as: UTF8.self) {
+            case "collection": kind = .collection
+            case "aliases": kind = .aliases
+            case "session": kind = .session
+            case "prompt": kind = .prompt
+            default: return nil
+            }
+            let first = String(
+                decoding: UnsafeBufferPointer(rebasing: bytes[(firstCut + 1)..<(secondCut ?? bytes.count)]),
+                as: UTF8.self)
+            let second = secondCut.map {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[($0 + 1)...]), as: UTF8.self)
+            }
+            return (kind, first, second)
+        }
+    }
+
+    /// `/org/freedesktop/secrets/`, the bytes every path under the service starts with.
+    private static let servicePathElements = Array((servicePath + "/").utf8)
 
     func collectionPath(_ id: CollectionID) -> String { "\(Self.collectionPrefix)/\(id.rawValue)" }
     func itemPath(_ id: ItemID, in collection: CollectionID) -> String {

@@ -5,7 +5,10 @@ internal import KeychainDBus
 extension KeychainSecretStore {
     // MARK: - Keychain files
 
-    func location(_ name: String) -> KeychainLocation {
+    func location(_ name: String) -> KeychainLocation { Self.location(name, in: configuration) }
+
+    /// The keychain `name` (without `.keychain-db`) in the folder of `configuration`.
+    static func location(_ name: String, in configuration: Configuration) -> KeychainLocation {
         KeychainLocation(
             databasePath: configuration.directory + "/" + name + ".keychain-db",
             deviceKeyPath: configuration.deviceKeyPath)

@@ -113,6 +113,9 @@ package final class KeychainSecretStore: SecretStore {
     var accessPolicies: [CollectionID: (version: Int64, policy: SecretAccessPolicy, stored: Bool)] = [:]
     /// `keychains.conf`, read again only when it changed (the `default` alias follows it).
     let preferences: KeychainPreferencesCache
+    /// The login keychain's database path, made once: the `login` alias, and `default` without a
+    /// `default=` line, resolve it on every call to an alias path.
+    let loginPath: String
 
     /// Opens every keychain in the folder (creating the login keychain when absent, unless told not to).
     /// - Parameters:
@@ -127,6 +130,7 @@ package final class KeychainSecretStore: SecretStore {
         self.configuration = configuration
         self.memory = memory
         preferences = KeychainPreferencesCache(path: configuration.preferencesPath)
+        loginPath = Self.location("login", in: configuration).databasePath
         let login = location("login")
         if createsLogin, !FileSystem.exists(login.databasePath) { _ = try? Keystore(location: login, create: true) }
         rescan(announce: false)
@@ -201,9 +205,9 @@ package final class KeychainSecretStore: SecretStore {
         case nil: break
         }
         switch alias {
-        case "login": return keychainID(path: location("login").databasePath)
+        case "login": return keychainID(path: loginPath)
         case "default":
-            return keychainID(path: defaultKeychainPath()) ?? keychainID(path: location("login").databasePath)
+            return keychainID(path: defaultKeychainPath()) ?? keychainID(path: loginPath)
         case "session": return memory.resolveAlias("session")
         default: return nil
         }
