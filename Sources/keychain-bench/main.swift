@@ -123,47 +123,46 @@ for size in options.sizes {
     entries += run.entries
 }
 
-// Growth: our median per operation at the largest size over the smallest (target ≤ 2x from 1k to 1M, issue 15).
+// Growth (issue 15): our median per operation at the largest size over the smallest, ≤ 2x from 1k to 1M.
+// Flatness (issue 29): each workload's ratio to its floor at the largest size over the same ratio at the
+// smallest, ≤ 1.2x. The floor's own time grows with the B-tree and the page cache; what must not grow is
+// what ours adds to it.
 if let smallest = options.sizes.first, let largest = options.sizes.last, largest > smallest {
-    let ids = [
+    let growthIDs: Set = [
         "add.durable", "add.bulk", "read.data", "read.attributes", "read.persistentRef", "update.durable",
         "delete.durable",
     ]
-    for id in ids {
-        guard let small = entries.first(where: { $0.id == id && $0.size == smallest })?.ours,
-            let big = entries.first(where: { $0.id == id && $0.size == largest })?.ours
-        else { continue }
-        let title = entries.first { $0.id == id }?.title ?? id
-        entries.append(
-            Entry(
-                size: largest, id: "growth." + id, title: "growth: " + title, ours: big, floor: nil,
-                check: Check(
-                    target: "≤2x from \(smallest)",
-                    value: big.medianMicroseconds / max(small.medianMicroseconds, 0.001),
-                    limit: 2, unit: "x"),
-                note: String(format: "median %.1f → %.1f µs", small.medianMicroseconds, big.medianMicroseconds)))
-    }
-    // Flatness (tracker issue 29): each workload's ratio to its floor at the largest size over the same ratio
-    // at the smallest, ≤ 1.2x. The floor's own time grows with the B-tree and the page cache; what must not
-    // grow is what ours adds to it.
-    let ratioIDs = [
+    let ids = [
         "add.durable", "add.bulk", "read.data", "read.attributes", "read.persistentRef", "read.ios",
         "read.enumerate", "read.enumerate.data", "update.durable", "delete.durable",
     ]
-    for id in ratioIDs {
-        guard let small = entries.first(where: { $0.id == id && $0.size == smallest })?.check,
-            let big = entries.first(where: { $0.id == id && $0.size == largest })?.check, small.unit == "x",
-            big.unit == "x"
+    var summaries: [Entry] = []
+    for id in ids {
+        guard let small = entries.first(where: { $0.id == id && $0.size == smallest }),
+            let big = entries.first(where: { $0.id == id && $0.size == largest })
         else { continue }
-        let title = entries.first { $0.id == id }?.title ?? id
-        entries.append(
-            Entry(
-                size: largest, id: "flatness." + id, title: "flatness: " + title, ours: nil, floor: nil,
-                check: Check(
-                    target: "ratio ≤1.2x its \(smallest)", value: big.value / max(small.value, 0.001), limit: 1.2,
-                    unit: "x"),
-                note: String(format: "ratio to the floor %.2fx → %.2fx", small.value, big.value)))
+        if growthIDs.contains(id), let smallStat = small.ours, let bigStat = big.ours {
+            entries.append(
+                Entry(
+                    size: largest, id: "growth." + id, title: "growth: " + big.title, ours: bigStat, floor: nil,
+                    check: Check(
+                        target: "≤2x from \(smallest)",
+                        value: bigStat.medianMicroseconds / max(smallStat.medianMicroseconds, 0.001), limit: 2,
+                        unit: "x"),
+                    note: String(
+                        format: "median %.1f → %.1f µs", smallStat.medianMicroseconds, bigStat.medianMicroseconds)))
+        }
+        if let smallCheck = small.check, let bigCheck = big.check, smallCheck.unit == "x", bigCheck.unit == "x" {
+            summaries.append(
+                Entry(
+                    size: largest, id: "flatness." + id, title: "flatness: " + big.title, ours: nil, floor: nil,
+                    check: Check(
+                        target: "ratio ≤1.2x its \(smallest)", value: bigCheck.value / max(smallCheck.value, 0.001),
+                        limit: 1.2, unit: "x"),
+                    note: String(format: "ratio to the floor %.2fx → %.2fx", smallCheck.value, bigCheck.value)))
+        }
     }
+    entries += summaries
 }
 
 var notes = [

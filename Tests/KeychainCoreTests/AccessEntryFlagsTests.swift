@@ -43,16 +43,6 @@ struct AccessEntryFlagsTests {
         }
     }
 
-    func userVersion(_ path: String) -> Int64 {
-        var db: OpaquePointer?
-        guard sqlite3_open(path, &db) == SQLITE_OK else { return -1 }
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil)
-        defer { sqlite3_finalize(statement) }
-        return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1
-    }
-
     @Test("a new item's key is wrapped with which access entries its attributes hold")
     func newItems() throws {
         let temp = try TemporaryKeychain()

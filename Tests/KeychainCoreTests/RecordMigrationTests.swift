@@ -27,16 +27,6 @@ struct RecordMigrationTests {
         return temp
     }
 
-    func userVersion(_ path: String) -> Int64 {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return -1 }
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil)
-        defer { sqlite3_finalize(statement) }
-        return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1
-    }
-
     /// How many rows hold item records and how many legacy property lists, by decrypting each.
     func formats(_ keystore: Keystore) throws -> (records: Int, legacy: Int) {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) -> (records: Int, legacy: Int) in

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import KeychainTesting
 
@@ -15,4 +16,15 @@ func query(_ service: String, _ account: String? = nil) -> ItemQuery {
     var filters: [String: AttributeValue] = ["svce": .string(service)]
     if let account { filters["acct"] = .string(account) }
     return ItemQuery(itemClass: .genericPassword, filters: filters, scope: .all)
+}
+
+/// The keychain file's `PRAGMA user_version`, read behind the engine's back; -1 when it cannot be read.
+func userVersion(_ path: String) -> Int64 {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return -1 }
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nil)
+    defer { sqlite3_finalize(statement) }
+    return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1
 }
