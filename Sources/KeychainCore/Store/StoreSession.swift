@@ -452,8 +452,9 @@ struct StoreSession: ~Copyable {
     /// secret, when given) with fresh nonces and rewrites only those columns and the tag. The item key,
     /// the persistent reference and every index column stay as they are, so SQLite touches no index; the
     /// key's wrapping too, unless the change adds or removes an access entry (``AccessEntryFlags``, wrapped
-    /// with the key) or the key was wrapped before schema version 3. Only valid when ``keepsRowIdentity(_:_:_:)`` holds: the associated data (made of those
-    /// columns) is then the same, so the row still authenticates.
+    /// with the key) or the key was wrapped before schema version 3. Only valid when
+    /// ``keepsRowIdentity(_:_:_:)`` holds: the associated data (made of those columns) is then the same, so
+    /// the row still authenticates.
     ///
     /// Keeping the item key is sound: XChaCha20-Poly1305's 192-bit random nonces make reuse of a key
     /// for many seals safe, and the key is no more exposed than before (it is only ever unwrapped with
