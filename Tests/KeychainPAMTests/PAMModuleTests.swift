@@ -53,11 +53,14 @@ struct PAMModuleTests {
             _ = try created.add(.genericPassword, attributes: ["svce": .string("kept")], secret: secret("kept-secret"))
             try created.lock()
         }
+        // A failed login keeps the login password for the repair: in a keyring of this test's own, since an
+        // entry in the run's keyring changes what other suites' unlock prompts say (PromptMessageTests).
+        let own = PAMStack.OwnKeyring()
         // A first attempt lets SQLite fold the write-ahead log into the file when the helper closes it;
         // the bytes of the second attempt's before and after are then comparable.
-        _ = stack.pamtester(["authenticate", "open_session"], authtok: "login-pw")
+        _ = stack.pamtester(["authenticate", "open_session"], authtok: "login-pw", environment: own.environment)
         let before = try Data(contentsOf: URL(fileURLWithPath: stack.keychain.location.databasePath))
-        let run = stack.pamtester(["authenticate", "open_session"], authtok: "login-pw")
+        let run = stack.pamtester(["authenticate", "open_session"], authtok: "login-pw", environment: own.environment)
         #expect(run.status == 0, "the login itself never fails")
         #expect(run.output.contains("the login password does not open the login keychain"), "\(run.output)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: stack.keychain.location.databasePath)) == before)
@@ -131,7 +134,9 @@ struct PAMModuleTests {
         let store = try Keystore.create(
             location: stack.keychain.location, password: secret("old-pw"), parameters: .testing)
         try store.lock()
-        let run = stack.pamtester(["chauthtok"], authtok: "new-pw")
+        // The change keeps the new login password for the repair, in a keyring of this test's own (as above).
+        let own = PAMStack.OwnKeyring()
+        let run = stack.pamtester(["chauthtok"], authtok: "new-pw", environment: own.environment)
         #expect(run.output.contains("no old password was entered"), "\(run.output)")
         #expect(run.output.contains("recorded that the login password changed"), "\(run.output)")
         #expect(FileManager.default.fileExists(atPath: stack.changeMarker))
@@ -139,11 +144,11 @@ struct PAMModuleTests {
         try store.unlock(password: secret("old-pw"))
         // The next login with the new password fails to unlock and says so; the marker stays until they agree.
         try store.lock()
-        let login = stack.pamtester(["authenticate", "open_session"], authtok: "new-pw")
+        let login = stack.pamtester(["authenticate", "open_session"], authtok: "new-pw", environment: own.environment)
         #expect(login.output.contains("does not open the login keychain"), "\(login.output)")
         try store.setPassword(secret("new-pw"), current: secret("old-pw"), parameters: .testing)
         try store.lock()
-        let again = stack.pamtester(["authenticate", "open_session"], authtok: "new-pw")
+        let again = stack.pamtester(["authenticate", "open_session"], authtok: "new-pw", environment: own.environment)
         #expect(again.output.contains("unlocked the login keychain"), "\(again.output)")
         #expect(!FileManager.default.fileExists(atPath: stack.changeMarker))
     }

@@ -113,6 +113,24 @@ final class PAMStack: Sendable {
         return (result.status, result.output, Date().timeIntervalSince(start))
     }
 
+    /// A kernel keyring of one test's own for the helper (`KEYCHAIN_KEYRING`), removed when released: for
+    /// runs whose entries must not reach the run's keyring, which every suite of the process shares (a kept
+    /// login password changes what the provider's unlock prompt says). The test process then does not see
+    /// the helper's unlocks.
+    final class OwnKeyring {
+        let name = ClassKeyStore.keyringName + "-pam-own-\(UUID().uuidString.prefix(8))"
+        var environment: [String: String] { ["KEYCHAIN_KEYRING": name] }
+
+        init() {}
+
+        deinit {
+            if let serial = KernelKeyring.findKeyring(named: name) {
+                KernelKeyring.unlink(serial, from: KernelKeyring.userKeyring)
+                KernelKeyring.invalidate(serial)
+            }
+        }
+    }
+
     /// The login keychain, opened by the test process: another process than the helper that unlocked it.
     func open() throws -> Keystore { try Keystore(location: keychain.location, create: false) }
 
