@@ -119,6 +119,21 @@ struct TrustedApplicationsTests {
         #expect(CallerIdentity.program(atPath: "/nonexistent/swkc-program") == nil)
     }
 
+    @Test("an identity's string follows its kind and script when they change after it was made")
+    func identityStringFollowsChanges() {
+        var identity = CallerIdentity(kind: .executable(path: "/usr/bin/python3", sha256: nil), unit: "a.scope")
+        #expect(identity.string == "exe:/usr/bin/python3")
+        identity.script = "/home/u/tool.py"
+        #expect(identity.string == "exe:/usr/bin/python3 script:/home/u/tool.py")
+        identity.kind = .executable(path: "/home/u/python3", sha256: "ab12")
+        #expect(identity.string == "exe:/home/u/python3@sha256:ab12 script:/home/u/tool.py")
+        identity.kind = .flatpak(appID: "org.example.App")
+        identity.script = nil
+        #expect(identity.string == "flatpak:org.example.App")
+        #expect(identity.description == identity.string)
+        #expect(identity == CallerIdentity(kind: .flatpak(appID: "org.example.App"), unit: "a.scope"))
+    }
+
     @Test("tampering with the sealed list in the file is detected: the item reads as errSecDecode")
     func tampering() throws {
         let (keychain, gateway) = try keychain(TrustedApplications([Self.other]))

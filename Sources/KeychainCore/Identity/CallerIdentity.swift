@@ -23,20 +23,28 @@ package struct CallerIdentity: Sendable, Hashable, CustomStringConvertible {
         case unidentified
     }
 
-    package var kind: Kind
+    package var kind: Kind {
+        didSet { string = Self.text(kind, script) }
+    }
     /// The script an interpreter runs, as its command line names it (a weak hint).
-    package var script: String?
+    package var script: String? {
+        didSet { string = Self.text(kind, script) }
+    }
     /// The systemd unit from `/proc/<pid>/cgroup` (`app-foo.scope`, `foo.service`), when there is one.
     package var unit: String?
+    /// The identity as stored in access lists and shown in prompts: made when ``kind`` or ``script`` is
+    /// set, not at each use (the provider compares it with an item's access list at every secret read
+    /// and search result; tracker issue 29, item 4).
+    package private(set) var string: String
 
     package init(kind: Kind, script: String? = nil, unit: String? = nil) {
         self.kind = kind
         self.script = script
         self.unit = unit
+        string = Self.text(kind, script)
     }
 
-    /// The identity as stored in access lists and shown in prompts.
-    package var string: String {
+    private static func text(_ kind: Kind, _ script: String?) -> String {
         var text: String
         switch kind {
         case .flatpak(let appID): text = "flatpak:\(appID)"

@@ -527,9 +527,21 @@ extension SecretServiceProvider {
 
     /// The session a secret names, if the caller owns it; `NoSession` otherwise.
     func usableSession(_ path: String, sender: String) throws -> TransportSession {
-        guard path.hasPrefix(Self.sessionPrefix + "/") else { throw DBusFailure.noSession(path) }
-        return try ownedSession(path, id: String(path.dropFirst(Self.sessionPrefix.count + 1)), sender: sender)
+        // By bytes, as ``pathElements(_:)`` (object paths are ASCII): `hasPrefix` of a concatenation and
+        // `dropFirst` by Characters made and walked Strings on every GetSecret.
+        var text = path
+        let id = text.withUTF8 { bytes -> String? in
+            let prefix = Self.sessionPathBytes
+            guard bytes.count >= prefix.count else { return nil }
+            for index in 0..<prefix.count where bytes[index] != prefix[index] { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[prefix.count...]), as: UTF8.self)
+        }
+        guard let id else { throw DBusFailure.noSession(path) }
+        return try ownedSession(path, id: id, sender: sender)
     }
+
+    /// `/org/freedesktop/secrets/session/`, the bytes a session's path starts with.
+    private static let sessionPathBytes = Array((sessionPrefix + "/").utf8)
 
     private func closeSession(_ id: String) {
         sessions[id] = nil

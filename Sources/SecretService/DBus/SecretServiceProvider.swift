@@ -219,8 +219,9 @@ package final class SecretServiceProvider {
         var path = path
         return path.withUTF8 { bytes -> (kind: PathKind, first: String, second: String?)? in
             let root = servicePathElements
-            guard bytes.count > root.count, UnsafeBufferPointer(rebasing: bytes[0..<root.count]).elementsEqual(root)
-            else { return nil }
+            guard bytes.count > root.count else { return nil }
+            // By index: `elementsEqual` of a rebased slice went through two iterators (550 instructions a call).
+            for index in 0..<root.count where bytes[index] != root[index] { return nil }
             var firstCut: Int?
             var secondCut: Int?
             for index in root.count..<bytes.count where bytes[index] == UInt8(ascii: "/") {
@@ -294,15 +295,44 @@ package final class SecretServiceProvider {
         // its place implies, without asking the store whether it exists (GDBus asks before every call
         // it dispatches, and the call resolves the object anyway); the dispatch function gives an
         // unknown object the handler that refuses it.
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return [] }
-        switch String(Substring(path.utf8[..<slash])) {
-        case Self.collectionPrefix, Self.aliasPrefix: return [SecretServiceInterfaces.collection]
-        case Self.sessionPrefix: return [SecretServiceInterfaces.session]
-        case Self.promptPrefix: return [SecretServiceInterfaces.prompt]
-        case let root:
-            return root.hasPrefix(Self.collectionPrefix + "/") || root.hasPrefix(Self.aliasPrefix + "/")
-                ? [SecretServiceInterfaces.item] : []
+        // By bytes (object paths are ASCII): GDBus asks this before every call on a child, and a String
+        // of the parent, compared by Characters with four prefixes and two concatenations, was made each time.
+        var text = path
+        return text.withUTF8 { bytes -> [String] in
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return [] }
+            let parent = UnsafeBufferPointer(rebasing: bytes[..<slash])
+            let collection = Self.collectionPrefixBytes
+            let aliases = Self.aliasPrefixBytes
+            if Self.bytes(parent, are: collection) || Self.bytes(parent, are: aliases) {
+                return [SecretServiceInterfaces.collection]
+            }
+            if Self.bytes(parent, are: Self.sessionPrefixBytes) { return [SecretServiceInterfaces.session] }
+            if Self.bytes(parent, are: Self.promptPrefixBytes) { return [SecretServiceInterfaces.prompt] }
+            let underCollection =
+                parent.count > collection.count && parent[collection.count] == UInt8(ascii: "/")
+                && Self.bytes(parent, startWith: collection)
+            let underAlias =
+                parent.count > aliases.count && parent[aliases.count] == UInt8(ascii: "/")
+                && Self.bytes(parent, startWith: aliases)
+            return underCollection || underAlias ? [SecretServiceInterfaces.item] : []
         }
+    }
+
+    private static let collectionPrefixBytes = Array(collectionPrefix.utf8)
+    private static let aliasPrefixBytes = Array(aliasPrefix.utf8)
+    private static let sessionPrefixBytes = Array(sessionPrefix.utf8)
+    private static let promptPrefixBytes = Array(promptPrefix.utf8)
+
+    /// Whether `bytes` begin with `prefix`.
+    private static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, startWith prefix: [UInt8]) -> Bool {
+        guard bytes.count >= prefix.count else { return false }
+        for index in 0..<prefix.count where bytes[index] != prefix[index] { return false }
+        return true
+    }
+
+    /// Whether `bytes` are exactly `other`.
+    private static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, are other: [UInt8]) -> Bool {
+        bytes.count == other.count && Self.bytes(bytes, startWith: other)
     }
 
     private func interfaces(of object: Object?) -> [String] {
