@@ -95,13 +95,11 @@ extension StoreSession {
         return items
     }
 
-    /// How many items have the attribute pair of `digest`, counted up to `bound` (2 or 64: each its own
-    /// constant statement text, found in the statement cache without building a string).
-    private func matchCount(_ digest: [UInt8], upTo bound: Int) throws(KeychainFailure) -> Int64 {
+    /// How many items have the attribute pair of `digest`, counted up to `bound` (one constant statement
+    /// text, the bound a parameter).
+    private func matchCount(_ digest: [UInt8], upTo bound: Int64) throws(KeychainFailure) -> Int64 {
         try database.scalar(
-            bound == 2
-                ? "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 2)"
-                : "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT 64)", [.blob(digest)])
+            "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT ?)", [.blob(digest), .integer(bound)])
     }
 
     /// One item's metadata, `nil` when there is no item with that number.

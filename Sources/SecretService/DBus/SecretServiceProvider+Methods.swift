@@ -532,8 +532,7 @@ extension SecretServiceProvider {
         var text = path
         let id = text.withUTF8 { bytes -> String? in
             let prefix = Self.sessionPathBytes
-            guard bytes.count >= prefix.count else { return nil }
-            for index in 0..<prefix.count where bytes[index] != prefix[index] { return nil }
+            guard Self.bytes(bytes, startWith: prefix) else { return nil }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[prefix.count...]), as: UTF8.self)
         }
         guard let id else { throw DBusFailure.noSession(path) }

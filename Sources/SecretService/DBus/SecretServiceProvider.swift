@@ -219,9 +219,9 @@ package final class SecretServiceProvider {
         var path = path
         return path.withUTF8 { bytes -> (kind: PathKind, first: String, second: String?)? in
             let root = servicePathElements
-            guard bytes.count > root.count else { return nil }
-            // By index: `elementsEqual` of a rebased slice went through two iterators (550 instructions a call).
-            for index in 0..<root.count where bytes[index] != root[index] { return nil }
+            // By index (``bytes(_:startWith:)``): `elementsEqual` of a rebased slice went through two
+            // iterators (550 instructions a call).
+            guard bytes.count > root.count, Self.bytes(bytes, startWith: root) else { return nil }
             var firstCut: Int?
             var secondCut: Int?
             for index in root.count..<bytes.count where bytes[index] == UInt8(ascii: "/") {
@@ -323,8 +323,8 @@ package final class SecretServiceProvider {
     private static let sessionPrefixBytes = Array(sessionPrefix.utf8)
     private static let promptPrefixBytes = Array(promptPrefix.utf8)
 
-    /// Whether `bytes` begin with `prefix`.
-    private static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, startWith prefix: [UInt8]) -> Bool {
+    /// Whether `bytes` begin with `prefix`, compared by index.
+    static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, startWith prefix: [UInt8]) -> Bool {
         guard bytes.count >= prefix.count else { return false }
         for index in 0..<prefix.count where bytes[index] != prefix[index] { return false }
         return true
