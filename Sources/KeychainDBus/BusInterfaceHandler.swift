@@ -35,6 +35,8 @@ package final class BusInterfaceHandler {
     package let setProperty: ((BusPropertyAccess, OpaquePointer) -> BusPropertyFailure?)?
     /// The vtable GDBus calls, with this object as its user data.
     let vtable: UnsafeMutablePointer<GDBusInterfaceVTable>
+    /// The senders, paths and names of recent calls.
+    private let strings = BusStringCache()
 
     package init(
         methodCall: @escaping (MethodCall) -> Void,
@@ -54,30 +56,30 @@ package final class BusInterfaceHandler {
         Unmanaged<BusInterfaceHandler>.fromOpaque(data!).takeUnretainedValue()
     }
 
-    private static func access(
+    private func access(
         _ sender: UnsafePointer<gchar>?, _ path: UnsafePointer<gchar>?, _ interface: UnsafePointer<gchar>?,
         _ name: UnsafePointer<gchar>?
     ) -> BusPropertyAccess {
         BusPropertyAccess(
-            sender: sender.map { String(cString: $0) }, path: String(cString: path!),
-            interface: String(cString: interface!), name: String(cString: name!))
+            sender: sender.map(strings.string), path: strings.string(path!), interface: strings.string(interface!),
+            name: strings.string(name!))
     }
 
     private static func makeVTable(properties: Bool, writable: Bool) -> GDBusInterfaceVTable {
         var table = GDBusInterfaceVTable()
         table.method_call = { _, sender, path, interface, method, parameters, invocation, data in
             guard let invocation, let parameters else { return }
+            let handler = BusInterfaceHandler.handler(data)
+            let strings = handler.strings
             let call = MethodCall(
-                invocation: invocation, sender: sender.map { String(cString: $0) } ?? "",
-                path: String(cString: path!), interface: String(cString: interface!), method: String(cString: method!),
-                parameters: parameters)
-            BusInterfaceHandler.handler(data).methodCall(call)
+                invocation: invocation, sender: sender.map(strings.string) ?? "", path: strings.string(path!),
+                interface: strings.string(interface!), method: strings.string(method!), parameters: parameters)
+            handler.methodCall(call)
         }
         if properties {
             table.get_property = { _, sender, path, interface, name, error, data in
-                switch BusInterfaceHandler.handler(data).getProperty!(
-                    BusInterfaceHandler.access(sender, path, interface, name))
-                {
+                let handler = BusInterfaceHandler.handler(data)
+                switch handler.getProperty!(handler.access(sender, path, interface, name)) {
                 case .success(let value): return value
                 case .failure(let failure):
                     g_set_error_literal(error, g_dbus_error_quark(), gint(failure.code.rawValue), failure.message)
@@ -88,10 +90,8 @@ package final class BusInterfaceHandler {
         if writable {
             table.set_property = { _, sender, path, interface, name, value, error, data in
                 guard let value else { return 0 }
-                guard
-                    let failure = BusInterfaceHandler.handler(data).setProperty!(
-                        BusInterfaceHandler.access(sender, path, interface, name), value)
-                else {
+                let handler = BusInterfaceHandler.handler(data)
+                guard let failure = handler.setProperty!(handler.access(sender, path, interface, name), value) else {
                     return 1
                 }
                 g_set_error_literal(error, g_dbus_error_quark(), gint(failure.code.rawValue), failure.message)

@@ -16,6 +16,9 @@ package final class BusSubtreeHandler {
     package let dispatch: (_ path: String, _ node: String?) -> BusInterfaceHandler
     /// The vtable GDBus calls, with this object as its user data.
     let vtable: UnsafeMutablePointer<GDBusSubtreeVTable>
+    /// The paths and nodes of recent callbacks (GDBus asks ``introspect`` and ``dispatch`` about the
+    /// same path for every call).
+    private let strings = BusStringCache()
 
     package init(
         nodeInfo: BusNodeInfo, enumerate: @escaping (String) -> [String],
@@ -39,7 +42,8 @@ package final class BusSubtreeHandler {
     private static func makeVTable() -> GDBusSubtreeVTable {
         var table = GDBusSubtreeVTable()
         table.enumerate = { _, _, path, data in
-            let names = BusSubtreeHandler.handler(data).enumerate(String(cString: path!))
+            let subtree = BusSubtreeHandler.handler(data)
+            let names = subtree.enumerate(subtree.strings.string(path!))
             let array = g_malloc0(gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<gchar>?>.stride))!
                 .bindMemory(to: UnsafeMutablePointer<gchar>?.self, capacity: names.count + 1)
             for (index, name) in names.enumerated() { array[index] = g_strdup(name) }
@@ -47,7 +51,7 @@ package final class BusSubtreeHandler {
         }
         table.introspect = { _, _, path, node, data in
             let subtree = BusSubtreeHandler.handler(data)
-            let names = subtree.introspect(String(cString: path!), node.map { String(cString: $0) })
+            let names = subtree.introspect(subtree.strings.string(path!), node.map(subtree.strings.string))
             let array = g_malloc0(
                 gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<GDBusInterfaceInfo>?>.stride))!
                 .bindMemory(to: UnsafeMutablePointer<GDBusInterfaceInfo>?.self, capacity: names.count + 1)
@@ -57,8 +61,8 @@ package final class BusSubtreeHandler {
             return array
         }
         table.dispatch = { _, _, path, _, node, outData, data in
-            let target = BusSubtreeHandler.handler(data).dispatch(
-                String(cString: path!), node.map { String(cString: $0) })
+            let subtree = BusSubtreeHandler.handler(data)
+            let target = subtree.dispatch(subtree.strings.string(path!), node.map(subtree.strings.string))
             outData?.pointee = Unmanaged.passUnretained(target).toOpaque()
             return UnsafePointer(target.vtable)
         }

@@ -71,7 +71,8 @@ package final class Database {
 
     /// A cached prepared statement for a query assembled from parts: `key` must identify the SQL text
     /// `sql` builds (one key, one text), which is built and prepared only on the first use of `key`.
-    /// Spares the caller building and hashing the text on every call.
+    /// Spares the caller building and hashing the text on every call. The SecItem queries' keys are their
+    /// shapes (zero or more); the Secret Service items' statements use negative keys.
     package func prepare(key: Int, _ sql: () -> String) throws(KeychainFailure) -> Statement {
         if let cached = keyedCache[key] { return cached }
         let statement = try prepare(sql())
@@ -96,7 +97,15 @@ package final class Database {
 
     /// The single integer a query returns (0 when it returns no row).
     package func scalar(_ sql: String, _ values: [SQLValue] = []) throws(KeychainFailure) -> Int64 {
-        let statement = try prepare(sql)
+        try Self.scalar(prepare(sql), values)
+    }
+
+    /// ``scalar(_:_:)`` of the statement cached under `key` (``prepare(key:_:)``).
+    package func scalar(key: Int, _ sql: () -> String, _ values: [SQLValue]) throws(KeychainFailure) -> Int64 {
+        try Self.scalar(prepare(key: key, sql), values)
+    }
+
+    private static func scalar(_ statement: Statement, _ values: [SQLValue]) throws(KeychainFailure) -> Int64 {
         try statement.bind(values)
         defer { statement.finish() }
         return try statement.step() ? statement.int64(0) : 0

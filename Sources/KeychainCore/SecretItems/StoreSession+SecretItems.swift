@@ -44,8 +44,7 @@ extension StoreSession {
     func secretItems(matching query: [String: String]) throws(KeychainFailure) -> [SecretItem] {
         guard try hasSecretItemTables() else { return [] }
         let codec = try secretItemCodec()
-        var sql = "SELECT \(Self.secretItemColumns) FROM ss_items ORDER BY id"
-        var values: [SQLValue] = []
+        var digests: [[UInt8]] = []
         if !query.isEmpty {
             // The rarest pair drives the search, so that it costs O(its matches): each pair's matches are
             // counted up to a bound (cheap on the (digest, item) key), then the driver's items are kept
@@ -53,7 +52,7 @@ extension StoreSession {
             // pair without a match means no item matches, and a pair with one drives the search as the
             // rarest would, without counting the common pairs' matches up to 64 (a search by an `id`
             // attribute among items that all share another pair).
-            var digests = query.map { codec.pairDigest($0.key, $0.value) }
+            digests = query.map { codec.pairDigest($0.key, $0.value) }
             if digests.count > 1 {
                 var single: Int?
                 for (index, digest) in digests.enumerated() {
@@ -69,19 +68,14 @@ extension StoreSession {
                     digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
                 }
             }
-            let others = String(
-                repeating: " AND EXISTS (SELECT 1 FROM ss_index y WHERE y.digest = ? AND y.item = x.item)",
-                count: digests.count - 1)
-            sql = "SELECT i.id, i.serial, i.attribute_set, i.metadata, i.wrapped_key, i.secret, i.tag"
-            sql += " FROM ss_index x JOIN ss_items i ON i.id = x.item WHERE x.digest = ?"
-            sql += others
-            // By the driver's item (the same number as i.id): its (digest, item) key is read in that order,
-            // so SQLite sorts nothing (ORDER BY i.id made it build a temporary B-tree for every search).
-            sql += " ORDER BY x.item"
-            values = digests.map { .blob($0) }
         }
+        // One text per number of pairs, built and prepared once (``Database/prepare(key:_:)``).
+        let statement = try database.prepare(key: Self.searchStatementKey(pairs: digests.count)) {
+            Self.searchSQL(pairs: digests.count)
+        }
+        try statement.bind(digests.map { .blob($0) })
         var items: [SecretItem] = []
-        let rows = try secretItemRows(sql, values)
+        let rows = try secretItemRows(statement)
         // A client reads the items it found next (their `Label`, `Locked`, secret): a search of a few
         // items keeps their rows for those reads.
         let keeps = rows.count <= 8
@@ -95,11 +89,35 @@ extension StoreSession {
         return items
     }
 
-    /// How many items have the attribute pair of `digest`, counted up to `bound` (one constant statement
-    /// text, the bound a parameter).
+    /// The key of the search statement for `pairs` attribute pairs in the connection's cache of statements
+    /// by key: negative, since the SecItem queries' keys (their shapes) are not.
+    private static func searchStatementKey(pairs: Int) -> Int { -3 - pairs }
+
+    /// The keys of the statements that read one item's row by number and count a pair's matches
+    /// (negative, as ``searchStatementKey(pairs:)``).
+    private static let pointReadStatementKey = -1
+    private static let matchCountStatementKey = -2
+
+    /// The search for items having each of `pairs` attribute pairs (their digests bound in order, the
+    /// rarest first); all items by number when `pairs` is 0.
+    private static func searchSQL(pairs: Int) -> String {
+        guard pairs > 0 else { return "SELECT \(secretItemColumns) FROM ss_items ORDER BY id" }
+        let others = String(
+            repeating: " AND EXISTS (SELECT 1 FROM ss_index y WHERE y.digest = ? AND y.item = x.item)",
+            count: pairs - 1)
+        // By the driver's item (the same number as i.id): its (digest, item) key is read in that order,
+        // so SQLite sorts nothing (ORDER BY i.id made it build a temporary B-tree for every search).
+        return "SELECT i.id, i.serial, i.attribute_set, i.metadata, i.wrapped_key, i.secret, i.tag"
+            + " FROM ss_index x JOIN ss_items i ON i.id = x.item WHERE x.digest = ?" + others + " ORDER BY x.item"
+    }
+
+    /// How many items have the attribute pair of `digest`, counted up to `bound` (one statement, the bound
+    /// a parameter).
     private func matchCount(_ digest: [UInt8], upTo bound: Int64) throws(KeychainFailure) -> Int64 {
         try database.scalar(
-            "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT ?)", [.blob(digest), .integer(bound)])
+            key: Self.matchCountStatementKey,
+            { "SELECT count(*) FROM (SELECT 1 FROM ss_index WHERE digest = ? LIMIT ?)" },
+            [.blob(digest), .integer(bound)])
     }
 
     /// One item's metadata, `nil` when there is no item with that number.
@@ -121,9 +139,11 @@ extension StoreSession {
         guard try hasSecretItemTables() else { return nil }
         let totalChanges = database.totalChanges()
         if let row = secretRows.row(number, dataVersion: keys.dataVersion, totalChanges: totalChanges) { return row }
-        let row = try secretItemRows(
-            "SELECT \(Self.secretItemColumns) FROM ss_items WHERE id = ?", [.integer(number)]
-        ).first
+        let statement = try database.prepare(key: Self.pointReadStatementKey) {
+            "SELECT \(Self.secretItemColumns) FROM ss_items WHERE id = ?"
+        }
+        try statement.bind([.integer(number)])
+        let row = try secretItemRows(statement).first
         if let row { secretRows.keep(row, dataVersion: keys.dataVersion, totalChanges: totalChanges) }
         return row
     }
@@ -131,6 +151,11 @@ extension StoreSession {
     func secretItemRows(_ sql: String, _ values: [SQLValue]) throws(KeychainFailure) -> [SecretItemRow] {
         let statement = try database.prepare(sql)
         try statement.bind(values)
+        return try secretItemRows(statement)
+    }
+
+    /// The rows `statement` (bound) returns; it is finished after.
+    private func secretItemRows(_ statement: Statement) throws(KeychainFailure) -> [SecretItemRow] {
         defer { statement.finish() }
         var rows: [SecretItemRow] = []
         while try statement.step() { rows.append(SecretItemRow(statement)) }

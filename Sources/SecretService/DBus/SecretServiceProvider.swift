@@ -85,6 +85,8 @@ package final class SecretServiceProvider {
     var accessQuestions: [ObjectIdentifier: AccessQuestion] = [:]
     /// Items a client was allowed once through `Unlock`, for as long as it stays on the bus (issue 27).
     var unlockGrants: [String: Set<String>] = [:]
+    /// The last path split by ``pathElements(_:)`` and its elements.
+    private var lastPathElements: (path: String, elements: PathElements?)?
 
     /// A pending prompt: what it does when the client calls `Prompt`, and who may call it.
     struct Prompt {
@@ -182,7 +184,7 @@ package final class SecretServiceProvider {
     /// Resolves a path, aliases included; `nil` for a path that names nothing.
     func resolve(_ path: String) -> Object? {
         if path == Self.servicePath { return .service }
-        guard let parts = Self.pathElements(path) else { return nil }
+        guard let parts = pathElements(path) else { return nil }
         switch (parts.kind, parts.second) {
         case (.collection, nil):
             guard let id = CollectionID(parts.first), store.hasCollection(id) else { return nil }
@@ -212,12 +214,24 @@ package final class SecretServiceProvider {
         case collection, aliases, session, prompt
     }
 
+    /// A path's elements under the service path (``pathElements(_:)``).
+    typealias PathElements = (kind: PathKind, first: String, second: String?)
+
+    /// ``pathElements(_:)`` of `path`, kept for the last path: one call's path is resolved three times or
+    /// more (GDBus's dispatch, the call itself, each property read), and its elements depend on it alone.
+    private func pathElements(_ path: String) -> PathElements? {
+        if let last = lastPathElements, last.path == path { return last.elements }
+        let elements = Self.pathElements(path)
+        lastPathElements = (path, elements)
+        return elements
+    }
+
     /// Splits `/org/freedesktop/secrets/<kind>/<first>[/<second>]` into its elements (either may be
     /// empty, which no identifier accepts); `nil` for any other shape. Object paths are ASCII (the D-Bus
     /// spec): their bytes are compared, not their Characters, since this runs several times per call.
-    static func pathElements(_ path: String) -> (kind: PathKind, first: String, second: String?)? {
+    static func pathElements(_ path: String) -> PathElements? {
         var path = path
-        return path.withUTF8 { bytes -> (kind: PathKind, first: String, second: String?)? in
+        return path.withUTF8 { bytes -> PathElements? in
             let root = servicePathElements
             // By index (``bytes(_:startWith:)``): `elementsEqual` of a rebased slice went through two
             // iterators (550 instructions a call).
