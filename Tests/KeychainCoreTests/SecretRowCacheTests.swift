@@ -123,4 +123,54 @@ struct SecretRowCacheTests {
             #expect(try keystore.secretItemsAndLockState(matching: ["k": "v"]).lockState == .unlocked)
         }
     }
+
+    /// Reads this connection answered outside a transaction (``Keystore/unchangedRead(_:)``).
+    func unchangedReads(_ keystore: Keystore) throws -> Int {
+        try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.keys.unchangedReads }
+    }
+
+    @Test(
+        "Reads of a kept row while nothing changed run without a transaction, and stop at another connection's commit")
+    func unchangedReadsWithoutTransaction() throws {
+        let temp = try TemporaryKeychain()
+        let writer = try temp.open()
+        _ = try writer.createSecretItem(label: "old", attributes: ["k": "v"], secret: Self.secret("a"), replace: false)
+        let reader = try temp.open()
+        #expect(try reader.secretItems(matching: ["k": "v"]).map(\.number) == [1])
+        #expect(try unchangedReads(reader) == 0)
+        #expect(try reader.secretItem(1)?.label == "old")
+        #expect(try reader.secretItemAndLockState(1).item?.label == "old")
+        let found = try reader.secretItem(1) { _ in true }
+        #expect(found.flatMap { $0.secret.map(Self.text) } == "a")
+        #expect(try unchangedReads(reader) == 3)
+        try writer.updateSecretItem(1, label: "new")
+        #expect(try reader.secretItem(1)?.label == "new")
+        #expect(try reader.secretItemAndLockState(1).item?.label == "new")
+        // The first read after the commit read the row in a transaction; the second had it kept.
+        #expect(try unchangedReads(reader) == 4)
+        #expect(try writer.deleteSecretItem(1))
+        #expect(try reader.secretItem(1) == nil)
+        #expect(try reader.secretItem(1) { _ in true } == nil)
+    }
+
+    @Test("A lock by another connection is seen by the next read of a kept row: no secret, the lock state locked")
+    func unchangedReadSeesLock() throws {
+        let temp = try TemporaryKeychain()
+        let writer = try temp.open()
+        try writer.setPassword(SecureBytes(copying: Array("pw".utf8)), current: nil, parameters: .testing)
+        _ = try writer.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        let reader = try temp.open()
+        #expect(try reader.secretItem(1) { _ in true }.flatMap { $0.secret.map(Self.text) } == "s")
+        #expect(try reader.secretItemAndLockState(1).lockState == .unlocked)
+        let before = try unchangedReads(reader)
+        try writer.lock()
+        #expect(throws: KeychainFailure.self) { try reader.secretItem(1) { _ in true } }
+        #expect(try reader.secretItemAndLockState(1).lockState == .locked)
+        #expect(try reader.secretItem(1) { _ in false }?.secret == nil)
+        try writer.unlock(password: SecureBytes(copying: Array("pw".utf8)))
+        #expect(try reader.secretItem(1) { _ in true }.flatMap { $0.secret.map(Self.text) } == "s")
+        // Locking and unlocking change the kernel's entries, not the file: the three reads that answered
+        // did so without a transaction (the refused one counts no answer).
+        #expect(try unchangedReads(reader) - before == 3)
+    }
 }

@@ -91,14 +91,27 @@ final class SessionKeys {
 
     /// Called at the start of each transaction.
     func beginTransaction(_ database: Database) throws(KeychainFailure) {
-        transactionKeys.removeAll()
-        reloadedInTransaction = false
+        beginUnchangedRead()
         let version: Int64
         version = try database.dataVersion()
         guard version != dataVersion else { return }
         dataVersion = version
         if try Meta.integer(database, "generation") != generation { try reload(database) }
     }
+
+    /// Called at the start of a read that runs outside a transaction while nothing changed
+    /// (``Keystore/unchangedRead(_:)``), and by ``beginTransaction(_:)``: class keys are fetched again,
+    /// so that a lock since the last call is seen.
+    func beginUnchangedRead() {
+        transactionKeys.removeAll()
+        reloadedInTransaction = false
+    }
+
+    /// Reads answered outside a transaction on this connection (``Keystore/unchangedRead(_:)``).
+    private(set) var unchangedReads = 0
+
+    /// Counts a read ``Keystore/unchangedRead(_:)`` answered.
+    func countUnchangedRead() { unchangedReads += 1 }
 
     /// Re-reads settings and the device slot.
     /// - Throws: `.decode` when the device slot does not open with the device key and there is no

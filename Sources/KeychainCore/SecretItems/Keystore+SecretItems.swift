@@ -19,7 +19,11 @@ extension Keystore {
     /// One item's metadata, or `nil` when there is no item with that number. Works while locked.
     /// - Throws: as ``secretItems(matching:)``.
     package func secretItem(_ number: Int64) throws(KeychainFailure) -> SecretItem? {
-        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItem(number) }
+        let cached = try unchangedRead { (s: borrowing StoreSession) throws(KeychainFailure) -> SecretItem? in
+            try s.cachedSecretItemRow(number).map { (row) throws(KeychainFailure) in try s.secretItem(row) }
+        }
+        if let cached { return cached }
+        return try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItem(number) }
     }
 
     /// One item's secret and content type.
@@ -39,8 +43,14 @@ extension Keystore {
     package func secretItem(_ number: Int64, secretIf allowed: (SecretItem) -> Bool) throws(KeychainFailure)
         -> (item: SecretItem, secret: SecretItemSecret?)?
     {
-        try read {
-            (s: borrowing StoreSession) throws(KeychainFailure) -> (item: SecretItem, secret: SecretItemSecret?)? in
+        typealias Found = (item: SecretItem, secret: SecretItemSecret?)
+        // `allowed` runs once: the unchanged read returns nil before it, only when the row is not kept.
+        let cached = try unchangedRead { (s: borrowing StoreSession) throws(KeychainFailure) -> Found? in
+            guard let row = s.cachedSecretItemRow(number) else { return nil }
+            return try s.secretItem(row, secretIf: allowed)
+        }
+        if let cached { return cached }
+        return try read { (s: borrowing StoreSession) throws(KeychainFailure) -> Found? in
             try s.secretItem(number, secretIf: allowed)
         }
     }
@@ -65,7 +75,14 @@ extension Keystore {
     package func secretItemAndLockState(_ number: Int64) throws(KeychainFailure) -> (
         item: SecretItem?, lockState: LockState
     ) {
-        try read(foreign: true) { (s: borrowing StoreSession) throws(KeychainFailure) -> (SecretItem?, LockState) in
+        let cached = try unchangedRead {
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (SecretItem?, LockState)? in
+            guard let row = s.cachedSecretItemRow(number) else { return nil }
+            return (try s.secretItem(row), s.lockStateFromEntry)
+        }
+        if let cached { return cached }
+        return try read(foreign: true) {
+            (s: borrowing StoreSession) throws(KeychainFailure) -> (SecretItem?, LockState) in
             // As ``secretItem(_:)``, which a foreign keychain refuses; its lock state alone would not be.
             if s.keys.isForeign { throw s.keys.foreignFailure }
             return (try s.secretItem(number), s.lockStateFromEntry)

@@ -123,7 +123,18 @@ extension StoreSession {
     /// One item's metadata, `nil` when there is no item with that number.
     func secretItem(_ number: Int64) throws(KeychainFailure) -> SecretItem? {
         guard let row = try secretItemRow(number) else { return nil }
-        return try openedMetadata(row, secretItemCodec())
+        return try secretItem(row)
+    }
+
+    /// The metadata of a row already read.
+    func secretItem(_ row: SecretItemRow) throws(KeychainFailure) -> SecretItem {
+        try openedMetadata(row, secretItemCodec())
+    }
+
+    /// Item `number`'s row when ``secretRows`` holds it for the connection's data as it is; runs no SQL
+    /// (``Keystore/unchangedRead(_:)``).
+    func cachedSecretItemRow(_ number: Int64) -> SecretItemRow? {
+        secretRows.row(number, dataVersion: keys.dataVersion, totalChanges: database.totalChanges())
     }
 
     /// A read's metadata of `row`: opened once per sealed value on this connection (``SecretMetadataCache``).
@@ -176,6 +187,13 @@ extension StoreSession {
         -> (item: SecretItem, secret: SecretItemSecret?)?
     {
         guard let row = try secretItemRow(number) else { return nil }
+        return try secretItem(row, secretIf: allowed)
+    }
+
+    /// ``secretItem(_:secretIf:)`` of a row already read.
+    func secretItem(_ row: SecretItemRow, secretIf allowed: (SecretItem) -> Bool) throws(KeychainFailure)
+        -> (item: SecretItem, secret: SecretItemSecret?)
+    {
         let codec = try secretItemCodec()
         let item = try openedMetadata(row, codec)
         guard allowed(item) else { return (item, nil) }

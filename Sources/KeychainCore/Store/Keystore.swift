@@ -188,6 +188,29 @@ package final class Keystore: Sendable {
         try transaction(begin: .beginImmediate, foreign: foreign, body)
     }
 
+    /// Runs `body` outside a transaction when no other connection has committed since this connection's
+    /// last transaction: one `PRAGMA data_version` in autocommit (a read transaction of its own) shows
+    /// that, and `body` may then answer from what this connection keeps for that version (the Secret
+    /// Service's rows and metadata, ``SecretRowCache``, ``SecretMetadataCache``) and from the kernel's
+    /// class key entries, but must run no SQL. Spares a cached read `BEGIN` and `COMMIT`.
+    /// - Parameter body: the answer, or `nil` when it needs the database (then the caller reads in a
+    ///   transaction, as ``read(foreign:_:)``).
+    /// - Returns: `body`'s answer; `nil` when the data changed, the keychain is foreign or `body` returned `nil`.
+    /// - Throws: what `body` throws.
+    func unchangedRead<R: Sendable>(_ body: (borrowing StoreSession) throws(KeychainFailure) -> R?)
+        throws(KeychainFailure) -> R?
+    {
+        try session.withLock { (session: inout StoreSession) throws(KeychainFailure) -> R? in
+            guard session.keys.dataVersion != nil, !session.keys.isForeign,
+                let version = try? session.database.dataVersion(), version == session.keys.dataVersion
+            else { return nil }
+            session.keys.beginUnchangedRead()
+            let answer = try body(session)
+            if answer != nil { session.keys.countUnchangedRead() }
+            return answer
+        }
+    }
+
     private func transaction<R: Sendable>(
         begin: Database.Fixed, foreign: Bool, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
     ) throws(KeychainFailure) -> R {
