@@ -216,7 +216,28 @@ package enum ClassKeyStore {
 
     /// The class key of `protection`, or `nil` when it is locked or expired.
     static func load(keyringID: [UInt8], protection: ProtectionClass) -> ClassKey? {
-        load(keyringID: keyringID, lifetime: Lifetime(protection))?[protection]
+        load(description: description(keyringID: keyringID, lifetime: Lifetime(protection)), protection: protection)
+    }
+
+    /// The class key of `protection` from the entry named `name` (of `protection`'s lifetime), or `nil`
+    /// when it is locked or expired; as ``load(description:rearm:)`` but only this key is copied out of
+    /// the entry (one protected copy, not one per key the entry holds, and no dictionary of them).
+    static func load(description name: String, protection: ProtectionClass, rearm: UInt32? = nil) -> ClassKey? {
+        if KernelKeyring.isAvailable, let key = kernelEntry(name), let payload = readPayload(key),
+            let parsed = parseKey(payload, protection)
+        {
+            if let rearm { KernelKeyring.setTimeout(key, seconds: rearm) }
+            if case .found(let classKey) = parsed { return classKey }
+            return nil
+        }
+        return processEntries.withLock { entries -> ClassKey? in
+            guard let entry = live(entries[name]) else {
+                entries[name] = nil
+                return nil
+            }
+            if let rearm, rearm > 0 { entries[name]?.expires = Monotonic.seconds() + UInt64(rearm) }
+            return entry.keys[protection]
+        }
     }
 
     /// A number that stays the same while the class key of `protection` stays available and changes
@@ -475,6 +496,29 @@ package enum ClassKeyStore {
     }
 
     /// The class keys in a payload, or `nil` when it is not one of ours.
+    /// What a payload holds for one protection class.
+    private enum PayloadKey {
+        case found(ClassKey)
+        /// The payload parses and holds no key of that class.
+        case absent
+    }
+
+    /// The key of `protection` in a payload; `nil` when the payload does not parse, as ``parseKeys(_:)``.
+    private static func parseKey(_ payload: SecureBytes, _ protection: ProtectionClass) -> PayloadKey? {
+        payload.withUnsafeBytes { bytes -> PayloadKey? in
+            guard bytes.count >= 2, bytes[0] == payloadVersion else { return nil }
+            let count = Int(bytes[1])
+            guard count > 0, 2 + count * recordBytes <= bytes.count else { return nil }
+            for index in 0..<count {
+                let offset = 2 + index * recordBytes
+                if bytes[offset] == UInt8(protection.code) {
+                    return .found(ClassKey(SecureBytes(copying: bytes[offset + 1..<offset + recordBytes])))
+                }
+            }
+            return .absent
+        }
+    }
+
     private static func parseKeys(_ payload: SecureBytes) -> [ProtectionClass: ClassKey]? {
         payload.withUnsafeBytes { bytes -> [ProtectionClass: ClassKey]? in
             guard bytes.count >= 2, bytes[0] == payloadVersion else { return nil }

@@ -220,10 +220,11 @@ final class SessionKeys {
         // Auto-lock counts inactivity: each use restarts the timeout, as macOS does.
         let rearm = lifetime == .whenUnlocked && autoLockSeconds > 0 ? autoLockSeconds : nil
         let name = lifetime == .whenUnlocked ? classKeyNames.whenUnlocked : classKeyNames.afterFirstUnlock
-        guard let keys = ClassKeyStore.load(description: name, rearm: rearm) else { return nil }
-        // One entry holds every class key of its lifetime: keep them all for this transaction.
-        transactionKeys.merge(keys) { current, _ in current }
-        return keys[protection]
+        // Only this class's key is copied out of the entry: a transaction rarely needs another one (each
+        // class it does need is loaded once, and kept for the rest of the transaction).
+        guard let key = ClassKeyStore.load(description: name, protection: protection, rearm: rearm) else { return nil }
+        transactionKeys[protection] = key
+        return key
     }
 }
 

@@ -87,6 +87,10 @@ package final class SecretServiceProvider {
     var unlockGrants: [String: Set<String>] = [:]
     /// The last path split by ``pathElements(_:)`` and its elements.
     private var lastPathElements: (path: String, elements: PathElements?)?
+    /// The last collection or item path ``resolve(_:)`` found, what it named, and the ``resolutionStamp`` then.
+    private var lastResolved: (path: String, object: Object, stamp: UInt64)?
+    /// Moves on at every store change the provider hears of: a kept resolution holds only at its stamp.
+    private var resolutionStamp: UInt64 = 0
 
     /// A pending prompt: what it does when the client calls `Prompt`, and who may call it.
     struct Prompt {
@@ -182,16 +186,25 @@ package final class SecretServiceProvider {
     }
 
     /// Resolves a path, aliases included; `nil` for a path that names nothing.
+    ///
+    /// A collection's or item's path under `…/collection/` that resolved is kept until the provider hears
+    /// of the next store change (``storeChanged(_:)``): one call's path is resolved three times or more
+    /// (GDBus's dispatch, the call, each property read), and the store answers what exists from what it
+    /// heard last as well (its own writes and the last poll). Alias paths follow `keychains.conf`, which
+    /// may change without a store change, and are resolved every time.
     func resolve(_ path: String) -> Object? {
         if path == Self.servicePath { return .service }
+        if let kept = lastResolved, kept.stamp == resolutionStamp, kept.path == path { return kept.object }
         guard let parts = pathElements(path) else { return nil }
         switch (parts.kind, parts.second) {
         case (.collection, nil):
             guard let id = CollectionID(parts.first), store.hasCollection(id) else { return nil }
+            lastResolved = (path, .collection(id), resolutionStamp)
             return .collection(id)
         case (.collection, let item?):
             guard let id = CollectionID(parts.first), let item = ItemID(item), store.hasItem(item, in: id)
             else { return nil }
+            lastResolved = (path, .item(id, item), resolutionStamp)
             return .item(id, item)
         case (.aliases, nil):
             return store.resolveAlias(parts.first).map { .collection($0) }
@@ -383,6 +396,7 @@ package final class SecretServiceProvider {
     // MARK: - Store changes → signals
 
     private func storeChanged(_ change: SecretStoreChange) {
+        resolutionStamp &+= 1
         defer {
             switch change {
             case .collectionCreated, .collectionDeleted: syncAliasSubtrees()
