@@ -225,11 +225,13 @@ struct ItemRow {
     }
 
     /// As ``resealed(attributes:secret:itemKey:wrappedKey:codec:)``, with the attributes already encoded.
+    /// `attributesAssociatedData`, when given, is ``associatedData(_:codec:)`` of `.attributes`, which the
+    /// caller already made (else it is made here).
     func resealed(
         record: [UInt8], secret: SecureBytes?, itemKey: ItemKey, wrappedKey newWrappedKey: [UInt8]? = nil,
-        codec: ItemCodec
+        codec: ItemCodec, attributesAssociatedData: [UInt8]? = nil
     ) throws(KeychainFailure) -> ItemRow {
-        var ad = associatedData(.attributes, codec: codec)
+        var ad = attributesAssociatedData ?? associatedData(.attributes, codec: codec)
         let sealedAttributes = Sodium.seal(record, key: itemKey.bytes, associatedData: ad)
         let sealedSecret: [UInt8]
         if let secret {
@@ -260,6 +262,12 @@ struct ItemRow {
     func openItemKey(classKey: ClassKey, associatedData: [UInt8]) -> ItemKey? {
         Sodium.openSecret(wrappedKey, key: classKey.bytes, associatedData: associatedData).flatMap(
             ItemKey.init(unwrapped:))
+    }
+
+    /// The attributes opened but not decoded (an item record, or a legacy property list), or `nil` when
+    /// they do not authenticate. `associatedData` is ``associatedData(_:codec:)`` of `.attributes`.
+    func openRecord(itemKey: ItemKey, associatedData: [UInt8]) -> [UInt8]? {
+        Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData)
     }
 
     /// The attributes, opened with the item key and decoded (an item record, or a legacy property
