@@ -45,7 +45,22 @@ package final class Database {
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
+        // Direct-only: a trigger or view in the file cannot call it, only this engine's own statements.
+        sqlite3_create_function_v2(
+            handle, Self.xorFunctionName, 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nil,
+            xorBlobs, nil, nil, nil)
     }
+
+    /// `swkc_xor(a, b)`: the byte-wise XOR of two blobs of the same length, for an accumulator XORed in place
+    /// by one `UPDATE` (``PendingAccumulator/flush(_:)``) instead of a `SELECT` and a write. Two values that
+    /// are not blobs of the same length fail the statement with ``xorMismatch``.
+    static let xorFunctionName = "swkc_xor"
+
+    /// The message of a `swkc_xor` call on values that are not two blobs of the same length.
+    package static let xorMismatch = "swkc_xor: the values are not two blobs of the same length"
+
+    /// Rows the last `INSERT`, `UPDATE` or `DELETE` of this connection changed (`sqlite3_changes64`).
+    package func changes() -> Int64 { sqlite3_changes64(handle) }
 
     deinit {
         fixedStatements.removeAll()
@@ -120,4 +135,32 @@ package final class Database {
         defer { statement.finish() }
         return try statement.step() ? statement.int64(0) : 0
     }
+}
+
+/// ``Database/xorFunctionName``: the byte-wise XOR of two blobs of one length, or the error
+/// ``Database/xorMismatch``. A C callback, so a global function with no context.
+private func xorBlobs(
+    _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+    guard count == 2, let arguments, sqlite3_value_type(arguments[0]) == SQLITE_BLOB,
+        sqlite3_value_type(arguments[1]) == SQLITE_BLOB
+    else {
+        sqlite3_result_error(context, Database.xorMismatch, -1)
+        return
+    }
+    // sqlite3_value_blob before sqlite3_value_bytes, as SQLite's documentation asks.
+    let first = sqlite3_value_blob(arguments[0])
+    let second = sqlite3_value_blob(arguments[1])
+    let length = Int(sqlite3_value_bytes(arguments[0]))
+    guard length == Int(sqlite3_value_bytes(arguments[1])), length > 0, let first, let second else {
+        sqlite3_result_error(context, Database.xorMismatch, -1)
+        return
+    }
+    let a = first.assumingMemoryBound(to: UInt8.self)
+    let b = second.assumingMemoryBound(to: UInt8.self)
+    let result = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+        for index in 0..<length { buffer[index] = a[index] ^ b[index] }
+        initialized = length
+    }
+    result.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32(length), csqlite_transient()) }
 }
