@@ -42,7 +42,7 @@ final class PendingAccumulator {
         // delta). A stored value that is not a 32-byte blob fails the function alone, and goes the general
         // way below, which answers as it always has; any other failure is the statement's, and is thrown.
         do throws(KeychainFailure) {
-            try database.prepare("UPDATE meta SET value = swkc_xor(value, ?) WHERE name = ?").run([
+            try database.prepare(.xorMeta).run([
                 .blob(delta), .text(metaName),
             ])
             if database.changes() == 0 { try Meta.set(database, metaName, delta) }

@@ -11,12 +11,22 @@ package final class Database {
     /// Statements cached under a caller's integer key, for queries assembled from parts.
     private var keyedCache: [Int: Statement] = [:]
     /// The ``Fixed`` statements, by raw value: prepared on first use and then reached without hashing
-    /// their text (every transaction runs three of them).
+    /// their text (every transaction runs three of them, every update of an item two more).
     private var fixedStatements: [Statement?] = Array(repeating: nil, count: Fixed.allCases.count)
 
-    /// Statements without parameters that every transaction runs, held as prepared handles.
+    /// Statements that every transaction runs (without parameters), or every update of an item, held as
+    /// prepared handles: hashing the text of each to find it in the cache cost about 1k instructions a
+    /// statement (callgrind, keychain-bench update.durable, issue 29).
     package enum Fixed: Int, CaseIterable {
         case beginDeferred, beginImmediate, commit, dataVersion
+        /// An item's sealed attributes and tag, by rowid (``StoreSession/reseal(_:itemKey:attributes:secret:)``).
+        case updateAttributes
+        /// The same and its sealed secret.
+        case updateAttributesAndSecret
+        /// The same and its wrapped item key.
+        case updateKeyAttributesAndSecret
+        /// XORs a delta into an accumulator in `meta` (``PendingAccumulator/flush(_:)``).
+        case xorMeta
 
         /// The statement's SQL text.
         var sql: String {
@@ -25,6 +35,11 @@ package final class Database {
             case .beginImmediate: "BEGIN IMMEDIATE"
             case .commit: "COMMIT"
             case .dataVersion: "PRAGMA data_version"
+            case .updateAttributes: "UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?"
+            case .updateAttributesAndSecret: "UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?"
+            case .updateKeyAttributesAndSecret:
+                "UPDATE items SET wrapped_key = ?, attributes = ?, secret = ?, tag = ? WHERE rowid = ?"
+            case .xorMeta: "UPDATE meta SET value = \(Database.xorFunctionName)(value, ?) WHERE name = ?"
             }
         }
     }

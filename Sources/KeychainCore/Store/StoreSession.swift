@@ -518,19 +518,16 @@ struct StoreSession: ~Copyable {
             record: record, secret: secret, itemKey: itemKey, wrappedKey: wrappedKey, codec: codec,
             attributesAssociatedData: attributesAssociatedData)
         if let wrappedKey {
-            try database.prepare(
-                "UPDATE items SET wrapped_key = ?, attributes = ?, secret = ?, tag = ? WHERE rowid = ?"
-            )
-            .run([
+            try database.prepare(.updateKeyAttributesAndSecret).run([
                 .blob(wrappedKey), .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag),
                 .integer(row.rowid),
             ])
         } else if secret != nil {
-            try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
+            try database.prepare(.updateAttributesAndSecret).run([
                 .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag), .integer(row.rowid),
             ])
         } else {
-            try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
+            try database.prepare(.updateAttributes).run([
                 .blob(resealed.attributes), .blob(resealed.tag), .integer(row.rowid),
             ])
         }
