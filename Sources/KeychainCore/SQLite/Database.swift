@@ -58,12 +58,17 @@ package final class Database {
             if let handle { sqlite3_close_v2(handle) }
             throw KeychainFailure(SQLiteError(code: SQLiteResultCode(rawValue: rc), message: message))
         }
-        self.handle = handle
-        sqlite3_extended_result_codes(handle, 1)
         // Direct-only: a trigger or view in the file cannot call it, only this engine's own statements.
-        sqlite3_create_function_v2(
+        let registered = sqlite3_create_function_v2(
             handle, Self.xorFunctionName, 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nil,
             xorBlobs, nil, nil, nil)
+        guard registered == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(handle))
+            sqlite3_close_v2(handle)
+            throw KeychainFailure(SQLiteError(code: SQLiteResultCode(rawValue: registered), message: message))
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
     }
 
     /// `swkc_xor(a, b)`: the byte-wise XOR of two blobs of the same length, for an accumulator XORed in place
