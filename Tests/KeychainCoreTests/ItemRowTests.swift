@@ -34,6 +34,28 @@ struct ItemRowTests {
         #expect(ItemRow.taggedColumns.filter(\.isInteger) == [.itemClass, .protection, .sync])
     }
 
+    @Test("a row's tag written from its fields is the tag of its tagged values, with and without a secret read")
+    func computedTagIsTheTagOfTheTaggedValues() throws {
+        let (row, _, codec, _) = try Self.sealedRow()
+        #expect(row.tag == codec.rowTag(row.taggedValues))
+        #expect(row.computedTag(codec: codec) == codec.rowTag(row.taggedValues))
+        let unread = ItemRow(
+            rowid: 9, persistentRef: row.persistentRef, itemClass: .internetPassword, protection: .afterFirstUnlock,
+            sync: true, digests: row.digests, wrappedKey: row.wrappedKey, attributes: row.attributes, secret: nil,
+            tag: [])
+        #expect(unread.computedTag(codec: codec) == codec.rowTag(unread.taggedValues))
+        // The shared message: a null column and a text column as RowTag has always written them.
+        let key = SecureBytes.random(count: 32)
+        let label = Array("swkc.test".utf8)
+        let expected: [UInt8] =
+            label + [0, 0, 0, 0, 0, 0, 0, 42] + [0, 0, 0, 0] + [0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0] + [0, 0, 0, 3]
+            + Array("hé".utf8) + [0, 0, 0, 1, 9]
+        #expect(
+            RowTag.tag(
+                label: label, key: key, integers: [42], columns: [.null, .integer(256), .text("hé"), .blob([9])])
+                == Sodium.keyedHash(expected, key: key, length: 32))
+    }
+
     @Test("the insert and in-place rewrite put each tagged value in the column of its name, and the tag in tag")
     func statementsWriteTheTaggedColumns() throws {
         let folder = try TemporaryKeychain()

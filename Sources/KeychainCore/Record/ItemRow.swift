@@ -33,7 +33,7 @@ struct ItemRow {
     /// `secret` sealed under the item key, or `nil` when it was not read.
     let secret: [UInt8]?
     /// `tag`: ``ItemCodec/rowTag(_:)`` of ``taggedColumns``.
-    let tag: [UInt8]
+    private(set) var tag: [UInt8]
 
     // MARK: - Columns
 
@@ -225,11 +225,13 @@ struct ItemRow {
     }
 
     /// As ``resealed(attributes:secret:itemKey:wrappedKey:codec:)``, with the attributes already encoded.
+    /// `attributesAssociatedData`, when given, is ``associatedData(_:codec:)`` of `.attributes`, which the
+    /// caller already made (else it is made here).
     func resealed(
         record: [UInt8], secret: SecureBytes?, itemKey: ItemKey, wrappedKey newWrappedKey: [UInt8]? = nil,
-        codec: ItemCodec
+        codec: ItemCodec, attributesAssociatedData: [UInt8]? = nil
     ) throws(KeychainFailure) -> ItemRow {
-        var ad = associatedData(.attributes, codec: codec)
+        var ad = attributesAssociatedData ?? associatedData(.attributes, codec: codec)
         let sealedAttributes = Sodium.seal(record, key: itemKey.bytes, associatedData: ad)
         let sealedSecret: [UInt8]
         if let secret {
@@ -245,13 +247,38 @@ struct ItemRow {
 
     /// This row with new ciphertexts and the tag that covers them.
     private func replacing(wrappedKey: [UInt8], attributes: [UInt8], secret: [UInt8], codec: ItemCodec) -> ItemRow {
-        let unsigned = ItemRow(
+        var row = ItemRow(
             rowid: rowid, persistentRef: persistentRef, itemClass: itemClass, protection: protection, sync: sync,
             digests: digests, wrappedKey: wrappedKey, attributes: attributes, secret: secret, tag: [])
-        return ItemRow(
-            rowid: rowid, persistentRef: persistentRef, itemClass: itemClass, protection: protection, sync: sync,
-            digests: digests, wrappedKey: wrappedKey, attributes: attributes, secret: secret,
-            tag: codec.rowTag(unsigned.taggedValues))
+        row.tag = row.computedTag(codec: codec)
+        return row
+    }
+
+    /// ``ItemCodec/rowTag(_:)`` of ``taggedValues``, written straight from the fields: the same message,
+    /// column by column in ``taggedColumns`` order (``RowTag/Message``), without making the values.
+    func computedTag(codec: ItemCodec) -> [UInt8] {
+        let secret = self.secret ?? []
+        var message = RowTag.Message(
+            label: ItemCodec.rowLabel,
+            columnBytes: 4 * Self.taggedColumns.count + 3 * 8 + persistentRef.count + digests.accessGroup.count
+                + digests.primaryKey.count + digests.account.count + digests.name.count + wrappedKey.count
+                + attributes.count + secret.count)
+        for column in Self.taggedColumns {
+            switch column {
+            case .persistentRef: message.appendColumn(persistentRef)
+            case .itemClass: message.appendColumn(Self.code(itemClass))
+            case .protection: message.appendColumn(protection.code)
+            case .sync: message.appendColumn(Int64(sync ? 1 : 0))
+            case .accessGroup: message.appendColumn(digests.accessGroup)
+            case .primaryKey: message.appendColumn(digests.primaryKey)
+            case .account: message.appendColumn(digests.account)
+            case .name: message.appendColumn(digests.name)
+            case .wrappedKey: message.appendColumn(wrappedKey)
+            case .attributes: message.appendColumn(attributes)
+            case .secret: message.appendColumn(secret)
+            }
+        }
+        return message.tag(key: codec.indexKey.bytes)
     }
 
     // MARK: - Opening
@@ -260,6 +287,12 @@ struct ItemRow {
     func openItemKey(classKey: ClassKey, associatedData: [UInt8]) -> ItemKey? {
         Sodium.openSecret(wrappedKey, key: classKey.bytes, associatedData: associatedData).flatMap(
             ItemKey.init(unwrapped:))
+    }
+
+    /// The attributes opened but not decoded (an item record, or a legacy property list), or `nil` when
+    /// they do not authenticate. `associatedData` is ``associatedData(_:codec:)`` of `.attributes`.
+    func openRecord(itemKey: ItemKey, associatedData: [UInt8]) -> [UInt8]? {
+        Sodium.open(attributes, key: itemKey.bytes, associatedData: associatedData)
     }
 
     /// The attributes, opened with the item key and decoded (an item record, or a legacy property

@@ -9,27 +9,67 @@
 /// their tag key, with the item number and serial as fixed integers (``SecretItemCodec/rowTag(number:serial:attributeSet:metadata:wrappedKey:secret:)``).
 enum RowTag {
     static func tag(label: [UInt8], key: SecureBytes, integers: [Int64] = [], columns: [SQLValue]) -> [UInt8] {
-        func length(_ column: SQLValue) -> Int {
-            switch column {
-            case .null: 0
-            case .integer: 8
-            case .blob(let value): value.count
-            case .text(let value): value.utf8.count
-            }
-        }
-        var message: [UInt8] = []
-        message.reserveCapacity(label.count + 8 * integers.count + columns.reduce(0) { $0 + 4 + length($1) })
-        message += label
-        for integer in integers { withUnsafeBytes(of: integer.bigEndian) { message.append(contentsOf: $0) } }
+        var message = Message(
+            label: label, columnBytes: 8 * integers.count + columns.reduce(0) { $0 + Message.bytes($1) })
+        for integer in integers { message.appendFixed(integer) }
         for column in columns {
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: length(column)).bigEndian) { message.append(contentsOf: $0) }
             switch column {
-            case .null: break
-            case .integer(let value): withUnsafeBytes(of: value.bigEndian) { message.append(contentsOf: $0) }
-            case .blob(let value): message.append(contentsOf: value)
-            case .text(let value): message.append(contentsOf: value.utf8)
+            case .null: message.appendColumn(UnsafeRawBufferPointer(start: nil, count: 0))
+            case .integer(let value): message.appendColumn(value)
+            case .blob(let value): value.withUnsafeBytes { message.appendColumn($0) }
+            case .text(let value): message.appendColumn(Array(value.utf8))
             }
         }
-        return Sodium.keyedHash(message, key: key, length: 32)
+        return message.tag(key: key)
+    }
+
+    /// The tagged message, built in one buffer: for a caller that has a row's columns as fields rather than
+    /// as ``SQLValue``s (``ItemRow``), so that it writes the same bytes as ``tag(label:key:integers:columns:)``
+    /// without making the values first.
+    struct Message {
+        private var bytes: [UInt8] = []
+
+        /// A message that starts with `label`, with room for `columnBytes` more bytes.
+        init(label: [UInt8], columnBytes: Int) {
+            bytes.reserveCapacity(label.count + columnBytes)
+            bytes += label
+        }
+
+        /// The bytes `column` takes in a message: its length field and its value.
+        static func bytes(_ column: SQLValue) -> Int {
+            switch column {
+            case .null: 4
+            case .integer: 12
+            case .blob(let value): 4 + value.count
+            case .text(let value): 4 + value.utf8.count
+            }
+        }
+
+        /// A fixed integer: 8 bytes big-endian, no length.
+        mutating func appendFixed(_ integer: Int64) {
+            withUnsafeBytes(of: integer.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        /// An integer column: its length (8) then 8 bytes big-endian.
+        mutating func appendColumn(_ integer: Int64) {
+            withUnsafeBytes(of: UInt32(8).bigEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: integer.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        /// A blob column (or a null one: no bytes): its length (u32 big-endian) then its bytes.
+        mutating func appendColumn(_ value: UnsafeRawBufferPointer) {
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: value.count).bigEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: value)
+        }
+
+        /// A blob column.
+        mutating func appendColumn(_ value: [UInt8]) {
+            value.withUnsafeBytes { appendColumn($0) }
+        }
+
+        /// BLAKE2b-256 of the message under `key`.
+        func tag(key: SecureBytes) -> [UInt8] {
+            Sodium.keyedHash(bytes, key: key, length: 32)
+        }
     }
 }

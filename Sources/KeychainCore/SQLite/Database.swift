@@ -11,12 +11,22 @@ package final class Database {
     /// Statements cached under a caller's integer key, for queries assembled from parts.
     private var keyedCache: [Int: Statement] = [:]
     /// The ``Fixed`` statements, by raw value: prepared on first use and then reached without hashing
-    /// their text (every transaction runs three of them).
+    /// their text (every transaction runs three of them, every update of an item two more).
     private var fixedStatements: [Statement?] = Array(repeating: nil, count: Fixed.allCases.count)
 
-    /// Statements without parameters that every transaction runs, held as prepared handles.
+    /// Statements that every transaction runs (without parameters), or every update of an item, held as
+    /// prepared handles: hashing the text of each to find it in the cache cost about 1k instructions a
+    /// statement (callgrind, keychain-bench update.durable, issue 29).
     package enum Fixed: Int, CaseIterable {
         case beginDeferred, beginImmediate, commit, dataVersion
+        /// An item's sealed attributes and tag, by rowid (``StoreSession/reseal(_:itemKey:attributes:secret:)``).
+        case updateAttributes
+        /// The same and its sealed secret.
+        case updateAttributesAndSecret
+        /// The same and its wrapped item key.
+        case updateKeyAttributesAndSecret
+        /// XORs a delta into an accumulator in `meta` (``PendingAccumulator/flush(_:)``).
+        case xorMeta
 
         /// The statement's SQL text.
         var sql: String {
@@ -25,6 +35,11 @@ package final class Database {
             case .beginImmediate: "BEGIN IMMEDIATE"
             case .commit: "COMMIT"
             case .dataVersion: "PRAGMA data_version"
+            case .updateAttributes: "UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?"
+            case .updateAttributesAndSecret: "UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?"
+            case .updateKeyAttributesAndSecret:
+                "UPDATE items SET wrapped_key = ?, attributes = ?, secret = ?, tag = ? WHERE rowid = ?"
+            case .xorMeta: "UPDATE meta SET value = \(Database.xorFunctionName)(value, ?) WHERE name = ?"
             }
         }
     }
@@ -43,9 +58,29 @@ package final class Database {
             if let handle { sqlite3_close_v2(handle) }
             throw KeychainFailure(SQLiteError(code: SQLiteResultCode(rawValue: rc), message: message))
         }
+        // Direct-only: a trigger or view in the file cannot call it, only this engine's own statements.
+        let registered = sqlite3_create_function_v2(
+            handle, Self.xorFunctionName, 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nil,
+            xorBlobs, nil, nil, nil)
+        guard registered == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(handle))
+            sqlite3_close_v2(handle)
+            throw KeychainFailure(SQLiteError(code: SQLiteResultCode(rawValue: registered), message: message))
+        }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
     }
+
+    /// `swkc_xor(a, b)`: the byte-wise XOR of two blobs of the same length, for an accumulator XORed in place
+    /// by one `UPDATE` (``PendingAccumulator/flush(_:)``) instead of a `SELECT` and a write. Two values that
+    /// are not blobs of the same length fail the statement with ``xorMismatch``.
+    static let xorFunctionName = "swkc_xor"
+
+    /// The message of a `swkc_xor` call on values that are not two blobs of the same length.
+    package static let xorMismatch = "swkc_xor: the values are not two blobs of the same length"
+
+    /// Rows the last `INSERT`, `UPDATE` or `DELETE` of this connection changed (`sqlite3_changes64`).
+    package func changes() -> Int64 { sqlite3_changes64(handle) }
 
     deinit {
         fixedStatements.removeAll()
@@ -129,4 +164,32 @@ package final class Database {
         defer { statement.finish() }
         return try statement.step() ? statement.int64(0) : 0
     }
+}
+
+/// ``Database/xorFunctionName``: the byte-wise XOR of two blobs of one length, or the error
+/// ``Database/xorMismatch``. A C callback, so a global function with no context.
+private func xorBlobs(
+    _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+    guard count == 2, let arguments, sqlite3_value_type(arguments[0]) == SQLITE_BLOB,
+        sqlite3_value_type(arguments[1]) == SQLITE_BLOB
+    else {
+        sqlite3_result_error(context, Database.xorMismatch, -1)
+        return
+    }
+    // sqlite3_value_blob before sqlite3_value_bytes, as SQLite's documentation asks.
+    let first = sqlite3_value_blob(arguments[0])
+    let second = sqlite3_value_blob(arguments[1])
+    let length = Int(sqlite3_value_bytes(arguments[0]))
+    guard length == Int(sqlite3_value_bytes(arguments[1])), length > 0, let first, let second else {
+        sqlite3_result_error(context, Database.xorMismatch, -1)
+        return
+    }
+    let a = first.assumingMemoryBound(to: UInt8.self)
+    let b = second.assumingMemoryBound(to: UInt8.self)
+    let result = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+        for index in 0..<length { buffer[index] = a[index] ^ b[index] }
+        initialized = length
+    }
+    result.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32(length), csqlite_transient()) }
 }

@@ -396,11 +396,28 @@ struct StoreSession: ~Copyable {
         var updated = 0
         var skippedOrphans = false
         for row in rows {
-            guard let key = try itemKeyUnlessOrphaned(row, associatedData: associatedData(.key, row)) else {
+            // The three associated data of a row differ only in their part byte: build it once, relabel it.
+            var ad = associatedData(.key, row)
+            guard let key = try itemKeyUnlessOrphaned(row, associatedData: ad) else {
                 skippedOrphans = true
                 continue
             }
-            let stored = try openAttributes(row, itemKey: key)
+            AssociatedData.relabel(&ad, .item, as: .attributes)
+            guard let record = row.openRecord(itemKey: key, associatedData: ad) else {
+                throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+            }
+            // No attribute changes (a new secret alone): `mdat` set in the record's bytes when that is what
+            // the general path below would seal (``touchedRecord(_:_:query:now:)``).
+            if changes.isEmpty, let touched = Self.touchedRecord(record, row.itemClass, query: query, now: now) {
+                try reseal(
+                    row, itemKey: key, record: touched.record, accessEntries: touched.accessEntries, secret: secret,
+                    attributesAssociatedData: ad)
+                updated += 1
+                continue
+            }
+            guard let stored = ItemCodec.decodeAttributes(record) else {
+                throw KeychainFailure(.decode, "an item's attributes do not authenticate")
+            }
             guard Self.satisfies(stored, query) else { continue }
             try apply(changes: changes, to: row, itemKey: key, stored: stored, secret: secret, now: now)
             updated += 1
@@ -470,39 +487,59 @@ struct StoreSession: ~Copyable {
     func reseal(_ row: Row, itemKey: ItemKey, attributes: [String: AttributeValue], secret: SecureBytes?)
         throws(KeychainFailure)
     {
-        if let secret, secret.count > Self.maximumSecretBytes {
-            throw KeychainFailure(.dataTooLarge, "secrets are limited to \(Self.maximumSecretBytes) bytes")
-        }
-        // The access entries are sealed with the item key (``AccessEntryFlags``): when the change adds or
-        // removes one, or the key was wrapped without them, the key is wrapped again with the new ones.
+        try Self.checkSecretSize(secret)
+        // The access entries are sealed with the item key (``AccessEntryFlags``).
         let accessEntries = AccessEntryFlags(attributes)
+        try reseal(
+            row, itemKey: itemKey, record: try ItemCodec.encodeAttributes(attributes), accessEntries: accessEntries,
+            secret: secret, attributesAssociatedData: associatedData(.attributes, row))
+    }
+
+    /// As ``reseal(_:itemKey:attributes:secret:)``, with the attributes already encoded as `record`, whose
+    /// access entries are `accessEntries`; `attributesAssociatedData` is ``associatedData(_:_:)`` of
+    /// `.attributes` for `row`.
+    /// - Throws: `.dataTooLarge`; SQLite failures.
+    func reseal(
+        _ row: Row, itemKey: ItemKey, record: [UInt8], accessEntries: AccessEntryFlags, secret: SecureBytes?,
+        attributesAssociatedData: [UInt8]
+    ) throws(KeychainFailure) {
+        try Self.checkSecretSize(secret)
+        // When the change adds or removes an access entry, or the key was wrapped without them, the key is
+        // wrapped again with the new ones.
         var wrappedKey: [UInt8]?
         if itemKey.accessEntries != accessEntries {
+            var keyAssociatedData = attributesAssociatedData
+            AssociatedData.relabel(&keyAssociatedData, .item, as: .key)
             wrappedKey = itemKey.wrapped(
                 accessEntries: accessEntries, classKey: try classKey(row.protection),
-                associatedData: associatedData(.key, row))
+                associatedData: keyAssociatedData)
         }
         let resealed = try row.resealed(
-            attributes: attributes, secret: secret, itemKey: itemKey, wrappedKey: wrappedKey, codec: codec)
+            record: record, secret: secret, itemKey: itemKey, wrappedKey: wrappedKey, codec: codec,
+            attributesAssociatedData: attributesAssociatedData)
         if let wrappedKey {
-            try database.prepare(
-                "UPDATE items SET wrapped_key = ?, attributes = ?, secret = ?, tag = ? WHERE rowid = ?"
-            )
-            .run([
+            try database.prepare(.updateKeyAttributesAndSecret).run([
                 .blob(wrappedKey), .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag),
                 .integer(row.rowid),
             ])
         } else if secret != nil {
-            try database.prepare("UPDATE items SET attributes = ?, secret = ?, tag = ? WHERE rowid = ?").run([
+            try database.prepare(.updateAttributesAndSecret).run([
                 .blob(resealed.attributes), .blob(resealed.secret ?? []), .blob(resealed.tag), .integer(row.rowid),
             ])
         } else {
-            try database.prepare("UPDATE items SET attributes = ?, tag = ? WHERE rowid = ?").run([
+            try database.prepare(.updateAttributes).run([
                 .blob(resealed.attributes), .blob(resealed.tag), .integer(row.rowid),
             ])
         }
         try accumulate(IntegrityAccumulator.delta(from: row.tag, to: resealed.tag), .secItem)
         if row.syncs { try journalLocalWrite(old: (row.persistentRef, true), new: (row.persistentRef, true)) }
+    }
+
+    /// `.dataTooLarge` for a secret over ``maximumSecretBytes``.
+    private static func checkSecretSize(_ secret: SecureBytes?) throws(KeychainFailure) {
+        if let secret, secret.count > maximumSecretBytes {
+            throw KeychainFailure(.dataTooLarge, "secrets are limited to \(maximumSecretBytes) bytes")
+        }
     }
 
     /// Re-seals one row in place with a fresh item key.
