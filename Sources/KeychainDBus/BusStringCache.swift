@@ -17,6 +17,9 @@ internal import Glibc
 package final class BusStringCache {
     /// How many recent strings are kept (replaced in turn): one call's four, and the names a client repeats.
     package static let capacity = 16
+    /// The longest string kept, in bytes: object paths and names are short, and a client's long one
+    /// (a message may be megabytes) is converted but not held after its call.
+    package static let maximumCount = 256
 
     /// Each entry's bytes (without the NUL; `nil` while unused) and their count.
     private let bytes: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -45,6 +48,9 @@ package final class BusStringCache {
         next.deallocate()
     }
 
+    /// The bytes of the strings kept (their UTF-8, without the NULs).
+    package var keptBytes: Int { (0..<Self.capacity).reduce(0) { $0 + max(counts[$1], 0) } }
+
     /// `String(cString: cString)`, the same value as before when these bytes were converted recently.
     package func string(_ cString: UnsafePointer<CChar>) -> String {
         let count = strlen(cString)
@@ -52,6 +58,7 @@ package final class BusStringCache {
             if memcmp(bytes[index]!, cString, count) == 0 { return strings[index] }
         }
         let made = String(cString: cString)
+        guard count <= Self.maximumCount else { return made }
         let slot = next.pointee
         next.pointee = (slot + 1) % Self.capacity
         bytes[slot]?.deallocate()

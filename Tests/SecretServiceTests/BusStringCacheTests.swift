@@ -38,4 +38,16 @@ struct BusStringCacheTests {
         for text in texts { #expect(converted(text, cache) == text) }
         for text in texts.reversed() { #expect(converted(text, cache) == text) }
     }
+
+    @Test("A string longer than the longest kept converts every time and leaves the kept ones in place")
+    func longStringsNotKept() {
+        let cache = BusStringCache()
+        let long = "/org/example/" + String(repeating: "a", count: BusStringCache.maximumCount)
+        let kept = (0..<BusStringCache.capacity).map { "/org/freedesktop/secrets/session/\($0)" }
+        for text in kept { #expect(converted(text, cache) == text) }
+        let keptBytes = kept.reduce(0) { $0 + $1.utf8.count }
+        #expect(cache.keptBytes == keptBytes)
+        for _ in 0..<3 { #expect(converted(long, cache) == long) }
+        #expect(cache.keptBytes == keptBytes)
+    }
 }
