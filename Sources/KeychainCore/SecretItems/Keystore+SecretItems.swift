@@ -16,7 +16,9 @@ extension Keystore {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItems(matching: query) }
     }
 
-    /// One item's metadata, or `nil` when there is no item with that number. Works while locked.
+    /// One item's metadata, or `nil` when there is no item with that number. Works while locked. A row
+    /// this connection keeps, while no other connection has committed, is read without a transaction
+    /// (``unchangedRead(_:)``); so are the two reads below.
     /// - Throws: as ``secretItems(matching:)``.
     package func secretItem(_ number: Int64) throws(KeychainFailure) -> SecretItem? {
         let cached = try unchangedRead { (s: borrowing StoreSession) throws(KeychainFailure) -> SecretItem? in
@@ -32,10 +34,10 @@ extension Keystore {
         try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.secretItemSecret(number) }
     }
 
-    /// One item's metadata and, when `allowed` accepts it, its secret, in one read transaction (the
+    /// One item's metadata and, when `allowed` accepts it, its secret, in one read transaction or none (the
     /// provider's `GetSecret` when its access check needs no question: one transaction, not two).
-    /// - Parameter allowed: decides from the metadata whether the secret is opened; it runs inside the
-    ///   transaction, so it must not call this `Keystore`.
+    /// - Parameter allowed: decides from the metadata whether the secret is opened, once; it runs inside the
+    ///   read, with the connection held, so it must not call this `Keystore`.
     /// - Returns: `nil` when there is no item with that number; otherwise its metadata, and its secret
     ///   when `allowed` returned `true`.
     /// - Throws: as ``secretItem(_:)``; once `allowed` returned `true`, as ``secretItemSecret(_:)``
@@ -68,7 +70,7 @@ extension Keystore {
         }
     }
 
-    /// One item's metadata and the keychain's ``LockState``, in one read transaction (an item's
+    /// One item's metadata and the keychain's ``LockState``, in one read transaction or none (an item's
     /// `Locked` property).
     /// - Returns: the item (`nil` when there is no item with that number) and the lock state.
     /// - Throws: as ``secretItem(_:)``.
