@@ -496,6 +496,15 @@ package enum ClassKeyStore {
     }
 
     /// The class keys in a payload, or `nil` when it is not one of ours.
+    /// How many key records a payload holds (version, count, then the records), or `nil` when its version,
+    /// count or length is wrong.
+    private static func recordCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count >= 2, bytes[0] == payloadVersion else { return nil }
+        let count = Int(bytes[1])
+        guard count > 0, 2 + count * recordBytes <= bytes.count else { return nil }
+        return count
+    }
+
     /// What a payload holds for one protection class.
     private enum PayloadKey {
         case found(ClassKey)
@@ -506,9 +515,7 @@ package enum ClassKeyStore {
     /// The key of `protection` in a payload; `nil` when the payload does not parse, as ``parseKeys(_:)``.
     private static func parseKey(_ payload: SecureBytes, _ protection: ProtectionClass) -> PayloadKey? {
         payload.withUnsafeBytes { bytes -> PayloadKey? in
-            guard bytes.count >= 2, bytes[0] == payloadVersion else { return nil }
-            let count = Int(bytes[1])
-            guard count > 0, 2 + count * recordBytes <= bytes.count else { return nil }
+            guard let count = recordCount(bytes) else { return nil }
             for index in 0..<count {
                 let offset = 2 + index * recordBytes
                 if bytes[offset] == UInt8(protection.code) {
@@ -521,9 +528,7 @@ package enum ClassKeyStore {
 
     private static func parseKeys(_ payload: SecureBytes) -> [ProtectionClass: ClassKey]? {
         payload.withUnsafeBytes { bytes -> [ProtectionClass: ClassKey]? in
-            guard bytes.count >= 2, bytes[0] == payloadVersion else { return nil }
-            let count = Int(bytes[1])
-            guard count > 0, 2 + count * recordBytes <= bytes.count else { return nil }
+            guard let count = recordCount(bytes) else { return nil }
             var keys: [ProtectionClass: ClassKey] = [:]
             for index in 0..<count {
                 let offset = 2 + index * recordBytes
