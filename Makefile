@@ -1,9 +1,9 @@
 # Builds, tests and installs swift-keychain's command-line tools.
 #   make build                      debug build of everything, warnings as errors
 #   make test                       the CLI tests (KeychainCLITests)
-#   make install [PREFIX=~/.local]  release build; installs security, git-credential-keychain,
-#                                   docker-credential-keychain, keychain-secret-service and keychain-ssh-askpass into
-#                                   $(PREFIX)/bin, and the provider's D-Bus activation file into
+#   make install [PREFIX=/abs/path] release build (PREFIX: absolute, default $HOME/.local); installs
+#                                   security, git-credential-keychain, docker-credential-keychain,
+#                                   keychain-secret-service and keychain-ssh-askpass into $(PREFIX)/bin, and the provider's D-Bus activation file into
 #                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service), and the systemd
 #                                   user unit it names into $(SYSTEMD_USER_UNITS), with the session agent's
 #                                   unit (keychain-session-agent.service; systemctl --user enable --now it)
@@ -43,7 +43,7 @@ PAMDIR := $(PREFIX)/lib/security
 PAM_CONFIGS ?= /usr/share/pam-configs
 PORTALS ?= $(PREFIX)/share/xdg-desktop-portal/portals
 
-.PHONY: build test release install uninstall install-pam uninstall-pam
+.PHONY: build test release check-prefix install uninstall install-pam uninstall-pam
 
 build:
 	$(PRIVATE_TMPDIR) $(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
@@ -54,12 +54,18 @@ test:
 release:
 	$(PRIVATE_TMPDIR) for tool in $(TOOLS) keychain-pam-helper; do $(SWIFT) build $(STATIC) --product $$tool || exit 1; done
 
-install: release
+# PREFIX must be absolute: `PREFIX=~/.local` reaches make with the tilde unexpanded from sh, dash, zsh and
+# fish (only bash expands it there), and the tools would go to a folder named "~" here while the D-Bus file
+# and the units, made from $(HOME), named it.
+check-prefix:
+	@case "$(PREFIX)" in /*) ;; *) echo "make: PREFIX must be an absolute path, not $(PREFIX) (write PREFIX=\"\$$HOME/.local\", or leave it out: that is the default)" >&2; exit 2 ;; esac
+
+install: check-prefix release
 	install -d "$(BINDIR)"
 	$(PRIVATE_TMPDIR) for tool in $(TOOLS); do install -s -m 0755 "$$($(SWIFT) build $(STATIC) --show-bin-path)/$$tool" "$(BINDIR)/$$tool"; done
 	install -d "$(DBUS_SERVICES)"
 	printf '[D-BUS Service]\nName=org.freedesktop.secrets\nExec=%s/keychain-secret-service\nSystemdService=keychain-secret-service.service\n' \
-		"$(BINDIR)" > "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
+		"$(abspath $(BINDIR))" > "$(DBUS_SERVICES)/org.freedesktop.secrets.service"
 	install -d "$(SYSTEMD_USER_UNITS)"
 	sed -e 's#@BINDIR@#$(abspath $(BINDIR))#g' systemd/keychain-secret-service.service.in \
 		> "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
@@ -81,15 +87,15 @@ install: release
 	install -m 0644 portal/portals.conf "$(PREFIX)/share/swift-keychain/portals.conf"
 
 # Root: the pam-auth-update profile (Debian, Ubuntu); then `pam-auth-update --enable keychain`.
-install-pam:
+install-pam: check-prefix
 	install -d "$(PAM_CONFIGS)"
 	sed 's#@MODULE@#$(abspath $(PAMDIR))/pam_keychain.so#g' pam/keychain.pam-config > "$(PAM_CONFIGS)/keychain"
 	chmod 0644 "$(PAM_CONFIGS)/keychain"
 
-uninstall-pam:
+uninstall-pam: check-prefix
 	rm -f "$(PAM_CONFIGS)/keychain"
 
-uninstall:
+uninstall: check-prefix
 	for tool in $(TOOLS); do rm -f "$(BINDIR)/$$tool"; done
 	rm -f "$(DBUS_SERVICES)/org.freedesktop.secrets.service" "$(SYSTEMD_USER_UNITS)/keychain-secret-service.service"
 	rm -f "$(SYSTEMD_USER_UNITS)/keychain-sync.service" "$(SYSTEMD_USER_UNITS)/keychain-sync.timer"
