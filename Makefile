@@ -3,8 +3,9 @@
 #   make test                       the CLI tests (KeychainCLITests)
 #   make install [PREFIX=/abs/path] release build (PREFIX: absolute, default $HOME/.local); installs
 #                                   security, git-credential-keychain, docker-credential-keychain,
-#                                   keychain-secret-service and keychain-ssh-askpass into $(PREFIX)/bin, and the provider's D-Bus activation file into
-#                                   $(DBUS_SERVICES) (org.freedesktop.secrets.service), and the systemd
+#                                   keychain-secret-service and keychain-ssh-askpass into $(PREFIX)/bin, the
+#                                   provider's D-Bus activation file into $(DBUS_SERVICES)
+#                                   (org.freedesktop.secrets.service), and the systemd
 #                                   user unit it names into $(SYSTEMD_USER_UNITS), with the session agent's
 #                                   unit (keychain-session-agent.service; systemctl --user enable --now it)
 # The installed tools are stripped (install -s) and link the Swift standard library statically
