@@ -79,7 +79,8 @@ struct ItemRowTests {
             row.openItemKey(classKey: classKey, associatedData: row.associatedData(.key, codec: codec)))
         var changed = attributes
         changed["labl"] = .string("label")
-        let resealed = try row.resealed(attributes: changed, secret: nil, itemKey: key, codec: codec)
+        let resealed = try row.resealed(
+            record: try ItemCodec.encodeAttributes(changed), secret: nil, itemKey: key, codec: codec)
         let rowid = try database.scalar("SELECT rowid FROM items")
         try database.prepare(ItemRow.rewriteSQL).run(
             Array(resealed.taggedValues.dropFirst(2)) + [.blob(resealed.tag), .integer(rowid)])
@@ -164,7 +165,8 @@ struct ItemRowTests {
 
         var changed = attributes
         changed["labl"] = .string("label")
-        let resealed = try row.resealed(attributes: changed, secret: nil, itemKey: key, codec: codec)
+        let resealed = try row.resealed(
+            record: try ItemCodec.encodeAttributes(changed), secret: nil, itemKey: key, codec: codec)
         #expect(
             resealed.wrappedKey == row.wrappedKey && resealed.secret == row.secret && resealed.digests == row.digests)
         #expect(resealed.attributes != row.attributes && resealed.tag != row.tag)

@@ -204,29 +204,17 @@ struct ItemRow {
         return identity.replacing(wrappedKey: wrapped, attributes: sealedAttributes, secret: sealedSecret, codec: codec)
     }
 
-    /// This row with new attributes (and a new secret, when given) sealed under its existing item key
-    /// with fresh nonces, and its new tag; every other column is kept (the wrapped key too, unless
-    /// `wrappedKey` replaces it). Only valid when the attributes leave the row's identity (and so its
-    /// associated data) unchanged.
+    /// This row with new attributes, already encoded as `record` (and a new secret, when given), sealed
+    /// under its existing item key with fresh nonces, and its new tag; every other column is kept (the
+    /// wrapped key too, unless `wrappedKey` replaces it). Only valid when the attributes leave the row's
+    /// identity (and so its associated data) unchanged.
     /// - Parameters:
     ///   - secret: the new secret, or `nil` to keep the sealed one (which must have been read).
     ///   - wrappedKey: the item key wrapped again with the new attributes' ``AccessEntryFlags``, or `nil`
     ///     when they are the ones already wrapped with it.
-    /// - Throws: `.param` when the attributes cannot be encoded; `.decode` when the secret is kept but
-    ///   was not read.
-    func resealed(
-        attributes: [String: AttributeValue], secret: SecureBytes?, itemKey: ItemKey, wrappedKey: [UInt8]? = nil,
-        codec: ItemCodec
-    ) throws(KeychainFailure) -> ItemRow {
-        try resealed(
-            record: try ItemCodec.encodeAttributes(attributes), secret: secret, itemKey: itemKey,
-            wrappedKey: wrappedKey,
-            codec: codec)
-    }
-
-    /// As ``resealed(attributes:secret:itemKey:wrappedKey:codec:)``, with the attributes already encoded.
-    /// `attributesAssociatedData`, when given, is ``associatedData(_:codec:)`` of `.attributes`, which the
-    /// caller already made (else it is made here).
+    ///   - attributesAssociatedData: ``associatedData(_:codec:)`` of `.attributes` when the caller already
+    ///     made it (else it is made here).
+    /// - Throws: `.decode` when the secret is kept but was not read.
     func resealed(
         record: [UInt8], secret: SecureBytes?, itemKey: ItemKey, wrappedKey newWrappedKey: [UInt8]? = nil,
         codec: ItemCodec, attributesAssociatedData: [UInt8]? = nil
