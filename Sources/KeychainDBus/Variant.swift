@@ -142,8 +142,10 @@ package enum Variant {
 
     /// An `a{ss}` value (a repeated name keeps its last value).
     package static func readStringMap(_ value: OpaquePointer) -> [String: String] {
+        let count = childCount(value)
         var map: [String: String] = [:]
-        for index in 0..<childCount(value) {
+        map.reserveCapacity(count)
+        for index in 0..<count {
             withChild(value, index) { entry in
                 map[withChild(entry, 0, readString)] = withChild(entry, 1, readString)
             }

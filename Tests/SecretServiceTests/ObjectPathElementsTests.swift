@@ -40,4 +40,17 @@ struct ObjectPathElementsTests {
     func others(_ path: String) {
         #expect(SecretServiceProvider.pathElements(path) == nil)
     }
+
+    @Test(
+        "An item id is a number only in its canonical decimal form, as KeychainSecretStore.id(_:) writes it",
+        arguments: [
+            ("1", 1), ("42", 42), ("9223372036854775807", Int64.max),
+            ("0", nil), ("007", nil), ("9223372036854775808", nil), ("99999999999999999999", nil),
+            ("12a", nil), ("a12", nil), ("_1", nil),
+        ] as [(String, Int64?)])
+    func itemNumbers(_ text: String, _ number: Int64?) throws {
+        let id = try #require(ItemID(text))
+        #expect(KeychainSecretStore.number(id) == number)
+        if let number { #expect(KeychainSecretStore.id(number) == id) }
+    }
 }

@@ -44,6 +44,7 @@ extension StoreSession {
         keys.transactionRolledBack()
         secretItemTables.transactionRolledBack()
         secretRows.clear()
+        secretPairs.clear()
         syncTables.transactionRolledBack()
     }
 }

@@ -134,6 +134,8 @@ struct SecretItemCodec {
                 let label = reader.lengthPrefixedString(), let count = reader.bigEndian(UInt32.self)
             else { return nil }
             var attributes: [String: String] = [:]
+            // Sized once (each growth rehashes); a count beyond what the bytes can hold fails below.
+            attributes.reserveCapacity(Int(min(count, 256)))
             for _ in 0..<count {
                 guard let name = reader.lengthPrefixedString(), let value = reader.lengthPrefixedString() else {
                     return nil

@@ -3,10 +3,9 @@
 /// in turn (a search, then its `Label`, its `Locked` and `GetSecret`, each its own transaction) read
 /// its row from SQLite once (tracker issue 29, item 4).
 ///
-/// - **Valid while nothing was written**: every entry was read at one SQLite `data_version` (which
-///   moves when another connection commits) and one `total_changes` of this connection (which moves
-///   with each row this connection inserts, updates or deletes, inside a transaction too). A lookup
-///   with either value different empties the cache first, and a rolled-back transaction empties it
+/// - **Valid while nothing was written**: every entry was read at one ``ReadStamp`` (SQLite's
+///   `data_version` and this connection's `total_changes`). A lookup with either value different
+///   empties the cache first, and a rolled-back transaction empties it
 ///   (``clear()``), so a row is never served after any change to the database, by anyone.
 /// - **No secrets**: the rows as stored (sealed metadata, wrapped item key, sealed secret, tag), which
 ///   SQLite's page cache holds as well; opening them still needs the keys.
@@ -18,8 +17,7 @@ final class SecretRowCache {
     static let capacity = 64
 
     private var rows: [Int64: StoreSession.SecretItemRow] = [:]
-    private var dataVersion: Int64?
-    private var totalChanges: Int64 = -1
+    private var stamp = ReadStamp()
     /// How many rows were served from the cache (tests).
     private(set) var hits = 0
 
@@ -46,22 +44,12 @@ final class SecretRowCache {
     /// Forgets every row (a rolled-back transaction: its changes are undone without moving either counter).
     func clear() {
         rows.removeAll()
-        dataVersion = nil
-        totalChanges = -1
+        stamp.reset()
     }
 
     /// Whether rows kept so far are still current; when the database may have changed since, forgets them
     /// and starts over at these values. `false` when the data version is unknown.
     private func validate(dataVersion: Int64?, totalChanges: Int64) -> Bool {
-        guard let dataVersion else {
-            clear()
-            return false
-        }
-        if dataVersion != self.dataVersion || totalChanges != self.totalChanges {
-            rows.removeAll(keepingCapacity: true)
-            self.dataVersion = dataVersion
-            self.totalChanges = totalChanges
-        }
-        return true
+        stamp.admits(dataVersion: dataVersion, totalChanges: totalChanges) { rows.removeAll(keepingCapacity: true) }
     }
 }

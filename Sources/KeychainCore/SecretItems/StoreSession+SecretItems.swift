@@ -45,28 +45,41 @@ extension StoreSession {
         guard try hasSecretItemTables() else { return [] }
         let codec = try secretItemCodec()
         var digests: [[UInt8]] = []
-        if !query.isEmpty {
+        let totalChanges = database.totalChanges()
+        if query.count == 1, let (name, value) = query.first {
+            digests = [codec.pairDigest(name, value)]
+        } else if !query.isEmpty {
             // The rarest pair drives the search, so that it costs O(its matches): each pair's matches are
             // counted up to a bound (cheap on the (digest, item) key), then the driver's items are kept
             // when every other pair's (digest, item) entry exists. The counts are first taken up to 2: a
             // pair without a match means no item matches, and a pair with one drives the search as the
             // rarest would, without counting the common pairs' matches up to 64 (a search by an `id`
-            // attribute among items that all share another pair).
-            digests = query.map { codec.pairDigest($0.key, $0.value) }
-            if digests.count > 1 {
-                var single: Int?
-                for (index, digest) in digests.enumerated() {
-                    let count = try matchCount(digest, upTo: 2)
-                    if count == 0 { return [] }
-                    if count == 1 && single == nil { single = index }
+            // attribute among items that all share another pair). A pair found common before, with
+            // nothing changed since, is neither digested nor counted again (``SecretPairMemo``).
+            var single: Int?
+            for (name, value) in query {
+                if let digest = secretPairs.commonPair(
+                    name, value, dataVersion: keys.dataVersion, totalChanges: totalChanges)
+                {
+                    digests.append(digest)
+                    continue
                 }
-                if let single {
-                    digests.swapAt(0, single)
-                } else {
-                    var probed: [(count: Int64, digest: [UInt8])] = []
-                    for digest in digests { probed.append((try matchCount(digest, upTo: 64), digest)) }
-                    digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
+                let digest = codec.pairDigest(name, value)
+                let count = try matchCount(digest, upTo: 2)
+                if count == 0 { return [] }
+                if count == 1 && single == nil { single = digests.count }
+                if count == 2 {
+                    secretPairs.keepCommonPair(
+                        name, value, digest: digest, dataVersion: keys.dataVersion, totalChanges: totalChanges)
                 }
+                digests.append(digest)
+            }
+            if let single {
+                digests.swapAt(0, single)
+            } else {
+                var probed: [(count: Int64, digest: [UInt8])] = []
+                for digest in digests { probed.append((try matchCount(digest, upTo: 64), digest)) }
+                digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
             }
         }
         // One text per number of pairs, built and prepared once (``Database/prepare(key:_:)``).
@@ -79,7 +92,6 @@ extension StoreSession {
         // A client reads the items it found next (their `Label`, `Locked`, secret): a search of a few
         // items keeps their rows for those reads.
         let keeps = rows.count <= 8
-        let totalChanges = database.totalChanges()
         for row in rows {
             if keeps { secretRows.keep(row, dataVersion: keys.dataVersion, totalChanges: totalChanges) }
             let item = try openedMetadata(row, codec)

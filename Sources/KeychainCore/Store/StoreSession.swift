@@ -20,6 +20,8 @@ struct StoreSession: ~Copyable {
     let secretMetadata = SecretMetadataCache()
     /// Secret Service rows read since nothing changed (``SecretRowCache``).
     let secretRows = SecretRowCache()
+    /// Attribute pairs searched by that several items share, since nothing changed (``SecretPairMemo``).
+    let secretPairs = SecretPairMemo()
     /// The same for the sync journal's rows (`meta.sync_accumulator`, ``SyncSchema``).
     let pendingSyncAccumulator = PendingAccumulator(.sync)
     /// Whether the sync tables exist, and whether remote changes are being applied (``SyncTables``).

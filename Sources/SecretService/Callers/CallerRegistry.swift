@@ -18,7 +18,12 @@ internal import KeychainCore
 final class CallerRegistry {
     /// The uid every caller must have: the provider's own.
     let uid: UInt32
-    private var callers: [String: Caller] = [:]
+    private var callers: [String: Caller] = [:] {
+        didSet { last = nil }
+    }
+    /// The caller of the last call, while ``callers`` is unchanged: a client's calls come in runs, and its
+    /// name, which GDBus hands over as the same string each time, is then compared, not hashed.
+    private var last: Caller?
     private let digests = ExecutableDigest()
     /// Replaces the bus and `/proc` lookup (tests of callers the test process cannot be).
     var lookup: ((String) throws(CallerLookupError) -> Caller)?
@@ -34,7 +39,11 @@ final class CallerRegistry {
     /// - Throws: ``CallerLookupError/otherUser(_:)`` for a connection of another uid; the other cases
     ///   of ``CallerLookupError`` when the daemon or the process cannot tell who it is.
     func caller(_ uniqueName: String, on connection: OpaquePointer) throws(CallerLookupError) -> Caller {
-        if let known = callers[uniqueName] { return known }
+        if let last, last.uniqueName == uniqueName { return last }
+        if let known = callers[uniqueName] {
+            last = known
+            return known
+        }
         let caller: Caller
         if let lookup { caller = try lookup(uniqueName) } else { caller = try identify(uniqueName, on: connection) }
         callers[uniqueName] = caller

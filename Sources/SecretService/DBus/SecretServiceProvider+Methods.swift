@@ -8,7 +8,13 @@ extension SecretServiceProvider {
     /// Answers one call on any exported object.
     func handle(_ call: MethodCall) {
         activityHandler?()
-        defer { if ["SetAlias", "CreateCollection", "Prompt"].contains(call.method) { syncAliasSubtrees() } }
+        defer {
+            // A switch, not `contains` on an array literal, which allocated the array for every call.
+            switch call.method {
+            case "SetAlias", "CreateCollection", "Prompt": syncAliasSubtrees()
+            default: break
+            }
+        }
         do {
             let caller = try caller(of: call)
             call.reply(try route(call, caller))
@@ -385,7 +391,9 @@ extension SecretServiceProvider {
                 guard let path = pathOf["\(collection.rawValue)/\(item.rawValue)"],
                     let secret = try? self.store.secret(of: item, in: collection)
                 else { continue }
-                entries.append(Variant.dictEntry(Variant.objectPath(path), try self.encodedSecret(secret, session)))
+                entries.append(
+                    Variant.dictEntry(
+                        Variant.objectPath(path), try self.encodedSecret(secret, session, path: sessionPath)))
             }
             return [Variant.array("{o(oayays)}", entries)]
         }
@@ -464,10 +472,11 @@ extension SecretServiceProvider {
 
     /// `GetSecret(o session) → (oayays)`: `IsLocked` while the collection is locked.
     func getSecret(_ call: MethodCall, _ item: ItemID, _ collection: CollectionID) throws -> [OpaquePointer] {
-        let session = try usableSession(Variant.withChild(call.parameters, 0, Variant.readString), sender: call.sender)
+        let sessionPath = Variant.withChild(call.parameters, 0, Variant.readString)
+        let session = try usableSession(sessionPath, sender: call.sender)
         let secret: StoredSecret
         do { secret = try store.secret(of: item, in: collection) } catch { throw DBusFailure(error, path: call.path) }
-        return [try encodedSecret(secret, session)]
+        return [try encodedSecret(secret, session, path: sessionPath)]
     }
 
     /// `GetSecret` with one read of the store (a keychain's: one read transaction) when the item's access
@@ -499,8 +508,9 @@ extension SecretServiceProvider {
             }
         }
         guard let secret = read?.secret else { return nil }
-        let session = try usableSession(Variant.withChild(call.parameters, 0, Variant.readString), sender: call.sender)
-        return [try encodedSecret(secret, session)]
+        let sessionPath = Variant.withChild(call.parameters, 0, Variant.readString)
+        let session = try usableSession(sessionPath, sender: call.sender)
+        return [try encodedSecret(secret, session, path: sessionPath)]
     }
 
     /// `SetSecret((oayays))`: `IsLocked` while the collection is locked.
@@ -572,12 +582,15 @@ extension SecretServiceProvider {
         return StoredSecret(value: bytes, contentType: contentType)
     }
 
-    /// Builds a `(oayays)` secret for `session`.
-    func encodedSecret(_ secret: StoredSecret, _ session: TransportSession) throws -> OpaquePointer {
+    /// Builds a `(oayays)` secret for `session`, whose object path `sessionPath` is (the one the caller
+    /// named, which ``usableSession(_:sender:)`` accepted: not made again from the session's id).
+    func encodedSecret(_ secret: StoredSecret, _ session: TransportSession, path sessionPath: String) throws
+        -> OpaquePointer
+    {
         if case .plain = session.algorithm {
             // The secret as it is: the reply refers to its zeroising storage instead of copying it twice.
             return Variant.tuple([
-                Variant.objectPath("\(Self.sessionPrefix)/\(session.id)"), Variant.bytes([UInt8]()),
+                Variant.objectPath(sessionPath), Variant.bytes([UInt8]()),
                 Variant.bytes(referencing: secret.value), Variant.string(secret.contentType),
             ])
         }
@@ -585,7 +598,7 @@ extension SecretServiceProvider {
         do { encoded = try session.encode(secret.value) } catch { throw DBusFailure.failed("\(error)") }
         defer { encoded.value.wipe() }
         return Variant.tuple([
-            Variant.objectPath("\(Self.sessionPrefix)/\(session.id)"), Variant.bytes(encoded.parameters),
+            Variant.objectPath(sessionPath), Variant.bytes(encoded.parameters),
             Variant.bytes(encoded.value), Variant.string(secret.contentType),
         ])
     }

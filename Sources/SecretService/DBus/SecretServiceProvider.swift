@@ -63,7 +63,13 @@ package final class SecretServiceProvider {
             call.invocation, "org.freedesktop.DBus.Error.UnknownMethod",
             "Object does not exist at path \u{201C}\(call.path)\u{201D}")
     }
-    var subtrees: [String: BusRegistration] = [:]
+    var subtrees: [String: BusRegistration] = [:] {
+        didSet { lastSubtreeRoot = nil }
+    }
+    /// The path ``isSubtreeRoot(_:)`` last found exported as a subtree root, while ``subtrees`` is unchanged.
+    private var lastSubtreeRoot: String?
+    /// The child path ``childPath(_:_:)`` made last, with its root and node.
+    private var lastChildPath: (root: String, node: String, path: String)?
     private var clientsLeaving: BusSignalSubscription?
     /// Each collection's lock state as last announced, to tell lock changes from other changes.
     private var knownLocked: [CollectionID: Bool] = [:]
@@ -137,7 +143,7 @@ package final class SecretServiceProvider {
             nodeInfo: nodeInfo, enumerate: { [unowned self] path in self.children(of: path) },
             introspect: { [unowned self] path, node in self.interfaces(of: path, node: node) },
             dispatch: { [unowned self] path, node in
-                let full = node.map { self.subtrees[path] != nil ? "\(path)/\($0)" : path } ?? path
+                let full = node.map { self.isSubtreeRoot(path) ? self.childPath(path, $0) : path } ?? path
                 return self.resolve(full) != nil ? objectHandler : self.unknownObjectHandler
             })
         for path in [Self.servicePath, Self.collectionPrefix, Self.aliasPrefix, Self.sessionPrefix, Self.promptPrefix] {
@@ -317,7 +323,7 @@ package final class SecretServiceProvider {
         guard let node else { return interfaces(of: resolve(path)) }
         // Introspect on a child: GLib passes the subtree root and the child, and the child is listed with
         // its interfaces only if it exists.
-        if subtrees[path] != nil { return interfaces(of: resolve("\(path)/\(node)")) }
+        if isSubtreeRoot(path) { return interfaces(of: resolve(childPath(path, node))) }
         // Dispatching a call on a child: GLib passes the full object path. The child claims the interface
         // its place implies, without asking the store whether it exists (GDBus asks before every call
         // it dispatches, and the call resolves the object anyway); the dispatch function gives an
@@ -331,18 +337,40 @@ package final class SecretServiceProvider {
             let collection = Self.collectionPrefixBytes
             let aliases = Self.aliasPrefixBytes
             if Self.bytes(parent, are: collection) || Self.bytes(parent, are: aliases) {
-                return [SecretServiceInterfaces.collection]
+                return Self.collectionInterfaces
             }
-            if Self.bytes(parent, are: Self.sessionPrefixBytes) { return [SecretServiceInterfaces.session] }
-            if Self.bytes(parent, are: Self.promptPrefixBytes) { return [SecretServiceInterfaces.prompt] }
+            if Self.bytes(parent, are: Self.sessionPrefixBytes) { return Self.sessionInterfaces }
+            if Self.bytes(parent, are: Self.promptPrefixBytes) { return Self.promptInterfaces }
             let underCollection =
                 parent.count > collection.count && parent[collection.count] == UInt8(ascii: "/")
                 && Self.bytes(parent, startWith: collection)
             let underAlias =
                 parent.count > aliases.count && parent[aliases.count] == UInt8(ascii: "/")
                 && Self.bytes(parent, startWith: aliases)
-            return underCollection || underAlias ? [SecretServiceInterfaces.item] : []
+            return underCollection || underAlias ? Self.itemInterfaces : []
         }
+    }
+
+    /// Whether `path` is the root of an exported subtree. GDBus asks about a subtree's root before each
+    /// call on one of its children (introspecting with the root and the child's node), so the last root
+    /// found is kept; an item's path (`…/collection/<c>/<i>`, six slashes: every root has five or fewer),
+    /// which GDBus passes when dispatching, is told by its bytes, not hashed.
+    private func isSubtreeRoot(_ path: String) -> Bool {
+        if let lastSubtreeRoot, lastSubtreeRoot == path { return true }
+        var text = path
+        let slashes = text.withUTF8 { bytes in bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) } }
+        guard slashes < 6, subtrees[path] != nil else { return false }
+        lastSubtreeRoot = path
+        return true
+    }
+
+    /// `root/node`, the last one kept: GDBus introspects a subtree's root and node before every call on
+    /// the child, and a client makes several calls on one item in turn.
+    private func childPath(_ root: String, _ node: String) -> String {
+        if let last = lastChildPath, last.root == root, last.node == node { return last.path }
+        let path = "\(root)/\(node)"
+        lastChildPath = (root, node, path)
+        return path
     }
 
     private static let collectionPrefixBytes = Array(collectionPrefix.utf8)
@@ -364,14 +392,21 @@ package final class SecretServiceProvider {
 
     private func interfaces(of object: Object?) -> [String] {
         switch object {
-        case .service: return [SecretServiceInterfaces.service]
-        case .collection: return [SecretServiceInterfaces.collection]
-        case .item: return [SecretServiceInterfaces.item]
-        case .session: return [SecretServiceInterfaces.session]
-        case .prompt: return [SecretServiceInterfaces.prompt]
-        case nil: return []
+        case .service: Self.serviceInterfaces
+        case .collection: Self.collectionInterfaces
+        case .item: Self.itemInterfaces
+        case .session: Self.sessionInterfaces
+        case .prompt: Self.promptInterfaces
+        case nil: []
         }
     }
+
+    // Each object's interface list, made once: GDBus asks for one before every call.
+    private static let serviceInterfaces = [SecretServiceInterfaces.service]
+    private static let collectionInterfaces = [SecretServiceInterfaces.collection]
+    private static let itemInterfaces = [SecretServiceInterfaces.item]
+    private static let sessionInterfaces = [SecretServiceInterfaces.session]
+    private static let promptInterfaces = [SecretServiceInterfaces.prompt]
 
     private func register(_ path: String) throws(ProviderError) {
         guard subtrees[path] == nil, let subtreeHandler else { return }

@@ -6,12 +6,12 @@ extension KeychainSecretStore {
 
     package func items(in collection: CollectionID) throws(SecretStoreError) -> [ItemInfo] {
         if damagedKeychain(collection) != nil { return [] }
-        guard let keychain = keychains[collection] else { return try memory.items(in: collection) }
+        guard let keychain = keychain(collection) else { return try memory.items(in: collection) }
         do { return try keychain.keystore.secretItems(matching: [:]).map(Self.info) } catch { throw Self.mapped(error) }
     }
 
     package func item(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError) -> ItemInfo {
-        guard let keychain = keychains[collection] else { return try memory.item(id, in: collection) }
+        guard let keychain = keychain(collection) else { return try memory.item(id, in: collection) }
         guard let number = Self.number(id) else { throw .noSuchObject }
         let found: SecretItem?
         do { found = try keychain.keystore.secretItem(number) } catch { throw Self.mapped(error) }
@@ -23,7 +23,7 @@ extension KeychainSecretStore {
     package func item(_ id: ItemID, in collection: CollectionID, secretIf allowed: (ItemInfo) -> Bool)
         throws(SecretStoreError) -> (info: ItemInfo, secret: StoredSecret?)
     {
-        guard let keychain = keychains[collection] else {
+        guard let keychain = keychain(collection) else {
             let info = try memory.item(id, in: collection)
             return (info, allowed(info) ? try secret(of: id, in: collection) : nil)
         }
@@ -41,7 +41,7 @@ extension KeychainSecretStore {
     /// One read transaction: the item's existence and the keychain's lock state (noticing a lock change
     /// as ``collection(_:)`` does).
     package func itemLocked(_ id: ItemID, in collection: CollectionID) -> Bool? {
-        guard let keychain = keychains[collection] else {
+        guard let keychain = keychain(collection) else {
             guard (try? memory.item(id, in: collection)) != nil else { return nil }
             return memory.collection(collection)?.locked ?? true
         }
@@ -55,24 +55,24 @@ extension KeychainSecretStore {
     /// Item numbers from the keychain (no metadata is opened), ascending.
     package func itemIDs(in collection: CollectionID) throws(SecretStoreError) -> [ItemID] {
         if damagedKeychain(collection) != nil { return [] }
-        guard let keychain = keychains[collection] else { return try memory.itemIDs(in: collection) }
+        guard let keychain = keychain(collection) else { return try memory.itemIDs(in: collection) }
         do { return try keychain.keystore.secretItemNumbers().map(Self.id) } catch { throw Self.mapped(error) }
     }
 
     /// Answered from the item numbers this store has seen (its own writes and the last poll); an
     /// unknown number is looked up in the keychain, so another process's new item resolves at once.
     package func hasItem(_ id: ItemID, in collection: CollectionID) -> Bool {
-        guard let keychain = keychains[collection] else { return memory.hasItem(id, in: collection) }
+        guard let keychain = keychain(collection) else { return memory.hasItem(id, in: collection) }
         guard let number = Self.number(id) else { return false }
         if keychain.known[number] != nil { return true }
         return (try? keychain.keystore.secretItem(number)) != nil
     }
 
     package func search(_ attributes: [String: String], in collection: CollectionID?) -> [(CollectionID, ItemInfo)] {
-        if let collection, keychains[collection] == nil { return memory.search(attributes, in: collection) }
+        if let collection, keychain(collection) == nil { return memory.search(attributes, in: collection) }
         var found: [(CollectionID, ItemInfo)] = []
         for id in collection.map({ [$0] }) ?? order {
-            guard let keychain = keychains[id], let items = try? keychain.keystore.secretItems(matching: attributes)
+            guard let keychain = keychain(id), let items = try? keychain.keystore.secretItems(matching: attributes)
             else { continue }
             found += items.map { (id, Self.info($0)) }
         }
@@ -87,7 +87,7 @@ extension KeychainSecretStore {
     )] {
         var found: [(collection: CollectionID, item: ItemInfo, locked: Bool)] = []
         for id in order {
-            guard let keychain = keychains[id],
+            guard let keychain = keychain(id),
                 let read = try? keychain.keystore.secretItemsAndLockState(matching: attributes)
             else { continue }
             if read.items.isEmpty { continue }
@@ -108,7 +108,7 @@ extension KeychainSecretStore {
         access: SecretItemAccess?
     ) throws(SecretStoreError) -> (id: ItemID, replaced: Bool) {
         try refuseIfDamaged(collection)
-        guard let keychain = keychains[collection] else {
+        guard let keychain = keychain(collection) else {
             return try memory.createItem(
                 in: collection, label: label, attributes: attributes, secret: secret, replace: replace, access: access)
         }
@@ -130,7 +130,7 @@ extension KeychainSecretStore {
 
     package func secret(of item: ItemID, in collection: CollectionID) throws(SecretStoreError) -> StoredSecret {
         try refuseIfDamaged(collection)
-        guard let keychain = keychains[collection] else { return try memory.secret(of: item, in: collection) }
+        guard let keychain = keychain(collection) else { return try memory.secret(of: item, in: collection) }
         guard let number = Self.number(item) else { throw .noSuchObject }
         do {
             return try keychain.keystore.secretItemSecret(number)
@@ -143,7 +143,7 @@ extension KeychainSecretStore {
         throws(SecretStoreError)
     {
         try refuseIfDamaged(collection)
-        guard let keychain = keychains[collection] else {
+        guard let keychain = keychain(collection) else {
             try memory.setSecret(secret, of: item, in: collection)
             return
         }
@@ -169,7 +169,7 @@ extension KeychainSecretStore {
 
     package func deleteItem(_ id: ItemID, in collection: CollectionID) throws(SecretStoreError) {
         try refuseIfDamaged(collection)
-        guard let keychain = keychains[collection] else {
+        guard let keychain = keychain(collection) else {
             try memory.deleteItem(id, in: collection)
             return
         }
@@ -189,7 +189,7 @@ extension KeychainSecretStore {
         throws(SecretStoreError)
     {
         try refuseIfDamaged(collection)
-        guard let keychain = keychains[collection] else {
+        guard let keychain = keychain(collection) else {
             if let label { try memory.setLabel(label, of: item, in: collection) }
             if let attributes { try memory.setAttributes(attributes, of: item, in: collection) }
             return
@@ -249,8 +249,22 @@ extension KeychainSecretStore {
 
     static func id(_ number: Int64) -> ItemID { ItemID(String(number))! }
 
+    /// The item number an id names, `nil` unless the id is its canonical decimal form (``id(_:)``: no
+    /// sign, no leading zero, above zero). Read by bytes: every call on an item converts its id, and
+    /// `Int64(_:)` followed by `String(_:)` for the round trip cost several hundred instructions.
     static func number(_ id: ItemID) -> Int64? {
-        guard let number = Int64(id.rawValue), number > 0, String(number) == id.rawValue else { return nil }
-        return number
+        var text = id.rawValue
+        return text.withUTF8 { bytes -> Int64? in
+            guard let first = bytes.first, first != UInt8(ascii: "0"), bytes.count <= 19 else { return nil }
+            var value: Int64 = 0
+            for byte in bytes {
+                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+                let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+                let (sum, carried) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+                guard !overflowed && !carried else { return nil }
+                value = sum
+            }
+            return value
+        }
     }
 }

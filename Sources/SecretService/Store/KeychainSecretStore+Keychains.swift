@@ -14,9 +14,23 @@ extension KeychainSecretStore {
             deviceKeyPath: configuration.deviceKeyPath)
     }
 
+    /// The open keychain of `collection`; `nil` for the session collection and an unknown one. The last
+    /// one found is kept (``lastKeychain``): one D-Bus call makes several store calls on one collection,
+    /// and a client's calls name the same one in turn.
+    func keychain(_ collection: CollectionID) -> Keychain? {
+        if let last = lastKeychain, last.id == collection { return last.keychain }
+        guard let found = keychains[collection] else { return nil }
+        lastKeychain = (collection, found)
+        return found
+    }
+
+    /// The collection of the keychain file at `path` (open or damaged), `nil` when none is.
     func keychainID(path: String?) -> CollectionID? {
         guard let path else { return nil }
-        return order.first { keychains[$0]?.path == path } ?? damaged.first { $0.path == path }?.id
+        // Paths are unique, so the dictionary's own order finds the same one as ``order`` would, without
+        // hashing each id (the `login` and `default` aliases resolve through this on every call).
+        for (id, keychain) in keychains where keychain.path == path { return id }
+        return damaged.first { $0.path == path }?.id
     }
 
     /// The default keychain's database path from `keychains.conf` (`default=`), or `nil`. The file is

@@ -97,7 +97,11 @@ package final class KeychainSecretStore: SecretStore {
 
     let configuration: Configuration
     let memory: MemorySecretStore
-    var keychains: [CollectionID: Keychain] = [:]
+    var keychains: [CollectionID: Keychain] = [:] {
+        didSet { lastKeychain = nil }
+    }
+    /// The keychain ``keychain(_:)`` found last, while ``keychains`` is unchanged.
+    var lastKeychain: (id: CollectionID, keychain: Keychain)?
     var order: [CollectionID] = []
     /// Aliases clients set (SetAlias), over the built-in ones; saved in ``aliasesPath``.
     var aliasOverrides: [String: AliasOverride] = [:]
