@@ -17,29 +17,40 @@ struct SecretPairMemoTests {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.secretPairs.hits }
     }
 
-    /// Items 1 to `count`, each with `app` = `mail` and its own `id`.
+    /// Items 1 to `count`, each with `app` = `mail`, its own `id`, and `group` `a` (odd) or `b` (even).
     func populate(_ keystore: Keystore, _ count: Int) throws {
         for index in 1...count {
             _ = try keystore.createSecretItem(
-                label: "item \(index)", attributes: ["app": "mail", "id": String(index)], secret: Self.secret("s"),
-                replace: false)
+                label: "item \(index)",
+                attributes: ["app": "mail", "id": String(index), "group": index % 2 == 1 ? "a" : "b"],
+                secret: Self.secret("s"), replace: false)
         }
     }
 
-    @Test("A pair two items share is served from the memo on the next search; a rare pair never is")
+    /// Pairs the connection keeps now.
+    func kept(_ keystore: Keystore) throws -> Int {
+        try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.secretPairs.count }
+    }
+
+    @Test("Pairs several items share are served from the memo on the next search; a rare pair never is kept")
     func commonPairKept() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        try populate(keystore, 3)
-        #expect(try keystore.secretItems(matching: ["app": "mail", "id": "2"]).map(\.number) == [2])
+        try populate(keystore, 4)
+        // Both pairs have two matches: both are read, kept, then counted, and the rarer drives the search.
+        #expect(try keystore.secretItems(matching: ["app": "mail", "group": "a"]).map(\.number) == [1, 3])
         #expect(try hits(keystore) == 0)
-        #expect(try keystore.secretItems(matching: ["app": "mail", "id": "3"]).map(\.number) == [3])
-        #expect(try keystore.secretItems(matching: ["app": "mail", "id": "1"]).map(\.number) == [1])
+        #expect(try kept(keystore) == 2)
+        #expect(try keystore.secretItems(matching: ["app": "mail", "group": "a"]).map(\.number) == [1, 3])
         #expect(try hits(keystore) == 2)
-        // A search whose rare pair matches nothing ends there, whichever pair it looks at first.
+        #expect(try keystore.secretItems(matching: ["app": "mail", "group": "b"]).map(\.number) == [2, 4])
+        #expect(try hits(keystore) == 3)
+        // An `id` has one match: that item alone is read, whichever pair the search looks at first.
+        #expect(try keystore.secretItems(matching: ["app": "mail", "id": "3"]).map(\.number) == [3])
+        #expect(try keystore.secretItems(matching: ["group": "b", "id": "3"]).isEmpty)
         #expect(try keystore.secretItems(matching: ["app": "mail", "id": "9"]).isEmpty)
-        let kept = try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.secretPairs.count }
-        #expect(kept == 1)
+        #expect(try keystore.secretItems(matching: ["app": "news", "group": "a"]).isEmpty)
+        #expect(try kept(keystore) == 3)
     }
 
     @Test("Another connection's write empties the memo, and the search follows it")
@@ -77,15 +88,14 @@ struct SecretPairMemoTests {
         let keystore = try temp.open()
         let pairs = SecretPairMemo.capacity + 4
         for index in 1...2 {
-            var attributes = ["id": String(index)]
+            var attributes = ["q": "w"]
             for pair in 0..<pairs { attributes["p\(pair)"] = "v" }
             _ = try keystore.createSecretItem(
                 label: "item \(index)", attributes: attributes, secret: Self.secret("s"), replace: false)
         }
         for pair in 0..<pairs {
-            #expect(try keystore.secretItems(matching: ["p\(pair)": "v", "id": "2"]).map(\.number) == [2])
+            #expect(try keystore.secretItems(matching: ["p\(pair)": "v", "q": "w"]).map(\.number) == [1, 2])
         }
-        let kept = try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.secretPairs.count }
-        #expect(kept == SecretPairMemo.capacity)
+        #expect(try kept(keystore) == SecretPairMemo.capacity)
     }
 }

@@ -49,14 +49,15 @@ extension StoreSession {
         if query.count == 1, let (name, value) = query.first {
             digests = [codec.pairDigest(name, value)]
         } else if !query.isEmpty {
-            // The rarest pair drives the search, so that it costs O(its matches): each pair's matches are
-            // counted up to a bound (cheap on the (digest, item) key), then the driver's items are kept
-            // when every other pair's (digest, item) entry exists. The counts are first taken up to 2: a
-            // pair without a match means no item matches, and a pair with one drives the search as the
-            // rarest would, without counting the common pairs' matches up to 64 (a search by an `id`
-            // attribute among items that all share another pair). A pair found common before, with
-            // nothing changed since, is neither digested nor counted again (``SecretPairMemo``).
-            var single: Int?
+            // The rarest pair drives the search, so that it costs O(its matches): each pair's first
+            // matches are read up to 2 (cheap on the (digest, item) key). A pair without a match means no
+            // item matches. A pair with one names the only candidate: its row is read by number and its
+            // opened attributes decide, as they confirm every search's matches below (the other pairs'
+            // digests need not be made or looked up). Otherwise every pair's matches are counted up to 64
+            // and the rarest drives the search, whose other pairs' (digest, item) entries must exist. A
+            // pair found common before, with nothing changed since, is neither digested nor read again
+            // (``SecretPairMemo``): a search by an `id` among items that all share another pair reads the
+            // `id` pair's one entry and the item's row.
             for (name, value) in query {
                 if let digest = secretPairs.commonPair(
                     name, value, dataVersion: keys.dataVersion, totalChanges: totalChanges)
@@ -65,22 +66,19 @@ extension StoreSession {
                     continue
                 }
                 let digest = codec.pairDigest(name, value)
-                let count = try matchCount(digest, upTo: 2)
-                if count == 0 { return [] }
-                if count == 1 && single == nil { single = digests.count }
-                if count == 2 {
+                let matches = try firstMatches(digest)
+                switch matches.count {
+                case 0: return []
+                case 1: return try onlyCandidate(matches.item, matching: query, codec)
+                default:
                     secretPairs.keepCommonPair(
                         name, value, digest: digest, dataVersion: keys.dataVersion, totalChanges: totalChanges)
+                    digests.append(digest)
                 }
-                digests.append(digest)
             }
-            if let single {
-                digests.swapAt(0, single)
-            } else {
-                var probed: [(count: Int64, digest: [UInt8])] = []
-                for digest in digests { probed.append((try matchCount(digest, upTo: 64), digest)) }
-                digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
-            }
+            var probed: [(count: Int64, digest: [UInt8])] = []
+            for digest in digests { probed.append((try matchCount(digest, upTo: 64), digest)) }
+            digests = probed.sorted { $0.count < $1.count }.map { $0.digest }
         }
         // One text per number of pairs, built and prepared once (``Database/prepare(key:_:)``).
         let statement = try database.prepare(key: Self.searchStatementKey(pairs: digests.count)) {
@@ -103,12 +101,13 @@ extension StoreSession {
 
     /// The key of the search statement for `pairs` attribute pairs in the connection's cache of statements
     /// by key: negative, since the SecItem queries' keys (their shapes) are not.
-    private static func searchStatementKey(pairs: Int) -> Int { -3 - pairs }
+    private static func searchStatementKey(pairs: Int) -> Int { -4 - pairs }
 
     /// The keys of the statements that read one item's row by number and count a pair's matches
     /// (negative, as ``searchStatementKey(pairs:)``).
     private static let pointReadStatementKey = -1
     private static let matchCountStatementKey = -2
+    private static let firstMatchesStatementKey = -3
 
     /// The search for items having each of `pairs` attribute pairs (their digests bound in order, the
     /// rarest first); all items by number when `pairs` is 0.
@@ -121,6 +120,29 @@ extension StoreSession {
         // so SQLite sorts nothing (ORDER BY i.id made it build a temporary B-tree for every search).
         return "SELECT i.id, i.serial, i.attribute_set, i.metadata, i.wrapped_key, i.secret, i.tag"
             + " FROM ss_index x JOIN ss_items i ON i.id = x.item WHERE x.digest = ?" + others + " ORDER BY x.item"
+    }
+
+    /// The items having the attribute pair of `digest`, read up to 2: how many (0, 1 or 2) and the first.
+    private func firstMatches(_ digest: [UInt8]) throws(KeychainFailure) -> (count: Int, item: Int64) {
+        let statement = try database.prepare(key: Self.firstMatchesStatementKey) {
+            "SELECT item FROM ss_index WHERE digest = ? LIMIT 2"
+        }
+        try statement.bind([.blob(digest)])
+        defer { statement.finish() }
+        guard try statement.step() else { return (0, 0) }
+        let first = statement.int64(0)
+        return (try statement.step() ? 2 : 1, first)
+    }
+
+    /// A search's result when one of its pairs has the single match `number`: that item when its opened
+    /// attributes have every pair of `query` (the row read by number, and kept, as
+    /// ``secretItemRow(_:)`` does), none otherwise.
+    private func onlyCandidate(_ number: Int64, matching query: [String: String], _ codec: SecretItemCodec)
+        throws(KeychainFailure) -> [SecretItem]
+    {
+        guard let row = try secretItemRow(number) else { return [] }
+        let item = try openedMetadata(row, codec)
+        return query.allSatisfy({ item.attributes[$0.key] == $0.value }) ? [item] : []
     }
 
     /// How many items have the attribute pair of `digest`, counted up to `bound` (one statement, the bound
