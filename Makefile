@@ -104,3 +104,6 @@ uninstall: check-prefix
 	rm -f "$(SYSTEMD_USER_UNITS)/keychain-session-agent.service"
 	rm -f "$(LIBEXECDIR)/keychain-pam-helper" "$(PAMDIR)/pam_keychain.so"
 	rm -f "$(PORTALS)/swift-keychain.portal" "$(PREFIX)/share/swift-keychain/portals.conf"
+# The one folder that is ours alone, once empty (never one others share: bin, libexec, lib/security, the
+# portals, D-Bus and systemd folders).
+	rmdir "$(PREFIX)/share/swift-keychain" 2>/dev/null || true

@@ -173,7 +173,9 @@ enum AddPassword {
 /// or read standard input when it is not a terminal), `-X` hex password, `-U` update an existing
 /// item, `-A`/`-T` (the trusted-application list, ``AddPassword/trustedApplications(_:_:)``); `--access-group` and `--synchronizable` (ours); then at
 /// most one keychain.
-/// Exit 0; 2 for a usage error; 45 (`errSecDuplicateItem`) when the item exists and `-U` is absent,
+/// Exit 0; 2 for a usage error (the usage alone when `-a` or `-s` is missing, as on macOS: it marks
+/// them required; a line saying why before it for a wrong option or keychain operand,
+/// ``KeychainOperand/single(_:command:)``, where macOS prints the usage alone); 45 (`errSecDuplicateItem`) when the item exists and `-U` is absent,
 /// with `security: SecKeychainItemCreateFromContent (<default>): The specified item already exists
 /// in the keychain.`
 struct AddGenericPassword: SecuritySubcommand {
@@ -193,16 +195,16 @@ struct AddGenericPassword: SecuritySubcommand {
                 "p", value: "password", "Specify password to be added (legacy option, equivalent to -w)",
                 promptsWhenValueMissing: true),
         ] + AddPassword.passwordOptions,
-        trailer: AddPassword.trailer, summary: "Add a generic password item.", reportsIllegalOptions: false)
+        trailer: AddPassword.trailer, summary: "Add a generic password item.")
 
     let attributes: [String: AttributeValue]
     let source: AddPassword.Source
     let update: Bool
-    let keychain: [String]
+    let keychain: String?
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let account = options.value("a"), let service = options.value("s") else { throw .usage(nil) }
-        guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
+        let keychain = try KeychainOperand.single(options, command: Self.spec.name)
         var attributes = ItemOptions.strings(
             options, ["D": .description, "G": .generic, "j": .comment, "access-group": .accessGroup])
         attributes[.account] = .string(account)
@@ -215,11 +217,11 @@ struct AddGenericPassword: SecuritySubcommand {
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w", "p"])
         self.update = options.has("U")
-        self.keychain = options.operands
+        self.keychain = keychain
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
-        let target = context.target(keychain.first)
+        let target = context.target(keychain)
         let operation = "SecKeychainItemCreateFromContent (\(target.name ?? "<default>"))"
         let secret = try AddPassword.obtain(source, context, operation: operation)
         try AddPassword.store(
@@ -234,7 +236,7 @@ struct AddGenericPassword: SecuritySubcommand {
 /// authentication type (four-character codes; `-t` defaults to `dflt`), `-c`, `-C`, `-D`, `-j`,
 /// `-l` (default: the server), `-w` password (last with no value: prompt or standard input), `-X`,
 /// `-U`, `-A`/`-T` (the trusted-application list), `--access-group`, `--synchronizable`; then at most one keychain. Exit 0; 2 for a
-/// usage error; 45 with
+/// usage error (as for `add-generic-password`); 45 with
 /// `security: SecKeychainAddInternetPassword <NULL>: The specified item already exists in the keychain.`
 struct AddInternetPassword: SecuritySubcommand {
     static let spec = CommandSpec(
@@ -258,16 +260,16 @@ struct AddInternetPassword: SecuritySubcommand {
                 "t", value: "authenticationType",
                 "Specify authentication type (as a four-character SecAuthenticationType, default is \"dflt\")"),
         ] + AddPassword.passwordOptions,
-        trailer: AddPassword.trailer, summary: "Add an internet password item.", reportsIllegalOptions: false)
+        trailer: AddPassword.trailer, summary: "Add an internet password item.")
 
     let attributes: [String: AttributeValue]
     let source: AddPassword.Source
     let update: Bool
-    let keychain: [String]
+    let keychain: String?
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
         guard let account = options.value("a"), let server = options.value("s") else { throw .usage(nil) }
-        guard options.operands.count <= 1, options.operands.first?.isEmpty != true else { throw .usage(nil) }
+        let keychain = try KeychainOperand.single(options, command: Self.spec.name)
         var attributes = ItemOptions.strings(
             options, ["d": .securityDomain, "D": .description, "j": .comment, "p": .path, "access-group": .accessGroup])
         attributes[.account] = .string(account)
@@ -285,11 +287,11 @@ struct AddInternetPassword: SecuritySubcommand {
         self.attributes = attributes
         self.source = AddPassword.source(options, passwordKeys: ["w"])
         self.update = options.has("U")
-        self.keychain = options.operands
+        self.keychain = keychain
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
-        let target = context.target(keychain.first)
+        let target = context.target(keychain)
         let operation = "SecKeychainAddInternetPassword \(target.name ?? "<NULL>")"
         let secret = try AddPassword.obtain(source, context, operation: operation)
         try AddPassword.store(

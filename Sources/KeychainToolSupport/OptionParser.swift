@@ -42,8 +42,6 @@ package struct CommandSpec: Sendable {
     package let trailer: [String]
     /// The one-line description (`security help` lists it).
     package let summary: String
-    /// `getopt` reports illegal options on stderr (macOS's add commands use a leading `:` and stay silent).
-    package let reportsIllegalOptions: Bool
     /// Every argument is an operand, even one starting with `-` (`security error -25300`).
     package let takesRawOperands: Bool
     /// The shortest prefix that finds this command. `import-passwords` and `export-passwords` need
@@ -56,14 +54,13 @@ package struct CommandSpec: Sendable {
     /// Describes a subcommand.
     package init(
         name: String, synopsis: String, options: [OptionSpec], trailer: [String] = [], summary: String,
-        reportsIllegalOptions: Bool = true, takesRawOperands: Bool = false, minimumPrefixLength: Int = 1
+        takesRawOperands: Bool = false, minimumPrefixLength: Int = 1
     ) {
         self.name = name
         self.synopsis = synopsis
         self.options = options
         self.trailer = trailer
         self.summary = summary
-        self.reportsIllegalOptions = reportsIllegalOptions
         self.takesRawOperands = takesRawOperands
         self.minimumPrefixLength = minimumPrefixLength
     }
@@ -113,8 +110,11 @@ package struct ParsedOptions {
 package enum OptionParser {
     /// Parses `arguments` (without the subcommand name) against `spec`.
     /// - Returns: the parsed options.
-    /// - Throws: ``CommandFailure/usage(_:)`` for an unknown option or a missing value (the line
-    ///   printed before the usage, when macOS prints one).
+    /// - Throws: ``CommandFailure/usage(_:)`` for an unknown option or a missing value, with the line
+    ///   `getopt` prints before the usage (`security: illegal option -- z`, `security: option requires an
+    ///   argument -- a`). Every command prints it, the add commands too, although macOS's are silent
+    ///   (their `getopt` string starts with `:`): the new-user trial of issue 29 found a bare usage gave
+    ///   no reason.
     package static func parse(_ arguments: [String], spec: CommandSpec) throws(CommandFailure) -> ParsedOptions {
         var parsed = ParsedOptions()
         if spec.takesRawOperands {
@@ -124,7 +124,7 @@ package enum OptionParser {
         }
         var index = 0
         func illegal(_ text: String) -> CommandFailure {
-            .usage(spec.reportsIllegalOptions ? "security: illegal option -- \(text)" : nil)
+            .usage("security: illegal option -- \(text)")
         }
         while index < arguments.count {
             let argument = arguments[index]
@@ -183,8 +183,7 @@ package enum OptionParser {
                 } else if option.promptsWhenValueMissing {
                     parsed.prompts.insert(option.key)
                 } else {
-                    throw .usage(
-                        spec.reportsIllegalOptions ? "security: option requires an argument -- \(letter)" : nil)
+                    throw .usage("security: option requires an argument -- \(letter)")
                 }
             }
             index += 1

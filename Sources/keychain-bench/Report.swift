@@ -77,6 +77,24 @@ func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
     return right ? spaces + text : text + spaces
 }
 
+/// The line printed on stderr as each workload ends: the title padded to 40 characters (the longest,
+/// `enumerate 1 service (1000 items) + data`, is 39), then the medians of ours, the floor and the API
+/// floor, then the check. A median that was not measured (the API floor of the writes, both sides of
+/// a skipped workload) is a `-` in its column, and a missing check is nothing, so that the columns of
+/// every line start at the same place.
+/// - Parameter entry: the workload's results.
+/// - Returns: the line, without a trailing newline or trailing spaces.
+func progressLine(_ entry: Entry) -> String {
+    func median(_ stat: Stat?, width: Int) -> String {
+        guard let stat else { return pad("-", width, right: true) + "   " }
+        return pad(String(format: "%.1f", stat.medianMicroseconds), width, right: true) + " µs"
+    }
+    let line =
+        "  \(pad(entry.title, 40)) ours \(median(entry.ours, width: 10))  floor \(median(entry.floor, width: 10))"
+        + "  api \(median(entry.apiFloor, width: 8))  \(entry.check?.cell ?? "")"
+    return String(line.reversed().drop { $0 == " " }.reversed())
+}
+
 func printTable(_ report: Report) {
     let header = [
         ("N", 8, true), ("workload", 34, false), ("ours med µs", 12, true), ("p99", 9, true), ("ops/s", 8, true),

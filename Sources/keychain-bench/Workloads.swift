@@ -50,12 +50,7 @@ struct SizeRun {
             Entry(
                 size: size, id: id, title: title, ours: ours, floor: floor, apiFloor: api, check: check,
                 peakRSSKiB: rss, bytesPerItemOurs: bytesOurs, bytesPerItemFloor: bytesFloor, note: note))
-        let last = entries[entries.count - 1]
-        log(
-            String(
-                format: "  %-34@ ours %10.1f µs  floor %10.1f µs  api %8.1f µs  %@", last.title as NSString,
-                last.ours?.medianMicroseconds ?? 0, last.floor?.medianMicroseconds ?? 0,
-                last.apiFloor?.medianMicroseconds ?? 0, (last.check?.cell ?? "") as NSString))
+        log(progressLine(entries[entries.count - 1]))
     }
 
     /// Ours against C floor + API floor, both measured operation by operation beside ours: the check's

@@ -264,6 +264,29 @@ struct KeychainManagementTests {
             sandbox.security("find-generic-password", "-a", "alice", "-s", "mail", "-w", "work").stdout == "hunter2\n")
     }
 
+    /// What README.md says of a locked keychain (issue 29's new-user trial found it said 36 for every
+    /// item command): a service, server or account that matches no item is found absent by its keyed
+    /// digest, which the index key gives without the password.
+    @Test("on a locked keychain, a find or delete whose service or account matches no item exits 44, not 36")
+    func lockedKeychainAbsentItemIsNotFound() throws {
+        let sandbox = try Sandbox()
+        create(sandbox, "work")
+        sandbox.security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "hunter2", "work")
+        sandbox.security("add-internet-password", "-a", "alice", "-s", "example.com", "-w", "hunter2", "work")
+        #expect(sandbox.security("lock-keychain", "work").status == 0)
+        let missing = Outcome(
+            status: 44, stdout: "",
+            stderr: "security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain.\n")
+        #expect(sandbox.security("find-generic-password", "-s", "absent", "-w", "work") == missing)
+        #expect(sandbox.security("find-generic-password", "-a", "nobody", "work") == missing)
+        #expect(sandbox.security("find-generic-password", "-a", "nobody", "-s", "mail", "work") == missing)
+        #expect(sandbox.security("find-internet-password", "-s", "absent.example", "work") == missing)
+        #expect(sandbox.security("delete-generic-password", "-s", "absent", "work") == missing)
+        // One that reaches an item, even to find that its label differs, is 36.
+        #expect(sandbox.security("find-generic-password", "-l", "other", "work").status == 36)
+        #expect(sandbox.security("find-generic-password", "-a", "alice", "work").status == 36)
+    }
+
     @Test(
         "a keychain whose device key is lost reads as locked (36); unlock-keychain adopts it; ThisDeviceOnly items exit 93"
     )

@@ -258,6 +258,49 @@ struct SecurityToolTests {
                 "security: option requires an argument -- a\n"))
     }
 
+    /// The new-user trial of issue 29: `-w` after the keychain printed the usage alone, with no reason.
+    @Test("the add commands say which argument is wrong before their usage, and still exit 2")
+    func addCommandsSayWhyBeforeTheUsage() throws {
+        let sandbox = try Sandbox()
+        let generic = AddGenericPassword.spec.usage + "        Add a generic password item.\n"
+        let internet = AddInternetPassword.spec.usage + "        Add an internet password item.\n"
+        #expect(
+            sandbox.security("add-generic-password", "-a", "a", "-s", "s", "KEYCHAIN", "-w")
+                == Outcome(
+                    status: 2, stdout: "",
+                    stderr: "security: add-generic-password: option -w after the keychain name: options go before it\n"
+                        + generic))
+        // Only the option's name: never an attached value (a password) or what follows it.
+        #expect(
+            sandbox.security("add-internet-password", "-a", "a", "-s", "s", "k", "-whunter2", "--x=y")
+                == Outcome(
+                    status: 2, stdout: "",
+                    stderr: "security: add-internet-password: option -w after the keychain name: options go before it\n"
+                        + internet))
+        #expect(
+            sandbox.security("add-generic-password", "-a", "a", "-s", "s", "k1", "k2").stderr
+                == "security: add-generic-password: 2 keychains given: at most one is allowed\n" + generic)
+        #expect(
+            sandbox.security("add-generic-password", "-a", "a", "-s", "s", "").stderr
+                == "security: add-generic-password: the keychain name is empty\n" + generic)
+        #expect(
+            sandbox.security("add-internet-password", "-a", "a", "-s", "s", "-P")
+                == Outcome(status: 2, stdout: "", stderr: "security: option requires an argument -- P\n" + internet))
+        #expect(
+            sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-z")
+                == Outcome(status: 2, stdout: "", stderr: "security: illegal option -- z\n" + generic))
+        // The commands that take one keychain say the same.
+        #expect(
+            sandbox.security("unlock-keychain", "login.keychain", "-p", "pw").stderr.hasPrefix(
+                "security: unlock-keychain: option -p after the keychain name: options go before it\nUsage: unlock-keychain "
+            ))
+        #expect(
+            sandbox.security("import-passwords", "passwords.csv", "--policy=skip").stderr.hasPrefix(
+                "security: import-passwords: option --policy after the file name: options go before it\nUsage: "))
+        // Nothing was added.
+        #expect(sandbox.security("find-generic-password", "-a", "a").status == 44)
+    }
+
     @Test("security -h and --help alone print bare security's Usage line and command list, and exit 0")
     func globalHelpMatchesBareUsage() throws {
         let sandbox = try Sandbox()

@@ -27,7 +27,7 @@ struct DefaultKeychain: SecuritySubcommand {
         domain = try KeychainOperand.domain(options)
         set = options.has("s")
         guard set || options.operands.isEmpty else { throw .usage(nil) }
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

@@ -28,7 +28,7 @@ struct ShowItemAccess: SecuritySubcommand {
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
         label = options.value("l")
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
@@ -80,7 +80,7 @@ struct RevokeItemAccess: SecuritySubcommand {
         }
         self.identity = identity
         label = options.value("l")
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

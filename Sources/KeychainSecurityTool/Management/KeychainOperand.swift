@@ -3,11 +3,40 @@ internal import KeychainToolSupport
 
 /// Rules shared by the keychain-management commands (Apple's `keychain_*.c`).
 enum KeychainOperand {
-    /// At most one keychain operand, and not an empty string (macOS: usage, exit 2).
-    static func single(_ options: ParsedOptions) throws(CommandFailure) -> String? {
-        guard options.operands.count <= 1 else { throw .usage(nil) }
-        if let name = options.operands.first, name.isEmpty { throw .usage(nil) }
-        return options.operands.first
+    /// At most one keychain operand, and not an empty string.
+    ///
+    /// macOS prints the bare usage for either; here a line says why first (issue 29's new-user trial:
+    /// `security add-generic-password -a a -s s KEYCHAIN -w` gave no reason). Options end at the first
+    /// operand, as with `getopt`, so an option after the keychain is named as such; only its name is
+    /// printed (`-w`, `--access-group`), never an attached value or the arguments after it.
+    /// - Parameters:
+    ///   - options: the parsed command line.
+    ///   - command: the subcommand's name, which starts the line.
+    /// - Returns: the keychain operand, or `nil` for the default keychain.
+    /// - Throws: `.usage` (exit 2) with `security: <command>: the keychain name is empty`,
+    ///   `security: <command>: option -w after the keychain name: options go before it`, or
+    ///   `security: <command>: 2 keychains given: at most one is allowed`.
+    static func single(_ options: ParsedOptions, command: String) throws(CommandFailure) -> String? {
+        guard let name = options.operands.first else { return nil }
+        if name.isEmpty { throw .usage("security: \(command): the keychain name is empty") }
+        let extra = options.operands.dropFirst()
+        guard !extra.isEmpty else { return name }
+        try noOption(after: "the keychain name", in: extra, command: command)
+        throw .usage("security: \(command): \(options.operands.count) keychains given: at most one is allowed")
+    }
+
+    /// Rejects an option among the operands after `what` (`getopt` ends the options at the first operand,
+    /// so `-w` there is not read as an option), naming only the option: `-w` of `-whunter2`, `--name` of
+    /// `--name=value`.
+    /// - Parameters:
+    ///   - what: the operand they follow, as the message names it (`the keychain name`).
+    ///   - operands: the operands after it.
+    ///   - command: the subcommand's name, which starts the line.
+    /// - Throws: `.usage` (exit 2) with `security: <command>: option -w after <what>: options go before it`.
+    static func noOption(after what: String, in operands: ArraySlice<String>, command: String) throws(CommandFailure) {
+        guard let option = operands.first(where: { $0.hasPrefix("-") && $0.count > 1 }) else { return }
+        let optionName = option.hasPrefix("--") ? String(option.prefix { $0 != "=" }) : String(option.prefix(2))
+        throw .usage("security: \(command): option \(optionName) after \(what): options go before it")
     }
 
     /// The name macOS prints for a keychain in messages: the operand as given, or `<NULL>` for the default.

@@ -21,7 +21,7 @@ struct LockKeychain: SecuritySubcommand {
     init(_ options: ParsedOptions) throws(CommandFailure) {
         all = options.has("a")
         if all && !options.operands.isEmpty { throw .usage(nil) }
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

@@ -46,7 +46,7 @@ struct SetKeychainPassword: SecuritySubcommand {
     init(_ options: ParsedOptions) throws(CommandFailure) {
         oldPassword = options.value("o")
         newPassword = options.value("p")
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

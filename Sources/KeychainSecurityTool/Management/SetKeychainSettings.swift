@@ -55,7 +55,7 @@ struct SetKeychainSettings: SecuritySubcommand {
         } else {
             timeout = 0
         }
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

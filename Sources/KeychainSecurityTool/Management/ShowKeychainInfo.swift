@@ -24,7 +24,7 @@ struct ShowKeychainInfo: SecuritySubcommand {
     let keychain: String?
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

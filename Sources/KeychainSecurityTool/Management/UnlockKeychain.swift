@@ -49,7 +49,7 @@ struct UnlockKeychain: SecuritySubcommand {
     init(_ options: ParsedOptions) throws(CommandFailure) {
         interactiveOnly = options.has("u")
         password = interactiveOnly ? nil : options.value("p")
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

@@ -38,7 +38,7 @@ struct BackupKeychain: SecuritySubcommand {
         file = options.value("o")
         if file?.isEmpty == true { throw .usage(nil) }
         overwrite = options.has("f")
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

@@ -30,7 +30,7 @@ struct ExportPasswords: SecuritySubcommand {
         guard let file = options.value("o"), !file.isEmpty else { throw .usage(nil) }
         self.file = file
         overwrite = options.has("f")
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

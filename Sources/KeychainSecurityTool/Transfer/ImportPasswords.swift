@@ -45,9 +45,10 @@ struct ImportPasswords: SecuritySubcommand {
         policy = try TransferOptions.policy(options)
         accessGroup = options.value("access-group")
         if accessGroup?.isEmpty == true { throw .usage(nil) }
+        try KeychainOperand.noOption(after: "the file name", in: options.operands.dropFirst(), command: Self.spec.name)
         var rest = options
         rest.operands.removeFirst()
-        keychain = try KeychainOperand.single(rest)
+        keychain = try KeychainOperand.single(rest, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

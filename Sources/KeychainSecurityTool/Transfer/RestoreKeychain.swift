@@ -41,7 +41,7 @@ struct RestoreKeychain: SecuritySubcommand {
         file = options.value("i")
         if file?.isEmpty == true { throw .usage(nil) }
         policy = try TransferOptions.policy(options)
-        keychain = try KeychainOperand.single(options)
+        keychain = try KeychainOperand.single(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
