@@ -139,6 +139,10 @@ struct TransferCommandsTests {
         #expect(outcome.stdout == "")
         #expect(outcome.stderr.hasPrefix("security: backup-keychain \(path): User interaction is not allowed."))
         #expect(!FileSystem.exists(path))
+        // Refused before the passphrase is asked for: with no input at all, the same refusal, not a
+        // complaint about a missing passphrase.
+        let unasked = sandbox.security("backup-keychain", "-o", path, "work", stdin: "")
+        #expect(unasked == outcome)
     }
 
     // MARK: - restore-keychain

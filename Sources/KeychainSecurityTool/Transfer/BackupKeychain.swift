@@ -52,6 +52,12 @@ struct BackupKeychain: SecuritySubcommand {
                 "security: \(operation): The file already exists; -f replaces it.",
                 status: SecurityContext.exitStatus(.duplicateItem))
         }
+        // A locked keychain is refused before its backup passphrase is asked for (the backup would refuse
+        // it after the passphrase and its Argon2id run: it never leaves items out). The backup checks
+        // again, so a lock in between still fails the same way.
+        if (try? store.lockState()) == .locked {
+            throw CommandFailure.transfer(operation, KeychainFailure(.interactionNotAllowed))
+        }
         let input = PasswordInput(context)
         guard
             let passphrase = input.readNew(
