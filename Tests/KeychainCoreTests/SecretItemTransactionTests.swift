@@ -9,10 +9,6 @@ import Testing
 /// exist is looked up once per connection, not on every call.
 @Suite("Secret Service items in transactions")
 struct SecretItemTransactionTests {
-    static func secret(_ text: String) -> SecretItemSecret {
-        SecretItemSecret(value: SecureBytes(copying: Array(text.utf8)), contentType: "text/plain")
-    }
-
     /// Rows the connection changed in one write transaction that creates `count` items of one
     /// attribute pair each (SQLite's `total_changes()`, read inside the transaction).
     func changes(creating count: Int, in keystore: Keystore) throws -> Int64 {
@@ -20,7 +16,7 @@ struct SecretItemTransactionTests {
             let before = try s.database.scalar("SELECT total_changes()")
             for index in 0..<count {
                 _ = try s.createSecretItem(
-                    label: "item \(index)", attributes: ["n": "\(index)"], secret: Self.secret("s"), replace: false,
+                    label: "item \(index)", attributes: ["n": "\(index)"], secret: plainSecret("s"), replace: false,
                     now: 1)
             }
             return try s.database.scalar("SELECT total_changes()") - before
@@ -45,7 +41,7 @@ struct SecretItemTransactionTests {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
         _ = try keystore.createSecretItem(
-            label: "kept", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+            label: "kept", attributes: ["k": "v"], secret: plainSecret("s"), replace: false)
         let stored = { () throws -> [UInt8]? in
             try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in
                 try Meta.blob(s.database, SecretItemSchema.accumulatorMeta)
@@ -55,11 +51,11 @@ struct SecretItemTransactionTests {
         #expect(throws: KeychainFailure.self) {
             try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) in
                 _ = try s.createSecretItem(
-                    label: "lost", attributes: [:], secret: Self.secret("t"), replace: false, now: 1)
+                    label: "lost", attributes: [:], secret: plainSecret("t"), replace: false, now: 1)
                 throw KeychainFailure(.io, "the test fails the transaction")
             }
         }
-        _ = try keystore.createSecretItem(label: "next", attributes: [:], secret: Self.secret("u"), replace: false)
+        _ = try keystore.createSecretItem(label: "next", attributes: [:], secret: plainSecret("u"), replace: false)
         #expect(try stored() != before)
         #expect(try keystore.secretItems(matching: [:]).map(\.label) == ["kept", "next"])
         #expect(try keystore.verifyIntegrity() == 2)
@@ -74,7 +70,7 @@ struct SecretItemTransactionTests {
     func tablesLookedUpOnce() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: plainSecret("s"), replace: false)
         let reader = try temp.open()
         for _ in 0..<5 {
             #expect(try reader.secretItems(matching: ["k": "v"]).count == 1)
@@ -92,7 +88,7 @@ struct SecretItemTransactionTests {
         #expect(try lookups(reader) == 1)
         // Another connection (as another process would) creates the tables and an item.
         let writer = try temp.open()
-        _ = try writer.createSecretItem(label: "late", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        _ = try writer.createSecretItem(label: "late", attributes: ["k": "v"], secret: plainSecret("s"), replace: false)
         #expect(try reader.secretItems(matching: ["k": "v"]).map(\.label) == ["late"])
         #expect(try reader.secretItem(1)?.label == "late")
         #expect(try lookups(reader) == 2)
@@ -105,7 +101,7 @@ struct SecretItemTransactionTests {
         #expect(throws: KeychainFailure.self) {
             try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) in
                 _ = try s.createSecretItem(
-                    label: "lost", attributes: [:], secret: Self.secret("t"), replace: false, now: 1)
+                    label: "lost", attributes: [:], secret: plainSecret("t"), replace: false, now: 1)
                 throw KeychainFailure(.io, "the test fails the transaction")
             }
         }
@@ -113,7 +109,7 @@ struct SecretItemTransactionTests {
         #expect(try keystore.secretItems(matching: [:]).isEmpty)
         #expect(try keystore.secretItemNumbers().isEmpty)
         #expect(try keystore.secretItem(1) == nil)
-        _ = try keystore.createSecretItem(label: "kept", attributes: [:], secret: Self.secret("u"), replace: false)
+        _ = try keystore.createSecretItem(label: "kept", attributes: [:], secret: plainSecret("u"), replace: false)
         #expect(try keystore.secretItems(matching: [:]).map(\.label) == ["kept"])
         #expect(try keystore.verifyIntegrity() == 1)
     }
@@ -124,12 +120,12 @@ struct SecretItemTransactionTests {
         let keystore = try temp.open()
         let access = SecretItemAccess(owner: "exe:/usr/bin/client", allowed: ["exe:/usr/bin/other"])
         let single = try keystore.createSecretItem(
-            label: "item 0", attributes: ["bench": "1", "id": "0"], secret: Self.secret("secret-0"), replace: false,
+            label: "item 0", attributes: ["bench": "1", "id": "0"], secret: plainSecret("secret-0"), replace: false,
             now: 7, access: access)
         let before = try keystore.secretItemChanges(after: 0).latestSerial
         let numbers = try keystore.createSecretItems(count: 3, now: 7) { index in
             (
-                "item \(index + 1)", ["bench": "1", "id": String(index + 1)], Self.secret("secret-\(index + 1)"),
+                "item \(index + 1)", ["bench": "1", "id": String(index + 1)], plainSecret("secret-\(index + 1)"),
                 access
             )
         }

@@ -8,10 +8,6 @@ import Testing
 /// tracker issue 29): reads of an unchanged item reuse it, any write is seen at once, and it is bounded.
 @Suite("Secret Service metadata cache")
 struct SecretMetadataCacheTests {
-    static func secret(_ text: String) -> SecretItemSecret {
-        SecretItemSecret(value: SecureBytes(copying: Array(text.utf8)), contentType: "text/plain")
-    }
-
     /// How many rows this connection has opened the metadata of.
     func opens(_ keystore: Keystore) throws -> Int {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.secretMetadata.opens }
@@ -21,7 +17,7 @@ struct SecretMetadataCacheTests {
     func unchangedItemOpenedOnce() throws {
         let temp = try TemporaryKeychain()
         let writer = try temp.open()
-        _ = try writer.createSecretItem(label: "mail", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        _ = try writer.createSecretItem(label: "mail", attributes: ["k": "v"], secret: plainSecret("s"), replace: false)
         let reader = try temp.open()
         for _ in 0..<3 {
             #expect(try reader.secretItems(matching: ["k": "v"]).map(\.label) == ["mail"])
@@ -34,7 +30,7 @@ struct SecretMetadataCacheTests {
     func otherConnectionsChangeSeen() throws {
         let temp = try TemporaryKeychain()
         let writer = try temp.open()
-        _ = try writer.createSecretItem(label: "old", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        _ = try writer.createSecretItem(label: "old", attributes: ["k": "v"], secret: plainSecret("s"), replace: false)
         let reader = try temp.open()
         #expect(try reader.secretItem(1)?.label == "old")
         #expect(try reader.secretItems(matching: ["k": "v"]).count == 1)
@@ -55,13 +51,13 @@ struct SecretMetadataCacheTests {
     func ownWritesSeen() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: plainSecret("s"), replace: false)
         #expect(try keystore.secretItem(1)?.label == "a")
         try keystore.updateSecretItem(1, label: "b", attributes: ["k": "v", "n": "1"])
         #expect(try keystore.secretItem(1)?.label == "b")
         #expect(try keystore.secretItem(1)?.attributes == ["k": "v", "n": "1"])
         _ = try keystore.createSecretItem(
-            label: "c", attributes: ["k": "v", "n": "1"], secret: Self.secret("t"), replace: true)
+            label: "c", attributes: ["k": "v", "n": "1"], secret: plainSecret("t"), replace: true)
         #expect(try keystore.secretItems(matching: ["n": "1"]).map(\.label) == ["c"])
     }
 

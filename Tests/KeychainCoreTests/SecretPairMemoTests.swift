@@ -8,10 +8,6 @@ import Testing
 /// after writes by this connection or another, and when a pair once common becomes rare or absent.
 @Suite("Secret Service pair memo")
 struct SecretPairMemoTests {
-    static func secret(_ text: String) -> SecretItemSecret {
-        SecretItemSecret(value: SecureBytes(copying: Array(text.utf8)), contentType: "text/plain")
-    }
-
     /// How many pairs this connection served from its memo.
     func hits(_ keystore: Keystore) throws -> Int {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in s.secretPairs.hits }
@@ -23,7 +19,7 @@ struct SecretPairMemoTests {
             _ = try keystore.createSecretItem(
                 label: "item \(index)",
                 attributes: ["app": "mail", "id": String(index), "group": index % 2 == 1 ? "a" : "b"],
-                secret: Self.secret("s"), replace: false)
+                secret: plainSecret("s"), replace: false)
         }
     }
 
@@ -64,7 +60,7 @@ struct SecretPairMemoTests {
         #expect(try writer.deleteSecretItem(1))
         #expect(try writer.deleteSecretItem(2))
         _ = try writer.createSecretItem(
-            label: "other", attributes: ["app": "news", "id": "1"], secret: Self.secret("t"), replace: false)
+            label: "other", attributes: ["app": "news", "id": "1"], secret: plainSecret("t"), replace: false)
         #expect(try reader.secretItems(matching: ["app": "mail", "id": "1"]).isEmpty)
         #expect(try reader.secretItems(matching: ["app": "news", "id": "1"]).map(\.number) == [3])
         #expect(try hits(reader) == 0)
@@ -91,7 +87,7 @@ struct SecretPairMemoTests {
             var attributes = ["q": "w"]
             for pair in 0..<pairs { attributes["p\(pair)"] = "v" }
             _ = try keystore.createSecretItem(
-                label: "item \(index)", attributes: attributes, secret: Self.secret("s"), replace: false)
+                label: "item \(index)", attributes: attributes, secret: plainSecret("s"), replace: false)
         }
         for pair in 0..<pairs {
             #expect(try keystore.secretItems(matching: ["p\(pair)": "v", "q": "w"]).map(\.number) == [1, 2])

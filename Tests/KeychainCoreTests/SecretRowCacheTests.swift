@@ -9,14 +9,6 @@ import Testing
 /// another, inside a transaction or rolled back, is read at once.
 @Suite("Secret Service row cache")
 struct SecretRowCacheTests {
-    static func secret(_ text: String) -> SecretItemSecret {
-        SecretItemSecret(value: SecureBytes(copying: Array(text.utf8)), contentType: "text/plain")
-    }
-
-    static func text(_ secret: SecretItemSecret) -> String {
-        secret.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-    }
-
     /// How many rows this connection served from its row cache, and how many it keeps.
     func state(_ keystore: Keystore) throws -> (hits: Int, count: Int) {
         try keystore.read { (s: borrowing StoreSession) throws(KeychainFailure) in
@@ -28,12 +20,12 @@ struct SecretRowCacheTests {
     func searchThenReadsHit() throws {
         let temp = try TemporaryKeychain()
         let writer = try temp.open()
-        _ = try writer.createSecretItem(label: "mail", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        _ = try writer.createSecretItem(label: "mail", attributes: ["k": "v"], secret: plainSecret("s"), replace: false)
         let reader = try temp.open()
         #expect(try reader.secretItems(matching: ["k": "v"]).map(\.number) == [1])
         #expect(try reader.secretItem(1)?.label == "mail")
         #expect(try reader.secretItemAndLockState(1).item?.label == "mail")
-        #expect(Self.text(try reader.secretItemSecret(1)) == "s")
+        #expect(text(of: try reader.secretItemSecret(1)) == "s")
         #expect(try state(reader).hits == 3)
     }
 
@@ -41,12 +33,12 @@ struct SecretRowCacheTests {
     func otherConnectionsChangeSeen() throws {
         let temp = try TemporaryKeychain()
         let writer = try temp.open()
-        _ = try writer.createSecretItem(label: "old", attributes: ["k": "v"], secret: Self.secret("a"), replace: false)
+        _ = try writer.createSecretItem(label: "old", attributes: ["k": "v"], secret: plainSecret("a"), replace: false)
         let reader = try temp.open()
         #expect(try reader.secretItem(1)?.label == "old")
-        #expect(Self.text(try reader.secretItemSecret(1)) == "a")
-        try writer.setSecretItemSecret(1, Self.secret("b"))
-        #expect(Self.text(try reader.secretItemSecret(1)) == "b")
+        #expect(text(of: try reader.secretItemSecret(1)) == "a")
+        try writer.setSecretItemSecret(1, plainSecret("b"))
+        #expect(text(of: try reader.secretItemSecret(1)) == "b")
         try writer.updateSecretItem(1, label: "new")
         #expect(try reader.secretItem(1)?.label == "new")
         #expect(try writer.deleteSecretItem(1))
@@ -58,15 +50,15 @@ struct SecretRowCacheTests {
     func ownWritesSeen() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("1"), replace: false)
-        #expect(Self.text(try keystore.secretItemSecret(1)) == "1")
+        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: plainSecret("1"), replace: false)
+        #expect(text(of: try keystore.secretItemSecret(1)) == "1")
         let inside = try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> String in
             _ = try s.secretItemSecret(1)
-            try s.setSecretItemSecret(1, Self.secret("2"), now: 5)
-            return Self.text(try s.secretItemSecret(1))
+            try s.setSecretItemSecret(1, plainSecret("2"), now: 5)
+            return text(of: try s.secretItemSecret(1))
         }
         #expect(inside == "2")
-        #expect(Self.text(try keystore.secretItemSecret(1)) == "2")
+        #expect(text(of: try keystore.secretItemSecret(1)) == "2")
         try keystore.updateSecretItem(1, label: "b")
         #expect(try keystore.secretItem(1)?.label == "b")
         #expect(try keystore.deleteSecretItem(1))
@@ -77,7 +69,7 @@ struct SecretRowCacheTests {
     func rolledBackWriteForgotten() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("1"), replace: false)
+        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: plainSecret("1"), replace: false)
         #expect(try keystore.secretItem(1)?.label == "a")
         #expect(throws: KeychainFailure.self) {
             try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) in
@@ -97,7 +89,7 @@ struct SecretRowCacheTests {
         let keystore = try temp.open()
         let count = SecretRowCache.capacity + 6
         _ = try keystore.createSecretItems(count: count, now: 1) { index in
-            ("item \(index)", ["n": String(index)], Self.secret("s"), nil)
+            ("item \(index)", ["n": String(index)], plainSecret("s"), nil)
         }
         for number in 1...Int64(count) { #expect(try keystore.secretItem(number)?.label == "item \(number - 1)") }
         #expect(try state(keystore).count == SecretRowCache.capacity)
@@ -109,7 +101,7 @@ struct SecretRowCacheTests {
     func lockStateFromEntryFollowsLock() throws {
         let temp = try TemporaryKeychain()
         let keystore = try temp.open()
-        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("1"), replace: false)
+        _ = try keystore.createSecretItem(label: "a", attributes: ["k": "v"], secret: plainSecret("1"), replace: false)
         #expect(try keystore.secretItemAndLockState(1).lockState == .noPassword)
         try keystore.setPassword(SecureBytes(copying: Array("pw".utf8)), current: nil, parameters: .testing)
         for _ in 0..<2 {
@@ -134,14 +126,14 @@ struct SecretRowCacheTests {
     func unchangedReadsWithoutTransaction() throws {
         let temp = try TemporaryKeychain()
         let writer = try temp.open()
-        _ = try writer.createSecretItem(label: "old", attributes: ["k": "v"], secret: Self.secret("a"), replace: false)
+        _ = try writer.createSecretItem(label: "old", attributes: ["k": "v"], secret: plainSecret("a"), replace: false)
         let reader = try temp.open()
         #expect(try reader.secretItems(matching: ["k": "v"]).map(\.number) == [1])
         #expect(try unchangedReads(reader) == 0)
         #expect(try reader.secretItem(1)?.label == "old")
         #expect(try reader.secretItemAndLockState(1).item?.label == "old")
         let found = try reader.secretItem(1) { _ in true }
-        #expect(found.flatMap { $0.secret.map(Self.text) } == "a")
+        #expect(found.flatMap { $0.secret.map { text(of: $0) } } == "a")
         #expect(try unchangedReads(reader) == 3)
         try writer.updateSecretItem(1, label: "new")
         #expect(try reader.secretItem(1)?.label == "new")
@@ -158,9 +150,9 @@ struct SecretRowCacheTests {
         let temp = try TemporaryKeychain()
         let writer = try temp.open()
         try writer.setPassword(SecureBytes(copying: Array("pw".utf8)), current: nil, parameters: .testing)
-        _ = try writer.createSecretItem(label: "a", attributes: ["k": "v"], secret: Self.secret("s"), replace: false)
+        _ = try writer.createSecretItem(label: "a", attributes: ["k": "v"], secret: plainSecret("s"), replace: false)
         let reader = try temp.open()
-        #expect(try reader.secretItem(1) { _ in true }.flatMap { $0.secret.map(Self.text) } == "s")
+        #expect(try reader.secretItem(1) { _ in true }.flatMap { $0.secret.map { text(of: $0) } } == "s")
         #expect(try reader.secretItemAndLockState(1).lockState == .unlocked)
         let before = try unchangedReads(reader)
         try writer.lock()
@@ -168,7 +160,7 @@ struct SecretRowCacheTests {
         #expect(try reader.secretItemAndLockState(1).lockState == .locked)
         #expect(try reader.secretItem(1) { _ in false }?.secret == nil)
         try writer.unlock(password: SecureBytes(copying: Array("pw".utf8)))
-        #expect(try reader.secretItem(1) { _ in true }.flatMap { $0.secret.map(Self.text) } == "s")
+        #expect(try reader.secretItem(1) { _ in true }.flatMap { $0.secret.map { text(of: $0) } } == "s")
         // Locking and unlocking change the kernel's entries, not the file: the three reads that answered
         // did so without a transaction (the refused one counts no answer).
         #expect(try unchangedReads(reader) - before == 3)

@@ -8,6 +8,16 @@ import KeychainTesting
 
 func secret(_ text: String) -> SecureBytes { SecureBytes(copying: Array(text.utf8)) }
 
+/// A Secret Service secret of `text`, content type `text/plain`.
+func plainSecret(_ text: String) -> SecretItemSecret {
+    SecretItemSecret(value: SecureBytes(copying: Array(text.utf8)), contentType: "text/plain")
+}
+
+/// The text of a Secret Service secret.
+func text(of secret: SecretItemSecret) -> String {
+    secret.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+}
+
 func genericItem(_ service: String, _ account: String, _ protection: ProtectionClass) -> [String: AttributeValue] {
     ["svce": .string(service), "acct": .string(account), "pdmn": .string(protection.rawValue), "agrp": .string("test")]
 }
