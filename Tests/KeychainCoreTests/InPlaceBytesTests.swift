@@ -69,4 +69,32 @@ struct InPlaceBytesTests {
         #expect(IntegrityAccumulator.delta(from: [], to: b) == [])
         #expect(IntegrityAccumulator.delta(from: a, to: a) == [UInt8](repeating: 0, count: 32))
     }
+
+    @Test("a statement run binds each value where it is: the values stored, empty ones not NULL, and a failure")
+    func runBindsInPlace() throws {
+        let temp = try TemporaryKeychain()
+        let keystore = try temp.open()
+        let rows = try keystore.write { (s: borrowing StoreSession) throws(KeychainFailure) -> [String] in
+            try s.database.execute("CREATE TEMP TABLE t (a, b, c, d)")
+            let insert = try s.database.prepare("INSERT INTO t (a, b, c, d) VALUES (?, ?, ?, ?)")
+            try insert.run([.blob([1, 2, 3]), .text("hé"), .integer(-7), .null])
+            try insert.run([.blob([]), .text(""), .integer(0), .blob([0])])
+            // Fewer values than parameters: the rest are NULL, not the last run's values.
+            try insert.run([.text("only")])
+            // More values than parameters: SQLITE_RANGE, and the statement is usable afterwards.
+            var failed = false
+            do { try insert.run([.null, .null, .null, .null, .null]) } catch { failed = true }
+            try insert.run([.integer(1), .integer(2), .integer(3), .integer(4)])
+            let select = try s.database.prepare(
+                "SELECT quote(a) || ',' || quote(b) || ',' || quote(c) || ',' || quote(d) FROM t ORDER BY rowid")
+            defer { select.finish() }
+            var rows: [String] = []
+            while try select.step() { rows.append(select.text(0)) }
+            return rows + [failed ? "failed" : "ran"]
+        }
+        #expect(
+            rows == [
+                "X'010203','hé',-7,NULL", "X'','',0,X'00'", "'only',NULL,NULL,NULL", "1,2,3,4", "failed",
+            ])
+    }
 }
