@@ -60,6 +60,28 @@ struct InPlaceBytesTests {
         )
     }
 
+    @Test("a SecItem row's associated data written in one buffer is the bytes its fields make, for every part")
+    func associatedData() throws {
+        let (sealed, _, codec, _) = try ItemRowTests.sealedRow()
+        let other = ItemRow(
+            rowid: 9, persistentRef: sealed.persistentRef, itemClass: .internetPassword, protection: .afterFirstUnlock,
+            sync: true, digests: sealed.digests, wrappedKey: sealed.wrappedKey, attributes: sealed.attributes,
+            secret: nil, tag: [])
+        for row in [sealed, other] {
+            for part: SealedPart in [.key, .attributes, .secret] {
+                let fields = AssociatedData.bytes(
+                    .item, part, keychainID: codec.keychainID,
+                    [
+                        .persistentRef(row.persistentRef), .code(ItemRow.code(row.itemClass)),
+                        .code(row.protection.code),
+                        .flag(row.sync), .digest(row.digests.accessGroup), .digest(row.digests.primaryKey),
+                        .digest(row.digests.account), .digest(row.digests.name),
+                    ])
+                #expect(row.associatedData(part, codec: codec) == fields, "\(part)")
+            }
+        }
+    }
+
     @Test("an accumulator delta is the byte-wise XOR of the two tags, as long as the shorter")
     func delta() {
         let a: [UInt8] = (0..<32).map { UInt8($0 * 7 & 0xFF) }
