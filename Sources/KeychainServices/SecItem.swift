@@ -206,7 +206,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run(nil) { () throws(KeychainFailure) -> AnyObject? in
         let request = try SecItemCall.parse(query, .update)
-        let changes: (attributes: [String: AttributeValue], secret: Data?)
+        let changes: (attributes: [String: AttributeValue], secret: SecureBytes?)
         do throws(KeychainStatus) {
             changes = try SecItemRequest.parseChanges(attributesToUpdate, itemClass: request.itemClass)
         } catch {
@@ -224,8 +224,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         if attributes[.accessControl] != nil || attributes[.accessible] != nil {
             try SecItemCall.authorizeProtectionChange(search, request, &attributes, gateway)
         }
-        let secret = changes.secret.map { SecureBytes(copying: $0) }
-        let count = try gateway.update(search, changes: attributes, secret: secret)
+        let count = try gateway.update(search, changes: attributes, secret: changes.secret)
         guard count > 0 else { throw KeychainFailure(.itemNotFound) }
         return nil
     }

@@ -18,7 +18,17 @@ struct IntegrityAccumulator: Equatable {
     }
 
     /// The change to an accumulator when a row's tag goes from `old` to `new`.
+    /// Made in place (`zip` and `map` cost about 870 instructions for 32 bytes; issue 29): byte-wise XOR,
+    /// as long as the shorter of the two, as `zip` made it.
     static func delta(from old: [UInt8], to new: [UInt8]) -> [UInt8] {
-        zip(old, new).map { $0 ^ $1 }
+        let count = min(old.count, new.count)
+        return old.withUnsafeBufferPointer { a in
+            new.withUnsafeBufferPointer { b in
+                [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    for index in 0..<count { buffer[index] = a[index] ^ b[index] }
+                    initialized = count
+                }
+            }
+        }
     }
 }

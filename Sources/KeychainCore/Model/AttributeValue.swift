@@ -36,6 +36,20 @@ package enum AttributeValue: Sendable, Hashable {
         }
     }
 
+    /// Writes ``matchBytes`` at the start of `buffer`, which has room for ``matchByteCount`` bytes: the bytes
+    /// ``appendMatchBytes(to:)`` appends, without an array.
+    package func writeMatchBytes(to buffer: UnsafeMutableRawBufferPointer) {
+        switch self {
+        case .string(let s):
+            var s = s
+            s.withUTF8 { buffer.copyMemory(from: UnsafeRawBufferPointer($0)) }
+        case .data(let d): d.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        case .integer(let i): buffer.storeBytes(of: i.bigEndian, as: Int64.self)
+        case .bool(let b): buffer.storeBytes(of: Int64(b ? 1 : 0).bigEndian, as: Int64.self)
+        case .date(let d): buffer.storeBytes(of: d.secondsSinceReferenceDate.bitPattern.bigEndian, as: UInt64.self)
+        }
+    }
+
     /// The length of ``matchBytes``.
     package var matchByteCount: Int {
         switch self {

@@ -53,13 +53,18 @@ struct ItemCodec {
     }
 
     private func computeDigest(_ attribute: AttributeName, _ value: AttributeValue) -> [UInt8] {
-        // One allocation for the message (it was three arrays and two regrowths per digest).
-        var message: [UInt8] = []
-        message.reserveCapacity(attribute.rawValue.utf8.count + 1 + value.matchByteCount)
-        message.append(contentsOf: attribute.rawValue.utf8)
-        message.append(0)
-        value.appendMatchBytes(to: &message)
-        return Sodium.keyedHash(message, key: indexKey.bytes, length: 16)
+        // The message `name ‖ 0 ‖ match bytes` is written in a temporary buffer (on the stack when small):
+        // no array allocated, grown by appends and released per digest (about 600 instructions of the 3.6k
+        // a digest took; issue 29).
+        var name = attribute.rawValue
+        let nameCount = name.utf8.count
+        return withUnsafeTemporaryAllocation(byteCount: nameCount + 1 + value.matchByteCount, alignment: 1) {
+            message in
+            name.withUTF8 { message.copyMemory(from: UnsafeRawBufferPointer($0)) }
+            message[nameCount] = 0
+            value.writeMatchBytes(to: UnsafeMutableRawBufferPointer(rebasing: message[(nameCount + 1)...]))
+            return Sodium.keyedHash(UnsafeRawBufferPointer(message), key: indexKey.bytes, length: 16)
+        }
     }
 
     /// 32-byte keyed digest of the class and its whole primary key, in schema order.

@@ -63,13 +63,26 @@ struct ItemRecordLayout {
 
     /// Whether attribute `number` (1…22) holds a string or data value whose bytes are `bytes`.
     func holdsBytes(_ number: UInt8, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { holdsBytes(number, $0) }
+    }
+
+    /// Whether attribute `number` (1…22) holds a string or data value whose bytes are `bytes`, compared
+    /// where the record keeps them (`elementsEqual` of two slices walked them through generic iterators,
+    /// about 450 instructions for a short value; issue 29).
+    func holdsBytes(_ number: UInt8, _ bytes: UnsafeRawBufferPointer) -> Bool {
         let offset = Int(typeOffsets[Int(number)])
         guard offset >= 0,
             record[offset] == ItemRecordFormat.ValueType.string.rawValue
                 || record[offset] == ItemRecordFormat.ValueType.data.rawValue
         else { return false }
-        let length = record[(offset + 1)..<(offset + 5)].reduce(0) { $0 << 8 | Int($1) }
-        return length == bytes.count && record[(offset + 5)..<(offset + 5 + length)].elementsEqual(bytes)
+        // The layout checked that the value's length field and bytes are inside the record.
+        return record.withUnsafeBytes { stored in
+            var length = 0
+            for index in (offset + 1)..<(offset + 5) { length = length << 8 | Int(stored[index]) }
+            guard length == bytes.count else { return false }
+            for index in 0..<length where stored[offset + 5 + index] != bytes[index] { return false }
+            return true
+        }
     }
 
     /// The record with the date of attribute `number` replaced by `date`, or `nil` when the record does

@@ -170,13 +170,9 @@ struct ItemRow {
     /// three differ only in their part, so a caller opening several relabels one copy
     /// (``AssociatedData/relabel(_:_:as:)``).
     func associatedData(_ part: SealedPart, codec: ItemCodec) -> [UInt8] {
-        AssociatedData.bytes(
-            .item, part, keychainID: codec.keychainID,
-            [
-                .persistentRef(persistentRef), .code(Self.code(itemClass)), .code(protection.code), .flag(sync),
-                .digest(digests.accessGroup), .digest(digests.primaryKey), .digest(digests.account),
-                .digest(digests.name),
-            ])
+        AssociatedData.itemBytes(
+            part, keychainID: codec.keychainID, persistentRef: persistentRef, classCode: Self.code(itemClass),
+            protectionCode: protection.code, sync: sync, digests: digests)
     }
 
     /// A new row for an item: its digests from `attributes`, a fresh item key wrapped by `classKey`,

@@ -187,9 +187,9 @@ private func xorBlobs(
     }
     let a = first.assumingMemoryBound(to: UInt8.self)
     let b = second.assumingMemoryBound(to: UInt8.self)
-    let result = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+    // On the stack (SQLite copies the result): no array allocated and released per call.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
         for index in 0..<length { buffer[index] = a[index] ^ b[index] }
-        initialized = length
+        sqlite3_result_blob(context, buffer.baseAddress, Int32(length), csqlite_transient())
     }
-    result.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32(length), csqlite_transient()) }
 }

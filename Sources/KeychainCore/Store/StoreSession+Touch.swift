@@ -30,7 +30,10 @@ extension StoreSession {
         for (name, wanted) in query.filters {
             guard let number = ItemRecordFormat.attributeNumbers[name] else { return nil }
             switch wanted {
-            case .string(let string): guard layout.holdsBytes(number, Array(string.utf8)) else { return nil }
+            case .string(let string):
+                // The string's own UTF-8 bytes, without an array made of them.
+                var utf8 = string
+                guard utf8.withUTF8({ layout.holdsBytes(number, UnsafeRawBufferPointer($0)) }) else { return nil }
             case .data(let data): guard layout.holdsBytes(number, data) else { return nil }
             case .integer, .bool, .date: return nil
             }

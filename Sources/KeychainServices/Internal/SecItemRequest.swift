@@ -97,21 +97,25 @@ struct SecItemRequest {
             // (matching is byte-exact anyway) and the return keys. A limit of one or n, or an item list,
             // would act on more items than asked once removed, so they stay errSecParam and nothing is
             // lost (APPLE-SEMANTICS.md rule 6).
-            query.removeAll { entry in
-                entry.key.hasPrefix("r_") || entry.key == "m_CaseInsensitive"
-                    || (entry.key == "m_Limit" && Self.string(entry.value) == "m_LimitAll")
+            // Most queries have none of them: the entries are rebuilt only when one may be there.
+            if query.contains(where: { Self.startsWith($0.key, "r", "_") || Self.startsWith($0.key, "m", "_") }) {
+                query.removeAll { entry in
+                    Self.hasPrefix(entry.key, "r", "_") || entry.key == "m_CaseInsensitive"
+                        || (entry.key == "m_Limit" && Self.string(entry.value) == "m_LimitAll")
+                }
             }
         }
 
-        // The three keys that decide how the others are read, found in one pass over the entries.
+        // The three keys that decide how the others are read, found in one pass over the entries (by
+        // index: each entry is read where it is, not copied out of the array).
         var classValue: Any?
         var persistentRef: Any?
         var valueRef: Any?
-        for entry in query {
-            switch entry.key {
-            case "class": classValue = entry.value
-            case "v_PersistentRef": persistentRef = entry.value
-            case "v_Ref": valueRef = entry.value
+        for index in query.indices {
+            switch query[index].key {
+            case "class": classValue = query[index].value
+            case "v_PersistentRef": persistentRef = query[index].value
+            case "v_Ref": valueRef = query[index].value
             default: continue
             }
         }
@@ -158,6 +162,13 @@ struct SecItemRequest {
         if classIsIdentity { request.isIdentity = true }
 
         for (key, value) in query where key != "class" {
+            // An attribute key goes straight to the attribute step: the `switch` below compared it with each
+            // of its twenty-odd keys first (about 700 instructions a key; issue 29). ``mayBeOwnKey(_:)``
+            // is true for every key the `switch` names before its `default`.
+            if !Self.mayBeOwnKey(key) {
+                try request.addAttribute(key, value)
+                continue
+            }
             switch key {
             case "r_Data", "r_Attributes", "r_PersistentRef", "r_Ref":
                 // [S] return keys must be CFBoolean.
@@ -233,7 +244,7 @@ struct SecItemRequest {
                 // [S] records it as a match pair without applying it (matching stays byte-exact), so
                 // SecItemCopyMatching ignores it, while any m_* key in add, update or delete is errSecParam.
                 guard operation == .copy else { throw .param }
-            case _ where key.hasPrefix("m_"):
+            case _ where Self.hasPrefix(key, "m", "_"):
                 throw .param  // match keys this class does not support [S]
             case "sync":
                 if let name = Self.string(value) {
@@ -248,14 +259,7 @@ struct SecItemRequest {
                 guard let group = Self.string(value) else { throw .param }
                 request.accessGroup = group
             default:
-                guard let descriptor = request.itemClass.descriptor(key) else {
-                    if request.isIdentity, let keyDescriptor = ItemClass.key.descriptor(key) {
-                        request.identityKeyFilters[key] = try typed(value, keyDescriptor.kind)
-                        continue
-                    }
-                    throw .noSuchAttr  // [S] SecDbAttrWithKey: not an attribute of this class
-                }
-                request.attributes[key] = try typed(value, descriptor.kind)
+                try request.addAttribute(key, value)
             }
         }
 
@@ -305,21 +309,53 @@ struct SecItemRequest {
         return request
     }
 
+    /// A query key that is none of the keys ``parse(_:for:)`` reads itself: an attribute of the class (or,
+    /// in an identity query, of its key), typed by its descriptor.
+    /// - Throws: `.noSuchAttr` for a key that is no such attribute [S SecDbAttrWithKey]; `.param` for a
+    ///   value of the wrong type.
+    private mutating func addAttribute(_ key: String, _ value: Any) throws(KeychainStatus) {
+        guard let descriptor = itemClass.descriptor(key) else {
+            if isIdentity, let keyDescriptor = ItemClass.key.descriptor(key) {
+                identityKeyFilters[key] = try Self.typed(value, keyDescriptor.kind)
+                return
+            }
+            throw .noSuchAttr  // [S] SecDbAttrWithKey: not an attribute of this class
+        }
+        attributes[key] = try Self.typed(value, descriptor.kind)
+    }
+
+    /// The keys of ``parse(_:for:)``'s `switch` that have no `_` as their second byte: each other key it
+    /// names (`r_…`, `m_…`, `v_…`, `u_…`) has one.
+    static let keysWithoutUnderscore: [String] = ["accc", "sync", "pdmn", "agrp", ignoredKey]
+
+    /// Whether `key` may be one that ``parse(_:for:)``'s `switch` names before its `default` (a return,
+    /// match, value or use key, `accc`, `sync`, `pdmn`, `agrp`, or the ignored key); `false` only for a key
+    /// that the `switch` would hand to its `default`, the attribute step. Exact: its keys are ASCII, and no
+    /// key without `_` as its second byte is equal to (or, for `m_`, prefixed by) one that has it.
+    static func mayBeOwnKey(_ key: String) -> Bool {
+        var bytes = key.utf8.makeIterator()
+        _ = bytes.next()
+        if bytes.next() == UInt8(ascii: "_") { return true }
+        return keysWithoutUnderscore.contains(key)
+    }
+
     /// Parses the attributes-to-update dictionary of `SecItemUpdate`.
+    /// - Returns: the attributes to change, and the new secret (`kSecValueData`) copied once from its
+    ///   `CFData` into protected memory (``secureBytes(_:)``), which the update seals.
     /// - Throws: `.noSuchAttr` for any key that is not an attribute of the class or `kSecValueData`
     ///   (including `kSecClass`, return and match keys) [S query_update_applier]; `.param` for a
     ///   wrongly typed value or `kSecAttrSynchronizableAny`.
     static func parseChanges(_ dictionary: NSDictionary, itemClass: ItemClass) throws(KeychainStatus) -> (
-        attributes: [String: AttributeValue], secret: Data?
+        attributes: [String: AttributeValue], secret: SecureBytes?
     ) {
         guard let changes = entries(dictionary) else { throw .param }
         var attributes: [String: AttributeValue] = [:]
-        var secret: Data?
+        var secret: SecureBytes?
         for (key, value) in changes {
             switch key {
             case "v_Data":
-                guard let data = Self.data(value) else { throw .param }
-                secret = data
+                guard let bytes = Self.secureBytes(value) else { throw .param }
+                secret = bytes
             case "pdmn":
                 attributes[.accessible] = try protection(value).attribute
             case "sync":
@@ -336,6 +372,23 @@ struct SecItemRequest {
             }
         }
         return (attributes, secret)
+    }
+
+    // MARK: - Keys
+
+    /// Whether the first two UTF-8 bytes of `key` are `first` and `second`: what `hasPrefix` of those two
+    /// ASCII characters needs (neither has a decomposition, so a string with that prefix starts with these
+    /// bytes), checked without `hasPrefix`'s grapheme comparison (about 100 instructions a key).
+    static func startsWith(_ key: String, _ first: Unicode.Scalar, _ second: Unicode.Scalar) -> Bool {
+        var bytes = key.utf8.makeIterator()
+        return bytes.next() == UInt8(ascii: first) && bytes.next() == UInt8(ascii: second)
+    }
+
+    /// `key.hasPrefix` of the two ASCII characters, with ``startsWith(_:_:_:)`` first: the grapheme
+    /// comparison runs only for a key that starts with those bytes (it still decides, so that a key such as
+    /// `"m_"` followed by a combining mark answers as it always has).
+    static func hasPrefix(_ key: String, _ first: Unicode.Scalar, _ second: Unicode.Scalar) -> Bool {
+        startsWith(key, first, second) && key.hasPrefix(String(first) + String(second))
     }
 
     // MARK: - Values
@@ -380,6 +433,20 @@ struct SecItemRequest {
             return object.length == 0 ? Data() : Data(bytes: object.bytes, count: object.length)
         }
         if let data = value as? Data { return data }
+        return nil
+    }
+
+    /// A `CFData` value (or a Swift `Data`) copied once into ``SecureBytes``: what ``data(_:)`` and then
+    /// `SecureBytes(copying:)` gave, without the `Data` in between (its allocation, its release, and the
+    /// unspecialized generic copy out of it: about 2k of a `SecItemUpdate`'s instructions, issue 29).
+    static func secureBytes(_ value: Any) -> SecureBytes? {
+        if let object = value as? NSData {
+            let length = object.length
+            guard length > 0 else { return SecureBytes(count: 0) { _ in } }
+            let source = UnsafeRawBufferPointer(start: object.bytes, count: length)
+            return SecureBytes(count: length) { $0.copyMemory(from: source) }
+        }
+        if let data = value as? Data { return SecureBytes(copying: data) }
         return nil
     }
 
