@@ -161,6 +161,17 @@ package final class Statement {
         return try body(UnsafeRawBufferPointer(start: count > 0 ? base : nil, count: count))
     }
 
+    /// A blob column's bytes where SQLite holds them (empty for NULL or an empty blob), for a caller that
+    /// needs several columns of the current row at once (``ItemRowCursor/associatedData(_:codec:)``); others
+    /// use ``withBlob(_:_:)``, which keeps the bytes inside its closure. Valid only until the statement
+    /// steps or is reset, or the column is read as another type.
+    package func blobBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        // sqlite3_column_blob before sqlite3_column_bytes, as SQLite's documentation asks.
+        let base = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return UnsafeRawBufferPointer(start: count > 0 ? base : nil, count: count)
+    }
+
     /// The length in bytes of a blob column.
     package func byteCount(_ column: Int32) -> Int { Int(sqlite3_column_bytes(handle, column)) }
 
