@@ -84,6 +84,7 @@ final class SessionKeys {
     /// Called when a transaction rolls back: what a ``reload(_:)`` inside it loaded was never
     /// committed, so the next transaction loads the keybag again.
     func transactionRolledBack() {
+        settledPagerVersion = nil
         guard reloadedInTransaction else { return }
         generation = nil
         dataVersion = nil
@@ -106,6 +107,21 @@ final class SessionKeys {
         transactionKeys.removeAll()
         reloadedInTransaction = false
     }
+
+    /// The database's pager data version (``Database/pagerDataVersion()``) just after this connection's
+    /// last committed transaction, whose start brought these keys up to date: while it has not moved, no
+    /// other connection has committed since, and a read may run outside a transaction
+    /// (``Keystore/search(_:projection:)``). `nil` before the first commit and after a rollback.
+    private(set) var settledPagerVersion: UInt32?
+
+    /// Called after a transaction committed, with the pager data version read just after the commit.
+    func settle(pagerVersion: UInt32?) { settledPagerVersion = pagerVersion }
+
+    /// Searches answered outside a transaction on this connection (``Keystore/search(_:projection:)``).
+    private(set) var autocommitReads = 0
+
+    /// Counts a search answered outside a transaction.
+    func countAutocommitRead() { autocommitReads += 1 }
 
     /// Reads answered outside a transaction on this connection (``Keystore/unchangedRead(_:)``).
     private(set) var unchangedReads = 0

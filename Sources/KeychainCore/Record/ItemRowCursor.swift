@@ -51,23 +51,63 @@ struct ItemRowCursor {
     /// The persistent reference, copied once into the bytes a result returns.
     var persistentRef: [UInt8] { statement.withBlob(Column.persistentRef) { Array($0) } }
 
-    /// ``ItemRow/associatedData(_:codec:)`` of this row, built from the columns in place.
+    /// ``ItemRow/associatedData(_:codec:)`` of this row, built from the columns in place: each blob column
+    /// read once (``Statement/blobBytes(_:)``: its bytes where SQLite holds them, then its length) and the
+    /// data written once into an array of its length (as ``AssociatedData/itemBytes(_:keychainID:persistentRef:classCode:protectionCode:sync:digests:)``
+    /// writes a whole row's), instead of appended field by field after a pass for the lengths.
     func associatedData(_ part: SealedPart, codec: ItemCodec) -> [UInt8] {
         let label = AssociatedData.Domain.item.label
-        let persistentRefCount = statement.byteCount(Column.persistentRef)
-        var digestsCount = 0
-        for column in Column.digests { digestsCount += statement.byteCount(column) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(label.count + 1 + codec.keychainID.count + persistentRefCount + 3 + digestsCount)
-        bytes += label
-        bytes.append(part.rawValue)
-        bytes += codec.keychainID
-        statement.withBlob(Column.persistentRef) { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(truncatingIfNeeded: ItemRow.code(itemClass)))
-        bytes.append(UInt8(truncatingIfNeeded: protection.code))
-        bytes.append(sync ? 1 : 0)
-        for column in Column.digests { statement.withBlob(column) { bytes.append(contentsOf: $0) } }
-        return bytes
+        let keychainID = codec.keychainID
+        let persistentRef = statement.blobBytes(Column.persistentRef)
+        let group = statement.blobBytes(Column.digests.lowerBound)
+        let primaryKey = statement.blobBytes(Column.digests.lowerBound + 1)
+        let account = statement.blobBytes(Column.digests.lowerBound + 2)
+        let name = statement.blobBytes(Column.digests.lowerBound + 3)
+        let count =
+            label.count + 1 + keychainID.count + persistentRef.count + 3 + group.count + primaryKey.count
+            + account.count + name.count
+        let codes: (UInt8, UInt8, UInt8) = (
+            UInt8(truncatingIfNeeded: ItemRow.code(itemClass)), UInt8(truncatingIfNeeded: protection.code), sync ? 1 : 0
+        )
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            label.withUnsafeBufferPointer { source in
+                if let start = source.baseAddress { (base + offset).initialize(from: start, count: source.count) }
+                offset += source.count
+            }
+            (base + offset).initialize(to: part.rawValue)
+            offset += 1
+            keychainID.withUnsafeBufferPointer { source in
+                if let start = source.baseAddress { (base + offset).initialize(from: start, count: source.count) }
+                offset += source.count
+            }
+            if let start = persistentRef.baseAddress {
+                UnsafeMutableRawPointer(base + offset).copyMemory(from: start, byteCount: persistentRef.count)
+            }
+            offset += persistentRef.count
+            (base + offset).initialize(to: codes.0)
+            (base + offset + 1).initialize(to: codes.1)
+            (base + offset + 2).initialize(to: codes.2)
+            offset += 3
+            if let start = group.baseAddress {
+                UnsafeMutableRawPointer(base + offset).copyMemory(from: start, byteCount: group.count)
+            }
+            offset += group.count
+            if let start = primaryKey.baseAddress {
+                UnsafeMutableRawPointer(base + offset).copyMemory(from: start, byteCount: primaryKey.count)
+            }
+            offset += primaryKey.count
+            if let start = account.baseAddress {
+                UnsafeMutableRawPointer(base + offset).copyMemory(from: start, byteCount: account.count)
+            }
+            offset += account.count
+            if let start = name.baseAddress {
+                UnsafeMutableRawPointer(base + offset).copyMemory(from: start, byteCount: name.count)
+            }
+            offset += name.count
+            initialized = offset
+        }
     }
 
     /// The item key, unwrapped with `classKey`, or `nil` when it does not authenticate.

@@ -157,6 +157,19 @@ package final class Database {
     /// have changed since a row was read. A function call, no statement.
     package func totalChanges() -> Int64 { sqlite3_total_changes64(handle) }
 
+    /// The pager's data version of the main database (`SQLITE_FCNTL_DATA_VERSION`): moves at every commit
+    /// of this connection, and when a read of this connection (a transaction's or a statement's own)
+    /// starts on a database another connection has committed to since this connection's last read. A
+    /// function call: no statement, no lock. `nil` if SQLite refuses the file control.
+    package func pagerDataVersion() -> UInt32? {
+        var version: UInt32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK ? version : nil
+    }
+
+    /// Whether a transaction is open on this connection (`sqlite3_txn_state`): an explicit one, or the
+    /// read of a statement not yet reset.
+    package var isInTransaction: Bool { sqlite3_txn_state(handle, nil) != SQLITE_TXN_NONE }
+
     /// SQLite's `data_version`: changes whenever another connection commits.
     /// - Throws: the SQLite failure of `PRAGMA data_version`.
     package func dataVersion() throws(KeychainFailure) -> Int64 {

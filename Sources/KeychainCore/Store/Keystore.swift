@@ -211,10 +211,48 @@ package final class Keystore: Sendable {
         }
     }
 
+    /// Runs `body`, a read, outside a transaction when the answer is the one ``read(foreign:_:)`` would
+    /// give; otherwise (or when `body` throws) runs it again inside one, as ``read(foreign:_:)``.
+    ///
+    /// Each statement of `body` then reads in a transaction of its own (SQLite's autocommit). The answer
+    /// is kept only when the pager data version after `body` is still the one read just after this
+    /// connection's last commit (``SessionKeys/settledPagerVersion``): every read of `body` started on
+    /// the database as that transaction left it, which no other connection has committed to since, so
+    /// `body` saw one snapshot, the one the connection's keys were brought up to date for, as
+    /// ``SessionKeys/beginTransaction(_:)`` would have found them. Another process's commit (an update,
+    /// a delete, a new password) moves the version at the first read that sees it, and the read runs
+    /// again in a transaction; the class keys are fetched from the kernel again, so a lock is seen at once.
+    /// Spares the read transaction's `BEGIN`, `PRAGMA data_version` and `COMMIT`.
+    /// - Parameter body: reads only (no writes), and leaves no statement unreset.
+    /// - Returns: `body`'s answer.
+    /// - Throws: what `body` throws in a transaction, as ``read(foreign:_:)``.
+    func snapshotRead<R: Sendable>(_ body: (borrowing StoreSession) throws(KeychainFailure) -> R)
+        throws(KeychainFailure) -> R
+    {
+        try transaction(begin: .beginDeferred, foreign: false, outsideFirst: true, body)
+    }
+
+    /// `body`'s answer outside a transaction, or `nil` when it needs one (``snapshotRead(_:)``).
+    private static func autocommitRead<R: Sendable>(
+        _ session: borrowing StoreSession, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
+    ) -> R? {
+        guard let settled = session.keys.settledPagerVersion, !session.keys.isForeign,
+            !session.database.isInTransaction
+        else { return nil }
+        session.keys.beginUnchangedRead()
+        guard let answer = try? body(session), !session.database.isInTransaction,
+            session.database.pagerDataVersion() == settled
+        else { return nil }
+        session.keys.countAutocommitRead()
+        return answer
+    }
+
     private func transaction<R: Sendable>(
-        begin: Database.Fixed, foreign: Bool, _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
+        begin: Database.Fixed, foreign: Bool, outsideFirst: Bool = false,
+        _ body: (borrowing StoreSession) throws(KeychainFailure) -> R
     ) throws(KeychainFailure) -> R {
         try session.withLock { (session: inout StoreSession) throws(KeychainFailure) -> R in
+            if outsideFirst, let answer = Self.autocommitRead(session, body) { return answer }
             var attempt = 0
             while true {
                 attempt += 1
@@ -233,6 +271,7 @@ package final class Keystore: Sendable {
                     let result = try body(session)
                     try session.flushAccumulator()
                     try Self.commit(session.database)
+                    session.keys.settle(pagerVersion: session.database.pagerDataVersion())
                     return result
                 } catch let failure {
                     try? session.database.execute("ROLLBACK")
@@ -282,9 +321,12 @@ package final class Keystore: Sendable {
         }
     }
 
-    /// Finds items; an empty result is `[]`.
+    /// Finds items; an empty result is `[]`. Outside a transaction while no other connection has
+    /// committed (``snapshotRead(_:)``).
     func search(_ query: ItemQuery, projection: ItemProjection) throws(KeychainFailure) -> [StoredItem] {
-        try read { (s: borrowing StoreSession) throws(KeychainFailure) in try s.search(query, projection: projection) }
+        try snapshotRead { (s: borrowing StoreSession) throws(KeychainFailure) in
+            try s.search(query, projection: projection)
+        }
     }
 
     /// Updates every match; returns how many.

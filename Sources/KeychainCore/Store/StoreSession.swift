@@ -61,7 +61,8 @@ struct StoreSession: ~Copyable {
         _ query: ItemQuery, withSecret: Bool, _ body: (ItemRowCursor) throws(KeychainFailure) -> Bool
     ) throws(KeychainFailure) {
         guard let statement = try candidateStatement(query, withSecret: withSecret, inPlace: true) else { return }
-        defer { statement.finish() }
+        // Its bindings are codes, a persistent reference and digests, all of which bind() sets again.
+        defer { statement.finishKeepingBindings() }
         while try statement.step() {
             guard try body(try ItemRowCursor(statement)) else { return }
         }

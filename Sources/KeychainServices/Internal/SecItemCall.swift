@@ -232,7 +232,8 @@ enum SecItemCall {
         throws(KeychainFailure) -> AnyObject
     {
         let returnRef = references != nil
-        let returned = [request.returnData, request.returnPersistentRef, returnRef].filter { $0 }.count
+        // Counted without an array (two allocations a call).
+        let returned = (request.returnData ? 1 : 0) + (request.returnPersistentRef ? 1 : 0) + (returnRef ? 1 : 0)
         let single = !request.returnAttributes && returned == 1
         func one(_ index: Int) throws(KeychainFailure) -> AnyObject {
             let item = items[index]

@@ -161,7 +161,10 @@ struct SecItemRequest {
         if inferredIdentity { request.isIdentity = true }
         if classIsIdentity { request.isIdentity = true }
 
-        for (key, value) in query where key != "class" {
+        // By index: each entry is read where the array holds it, not copied out first.
+        for index in query.indices where query[index].key != "class" {
+            let key = query[index].key
+            let value = query[index].value
             // An attribute key goes straight to the attribute step: the `switch` below compared it with each
             // of its twenty-odd keys first (about 700 instructions a key; issue 29). ``mayBeOwnKey(_:)``
             // is true for every key the `switch` names before its `default`.
@@ -351,7 +354,9 @@ struct SecItemRequest {
         guard let changes = entries(dictionary) else { throw .param }
         var attributes: [String: AttributeValue] = [:]
         var secret: SecureBytes?
-        for (key, value) in changes {
+        for entry in changes {
+            let key = entry.key
+            let value = entry.value
             switch key {
             case "v_Data":
                 guard let bytes = Self.secureBytes(value) else { throw .param }
@@ -402,17 +407,25 @@ struct SecItemRequest {
     /// instructions of a `SecItemCopyMatching` by service and account (callgrind, issue 15). The casts
     /// below accept both the Foundation objects and Swift values (what a subclass's enumerator hands
     /// out). Keys of an `NSDictionary` are unique, so the entries are too.
-    static func entries(_ dictionary: NSDictionary) -> [(key: String, value: Any)]? {
+    static func entries(_ dictionary: NSDictionary) -> [Entry]? {
         let keys = dictionary.allKeys
         let values = dictionary.allValues
         guard keys.count == values.count else { return nil }
-        var entries: [(key: String, value: Any)] = []
+        var entries: [Entry] = []
         entries.reserveCapacity(keys.count)
         for index in keys.indices {
             guard let name = string(keys[index]) else { return nil }
-            entries.append((name, values[index]))
+            entries.append(Entry(key: name, value: values[index]))
         }
         return entries
+    }
+
+    /// One entry of a query: a struct, not a `(key: String, value: Any)` tuple, which Swift copies through
+    /// the runtime's generic tuple witness (`tuple_initializeWithCopy`, about 150 instructions a copy; the
+    /// parse copies each entry two or three times).
+    struct Entry {
+        let key: String
+        let value: Any
     }
 
     // Casts of dictionary values. `allValues` hands out the stored Foundation objects, so the class casts
