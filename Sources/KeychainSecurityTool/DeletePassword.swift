@@ -64,6 +64,7 @@ struct DeleteGenericPassword: SecuritySubcommand {
     let lookup: ItemLookup
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
+        _ = try KeychainOperand.list(options, command: Self.spec.name)
         self.options = options
         self.lookup = try ItemLookup(.genericPassword, options)
     }
@@ -85,6 +86,7 @@ struct DeleteInternetPassword: SecuritySubcommand {
     let lookup: ItemLookup
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
+        _ = try KeychainOperand.list(options, command: Self.spec.name)
         self.options = options
         self.lookup = try ItemLookup(.internetPassword, options)
     }

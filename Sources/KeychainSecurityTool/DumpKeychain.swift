@@ -24,7 +24,7 @@ struct DumpKeychain: SecuritySubcommand {
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
         showData = options.has("d")
-        keychains = options.operands
+        keychains = try KeychainOperand.list(options, command: Self.spec.name)
     }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {

@@ -59,6 +59,7 @@ struct FindGenericPassword: SecuritySubcommand {
     let lookup: ItemLookup
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
+        _ = try KeychainOperand.list(options, command: Self.spec.name)
         self.options = options
         self.lookup = try ItemLookup(.genericPassword, options)
     }
@@ -81,6 +82,7 @@ struct FindInternetPassword: SecuritySubcommand {
     let lookup: ItemLookup
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
+        _ = try KeychainOperand.list(options, command: Self.spec.name)
         self.options = options
         self.lookup = try ItemLookup(.internetPassword, options)
     }

@@ -301,6 +301,36 @@ struct SecurityToolTests {
         #expect(sandbox.security("find-generic-password", "-a", "a").status == 44)
     }
 
+    @Test("find, delete and dump refuse an option after a keychain name instead of ignoring it")
+    func searchCommandsRefuseOptionsAfterKeychains() throws {
+        let sandbox = try Sandbox()
+        #expect(sandbox.security("add-generic-password", "-a", "a", "-s", "s", "-w", "secret").status == 0)
+        // `-w` after the keychain was ignored: the attribute block went to stdout, where a script reads
+        // the password, and the status was 0.
+        let find = sandbox.security("find-generic-password", "-a", "a", "-s", "s", "login.keychain", "-w")
+        #expect(find.status == 2)
+        #expect(find.stdout == "")
+        #expect(
+            find.stderr.hasPrefix(
+                "security: find-generic-password: option -w after the keychain name: options go before it\nUsage: "))
+        #expect(
+            sandbox.security("find-internet-password", "-s", "example.com", "login.keychain", "-g").stderr.hasPrefix(
+                "security: find-internet-password: option -g after the keychain name: options go before it\n"))
+        #expect(
+            sandbox.security("dump-keychain", "login.keychain", "-d").stderr.hasPrefix(
+                "security: dump-keychain: option -d after the keychain name: options go before it\n"))
+        #expect(
+            sandbox.security("find-certificate", "login.keychain", "-a").stderr.hasPrefix(
+                "security: find-certificate: option -a after the keychain name: options go before it\n"))
+        let delete = sandbox.security("delete-generic-password", "-a", "a", "-s", "s", "login.keychain", "-v")
+        #expect(delete.status == 2)
+        #expect(delete.stderr.hasPrefix("security: delete-generic-password: option -v after the keychain name"))
+        // Nothing was deleted; the keychains before the options still work, as a search list.
+        #expect(
+            sandbox.security("find-generic-password", "-a", "a", "-s", "s", "-w", "login.keychain", "login.keychain")
+                == Outcome(status: 0, stdout: "secret\n", stderr: ""))
+    }
+
     @Test("security -h and --help alone print bare security's Usage line and command list, and exit 0")
     func globalHelpMatchesBareUsage() throws {
         let sandbox = try Sandbox()

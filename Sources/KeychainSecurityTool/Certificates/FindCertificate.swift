@@ -50,7 +50,10 @@ struct FindCertificate: SecuritySubcommand {
 
     let options: ParsedOptions
 
-    init(_ options: ParsedOptions) throws(CommandFailure) { self.options = options }
+    init(_ options: ParsedOptions) throws(CommandFailure) {
+        _ = try KeychainOperand.list(options, command: Self.spec.name)
+        self.options = options
+    }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
         let targets = context.targets(options.operands)
@@ -98,7 +101,10 @@ struct FindIdentity: SecuritySubcommand {
 
     let options: ParsedOptions
 
-    init(_ options: ParsedOptions) throws(CommandFailure) { self.options = options }
+    init(_ options: ParsedOptions) throws(CommandFailure) {
+        _ = try KeychainOperand.list(options, command: Self.spec.name)
+        self.options = options
+    }
 
     func run(_ context: SecurityContext) throws(CommandFailure) {
         let targets = context.targets(options.operands)
@@ -182,6 +188,7 @@ struct DeleteCertificate: SecuritySubcommand {
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
         try DeleteCertificateCommand.validate(options)
+        _ = try KeychainOperand.list(options, command: Self.spec.name)
         self.options = options
     }
 
@@ -200,6 +207,7 @@ struct DeleteIdentity: SecuritySubcommand {
 
     init(_ options: ParsedOptions) throws(CommandFailure) {
         try DeleteCertificateCommand.validate(options)
+        _ = try KeychainOperand.list(options, command: Self.spec.name)
         self.options = options
     }
 

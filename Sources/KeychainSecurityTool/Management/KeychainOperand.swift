@@ -25,6 +25,20 @@ enum KeychainOperand {
         throw .usage("security: \(command): \(options.operands.count) keychains given: at most one is allowed")
     }
 
+    /// Any number of keychain operands (a search list, as macOS's find, delete and dump commands take),
+    /// with no option after them: `getopt` ends the options at the first operand, so `find-generic-password
+    /// -s svc login -w` would otherwise print the attribute block where a script reads the password.
+    /// - Parameters:
+    ///   - options: the parsed command line.
+    ///   - command: the subcommand's name, which starts the line.
+    /// - Returns: the keychain operands (empty: the default search list).
+    /// - Throws: `.usage` (exit 2) with `security: <command>: option -w after the keychain name: options go
+    ///   before it`.
+    static func list(_ options: ParsedOptions, command: String) throws(CommandFailure) -> [String] {
+        try noOption(after: "the keychain name", in: options.operands.dropFirst(), command: command)
+        return options.operands
+    }
+
     /// Rejects an option among the operands after `what` (`getopt` ends the options at the first operand,
     /// so `-w` there is not read as an option), naming only the option: `-w` of `-whunter2`, `--name` of
     /// `--name=value`.
