@@ -495,7 +495,6 @@ package enum ClassKeyStore {
         return KernelKeyring.search(description: name, in: current).map { ($0, current) }
     }
 
-    /// The class keys in a payload, or `nil` when it is not one of ours.
     /// How many key records a payload holds (version, count, then the records), or `nil` when its version,
     /// count or length is wrong.
     private static func recordCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
@@ -526,6 +525,7 @@ package enum ClassKeyStore {
         }
     }
 
+    /// The class keys in a payload, or `nil` when it is not one of ours.
     private static func parseKeys(_ payload: SecureBytes) -> [ProtectionClass: ClassKey]? {
         payload.withUnsafeBytes { bytes -> [ProtectionClass: ClassKey]? in
             guard let count = recordCount(bytes) else { return nil }
