@@ -73,26 +73,29 @@ enum AssociatedData {
     /// ``bytes(_:_:keychainID:_:)`` of a SecItem row: `.item`, `part`, the keychain id, then the row's
     /// persistent reference, class code, protection code, `sync` flag and its four digests (access group,
     /// primary key, account, name), the fields ``ItemRow/associatedData(_:codec:)`` names, in that order.
-    /// Written straight into one buffer: the array of ``Field``s and the appends cost about 700 instructions
-    /// per row (callgrind, keychain-bench update.durable, issue 29).
-    static func itemBytes(
-        _ part: SealedPart, keychainID: [UInt8], persistentRef: [UInt8], classCode: Int64, protectionCode: Int64,
-        sync: Bool, digests: ItemCodec.Digests
+    /// Written straight into one buffer of its length: the array of ``Field``s and the appends cost about
+    /// 700 instructions per row (callgrind, keychain-bench update.durable, issue 29). The columns come from
+    /// the row's arrays (``ItemRow``) or from SQLite's buffers in place (``ItemRowCursor``).
+    static func itemBytes<Reference: RowBytes, Digest: RowBytes>(
+        _ part: SealedPart, keychainID: [UInt8], persistentRef: Reference, classCode: Int64, protectionCode: Int64,
+        sync: Bool, accessGroup: Digest, primaryKey: Digest, account: Digest, name: Digest
     ) -> [UInt8] {
         let label = Domain.item.label
         let count =
-            label.count + 1 + keychainID.count + persistentRef.count + 3 + digests.accessGroup.count
-            + digests.primaryKey.count + digests.account.count + digests.name.count
+            label.count + 1 + keychainID.count + persistentRef.count + 3 + accessGroup.count + primaryKey.count
+            + account.count + name.count
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
-            func put(_ bytes: [UInt8]) {
-                bytes.withUnsafeBufferPointer { source in
-                    if let start = source.baseAddress { (base + offset).initialize(from: start, count: source.count) }
+            @inline(__always) func put<Bytes: RowBytes>(_ bytes: Bytes) {
+                bytes.withRowBytes { source in
+                    if let start = source.baseAddress {
+                        UnsafeMutableRawPointer(base + offset).copyMemory(from: start, byteCount: source.count)
+                    }
                 }
                 offset += bytes.count
             }
-            func put(_ byte: UInt8) {
+            @inline(__always) func put(_ byte: UInt8) {
                 (base + offset).initialize(to: byte)
                 offset += 1
             }
@@ -103,10 +106,10 @@ enum AssociatedData {
             put(UInt8(truncatingIfNeeded: classCode))
             put(UInt8(truncatingIfNeeded: protectionCode))
             put(sync ? 1 : 0)
-            put(digests.accessGroup)
-            put(digests.primaryKey)
-            put(digests.account)
-            put(digests.name)
+            put(accessGroup)
+            put(primaryKey)
+            put(account)
+            put(name)
             initialized = offset
         }
     }

@@ -172,7 +172,8 @@ struct ItemRow {
     func associatedData(_ part: SealedPart, codec: ItemCodec) -> [UInt8] {
         AssociatedData.itemBytes(
             part, keychainID: codec.keychainID, persistentRef: persistentRef, classCode: Self.code(itemClass),
-            protectionCode: protection.code, sync: sync, digests: digests)
+            protectionCode: protection.code, sync: sync, accessGroup: digests.accessGroup,
+            primaryKey: digests.primaryKey, account: digests.account, name: digests.name)
     }
 
     /// A new row for an item: its digests from `attributes`, a fresh item key wrapped by `classKey`,

@@ -52,48 +52,16 @@ struct ItemRowCursor {
     var persistentRef: [UInt8] { statement.withBlob(Column.persistentRef) { Array($0) } }
 
     /// ``ItemRow/associatedData(_:codec:)`` of this row, built from the columns in place: each blob column
-    /// read once (``Statement/blobBytes(_:)``: its bytes where SQLite holds them, then its length) and the
-    /// data written once into an array of its length (as ``AssociatedData/itemBytes(_:keychainID:persistentRef:classCode:protectionCode:sync:digests:)``
-    /// writes a whole row's), instead of appended field by field after a pass for the lengths.
+    /// read once (``Statement/blobBytes(_:)``: its bytes where SQLite holds them) and written once into an
+    /// array of the data's length by ``AssociatedData/itemBytes(_:keychainID:persistentRef:classCode:protectionCode:sync:accessGroup:primaryKey:account:name:)``,
+    /// which also writes a whole row's.
     func associatedData(_ part: SealedPart, codec: ItemCodec) -> [UInt8] {
-        let label = AssociatedData.Domain.item.label
-        let keychainID = codec.keychainID
-        let persistentRef = statement.blobBytes(Column.persistentRef)
-        let group = statement.blobBytes(Column.digests.lowerBound)
-        let primaryKey = statement.blobBytes(Column.digests.lowerBound + 1)
-        let account = statement.blobBytes(Column.digests.lowerBound + 2)
-        let name = statement.blobBytes(Column.digests.lowerBound + 3)
-        let count =
-            label.count + 1 + keychainID.count + persistentRef.count + 3 + group.count + primaryKey.count
-            + account.count + name.count
-        let codes: (UInt8, UInt8, UInt8) = (
-            UInt8(truncatingIfNeeded: ItemRow.code(itemClass)), UInt8(truncatingIfNeeded: protection.code), sync ? 1 : 0
-        )
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            // Inlined, so that each field costs what a copy written out in place would.
-            @inline(__always) func write(_ bytes: UnsafeRawBufferPointer) {
-                if let start = bytes.baseAddress {
-                    UnsafeMutableRawPointer(base + offset).copyMemory(from: start, byteCount: bytes.count)
-                }
-                offset += bytes.count
-            }
-            label.withUnsafeBytes(write)
-            (base + offset).initialize(to: part.rawValue)
-            offset += 1
-            keychainID.withUnsafeBytes(write)
-            write(persistentRef)
-            (base + offset).initialize(to: codes.0)
-            (base + offset + 1).initialize(to: codes.1)
-            (base + offset + 2).initialize(to: codes.2)
-            offset += 3
-            write(group)
-            write(primaryKey)
-            write(account)
-            write(name)
-            initialized = offset
-        }
+        let digest = Column.digests.lowerBound
+        return AssociatedData.itemBytes(
+            part, keychainID: codec.keychainID, persistentRef: statement.blobBytes(Column.persistentRef),
+            classCode: ItemRow.code(itemClass), protectionCode: protection.code, sync: sync,
+            accessGroup: statement.blobBytes(digest), primaryKey: statement.blobBytes(digest + 1),
+            account: statement.blobBytes(digest + 2), name: statement.blobBytes(digest + 3))
     }
 
     /// The item key, unwrapped with `classKey`, or `nil` when it does not authenticate.
